@@ -1,0 +1,29 @@
+# regionctl: entry points. `make help` lists them.
+GO      ?= go
+BIN     := bin/regionctl
+PKGS    := ./...
+
+.PHONY: help build test validate fuzz bench clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+build: ## build bin/regionctl
+	$(GO) build -o $(BIN) ./cmd/regionctl
+
+validate: build ## validate the example fleet in config/
+	./$(BIN) validate
+
+test: build ## run every test, then validate the repository's own fleet
+	$(GO) vet $(PKGS)
+	$(GO) test -count=1 $(PKGS)
+	./$(BIN) validate --no-cache
+
+fuzz: ## fuzz the loader and the merge (FUZZTIME=10m for a long run)
+	$(GO) test ./internal/config -run '^$$' -fuzz FuzzLoadMerge -fuzztime $(or $(FUZZTIME),60s)
+
+bench: ## run the benchmarks
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+clean: ## remove build output
+	rm -rf bin

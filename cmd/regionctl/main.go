@@ -1,0 +1,13 @@
+// Command regionctl compiles the fleet config into deploy/ and runs the
+// provisioning pipelines. See internal/cli.
+package main
+
+import (
+	"os"
+
+	"github.com/regionctl/regionctl/internal/cli"
+)
+
+func main() {
+	os.Exit(cli.Run(os.Args[1:], os.Stdout, os.Stderr))
+}

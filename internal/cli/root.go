@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/regionctl/regionctl/internal/cache"
+	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/fleet"
+	"github.com/regionctl/regionctl/internal/schema"
+	"github.com/regionctl/regionctl/internal/view"
+)
+
+// Exit codes.
+const (
+	ExitOK       = 0
+	ExitInput    = 1 // the user's input is wrong or a check failed
+	ExitUsage    = 2
+	ExitExternal = 3 // AWS, Terraform or git failed
+)
+
+// Version is regionctl's version; release builds set it with -ldflags.
+var Version = "0.1.0-dev"
+
+// exitError carries an exit code up to Run.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func fail(code int, format string, args ...any) error {
+	return &exitError{code: code, err: fmt.Errorf(format, args...)}
+}
+
+// silent is returned when the command already printed why it failed.
+var errReported = errors.New("reported")
+
+// app is the state shared by the commands of one invocation.
+type app struct {
+	stdout, stderr io.Writer
+	root           string
+	noColor        bool
+	noCache        bool
+	cacheDir       string
+	requestID      string
+}
+
+// Run executes regionctl with args and returns the process exit code.
+func Run(args []string, stdout, stderr io.Writer) int {
+	a := &app{stdout: stdout, stderr: stderr}
+	cmd := a.rootCommand()
+	cmd.SetArgs(args)
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
+	err := cmd.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if !errors.Is(ee.err, errReported) {
+			fmt.Fprintf(stderr, "regionctl: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	// cobra's own errors: unknown command or flag, wrong argument count.
+	fmt.Fprintf(stderr, "regionctl: %v\nRun 'regionctl --help' for usage.\n", err)
+	return ExitUsage
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "regionctl",
+		Short: "Compile the regional platform's fleet config and run its pipelines",
+		Long: `regionctl validates the layered fleet config (config/: global, sectors,
+regions, clusters) against the CUE schemas in schema/, compiles it into the
+committed deploy/ tree, shows reviewers what a change does, and runs the
+central and regional provisioning pipelines.
+
+Run it from the repository root, or point --root at it.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       Version,
+	}
+	root.PersistentFlags().StringVar(&a.root, "root", ".", "repository root holding config/ and schema/")
+	root.PersistentFlags().BoolVar(&a.noColor, "no-color", false, "never colour the output (NO_COLOR is honoured too)")
+	root.PersistentFlags().BoolVar(&a.noCache, "no-cache", false, "do not read or write the validation cache")
+	root.PersistentFlags().StringVar(&a.cacheDir, "cache-dir", "", "validation cache directory (default: the user cache directory)")
+	root.PersistentFlags().StringVar(&a.requestID, "request-id", "", "id carried into logs and API calls (default: generated)")
+	root.AddCommand(a.validateCommand(), a.explainCommand())
+	return root
+}
+
+// configDir is where the fleet lives inside the root.
+const configDir = "config"
+
+// loadFleet loads and validates the fleet of the repository root, through
+// the validation cache unless disabled.
+func (a *app) loadFleet() (*config.Fleet, diag.Diagnostics, error) {
+	var c schema.Cache
+	var store *cache.File
+	if !a.noCache {
+		if p := a.cachePath(); p != "" {
+			store = cache.Open(p)
+			c = store
+		}
+	}
+	checker, err := schema.New(schema.Options{Cache: c, Version: Version + "+" + binaryStamp()})
+	if err != nil {
+		return nil, nil, fail(ExitExternal, "loading the embedded schema: %w", err)
+	}
+	f, diags := fleet.Load(os.DirFS(a.root), configDir, checker)
+	if store != nil {
+		_ = store.Save() // a cache that cannot be written only costs time
+	}
+	return f, a.relative(diags), nil
+}
+
+func (a *app) cachePath() string {
+	dir := a.cacheDir
+	if dir == "" {
+		if d := os.Getenv("REGIONCTL_CACHE_DIR"); d != "" {
+			dir = d
+		} else if d, err := os.UserCacheDir(); err == nil {
+			dir = filepath.Join(d, "regionctl")
+		} else {
+			return ""
+		}
+	}
+	abs, err := filepath.Abs(a.root)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(dir, "validate-"+hex.EncodeToString(sum[:8])+".gob")
+}
+
+// binaryStamp identifies the running executable, so that a rebuilt
+// regionctl never trusts results cached by an older build.
+func binaryStamp() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "unknown"
+	}
+	st, err := os.Stat(exe)
+	if err != nil {
+		return "unknown"
+	}
+	return fmt.Sprintf("%d.%d", st.Size(), st.ModTime().UnixNano())
+}
+
+// relative rewrites diagnostic paths to be relative to the working
+// directory when --root points elsewhere.
+func (a *app) relative(ds diag.Diagnostics) diag.Diagnostics {
+	if a.root == "." || a.root == "" {
+		return ds
+	}
+	fix := func(p *diag.Pos) {
+		if p.File != "" && !strings.HasPrefix(p.File, "schema/") {
+			p.File = filepath.ToSlash(filepath.Join(a.root, p.File))
+		}
+	}
+	for i := range ds {
+		fix(&ds[i].Pos)
+		for j := range ds[i].Related {
+			fix(&ds[i].Related[j].Pos)
+		}
+	}
+	return ds
+}
+
+func (a *app) printer(w io.Writer) *view.Printer { return view.New(w, a.noColor) }
+
+// reportDiagnostics prints diags and turns errors among them into exit 1.
+func (a *app) reportDiagnostics(diags diag.Diagnostics) error {
+	if len(diags) > 0 {
+		a.printer(a.stderr).Diagnostics(diags)
+	}
+	if diags.HasErrors() {
+		return &exitError{code: ExitInput, err: errReported}
+	}
+	return nil
+}
+
+var _ fs.FS = os.DirFS(".")

@@ -1,0 +1,28 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+)
+
+func (a *app) validateCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate",
+		Short: "Check the fleet config against the schemas",
+		Long: `validate loads every layer file under config/, checks each against its
+layer schema, merges every cluster's effective config and checks it against
+#Cluster and the fleet constraints. Every problem is listed with the file,
+line and column to change. Exit status 1 when any is an error.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f, diags, err := a.loadFleet()
+			if err != nil {
+				return err
+			}
+			if err := a.reportDiagnostics(diags); err != nil {
+				return err
+			}
+			a.printer(a.stdout).OK("%d sectors, %d regions, %d clusters valid", len(f.Sectors), len(f.Regions), len(f.Clusters))
+			return nil
+		},
+	}
+}

@@ -1,0 +1,253 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/regionctl/regionctl/internal/diag"
+)
+
+const (
+	// MaxFileSize is the largest layer file regionctl reads.
+	MaxFileSize = 10 << 20
+	// maxNodes bounds the values one file may expand to, aliases included,
+	// so that an alias bomb fails fast instead of exhausting memory.
+	maxNodes = 200_000
+	maxDepth = 64
+)
+
+// Decode parses one YAML layer file into a Value whose every node carries its
+// origin. It returns nil and diagnostics when the file cannot be read as a
+// single YAML mapping; an empty file (or one holding only comments) decodes to
+// nil with an error, since a layer file that sets nothing is a mistake.
+func Decode(file string, layer Layer, data []byte) (v *Value, diags diag.Diagnostics) {
+	at := diag.Pos{File: file}
+	if len(data) > MaxFileSize {
+		return nil, diag.Diagnostics{diag.Errorf(at,
+			fmt.Sprintf("The file is %d bytes; layer files may be at most %d bytes. Split it or move bulk data out of config/.", len(data), MaxFileSize),
+			"file too large")}
+	}
+	if i := bytes.IndexByte(data, 0); i >= 0 || !utf8.Valid(data) {
+		return nil, diag.Diagnostics{diag.Errorf(lineOf(data, i, file),
+			"Layer files must be UTF-8 YAML text; this one holds binary data. Check that the right file was committed.",
+			"file is not UTF-8 text")}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			v, diags = nil, diag.Diagnostics{diag.Errorf(at, fmt.Sprint(r), "YAML parser failed on this file")}
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, diag.Diagnostics{diag.Errorf(at, "A layer file must set at least one key; delete the file if it has nothing to say.", "empty layer file")}
+		}
+		return nil, diag.Diagnostics{yamlError(file, err)}
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: file, Line: extra.Line, Col: extra.Column},
+			"A layer file holds exactly one YAML document; remove the '---' separator or split the file.",
+			"more than one YAML document")}
+	} else if !errors.Is(err, io.EOF) {
+		return nil, diag.Diagnostics{yamlError(file, err)}
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode {
+		if len(root.Content) == 0 {
+			return nil, diag.Diagnostics{diag.Errorf(at, "A layer file must set at least one key; delete the file if it has nothing to say.", "empty layer file")}
+		}
+		root = root.Content[0]
+	}
+	d := &decoder{file: file, layer: layer}
+	if root.Kind != yaml.MappingNode {
+		return nil, diag.Diagnostics{diag.Errorf(d.pos(root), "The top level of a layer file is a mapping of keys to values.", "layer file is a %s, not a mapping", kindName(root))}
+	}
+	v = d.node(root, 0)
+	return v, d.diags
+}
+
+type decoder struct {
+	file  string
+	layer Layer
+	nodes int
+	diags diag.Diagnostics
+}
+
+func (d *decoder) pos(n *yaml.Node) diag.Pos {
+	return diag.Pos{File: d.file, Line: n.Line, Col: n.Column}
+}
+
+func (d *decoder) errorf(n *yaml.Node, detail, summary string, args ...any) {
+	d.diags = append(d.diags, diag.Errorf(d.pos(n), detail, summary, args...))
+}
+
+func (d *decoder) node(n *yaml.Node, depth int) *Value {
+	d.nodes++
+	if d.nodes > maxNodes {
+		if d.nodes == maxNodes+1 {
+			d.errorf(n, fmt.Sprintf("The file expands to more than %d values (YAML aliases included). Aliases that reference other aliases multiply; write the values out.", maxNodes), "document too large after alias expansion")
+		}
+		return nil
+	}
+	if depth > maxDepth {
+		d.errorf(n, fmt.Sprintf("Values may nest at most %d levels deep.", maxDepth), "value nested too deeply")
+		return nil
+	}
+	origin := Origin{Layer: d.layer, Pos: d.pos(n)}
+	switch n.Kind {
+	case yaml.AliasNode:
+		v := d.node(n.Alias, depth+1)
+		if v == nil {
+			return nil
+		}
+		return retarget(v, origin)
+	case yaml.MappingNode:
+		fields := make([]Field, 0, len(n.Content)/2)
+		seen := make(map[string]*yaml.Node, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode || (k.Tag != "!!str" && k.Tag != "!!int" && k.Tag != "!!bool" && k.Tag != "!!float") {
+				if k.Tag == "!!merge" {
+					d.errorf(k, "YAML merge keys are not supported; express shared values in a lower layer instead.", "merge key '<<' is not supported")
+				} else {
+					d.errorf(k, "Map keys are plain strings.", "map key is a %s, not a string", kindName(k))
+				}
+				continue
+			}
+			if prev, dup := seen[k.Value]; dup {
+				dg := diag.Errorf(d.pos(k), fmt.Sprintf("Remove one of the two; %q is first set at %s.", k.Value, d.pos(prev)), "duplicate key %q", k.Value)
+				dg.Related = []diag.Related{{Pos: d.pos(prev), Message: "first set here"}}
+				d.diags = append(d.diags, dg)
+				continue
+			}
+			seen[k.Value] = k
+			cv := d.node(val, depth+1)
+			if cv == nil {
+				continue
+			}
+			fields = append(fields, Field{Key: k.Value, KeyPos: d.pos(k), Value: cv})
+		}
+		return NewMap(origin, fields)
+	case yaml.SequenceNode:
+		items := make([]*Value, 0, len(n.Content))
+		for _, c := range n.Content {
+			if cv := d.node(c, depth+1); cv != nil {
+				items = append(items, cv)
+			}
+		}
+		return &Value{Kind: List, Items: items, Origin: origin}
+	case yaml.ScalarNode:
+		return d.scalar(n, origin)
+	}
+	d.errorf(n, "", "unsupported YAML node")
+	return nil
+}
+
+func (d *decoder) scalar(n *yaml.Node, origin Origin) *Value {
+	switch n.ShortTag() {
+	case "!!null":
+		return &Value{Kind: Null, Origin: origin}
+	case "!!bool":
+		var b bool
+		if err := n.Decode(&b); err == nil {
+			return &Value{Kind: Bool, Bool: b, Origin: origin}
+		}
+	case "!!int":
+		var i int64
+		if err := n.Decode(&i); err == nil {
+			return &Value{Kind: Int, Int: i, Origin: origin}
+		}
+		d.errorf(n, "Integers must fit in 64 bits.", "integer %s out of range", n.Value)
+		return nil
+	case "!!float":
+		var f float64
+		if err := n.Decode(&f); err == nil {
+			return &Value{Kind: Float, Float: f, Origin: origin}
+		}
+	case "!!str", "!!timestamp", "!!binary":
+		return &Value{Kind: String, Str: n.Value, Origin: origin}
+	default:
+		d.errorf(n, "Remove the tag; layer files use plain YAML values.", "unsupported YAML tag %s", n.Tag)
+		return nil
+	}
+	return &Value{Kind: String, Str: n.Value, Origin: origin}
+}
+
+// retarget copies an aliased value so that its origins point at the alias.
+func retarget(v *Value, o Origin) *Value {
+	out := *v
+	out.Origin = o
+	if v.Kind == Map {
+		out.Fields = make([]Field, len(v.Fields))
+		for i, f := range v.Fields {
+			out.Fields[i] = Field{Key: f.Key, KeyPos: o.Pos, Value: retarget(f.Value, o)}
+		}
+	}
+	if v.Kind == List {
+		out.Items = make([]*Value, len(v.Items))
+		for i, it := range v.Items {
+			out.Items[i] = retarget(it, o)
+		}
+	}
+	return &out
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.AliasNode:
+		return "alias"
+	}
+	switch n.ShortTag() {
+	case "!!str":
+		return "string"
+	case "!!int":
+		return "integer"
+	case "!!bool":
+		return "boolean"
+	case "!!float":
+		return "number"
+	case "!!null":
+		return "null"
+	}
+	return "scalar"
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+
+// yamlError turns a YAML syntax error into a diagnostic at its line.
+func yamlError(file string, err error) diag.Diagnostic {
+	msg := err.Error()
+	pos := diag.Pos{File: file}
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		msg = m[2]
+		if m[1] != "" {
+			pos.Line, _ = strconv.Atoi(m[1])
+		}
+	}
+	detail := "Fix the YAML syntax: " + msg + "."
+	if bytes.Contains([]byte(msg), []byte("cannot start any token")) {
+		detail = "YAML does not allow tab characters for indentation; indent with spaces."
+	}
+	return diag.Errorf(pos, detail, "invalid YAML: %s", msg)
+}
+
+// lineOf returns the position of byte offset i (or the file when i < 0).
+func lineOf(data []byte, i int, file string) diag.Pos {
+	if i < 0 {
+		return diag.Pos{File: file}
+	}
+	return diag.Pos{File: file, Line: 1 + bytes.Count(data[:i], []byte{'\n'})}
+}

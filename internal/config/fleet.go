@@ -1,0 +1,280 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/regionctl/regionctl/internal/diag"
+)
+
+// Fleet is the resolved hierarchy: sectors in rollout order, regions and
+// clusters by name, each cluster with its effective config.
+type Fleet struct {
+	Docs     *Documents
+	Global   *Value // the global files merged, nil when there are none
+	Sectors  []*Sector
+	Regions  []*Region
+	Clusters []*Cluster
+}
+
+// Sector is one sector file with its rollout metadata.
+type Sector struct {
+	Name        string
+	Doc         *Document
+	Order       int
+	Environment string
+	Soak        time.Duration
+	MaxUpdate   string // "" or an int or percentage, as Argo CD's RollingSync takes it
+	base        *Value // global merged with this sector
+}
+
+// Region is one region file.
+type Region struct {
+	Name   string
+	Doc    *Document
+	Sector *Sector // nil when the region names an unknown sector
+	base   *Value  // global, sector and region merged
+}
+
+// Cluster is one cluster file with its effective config.
+type Cluster struct {
+	Name   string
+	Region *Region
+	Doc    *Document
+	Type   string
+	// Effective is the merged, interpolated config with identity keys
+	// (region, cluster, sector, environment, type). Schema defaults are added
+	// by the schema package.
+	Effective *Value
+	// Partial is set when a layer this cluster is built from is invalid; its
+	// effective config is then incomplete and is not checked further.
+	Partial bool
+}
+
+// ID is region/cluster.
+func (c *Cluster) ID() string { return c.Region.Name + "/" + c.Name }
+
+// Sector returns the cluster's sector name, or "".
+func (c *Cluster) SectorName() string {
+	if c.Region.Sector == nil {
+		return ""
+	}
+	return c.Region.Sector.Name
+}
+
+// Environment returns the cluster's environment, or "".
+func (c *Cluster) Environment() string {
+	if c.Region.Sector == nil {
+		return ""
+	}
+	return c.Region.Sector.Environment
+}
+
+// Bool returns the boolean at a top-level key of the effective config.
+func (c *Cluster) Bool(key string) bool {
+	v := c.Effective.Get(key)
+	return v != nil && v.Kind == Bool && v.Bool
+}
+
+// Meta keys are read by the hierarchy itself and are not merged as settings.
+var metaKeys = map[Layer]map[string]bool{
+	LayerGlobal:  {"additional_regions": true},
+	LayerSector:  {"order": true, "environment": true, "soak": true, "max_update": true, "rollout_exceptions": true},
+	LayerRegion:  {"sector": true, "region": true},
+	LayerCluster: {"type": true, "cluster": true, "region": true},
+}
+
+// IdentityKeys are set from paths and the hierarchy, never merged.
+var IdentityKeys = []string{"cluster", "environment", "region", "sector", "type"}
+
+// Build resolves the hierarchy of docs and merges every cluster's effective
+// config. It reports unknown sectors, undeclared regions and identity
+// contradictions; type problems are the schema package's job.
+func Build(docs *Documents) (*Fleet, diag.Diagnostics) {
+	f := &Fleet{Docs: docs}
+	var diags diag.Diagnostics
+	globalInvalid := false
+	for _, d := range docs.Global {
+		globalInvalid = globalInvalid || d.Invalid
+		if d.Value != nil {
+			f.Global = Merge(f.Global, d.Value)
+		}
+	}
+
+	globalSettings := strip(f.Global, LayerGlobal)
+	sectors := map[string]*Sector{}
+	byOrder := map[int]*Sector{}
+	for _, d := range docs.Sectors {
+		s := &Sector{Name: d.Name, Doc: d}
+		if v := d.Value.Get("order"); v != nil && v.Kind == Int {
+			s.Order = int(v.Int)
+			if prev := byOrder[s.Order]; prev != nil {
+				dg := diag.Errorf(v.Origin.Pos,
+					fmt.Sprintf("Sectors roll out one after another; give %s and %s different orders.", prev.Name, s.Name),
+					"sector order %d is already used by sector %s", s.Order, prev.Name)
+				dg.Related = []diag.Related{{Pos: prev.Doc.Value.Get("order").Origin.Pos, Message: "order first used here"}}
+				diags = append(diags, dg)
+			} else {
+				byOrder[s.Order] = s
+			}
+		}
+		if v := d.Value.Get("environment"); v != nil && v.Kind == String {
+			s.Environment = v.Str
+		}
+		if v := d.Value.Get("soak"); v != nil && v.Kind == String {
+			if dur, err := time.ParseDuration(v.Str); err == nil {
+				s.Soak = dur
+			}
+		}
+		if v := d.Value.Get("max_update"); v != nil && v.IsScalar() && v.Kind != Null {
+			s.MaxUpdate = strings.Trim(v.Scalar(), `"`)
+		}
+		s.base = Merge(globalSettings, settings(d))
+		sectors[s.Name] = s
+		f.Sectors = append(f.Sectors, s)
+	}
+	sort.SliceStable(f.Sectors, func(i, j int) bool {
+		if f.Sectors[i].Order != f.Sectors[j].Order {
+			return f.Sectors[i].Order < f.Sectors[j].Order
+		}
+		return f.Sectors[i].Name < f.Sectors[j].Name
+	})
+
+	regions := map[string]*Region{}
+	for _, d := range docs.Regions {
+		r := &Region{Name: d.Name, Doc: d}
+		regions[r.Name] = r
+		f.Regions = append(f.Regions, r)
+		diags = append(diags, checkIdentity(d, "region", d.Name, "the file name")...)
+		sv := d.Value.Get("sector")
+		switch {
+		case d.Value == nil:
+		case sv == nil:
+			diags = append(diags, diag.Errorf(diag.Pos{File: d.File, Line: 1, Col: 1},
+				"Every region belongs to one sector: add `sector: <name>` naming a file in config/sectors/.",
+				"region does not name its sector"))
+		case sv.Kind == String:
+			r.Sector = sectors[sv.Str]
+			if r.Sector == nil {
+				diags = append(diags, diag.Errorf(sv.Origin.Pos,
+					fmt.Sprintf("Known sectors: %s. Add config/sectors/%s.yaml or name one of them.", sectorNames(f.Sectors), sv.Str),
+					"unknown sector %q", sv.Str))
+			}
+		}
+		if r.Sector != nil {
+			r.base = Merge(r.Sector.base, settings(d))
+		}
+	}
+
+	for _, d := range docs.Clusters {
+		r := regions[d.Dir]
+		if r == nil {
+			diags = append(diags, diag.Errorf(diag.Pos{File: d.File},
+				fmt.Sprintf("The directory config/clusters/%s/ needs a region file config/regions/%s.yaml that names its sector.", d.Dir, d.Dir),
+				"cluster directory for undeclared region %q", d.Dir))
+			continue
+		}
+		c := &Cluster{Name: d.Name, Region: r, Doc: d}
+		if t := d.Value.Get("type"); t != nil && t.Kind == String {
+			c.Type = t.Str
+		}
+		diags = append(diags, checkIdentity(d, "cluster", d.Name, "the file name")...)
+		diags = append(diags, checkIdentity(d, "region", d.Dir, "the directory name")...)
+		c.Partial = d.Invalid || r.Doc.Invalid || r.Sector == nil || r.Sector.Doc.Invalid || globalInvalid
+		if r.Sector != nil {
+			eff, ds := effective(r, c)
+			c.Effective = eff
+			diags = append(diags, ds...)
+			if ds.HasErrors() {
+				c.Partial = true
+			}
+		}
+		f.Clusters = append(f.Clusters, c)
+	}
+	sort.SliceStable(f.Clusters, func(i, j int) bool {
+		if f.Clusters[i].Region.Name != f.Clusters[j].Region.Name {
+			return f.Clusters[i].Region.Name < f.Clusters[j].Region.Name
+		}
+		return f.Clusters[i].Name < f.Clusters[j].Name
+	})
+	return f, diags
+}
+
+// effective merges the cluster file over its region's base, adds identity
+// and interpolates ${...} references.
+func effective(r *Region, c *Cluster) (*Value, diag.Diagnostics) {
+	d := c.Doc
+	v := Merge(r.base, settings(d))
+	if v == nil {
+		v = NewMap(Origin{Layer: LayerCluster, Pos: diag.Pos{File: d.File}}, nil)
+	}
+	pathPos := func(file string) Origin { return Origin{Layer: LayerPath, Pos: diag.Pos{File: file}} }
+	ident := map[string]*Value{
+		"region":      NewString(r.Name, pathPos(r.Doc.File)),
+		"cluster":     NewString(c.Name, pathPos(d.File)),
+		"sector":      NewString(r.Sector.Name, originOf(r.Doc.Value.Get("sector"), r.Doc)),
+		"environment": NewString(r.Sector.Environment, originOf(r.Sector.Doc.Value.Get("environment"), r.Sector.Doc)),
+	}
+	if t := d.Value.Get("type"); t != nil {
+		ident["type"] = t
+	}
+	for _, k := range IdentityKeys {
+		if iv := ident[k]; iv != nil {
+			v = v.With(k, iv.Origin.Pos, iv)
+		}
+	}
+	vars := map[string]string{
+		"region": r.Name, "cluster": c.Name, "sector": r.Sector.Name,
+		"environment": r.Sector.Environment, "cluster_type": c.Type,
+	}
+	return Interpolate(v, vars)
+}
+
+func originOf(v *Value, d *Document) Origin {
+	if v != nil {
+		return v.Origin
+	}
+	return Origin{Layer: d.Layer, Pos: diag.Pos{File: d.File}}
+}
+
+// settings returns the document's value without its layer's meta keys.
+func settings(d *Document) *Value { return strip(d.Value, d.Layer) }
+
+func strip(v *Value, layer Layer) *Value {
+	if v == nil {
+		return nil
+	}
+	for k := range metaKeys[layer] {
+		if v.Get(k) != nil {
+			v = v.Without(k)
+		}
+	}
+	return v
+}
+
+// checkIdentity reports a layer key that contradicts the name its path gives.
+func checkIdentity(d *Document, key, want, from string) diag.Diagnostics {
+	v := d.Value.Get(key)
+	if v == nil || (v.Kind == String && v.Str == want) {
+		return nil
+	}
+	dg := diag.Errorf(v.Origin.Pos,
+		fmt.Sprintf("The %s is %q, given by %s (%s); remove the `%s:` key, it is derived from the path.", key, want, from, d.File, key),
+		"%s %s contradicts the path, which says %q", key, v.Scalar(), want)
+	dg.Related = []diag.Related{{Pos: diag.Pos{File: d.File}, Message: fmt.Sprintf("the path gives %s %q", key, want)}}
+	return diag.Diagnostics{dg}
+}
+
+func sectorNames(ss []*Sector) string {
+	names := make([]string, len(ss))
+	for i, s := range ss {
+		names[i] = s.Name
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return "(none)"
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,94 @@
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"math"
+	"sort"
+)
+
+// Hash returns a digest of v's content (kinds, keys and values, not
+// origins): equal configs hash equal wherever they were written.
+func Hash(v *Value) [32]byte {
+	h := sha256.New()
+	var buf []byte
+	var walk func(v *Value)
+	walk = func(v *Value) {
+		buf = append(buf[:0], byte(v.Kind))
+		switch v.Kind {
+		case Bool:
+			if v.Bool {
+				buf = append(buf, 1)
+			} else {
+				buf = append(buf, 0)
+			}
+		case Int:
+			buf = binary.LittleEndian.AppendUint64(buf, uint64(v.Int))
+		case Float:
+			buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v.Float))
+		case String:
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(len(v.Str)))
+			buf = append(buf, v.Str...)
+		case List:
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(len(v.Items)))
+		case Map:
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(len(v.Fields)))
+		}
+		h.Write(buf)
+		for _, it := range v.Items {
+			walk(it)
+		}
+		for _, f := range v.Fields {
+			buf = binary.LittleEndian.AppendUint32(buf[:0], uint32(len(f.Key)))
+			buf = append(buf, f.Key...)
+			h.Write(buf)
+			walk(f.Value)
+		}
+	}
+	if v != nil {
+		walk(v)
+	}
+	var out [32]byte
+	copy(out[:], h.Sum(nil))
+	return out
+}
+
+// FromInterface builds a Value from plain Go values (as decoded from JSON),
+// every node with origin o.
+func FromInterface(x any, o Origin) *Value {
+	switch t := x.(type) {
+	case nil:
+		return &Value{Kind: Null, Origin: o}
+	case bool:
+		return &Value{Kind: Bool, Bool: t, Origin: o}
+	case float64:
+		if t == math.Trunc(t) && math.Abs(t) < 1<<53 {
+			return &Value{Kind: Int, Int: int64(t), Origin: o}
+		}
+		return &Value{Kind: Float, Float: t, Origin: o}
+	case int64:
+		return &Value{Kind: Int, Int: t, Origin: o}
+	case int:
+		return &Value{Kind: Int, Int: int64(t), Origin: o}
+	case string:
+		return &Value{Kind: String, Str: t, Origin: o}
+	case []any:
+		items := make([]*Value, len(t))
+		for i, it := range t {
+			items[i] = FromInterface(it, o)
+		}
+		return &Value{Kind: List, Items: items, Origin: o}
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		fields := make([]Field, len(keys))
+		for i, k := range keys {
+			fields[i] = Field{Key: k, KeyPos: o.Pos, Value: FromInterface(t[k], o)}
+		}
+		return &Value{Kind: Map, Fields: fields, Origin: o}
+	}
+	return &Value{Kind: Null, Origin: o}
+}

@@ -1,0 +1,68 @@
+package config
+
+// Merge returns upper layered over lower: maps merge key by key, scalars and
+// lists replace, and an explicit null in upper removes the inherited key.
+// Neither input is modified; unchanged subtrees are shared.
+func Merge(lower, upper *Value) *Value {
+	switch {
+	case upper == nil:
+		return lower
+	case lower == nil:
+		return dropNulls(upper)
+	case upper.Kind == Map && lower.Kind == Map:
+		out := &Value{Kind: Map, Origin: upper.Origin, Fields: make([]Field, 0, len(lower.Fields)+len(upper.Fields))}
+		i, j := 0, 0
+		for i < len(lower.Fields) || j < len(upper.Fields) {
+			switch {
+			case j == len(upper.Fields) || (i < len(lower.Fields) && lower.Fields[i].Key < upper.Fields[j].Key):
+				out.Fields = append(out.Fields, lower.Fields[i])
+				i++
+			case i == len(lower.Fields) || upper.Fields[j].Key < lower.Fields[i].Key:
+				if u := upper.Fields[j]; u.Value.Kind != Null {
+					out.Fields = append(out.Fields, Field{Key: u.Key, KeyPos: u.KeyPos, Value: dropNulls(u.Value)})
+				}
+				j++
+			default:
+				if u := upper.Fields[j]; u.Value.Kind != Null {
+					out.Fields = append(out.Fields, Field{Key: u.Key, KeyPos: u.KeyPos, Value: Merge(lower.Fields[i].Value, u.Value)})
+				}
+				i++
+				j++
+			}
+		}
+		return out
+	}
+	out := *dropNulls(upper)
+	out.Overrode = make([]*Value, 0, 1+len(lower.Overrode))
+	out.Overrode = append(out.Overrode, lower)
+	out.Overrode = append(out.Overrode, lower.Overrode...)
+	return &out
+}
+
+// dropNulls removes null map entries, which only mean "remove the inherited
+// key" and have nothing to remove when nothing is inherited.
+func dropNulls(v *Value) *Value {
+	if v.Kind != Map {
+		return v
+	}
+	has := false
+	for _, f := range v.Fields {
+		if f.Value.Kind == Null || f.Value.Kind == Map {
+			has = true
+			break
+		}
+	}
+	if !has {
+		return v
+	}
+	out := *v
+	out.Fields = make([]Field, 0, len(v.Fields))
+	for _, f := range v.Fields {
+		if f.Value.Kind == Null {
+			continue
+		}
+		f.Value = dropNulls(f.Value)
+		out.Fields = append(out.Fields, f)
+	}
+	return &out
+}

@@ -1,0 +1,158 @@
+package config
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/regionctl/regionctl/internal/diag"
+)
+
+// Document is one parsed layer file.
+type Document struct {
+	File  string // path as shown to the user, e.g. config/regions/us-east-1.yaml
+	Layer Layer
+	Name  string // file stem: sector, region or cluster name; "" for global files
+	Dir   string // for cluster files: the region directory name
+	Value *Value // nil when the file could not be parsed
+	Hash  [32]byte
+	// Invalid is set when the document failed to parse or failed its layer
+	// schema; clusters built on it are marked Partial.
+	Invalid bool
+}
+
+// Documents are the layer files of one fleet, grouped by layer and sorted.
+type Documents struct {
+	Global   []*Document // lexical order: the merge order
+	Sectors  []*Document
+	Regions  []*Document
+	Clusters []*Document // by region directory, then name
+}
+
+// All returns every document in a stable order.
+func (d *Documents) All() []*Document {
+	out := make([]*Document, 0, len(d.Global)+len(d.Sectors)+len(d.Regions)+len(d.Clusters))
+	out = append(out, d.Global...)
+	out = append(out, d.Sectors...)
+	out = append(out, d.Regions...)
+	return append(out, d.Clusters...)
+}
+
+// Parse reads the layer files under dir of fsys (dir is usually "config").
+// Files that cannot be parsed are kept as invalid documents so that every
+// problem of the fleet is reported in one run.
+func Parse(fsys fs.FS, dir string) (*Documents, diag.Diagnostics) {
+	var docs Documents
+	var diags diag.Diagnostics
+	read := func(p string, layer Layer, name, rdir string) *Document {
+		doc := &Document{File: p, Layer: layer, Name: name, Dir: rdir}
+		data, err := readLimited(fsys, p)
+		if err != nil {
+			diags = append(diags, diag.Errorf(diag.Pos{File: p}, err.Error(), "cannot read layer file"))
+			doc.Invalid = true
+			return doc
+		}
+		doc.Hash = sha256.Sum256(data)
+		v, ds := Decode(p, layer, data)
+		doc.Value = v
+		if ds.HasErrors() || v == nil {
+			doc.Invalid = true
+		}
+		diags = append(diags, ds...)
+		return doc
+	}
+	top, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return &docs, diag.Diagnostics{diag.Errorf(diag.Pos{File: dir},
+			"regionctl reads the fleet from a config/ directory with global/, sectors/, regions/ and clusters/ inside; run it from the repository root or pass --root.",
+			"cannot read the fleet config: %v", err)}
+	}
+	for _, e := range top {
+		p := path.Join(dir, e.Name())
+		switch {
+		case e.Name() == "global" && e.IsDir():
+			for _, f := range yamlFiles(fsys, p, &diags) {
+				docs.Global = append(docs.Global, read(path.Join(p, f), LayerGlobal, "", ""))
+			}
+		case e.Name() == "sectors" && e.IsDir():
+			for _, f := range yamlFiles(fsys, p, &diags) {
+				docs.Sectors = append(docs.Sectors, read(path.Join(p, f), LayerSector, stem(f), ""))
+			}
+		case e.Name() == "regions" && e.IsDir():
+			for _, f := range yamlFiles(fsys, p, &diags) {
+				docs.Regions = append(docs.Regions, read(path.Join(p, f), LayerRegion, stem(f), ""))
+			}
+		case e.Name() == "clusters" && e.IsDir():
+			regions, err := fs.ReadDir(fsys, p)
+			if err != nil {
+				diags = append(diags, diag.Errorf(diag.Pos{File: p}, err.Error(), "cannot read cluster directories"))
+				continue
+			}
+			for _, r := range regions {
+				rp := path.Join(p, r.Name())
+				if !r.IsDir() {
+					diags = append(diags, diag.Errorf(diag.Pos{File: rp},
+						"Cluster files live in config/clusters/<region>/<cluster>.yaml; move this file into its region's directory.",
+						"cluster file outside a region directory"))
+					continue
+				}
+				for _, f := range yamlFiles(fsys, rp, &diags) {
+					docs.Clusters = append(docs.Clusters, read(path.Join(rp, f), LayerCluster, stem(f), r.Name()))
+				}
+			}
+		case strings.HasPrefix(e.Name(), ".") || strings.EqualFold(e.Name(), "README.md"):
+		default:
+			diags = append(diags, diag.Diagnostic{Severity: diag.Warning, Pos: diag.Pos{File: p},
+				Summary: "ignored entry in the config directory",
+				Detail:  "Only global/, sectors/, regions/ and clusters/ are read."})
+		}
+	}
+	return &docs, diags
+}
+
+// yamlFiles lists the .yaml files of dir in lexical order, warning about
+// anything else.
+func yamlFiles(fsys fs.FS, dir string, diags *diag.Diagnostics) []string {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		*diags = append(*diags, diag.Errorf(diag.Pos{File: dir}, err.Error(), "cannot read directory"))
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		switch {
+		case strings.HasPrefix(e.Name(), "."):
+		case !e.IsDir() && strings.HasSuffix(e.Name(), ".yaml"):
+			out = append(out, e.Name())
+		case !e.IsDir() && strings.HasSuffix(e.Name(), ".yml"):
+			*diags = append(*diags, diag.Errorf(diag.Pos{File: path.Join(dir, e.Name())},
+				"Layer files use the .yaml extension; rename the file.", "layer file with .yml extension"))
+		default:
+			*diags = append(*diags, diag.Diagnostic{Severity: diag.Warning, Pos: diag.Pos{File: path.Join(dir, e.Name())},
+				Summary: "ignored entry", Detail: "Only .yaml files are read here."})
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func stem(name string) string { return strings.TrimSuffix(name, ".yaml") }
+
+// readLimited reads a file, stopping one byte past MaxFileSize so that an
+// oversized file is reported without being read whole.
+func readLimited(fsys fs.FS, p string) ([]byte, error) {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", p, err)
+	}
+	return data, nil
+}

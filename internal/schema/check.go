@@ -1,0 +1,245 @@
+package schema
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"cuelang.org/go/cue"
+
+	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/diag"
+)
+
+// Cache stores check results by content key. Implementations must be safe
+// for concurrent use; a nil Cache disables caching.
+type Cache interface {
+	Get(key string) ([]byte, bool)
+	Put(key string, value []byte)
+}
+
+// Options configure a Checker.
+type Options struct {
+	Cache   Cache
+	Version string // regionctl's version: part of every cache key
+	Workers int    // CUE contexts evaluated in parallel; 0 means GOMAXPROCS
+}
+
+// Checker validates fleets against the embedded schema. It is safe for use
+// by one goroutine at a time; it evaluates in parallel internally.
+type Checker struct {
+	opts Options
+	src  *source
+	pool []*compiled
+}
+
+// New compiles the embedded schema once per worker.
+func New(opts Options) (*Checker, error) {
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	src, err := loadSource()
+	if err != nil {
+		return nil, err
+	}
+	c := &Checker{opts: opts, src: src, pool: make([]*compiled, opts.Workers)}
+	errs := make([]error, opts.Workers)
+	var wg sync.WaitGroup
+	for i := range c.pool {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.pool[i], errs[i] = src.compile()
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// parallel runs fn for 0..n-1 across the workers, each with its own context.
+func (c *Checker) parallel(n int, fn func(w *compiled, i int)) {
+	var next int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, w := range c.pool {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= n {
+					return
+				}
+				fn(w, i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func (c *Checker) key(kind string, parts ...[]byte) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00", kind, c.opts.Version)
+	h.Write(c.src.hash[:])
+	for _, p := range parts {
+		h.Write(p)
+	}
+	return kind + hex.EncodeToString(h.Sum(nil)[:20])
+}
+
+// cached returns the result stored under key, or computes and stores it.
+func cached[T any](c *Checker, key string, compute func() T) T {
+	var out T
+	if c.opts.Cache != nil {
+		if b, ok := c.opts.Cache.Get(key); ok && json.Unmarshal(b, &out) == nil {
+			return out
+		}
+	}
+	out = compute()
+	if c.opts.Cache != nil {
+		if b, err := json.Marshal(out); err == nil {
+			c.opts.Cache.Put(key, b)
+		}
+	}
+	return out
+}
+
+// CheckLayers validates each document against its layer's schema (unknown
+// keys, types, formats) and marks the documents that fail as Invalid.
+func (c *Checker) CheckLayers(docs *config.Documents) diag.Diagnostics {
+	all := docs.All()
+	results := make([][]finding, len(all))
+	c.parallel(len(all), func(w *compiled, i int) {
+		d := all[i]
+		if d.Value == nil {
+			return
+		}
+		results[i] = cached(c, c.key("L", []byte{byte(d.Layer)}, d.Hash[:]), func() []finding {
+			def := w.layers[d.Layer]
+			u := def.Unify(w.ctx.BuildExpr(toCUE(d.Value)))
+			return findingsOf(u.Validate(cue.Concrete(true)), def, d.Value, "in this file")
+		})
+	})
+	var diags diag.Diagnostics
+	for i, fs := range results {
+		d := all[i]
+		for _, f := range fs {
+			diags = append(diags, resolve(f, d.Value, diag.Pos{File: d.File}))
+		}
+		if len(fs) > 0 {
+			d.Invalid = true
+		}
+	}
+	return diags
+}
+
+// clusterResult is what #Cluster says of one effective config.
+type clusterResult struct {
+	Findings []finding      `json:"f,omitempty"`
+	Defaults []defaultValue `json:"d,omitempty"`
+}
+
+type defaultValue struct {
+	Path []string        `json:"p"`
+	JSON json.RawMessage `json:"v"`
+	Pos  diag.Pos        `json:"pos"`
+}
+
+// CheckClusters unifies every complete cluster's effective config with
+// #Cluster, adds the schema's defaults to it (with the schema as origin) and
+// marks clusters that fail as Partial.
+func (c *Checker) CheckClusters(f *config.Fleet) diag.Diagnostics {
+	results := make([]*clusterResult, len(f.Clusters))
+	c.parallel(len(f.Clusters), func(w *compiled, i int) {
+		cl := f.Clusters[i]
+		if cl.Partial || cl.Effective == nil {
+			return
+		}
+		h := config.Hash(cl.Effective)
+		r := cached(c, c.key("C", h[:]), func() clusterResult {
+			u := w.cluster.Unify(w.ctx.BuildExpr(toCUE(cl.Effective)))
+			if err := u.Validate(cue.Concrete(true)); err != nil {
+				return clusterResult{Findings: findingsOf(err, w.cluster, cl.Effective, "in some layer of this cluster (global, sector, region or cluster file)")}
+			}
+			var out clusterResult
+			collectDefaults(u, cl.Effective, nil, &out.Defaults)
+			return out
+		})
+		results[i] = &r
+	})
+	var diags diag.Diagnostics
+	for i, r := range results {
+		cl := f.Clusters[i]
+		if r == nil {
+			continue
+		}
+		for _, fd := range r.Findings {
+			d := resolve(fd, cl.Effective, diag.Pos{File: cl.Doc.File})
+			d.Detail = fmt.Sprintf("%s (cluster %s)", d.Detail, cl.ID())
+			diags = append(diags, d)
+		}
+		if len(r.Findings) > 0 {
+			cl.Partial = true
+			continue
+		}
+		if len(r.Defaults) > 0 {
+			cl.Effective = config.Merge(defaultsTree(r.Defaults), cl.Effective)
+		}
+	}
+	return diags
+}
+
+// collectDefaults records every field #Cluster filled in that the effective
+// config does not set.
+func collectDefaults(u cue.Value, t *config.Value, p []string, out *[]defaultValue) {
+	it, err := u.Fields()
+	if err != nil {
+		return
+	}
+	for it.Next() {
+		key := it.Selector().Unquoted()
+		fv := it.Value()
+		child := t.Get(key)
+		cp := append(append([]string(nil), p...), key)
+		switch {
+		case child == nil:
+			b, err := fv.MarshalJSON()
+			if err != nil {
+				continue
+			}
+			pos := fv.Pos()
+			*out = append(*out, defaultValue{Path: cp, JSON: b, Pos: diag.Pos{File: pos.Filename(), Line: pos.Line(), Col: pos.Column()}})
+		case child.Kind == config.Map && fv.IncompleteKind() == cue.StructKind:
+			collectDefaults(fv, child, cp, out)
+		}
+	}
+}
+
+// defaultsTree builds the config tree of the schema's defaults.
+func defaultsTree(ds []defaultValue) *config.Value {
+	var root *config.Value
+	for _, d := range ds {
+		o := config.Origin{Layer: config.LayerSchema, Pos: d.Pos}
+		var raw any
+		if err := json.Unmarshal(d.JSON, &raw); err != nil {
+			continue
+		}
+		v := config.FromInterface(raw, o)
+		for i := len(d.Path) - 1; i >= 0; i-- {
+			v = config.NewMap(o, []config.Field{{Key: d.Path[i], KeyPos: d.Pos, Value: v}})
+		}
+		root = config.Merge(root, v)
+	}
+	return root
+}

@@ -1,0 +1,235 @@
+package schema
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/format"
+
+	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/diag"
+)
+
+// finding is a schema error by config path, before it is given a position;
+// it is what the cache stores, since positions may move while values don't.
+type finding struct {
+	Path    []string `json:"p"`
+	Kind    string   `json:"k"` // unknown, missing, invalid
+	Summary string   `json:"s"`
+	Detail  string   `json:"d"`
+}
+
+// layerHome says where a key that is not allowed in one layer belongs.
+var layerHome = map[string]string{
+	"order": "a sector file", "environment": "a sector file", "soak": "a sector file",
+	"max_update": "a sector file", "rollout_exceptions": "a sector file",
+	"sector": "a region file", "type": "a cluster file", "delete": "a cluster file",
+	"delete_pipeline": "a cluster file", "additional_regions": "a file in config/global/",
+}
+
+// findingsOf converts a CUE validation error into findings about data, one
+// per path and kind. def is the schema data was unified with.
+func findingsOf(err error, def cue.Value, data *config.Value, what string) []finding {
+	var out []finding
+	seen := map[string]bool{}
+	add := func(f finding) {
+		k := f.Kind + "\x00" + strings.Join(f.Path, "\x00")
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, f)
+		}
+	}
+	conflict := false
+	for _, e := range errors.Errors(err) {
+		p := cuePath(e.Path())
+		format, args := e.Msg()
+		msg := fmt.Sprintf(format, args...)
+		v := data.Lookup(p...)
+		switch {
+		case strings.Contains(msg, "field not allowed"):
+			add(unknownKey(def, p))
+		case strings.Contains(msg, "field is required but not present"):
+			add(finding{Path: p, Kind: "missing", Summary: fmt.Sprintf("missing required key %s", dotted(p)),
+				Detail: fmt.Sprintf("%s must be set%s.%s", dotted(p), where(what), docOf(lookup(def, p)))})
+		case strings.Contains(msg, "incomplete value") && v != nil && v.Kind == config.String && strings.Contains(v.Str, "${"):
+			// A reference checked after interpolation, in #Cluster.
+		case strings.Contains(msg, "incomplete value") && v == nil:
+			add(finding{Path: p, Kind: "missing", Summary: fmt.Sprintf("missing required key %s", dotted(p)),
+				Detail: fmt.Sprintf("%s must be set%s.%s", dotted(p), where(what), docOf(lookup(def, p)))})
+		default:
+			conflict = true
+			add(invalidValue(def, p, v, msg))
+		}
+	}
+	if conflict {
+		// A conflict makes CUE stop reporting closedness errors of sibling
+		// fields; ask the schema about every key so none is missed.
+		walkAllows(def, data, nil, func(p []string) { add(unknownKey(def, p)) })
+	}
+	sort.SliceStable(out, func(i, j int) bool { return dotted(out[i].Path) < dotted(out[j].Path) })
+	return out
+}
+
+func where(what string) string {
+	if what == "" {
+		return ""
+	}
+	return " " + what
+}
+
+func unknownKey(def cue.Value, p []string) finding {
+	key := p[len(p)-1]
+	parent := lookup(def, p[:len(p)-1])
+	allowed := fieldNames(parent)
+	detail := ""
+	if home, ok := layerHome[key]; ok && len(p) == 1 {
+		detail = fmt.Sprintf("%q is set in %s, not here. ", key, home)
+	}
+	if len(allowed) > 0 {
+		scope := "here"
+		if len(p) > 1 {
+			scope = "under " + dotted(p[:len(p)-1])
+		}
+		detail += fmt.Sprintf("Allowed keys %s: %s.", scope, strings.Join(allowed, ", "))
+	} else {
+		detail += "Check the spelling against schema/settings.cue."
+	}
+	return finding{Path: p, Kind: "unknown", Summary: fmt.Sprintf("unknown key %q", key), Detail: detail}
+}
+
+func invalidValue(def cue.Value, p []string, v *config.Value, msg string) finding {
+	s := lookup(def, p)
+	if isSecret(s) {
+		return finding{Path: p, Kind: "invalid", Summary: fmt.Sprintf("inline secret value in %s", dotted(p)),
+			Detail: fmt.Sprintf("%s holds a secret reference (ssm:///path or arn:aws:secretsmanager:...), never the secret itself. Store the value in SSM Parameter Store or Secrets Manager and reference it; remove the value from git history too.", dotted(p))}
+	}
+	got := "value"
+	if v != nil {
+		got = v.Kind.String() + " " + v.Scalar()
+		if v.Kind == config.Map || v.Kind == config.List {
+			got = v.Kind.String()
+		}
+	}
+	want := constraint(s)
+	detail := fmt.Sprintf("%s must be %s.%s", dotted(p), want, docOf(s))
+	if want == "" {
+		detail = fmt.Sprintf("%s: %s.", dotted(p), msg)
+	}
+	return finding{Path: p, Kind: "invalid", Summary: fmt.Sprintf("invalid %s for %s", got, dotted(p)), Detail: detail}
+}
+
+// walkAllows reports every key of data that def does not allow.
+func walkAllows(def cue.Value, data *config.Value, p []string, fn func([]string)) {
+	if data == nil || data.Kind != config.Map {
+		return
+	}
+	s := lookup(def, p)
+	if !s.Exists() || s.IncompleteKind()&cue.StructKind == 0 {
+		return
+	}
+	for _, f := range data.Fields {
+		cp := append(append([]string(nil), p...), f.Key)
+		if !s.Allows(cue.Str(f.Key)) {
+			fn(cp)
+			continue
+		}
+		walkAllows(def, f.Value, cp, fn)
+	}
+}
+
+func isSecret(s cue.Value) bool {
+	a := s.Attribute("secret")
+	return a.Err() == nil
+}
+
+// constraint describes what the schema expects at s, shortly.
+func constraint(s cue.Value) string {
+	if !s.Exists() {
+		return ""
+	}
+	switch k := s.IncompleteKind(); {
+	case k == cue.StructKind:
+		names := fieldNames(s)
+		if len(names) == 0 {
+			return "a mapping"
+		}
+		return "a mapping with keys " + strings.Join(names, ", ")
+	case k == cue.ListKind:
+		return "a list"
+	}
+	b, err := format.Node(s.Syntax(cue.Raw()))
+	if err != nil {
+		return ""
+	}
+	txt := strings.Join(strings.Fields(string(b)), " ")
+	if len(txt) > 200 {
+		txt = txt[:200] + "…"
+	}
+	return txt
+}
+
+func docOf(s cue.Value) string {
+	var parts []string
+	for _, cg := range s.Doc() {
+		if t := strings.TrimSpace(cg.Text()); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, " ") + ")"
+}
+
+// cuePath turns CUE's error path into config keys, dropping the definition
+// the data was unified with.
+func cuePath(p []string) []string {
+	out := make([]string, 0, len(p))
+	for i, s := range p {
+		if i == 0 && strings.HasPrefix(s, "#") {
+			continue
+		}
+		if u, err := strconv.Unquote(s); err == nil {
+			s = u
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func dotted(p []string) string {
+	if len(p) == 0 {
+		return "(top level)"
+	}
+	return strings.Join(p, ".")
+}
+
+// resolve gives a finding the position of the user's text it is about: the
+// key for an unknown key, the value for an invalid one, the nearest enclosing
+// mapping for a missing one.
+func resolve(f finding, root *config.Value, fallback diag.Pos) diag.Diagnostic {
+	pos := fallback
+	switch f.Kind {
+	case "unknown":
+		if parent := root.Lookup(f.Path[:len(f.Path)-1]...); parent != nil {
+			if fld, ok := parent.Field(f.Path[len(f.Path)-1]); ok {
+				pos = fld.KeyPos
+			}
+		}
+	default:
+		for i := len(f.Path); i >= 0; i-- {
+			if v := root.Lookup(f.Path[:i]...); v != nil && v.Origin.Pos.File != "" {
+				pos = v.Origin.Pos
+				if i == 0 && f.Kind != "missing" {
+					pos = fallback
+				}
+				break
+			}
+		}
+	}
+	return diag.Diagnostic{Severity: diag.Error, Summary: f.Summary, Detail: f.Detail, Pos: pos, Path: strings.Join(f.Path, ".")}
+}

@@ -1,0 +1,99 @@
+package schema
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/errors"
+
+	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/diag"
+)
+
+// CheckFleet applies #Fleet: every region is a known AWS region (or listed
+// in additional_regions) with exactly one regional cluster and 1 to 20
+// management clusters.
+func (c *Checker) CheckFleet(f *config.Fleet) diag.Diagnostics {
+	w := c.pool[0]
+	type regionData struct {
+		Name       string   `json:"name"`
+		Regional   []string `json:"regional"`
+		Management []string `json:"management"`
+	}
+	extra := []string{}
+	if v := f.Global.Get("additional_regions"); v != nil && v.Kind == config.List {
+		for _, it := range v.Items {
+			if it.Kind == config.String {
+				extra = append(extra, it.Str)
+			}
+		}
+	}
+	regions := map[string]*regionData{}
+	files := map[string]map[string][]diag.Related{}
+	for _, r := range f.Regions {
+		regions[r.Name] = &regionData{Name: r.Name, Regional: []string{}, Management: []string{}}
+		files[r.Name] = map[string][]diag.Related{}
+	}
+	for _, cl := range f.Clusters {
+		rd := regions[cl.Region.Name]
+		rel := diag.Related{Pos: diag.Pos{File: cl.Doc.File}, Message: fmt.Sprintf("%s cluster %s", cl.Type, cl.Name)}
+		switch cl.Type {
+		case "regional":
+			rd.Regional = append(rd.Regional, cl.Name)
+			files[cl.Region.Name]["regional"] = append(files[cl.Region.Name]["regional"], rel)
+		case "management":
+			rd.Management = append(rd.Management, cl.Name)
+			files[cl.Region.Name]["management"] = append(files[cl.Region.Name]["management"], rel)
+		}
+	}
+	data := map[string]any{"additional_regions": extra, "regions": regions}
+	u := w.fleet.Unify(w.ctx.Encode(data))
+	err := u.Validate(cue.Concrete(true))
+	var diags diag.Diagnostics
+	seen := map[string]bool{}
+	regionFile := map[string]*config.Region{}
+	for _, r := range f.Regions {
+		regionFile[r.Name] = r
+	}
+	for _, e := range errors.Errors(err) {
+		p := cuePath(e.Path())
+		if len(p) < 3 || p[0] != "regions" || seen[p[1]+"/"+p[2]] {
+			continue
+		}
+		seen[p[1]+"/"+p[2]] = true
+		r := regionFile[p[1]]
+		if r == nil {
+			continue
+		}
+		at := diag.Pos{File: r.Doc.File}
+		rd := regions[p[1]]
+		var d diag.Diagnostic
+		switch p[2] {
+		case "name":
+			d = diag.Errorf(at, fmt.Sprintf("The file name of a region file is its AWS region. Known regions: %s. A region regionctl does not know yet goes into additional_regions in config/global/.", strings.Join(knownRegions(w), ", ")),
+				"unknown AWS region %q", p[1])
+		case "regional":
+			d = diag.Errorf(at, "Each region runs exactly one regional cluster (type: regional) in config/clusters/"+p[1]+"/.",
+				"region %s has %d regional clusters, needs exactly one", p[1], len(rd.Regional))
+			d.Related = files[p[1]]["regional"]
+		case "management":
+			d = diag.Errorf(at, "Each region runs between 1 and 20 management clusters (type: management) in config/clusters/"+p[1]+"/; add a region to grow beyond that.",
+				"region %s has %d management clusters, needs 1 to 20", p[1], len(rd.Management))
+			d.Related = files[p[1]]["management"]
+		default:
+			format, args := e.Msg()
+			d = diag.Errorf(at, fmt.Sprintf(format, args...), "region %s fails the fleet constraints", p[1])
+		}
+		diags = append(diags, d)
+	}
+	sort.SliceStable(diags, func(i, j int) bool { return diags[i].Pos.File < diags[j].Pos.File })
+	return diags
+}
+
+func knownRegions(w *compiled) []string {
+	var out []string
+	_ = w.root.LookupPath(cue.ParsePath("#KnownRegions")).Decode(&out)
+	return out
+}
