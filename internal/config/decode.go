@@ -76,10 +76,11 @@ func Decode(file string, layer Layer, data []byte) (v *Value, diags diag.Diagnos
 }
 
 type decoder struct {
-	file  string
-	layer Layer
-	nodes int
-	diags diag.Diagnostics
+	file    string
+	layer   Layer
+	nodes   int
+	aliasAt *yaml.Node // the outermost alias being expanded, if any
+	diags   diag.Diagnostics
 }
 
 func (d *decoder) pos(n *yaml.Node) diag.Pos {
@@ -94,7 +95,11 @@ func (d *decoder) node(n *yaml.Node, depth int) *Value {
 	d.nodes++
 	if d.nodes > maxNodes {
 		if d.nodes == maxNodes+1 {
-			d.errorf(n, fmt.Sprintf("The file expands to more than %d values (YAML aliases included). Aliases that reference other aliases multiply; write the values out.", maxNodes), "document too large after alias expansion")
+			at := n
+			if d.aliasAt != nil {
+				at = d.aliasAt
+			}
+			d.errorf(at, fmt.Sprintf("The file expands to more than %d values (YAML aliases included). Aliases that reference other aliases multiply; write the values out.", maxNodes), "document too large after alias expansion")
 		}
 		return nil
 	}
@@ -105,6 +110,10 @@ func (d *decoder) node(n *yaml.Node, depth int) *Value {
 	origin := Origin{Layer: d.layer, Pos: d.pos(n)}
 	switch n.Kind {
 	case yaml.AliasNode:
+		if d.aliasAt == nil {
+			d.aliasAt = n
+			defer func() { d.aliasAt = nil }()
+		}
 		v := d.node(n.Alias, depth+1)
 		if v == nil {
 			return nil

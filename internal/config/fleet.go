@@ -149,15 +149,9 @@ func Build(docs *Documents) (*Fleet, diag.Diagnostics) {
 		f.Regions = append(f.Regions, r)
 		diags = append(diags, checkIdentity(d, "region", d.Name, "the file name")...)
 		sv := d.Value.Get("sector")
-		switch {
-		case d.Value == nil:
-		case sv == nil:
-			diags = append(diags, diag.Errorf(diag.Pos{File: d.File, Line: 1, Col: 1},
-				"Every region belongs to one sector: add `sector: <name>` naming a file in config/sectors/.",
-				"region does not name its sector"))
-		case sv.Kind == String:
+		if sv != nil && sv.Kind == String {
 			r.Sector = sectors[sv.Str]
-			if r.Sector == nil {
+			if r.Sector == nil && !d.InvalidPaths["sector"] {
 				diags = append(diags, diag.Errorf(sv.Origin.Pos,
 					fmt.Sprintf("Known sectors: %s. Add config/sectors/%s.yaml or name one of them.", sectorNames(f.Sectors), sv.Str),
 					"unknown sector %q", sv.Str))

@@ -25,9 +25,16 @@ func Merge(lower, upper *Value) *Value {
 			default:
 				if u := upper.Fields[j]; u.Value.Kind != Null {
 					out.Fields = append(out.Fields, Field{Key: u.Key, KeyPos: u.KeyPos, Value: Merge(lower.Fields[i].Value, u.Value)})
+				} else {
+					out.Removed = append(out.Removed, Field{Key: u.Key, KeyPos: u.KeyPos, Value: lower.Fields[i].Value})
 				}
 				i++
 				j++
+			}
+		}
+		for _, r := range lower.Removed {
+			if out.Get(r.Key) == nil && upper.Get(r.Key) == nil {
+				out.Removed = append(out.Removed, r)
 			}
 		}
 		return out

@@ -23,6 +23,9 @@ type Document struct {
 	// Invalid is set when the document failed to parse or failed its layer
 	// schema; clusters built on it are marked Partial.
 	Invalid bool
+	// InvalidPaths are the dotted paths the layer schema already reported,
+	// so that later checks do not report the same value twice.
+	InvalidPaths map[string]bool
 }
 
 // Documents are the layer files of one fleet, grouped by layer and sorted.

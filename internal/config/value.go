@@ -60,6 +60,9 @@ type Value struct {
 	Str    string
 	Items  []*Value // List
 	Fields []Field  // Map, sorted by key
+	// Removed holds the keys an explicit null removed from a map, with the
+	// position of that null, so a missing key can point at its removal.
+	Removed []Field
 	Origin Origin
 	// Template is the text as written when Str came from ${...} interpolation.
 	Template string

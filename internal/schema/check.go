@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 
 	"cuelang.org/go/cue"
@@ -128,7 +129,7 @@ func (c *Checker) CheckLayers(docs *config.Documents) diag.Diagnostics {
 		results[i] = cached(c, c.key("L", []byte{byte(d.Layer)}, d.Hash[:]), func() []finding {
 			def := w.layers[d.Layer]
 			u := def.Unify(w.ctx.BuildExpr(toCUE(d.Value)))
-			return findingsOf(u.Validate(cue.Concrete(true)), def, d.Value, "in this file")
+			return w.findingsOf(u.Validate(cue.Concrete(true)), def, d.Value, "in this file")
 		})
 	})
 	var diags diag.Diagnostics
@@ -139,6 +140,10 @@ func (c *Checker) CheckLayers(docs *config.Documents) diag.Diagnostics {
 		}
 		if len(fs) > 0 {
 			d.Invalid = true
+			d.InvalidPaths = map[string]bool{}
+			for _, f := range fs {
+				d.InvalidPaths[strings.Join(f.Path, ".")] = true
+			}
 		}
 	}
 	return diags
@@ -170,7 +175,7 @@ func (c *Checker) CheckClusters(f *config.Fleet) diag.Diagnostics {
 		r := cached(c, c.key("C", h[:]), func() clusterResult {
 			u := w.cluster.Unify(w.ctx.BuildExpr(toCUE(cl.Effective)))
 			if err := u.Validate(cue.Concrete(true)); err != nil {
-				return clusterResult{Findings: findingsOf(err, w.cluster, cl.Effective, "in some layer of this cluster (global, sector, region or cluster file)")}
+				return clusterResult{Findings: w.findingsOf(err, w.cluster, cl.Effective, "in some layer of this cluster (global, sector, region or cluster file)")}
 			}
 			var out clusterResult
 			collectDefaults(u, cl.Effective, nil, &out.Defaults)

@@ -33,7 +33,7 @@ var layerHome = map[string]string{
 
 // findingsOf converts a CUE validation error into findings about data, one
 // per path and kind. def is the schema data was unified with.
-func findingsOf(err error, def cue.Value, data *config.Value, what string) []finding {
+func (w *compiled) findingsOf(err error, def cue.Value, data *config.Value, what string) []finding {
 	var out []finding
 	seen := map[string]bool{}
 	add := func(f finding) {
@@ -62,7 +62,7 @@ func findingsOf(err error, def cue.Value, data *config.Value, what string) []fin
 				Detail: fmt.Sprintf("%s must be set%s.%s", dotted(p), where(what), docOf(lookup(def, p)))})
 		default:
 			conflict = true
-			add(invalidValue(def, p, v, msg))
+			add(w.invalidValue(def, p, v, msg))
 		}
 	}
 	if conflict {
@@ -101,7 +101,7 @@ func unknownKey(def cue.Value, p []string) finding {
 	return finding{Path: p, Kind: "unknown", Summary: fmt.Sprintf("unknown key %q", key), Detail: detail}
 }
 
-func invalidValue(def cue.Value, p []string, v *config.Value, msg string) finding {
+func (w *compiled) invalidValue(def cue.Value, p []string, v *config.Value, msg string) finding {
 	s := lookup(def, p)
 	if isSecret(s) {
 		return finding{Path: p, Kind: "invalid", Summary: fmt.Sprintf("inline secret value in %s", dotted(p)),
@@ -114,7 +114,7 @@ func invalidValue(def cue.Value, p []string, v *config.Value, msg string) findin
 			got = v.Kind.String()
 		}
 	}
-	want := constraint(s)
+	want := w.constraint(s)
 	detail := fmt.Sprintf("%s must be %s.%s", dotted(p), want, docOf(s))
 	if want == "" {
 		detail = fmt.Sprintf("%s: %s.", dotted(p), msg)
@@ -147,7 +147,7 @@ func isSecret(s cue.Value) bool {
 }
 
 // constraint describes what the schema expects at s, shortly.
-func constraint(s cue.Value) string {
+func (w *compiled) constraint(s cue.Value) string {
 	if !s.Exists() {
 		return ""
 	}
@@ -161,15 +161,36 @@ func constraint(s cue.Value) string {
 	case k == cue.ListKind:
 		return "a list"
 	}
-	b, err := format.Node(s.Syntax(cue.Raw()))
+	b, err := format.Node(s.Syntax())
 	if err != nil {
 		return ""
 	}
 	txt := strings.Join(strings.Fields(string(b)), " ")
-	if len(txt) > 200 {
-		txt = txt[:200] + "…"
+	if len(txt) > 120 {
+		txt = txt[:120] + "…"
+	}
+	// A named type explains itself better than its regular expression.
+	if raw, err := format.Node(s.Syntax(cue.Raw())); err == nil && strings.HasPrefix(string(raw), "#") {
+		if d := w.typeDoc(string(raw)); d != "" {
+			if strings.HasPrefix(txt, "=~") {
+				return d + " (" + string(raw) + " in schema/types.cue)"
+			}
+			return d + ": " + txt
+		}
 	}
 	return txt
+}
+
+// typeDoc returns the doc comment of the schema definition name, without
+// the leading "#Name is".
+func (w *compiled) typeDoc(name string) string {
+	var parts []string
+	for _, cg := range w.root.LookupPath(cue.ParsePath(name)).Doc() {
+		parts = append(parts, strings.Fields(cg.Text())...)
+	}
+	d := strings.Join(parts, " ")
+	d = strings.TrimPrefix(d, name+" is ")
+	return strings.TrimSuffix(d, ".")
 }
 
 func docOf(s cue.Value) string {
@@ -220,16 +241,43 @@ func resolve(f finding, root *config.Value, fallback diag.Pos) diag.Diagnostic {
 				pos = fld.KeyPos
 			}
 		}
+	case "missing":
+		pos = missingPos(root, f.Path, fallback)
 	default:
-		for i := len(f.Path); i >= 0; i-- {
+		for i := len(f.Path); i > 0; i-- {
 			if v := root.Lookup(f.Path[:i]...); v != nil && v.Origin.Pos.File != "" {
 				pos = v.Origin.Pos
-				if i == 0 && f.Kind != "missing" {
-					pos = fallback
-				}
 				break
 			}
 		}
 	}
 	return diag.Diagnostic{Severity: diag.Error, Summary: f.Summary, Detail: f.Detail, Pos: pos, Path: strings.Join(f.Path, ".")}
+}
+
+// missingPos points at what made a required key missing: the null that
+// removed it, else the key of its nearest enclosing mapping, else fallback.
+func missingPos(root *config.Value, p []string, fallback diag.Pos) diag.Pos {
+	for i := len(p) - 1; i >= 0; i-- {
+		parent := root.Lookup(p[:i]...)
+		if parent == nil {
+			continue
+		}
+		for _, r := range parent.Removed {
+			if r.Key == p[i] {
+				return r.KeyPos
+			}
+		}
+		if i == 0 {
+			break
+		}
+		if gp := root.Lookup(p[:i-1]...); gp != nil {
+			if fld, ok := gp.Field(p[i-1]); ok && fld.KeyPos.File != "" {
+				return fld.KeyPos
+			}
+		}
+	}
+	if root != nil && root.Origin.Pos.File == fallback.File {
+		return root.Origin.Pos
+	}
+	return fallback
 }

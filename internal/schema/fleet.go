@@ -36,8 +36,12 @@ func (c *Checker) CheckFleet(f *config.Fleet) diag.Diagnostics {
 		regions[r.Name] = &regionData{Name: r.Name, Regional: []string{}, Management: []string{}}
 		files[r.Name] = map[string][]diag.Related{}
 	}
+	incomplete := map[string]bool{}
 	for _, cl := range f.Clusters {
 		rd := regions[cl.Region.Name]
+		if cl.Type == "" || cl.Doc.InvalidPaths["type"] {
+			incomplete[cl.Region.Name] = true // its count would mislead
+		}
 		rel := diag.Related{Pos: diag.Pos{File: cl.Doc.File}, Message: fmt.Sprintf("%s cluster %s", cl.Type, cl.Name)}
 		switch cl.Type {
 		case "regional":
@@ -64,7 +68,7 @@ func (c *Checker) CheckFleet(f *config.Fleet) diag.Diagnostics {
 		}
 		seen[p[1]+"/"+p[2]] = true
 		r := regionFile[p[1]]
-		if r == nil {
+		if r == nil || (incomplete[p[1]] && p[2] != "name") {
 			continue
 		}
 		at := diag.Pos{File: r.Doc.File}

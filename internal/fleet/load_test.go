@@ -1,0 +1,188 @@
+package fleet_test
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
+
+	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/fleet"
+	"github.com/regionctl/regionctl/internal/schema"
+)
+
+func newChecker(t testing.TB) *schema.Checker {
+	t.Helper()
+	c, err := schema.New(schema.Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// overlay reads a txtar archive's files over base.
+func overlay(t testing.TB, base fstest.MapFS, archive string) (fstest.MapFS, *txtar.Archive) {
+	t.Helper()
+	a, err := txtar.ParseFile(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := fstest.MapFS{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for _, f := range a.Files {
+		out[f.Name] = &fstest.MapFile{Data: f.Data}
+	}
+	return out, a
+}
+
+func baseFleet(t testing.TB) fstest.MapFS {
+	fsys, _ := overlay(t, fstest.MapFS{}, "testdata/base.txtar")
+	return fsys
+}
+
+// expectation is one diagnostic a case must produce.
+type expectation struct{ File, Line, Summary string }
+
+var marker = regexp.MustCompile(`#\s*ERROR:\s*(.+?)\s*$`)
+
+// expected collects `# ERROR: summary` markers from the files of fsys and
+// `ERROR file: summary` lines (for problems about a whole file) from the
+// archive's comment.
+func expected(t *testing.T, fsys fstest.MapFS, comment []byte) []expectation {
+	var out []expectation
+	for name, f := range fsys {
+		for i, line := range strings.Split(string(f.Data), "\n") {
+			if m := marker.FindStringSubmatch(line); m != nil {
+				out = append(out, expectation{name, fmt.Sprint(i + 1), m[1]})
+			}
+		}
+	}
+	for _, line := range strings.Split(string(comment), "\n") {
+		if rest, ok := strings.CutPrefix(line, "ERROR "); ok {
+			file, summary, _ := strings.Cut(rest, ": ")
+			out = append(out, expectation{file, "", summary})
+		}
+	}
+	return out
+}
+
+func got(diags diag.Diagnostics) []expectation {
+	var out []expectation
+	for _, d := range diags {
+		if d.Severity != diag.Error {
+			continue
+		}
+		line := ""
+		if d.Pos.Line > 0 {
+			line = fmt.Sprint(d.Pos.Line)
+		}
+		out = append(out, expectation{d.Pos.File, line, d.Summary})
+	}
+	return out
+}
+
+func sorted(es []expectation) []expectation {
+	sort.Slice(es, func(i, j int) bool { return fmt.Sprint(es[i]) < fmt.Sprint(es[j]) })
+	return es
+}
+
+func TestBaseFleetIsValid(t *testing.T) {
+	_, diags := fleet.Load(baseFleet(t), "config", newChecker(t))
+	if len(diags) > 0 {
+		t.Fatalf("base fleet: %v", diags)
+	}
+}
+
+func TestRepositoryFleetIsValid(t *testing.T) {
+	f, diags := fleet.Load(os.DirFS("../.."), "config", newChecker(t))
+	if len(diags) > 0 {
+		t.Fatalf("config/: %v", diags)
+	}
+	if len(f.Sectors) < 3 || len(f.Regions) < 6 {
+		t.Errorf("example fleet has %d sectors and %d regions; the README promises at least 3 and 6", len(f.Sectors), len(f.Regions))
+	}
+	envs := map[string]bool{}
+	for _, s := range f.Sectors {
+		envs[s.Environment] = true
+	}
+	if len(envs) < 2 {
+		t.Errorf("example fleet spans %d environments, want 2", len(envs))
+	}
+}
+
+// TestInvalidFleets runs every case under testdata/invalid: the errors it
+// produces must be exactly the ones its files mark.
+func TestInvalidFleets(t *testing.T) {
+	cases, _ := filepath.Glob("testdata/invalid/*.txtar")
+	if len(cases) < 30 {
+		t.Fatalf("only %d invalid cases", len(cases))
+	}
+	checker := newChecker(t)
+	for _, path := range cases {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
+			fsys, a := overlay(t, baseFleet(t), path)
+			want := expected(t, fsys, a.Comment)
+			if len(want) == 0 {
+				t.Fatal("case marks no expected error")
+			}
+			_, diags := fleet.Load(fsys, "config", checker)
+			if d := cmp.Diff(sorted(want), sorted(got(diags))); d != "" {
+				t.Errorf("diagnostics (-want +got):\n%s\nall: %s", d, diags)
+			}
+			for _, d := range diags {
+				if d.Severity == diag.Error && d.Detail == "" {
+					t.Errorf("%s: no detail telling what to change", d)
+				}
+			}
+		})
+	}
+}
+
+// TestGeneratedInvalidFleets covers inputs a text fixture cannot hold.
+func TestGeneratedInvalidFleets(t *testing.T) {
+	checker := newChecker(t)
+	manyClusters := fstest.MapFS{}
+	for i := 1; i <= 21; i++ {
+		manyClusters[fmt.Sprintf("config/clusters/us-east-1/mc%02d.yaml", i)] = &fstest.MapFile{Data: []byte("type: management\n")}
+	}
+	cases := []struct {
+		name  string
+		files fstest.MapFS
+		want  []expectation
+	}{
+		{"binary junk", fstest.MapFS{"config/regions/us-east-1.yaml": {Data: []byte("sector: prod\n\x00\x01\xff\xfe")}},
+			[]expectation{{"config/regions/us-east-1.yaml", "2", "file is not UTF-8 text"}}},
+		{"invalid utf-8", fstest.MapFS{"config/sectors/prod.yaml": {Data: []byte("order: 1\nenvironment: \xc3\x28\n")}},
+			[]expectation{{"config/sectors/prod.yaml", "", "file is not UTF-8 text"}}},
+		{"over 10 MiB", fstest.MapFS{"config/global/huge.yaml": {Data: append([]byte("tags:\n  note: "), bytes.Repeat([]byte("x"), config.MaxFileSize)...)}},
+			[]expectation{{"config/global/huge.yaml", "", "file too large"}}},
+		{"21 management clusters", manyClusters,
+			[]expectation{{"config/regions/us-east-1.yaml", "", "region us-east-1 has 21 management clusters, needs 1 to 20"}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := baseFleet(t)
+			for k, v := range tc.files {
+				fsys[k] = v
+			}
+			_, diags := fleet.Load(fsys, "config", checker)
+			if d := cmp.Diff(sorted(tc.want), sorted(got(diags))); d != "" {
+				t.Errorf("diagnostics (-want +got):\n%s\nall: %s", d, diags)
+			}
+		})
+	}
+}
+
+var _ fs.FS = fstest.MapFS{}
