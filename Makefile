@@ -20,7 +20,7 @@ test: build ## run every test, then validate the repository's own fleet
 	./$(BIN) validate --no-cache
 
 fuzz: ## fuzz the loader and the merge (FUZZTIME=10m for a long run)
-	$(GO) test ./internal/config -run '^$$' -fuzz FuzzLoadMerge -fuzztime $(or $(FUZZTIME),60s)
+	$(GO) test ./internal/fleet -run '^$$' -fuzz FuzzLoadMerge -fuzztime $(or $(FUZZTIME),60s)
 
 bench: ## run the benchmarks
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

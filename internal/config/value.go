@@ -63,7 +63,7 @@ type Value struct {
 	// Removed holds the keys an explicit null removed from a map, with the
 	// position of that null, so a missing key can point at its removal.
 	Removed []Field
-	Origin Origin
+	Origin  Origin
 	// Template is the text as written when Str came from ${...} interpolation.
 	Template string
 	// Overrode lists the values this one replaced in lower layers, nearest first.

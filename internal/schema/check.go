@@ -171,14 +171,15 @@ func (c *Checker) CheckClusters(f *config.Fleet) diag.Diagnostics {
 		if cl.Partial || cl.Effective == nil {
 			return
 		}
-		h := config.Hash(cl.Effective)
+		in := w.clusterInput(cl.Effective)
+		h := config.Hash(in)
 		r := cached(c, c.key("C", h[:]), func() clusterResult {
-			u := w.cluster.Unify(w.ctx.BuildExpr(toCUE(cl.Effective)))
+			u := w.cluster.Unify(w.ctx.BuildExpr(toCUE(in)))
 			if err := u.Validate(cue.Concrete(true)); err != nil {
-				return clusterResult{Findings: w.findingsOf(err, w.cluster, cl.Effective, "in some layer of this cluster (global, sector, region or cluster file)")}
+				return clusterResult{Findings: w.findingsOf(err, w.cluster, in, "in some layer of this cluster (global, sector, region or cluster file)")}
 			}
 			var out clusterResult
-			collectDefaults(u, cl.Effective, nil, &out.Defaults)
+			collectDefaults(u, in, nil, &out.Defaults)
 			return out
 		})
 		results[i] = &r
@@ -203,6 +204,56 @@ func (c *Checker) CheckClusters(f *config.Fleet) diag.Diagnostics {
 		}
 	}
 	return diags
+}
+
+// clusterInput is the part of an effective config the #Cluster step must
+// see: everything but the layer-decided keys, of which only the interpolated
+// strings (and the mappings around them) are kept, since their final text
+// is known only now.
+func (w *compiled) clusterInput(eff *config.Value) *config.Value {
+	in := eff
+	for _, f := range eff.Fields {
+		if !w.layerDecided[f.Key] {
+			continue
+		}
+		if kept := interpolatedOnly(f.Value); kept != nil {
+			in = in.With(f.Key, f.KeyPos, kept)
+		} else {
+			in = in.Without(f.Key)
+		}
+	}
+	return in
+}
+
+// interpolatedOnly returns v pruned to its interpolated strings, or nil when
+// it holds none. A list is kept whole, since its items are positional.
+func interpolatedOnly(v *config.Value) *config.Value {
+	switch v.Kind {
+	case config.String:
+		if v.Template != "" {
+			return v
+		}
+	case config.List:
+		for _, it := range v.Items {
+			if interpolatedOnly(it) != nil {
+				return v
+			}
+		}
+	case config.Map:
+		var fields []config.Field
+		for _, f := range v.Fields {
+			if kept := interpolatedOnly(f.Value); kept != nil {
+				f.Value = kept
+				fields = append(fields, f)
+			}
+		}
+		if fields != nil {
+			out := *v
+			out.Fields = fields
+			return &out
+		}
+	}
+	return nil
 }
 
 // collectDefaults records every field #Cluster filled in that the effective

@@ -25,6 +25,8 @@ type compiled struct {
 	layers  map[config.Layer]cue.Value
 	cluster cue.Value
 	fleet   cue.Value
+	// layerDecided are the top-level keys #Cluster adds nothing to.
+	layerDecided map[string]bool
 }
 
 // source is the embedded schema text, read once.
@@ -87,6 +89,14 @@ func (s *source) compile() (*compiled, error) {
 		},
 		cluster: def("#Cluster"),
 		fleet:   def("#Fleet"),
+	}
+	var decided []string
+	if err := def("#LayerDecided").Decode(&decided); err != nil {
+		return nil, fmt.Errorf("embedded schema: #LayerDecided: %w", err)
+	}
+	c.layerDecided = map[string]bool{}
+	for _, k := range decided {
+		c.layerDecided[k] = true
 	}
 	for name, v := range map[string]cue.Value{"#Cluster": c.cluster, "#Fleet": c.fleet} {
 		if !v.Exists() {

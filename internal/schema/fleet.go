@@ -18,7 +18,6 @@ import (
 func (c *Checker) CheckFleet(f *config.Fleet) diag.Diagnostics {
 	w := c.pool[0]
 	type regionData struct {
-		Name       string   `json:"name"`
 		Regional   []string `json:"regional"`
 		Management []string `json:"management"`
 	}
@@ -33,7 +32,7 @@ func (c *Checker) CheckFleet(f *config.Fleet) diag.Diagnostics {
 	regions := map[string]*regionData{}
 	files := map[string]map[string][]diag.Related{}
 	for _, r := range f.Regions {
-		regions[r.Name] = &regionData{Name: r.Name, Regional: []string{}, Management: []string{}}
+		regions[r.Name] = &regionData{Regional: []string{}, Management: []string{}}
 		files[r.Name] = map[string][]diag.Related{}
 	}
 	incomplete := map[string]bool{}
@@ -68,14 +67,14 @@ func (c *Checker) CheckFleet(f *config.Fleet) diag.Diagnostics {
 		}
 		seen[p[1]+"/"+p[2]] = true
 		r := regionFile[p[1]]
-		if r == nil || (incomplete[p[1]] && p[2] != "name") {
+		if r == nil || (incomplete[p[1]] && p[2] != "exists") {
 			continue
 		}
 		at := diag.Pos{File: r.Doc.File}
 		rd := regions[p[1]]
 		var d diag.Diagnostic
 		switch p[2] {
-		case "name":
+		case "exists":
 			d = diag.Errorf(at, fmt.Sprintf("The file name of a region file is its AWS region. Known regions: %s. A region regionctl does not know yet goes into additional_regions in config/global/.", strings.Join(knownRegions(w), ", ")),
 				"unknown AWS region %q", p[1])
 		case "regional":

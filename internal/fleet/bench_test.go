@@ -1,0 +1,82 @@
+package fleet_test
+
+import (
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/regionctl/regionctl/internal/fleet"
+	"github.com/regionctl/regionctl/internal/fleetgen"
+	"github.com/regionctl/regionctl/internal/schema"
+)
+
+// memCache is an in-memory schema.Cache for the warm benchmark.
+type memCache struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (c *memCache) Get(k string) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	return v, ok
+}
+
+func (c *memCache) Put(k string, v []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[k] = v
+}
+
+func genFS(o fleetgen.Options) fstest.MapFS {
+	fsys := fstest.MapFS{}
+	for p, b := range fleetgen.Generate(o) {
+		fsys[p] = &fstest.MapFile{Data: b}
+	}
+	return fsys
+}
+
+var fleet2200 = fleetgen.Options{Sectors: 5, RegionsPerSector: 40, ClustersPerRegion: 11}
+
+func TestGeneratedFleetIsValid(t *testing.T) {
+	f, diags := fleet.Load(genFS(fleetgen.Options{Sectors: 3, RegionsPerSector: 12, ClustersPerRegion: 11}), "config", newChecker(t))
+	if len(diags) > 0 {
+		t.Fatalf("generated fleet: %v", diags)
+	}
+	if len(f.Clusters) != 3*12*11 {
+		t.Errorf("%d clusters", len(f.Clusters))
+	}
+}
+
+// BenchmarkLoadValidate loads and validates the 2,200-cluster fleet: cold
+// (a new checker, no cache, as a first run) and warm (every result cached,
+// as a run after nothing changed).
+func BenchmarkLoadValidate(b *testing.B) {
+	fsys := genFS(fleet2200)
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			c, err := schema.New(schema.Options{Version: "bench"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, diags := fleet.Load(fsys, "config", c); diags.HasErrors() {
+				b.Fatal(diags)
+			}
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		cache := &memCache{m: map[string][]byte{}}
+		c, err := schema.New(schema.Options{Version: "bench", Cache: cache})
+		if err != nil {
+			b.Fatal(err)
+		}
+		fleet.Load(fsys, "config", c)
+		b.ResetTimer()
+		for b.Loop() {
+			if _, diags := fleet.Load(fsys, "config", c); diags.HasErrors() {
+				b.Fatal(diags)
+			}
+		}
+	})
+}

@@ -1,0 +1,54 @@
+package schema
+
+import (
+	"testing"
+
+	"cuelang.org/go/cue"
+)
+
+func compiledForTest(t *testing.T) *compiled {
+	t.Helper()
+	src, err := loadSource()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := src.compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestLayerDecidedKeysAddNothing holds #LayerDecided to its word: for each
+// listed key, #Cluster's constraint is exactly #Settings' one, so skipping
+// the key in the #Cluster step loses no check and no default.
+func TestLayerDecidedKeysAddNothing(t *testing.T) {
+	w := compiledForTest(t)
+	settings := w.root.LookupPath(cue.ParsePath("#Settings"))
+	if len(w.layerDecided) == 0 {
+		t.Fatal("#LayerDecided is empty")
+	}
+	for key := range w.layerDecided {
+		inCluster := w.cluster.LookupPath(cue.MakePath(cue.Str(key).Optional()))
+		inSettings := settings.LookupPath(cue.MakePath(cue.Str(key).Optional()))
+		if !inCluster.Exists() || !inSettings.Exists() {
+			t.Fatalf("%s: not an optional field of both #Cluster and #Settings", key)
+		}
+		if err := inCluster.Subsume(inSettings); err != nil {
+			t.Errorf("%s: #Cluster is stricter than #Settings: %v", key, err)
+		}
+		if err := inSettings.Subsume(inCluster); err != nil {
+			t.Errorf("%s: #Settings is stricter than #Cluster: %v", key, err)
+		}
+	}
+}
+
+// TestLayerDecidedCatchesAStricterCluster shows the check above can fail.
+func TestLayerDecidedCatchesAStricterCluster(t *testing.T) {
+	w := compiledForTest(t)
+	stricter := w.ctx.CompileString(`tags?: [string]: "x"`).LookupPath(cue.MakePath(cue.Str("tags").Optional()))
+	settings := w.root.LookupPath(cue.ParsePath("#Settings")).LookupPath(cue.MakePath(cue.Str("tags").Optional()))
+	if stricter.Subsume(settings) == nil {
+		t.Fatal("a stricter tags constraint was not told apart")
+	}
+}
