@@ -275,6 +275,9 @@ func collectDefaults(u cue.Value, t *config.Value, p []string, out *[]defaultVal
 				continue
 			}
 			pos := fv.Pos()
+			if d, ok := fv.Default(); ok && d.Pos().IsValid() {
+				pos = d.Pos() // the *default, not the field's first declaration
+			}
 			*out = append(*out, defaultValue{Path: cp, JSON: b, Pos: diag.Pos{File: pos.Filename(), Line: pos.Line(), Col: pos.Column()}})
 		case child.Kind == config.Map && fv.IncompleteKind() == cue.StructKind:
 			collectDefaults(fv, child, cp, out)

@@ -1,0 +1,52 @@
+package cli_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"golang.org/x/tools/txtar"
+
+	"github.com/regionctl/regionctl/internal/cli"
+)
+
+var update = flag.Bool("update", false, "rewrite the expected output in testdata/script")
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"regionctl": func() { os.Exit(cli.Run(os.Args[1:], os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs testdata/script/*.txtar. Each starts in a directory
+// holding the small valid fleet of internal/fleet/testdata/base.txtar, which
+// the script's own files may overwrite.
+func TestScripts(t *testing.T) {
+	base, err := txtar.ParseFile("../fleet/testdata/base.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:           "testdata/script",
+		UpdateScripts: *update,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("NO_COLOR", "1")
+			env.Setenv("REGIONCTL_CACHE_DIR", filepath.Join(env.WorkDir, ".cache"))
+			for _, f := range base.Files {
+				p := filepath.Join(env.WorkDir, f.Name)
+				if _, err := os.Stat(p); err == nil {
+					continue // the script brings its own
+				}
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					return err
+				}
+				if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	})
+}
