@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/regionctl
 PKGS    := ./...
 
-.PHONY: help build test validate fuzz bench clean
+.PHONY: help build test validate render check fuzz bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -14,10 +14,16 @@ build: ## build bin/regionctl
 validate: build ## validate the example fleet in config/
 	./$(BIN) validate
 
-test: build ## run every test, then validate the repository's own fleet
+render: build ## render the example fleet into deploy/
+	./$(BIN) render
+
+check: build ## fail when deploy/ is stale
+	./$(BIN) render --check --no-cache
+
+test: build ## run every test, then check the repository's own deploy/
 	$(GO) vet $(PKGS)
-	$(GO) test -count=1 $(PKGS)
-	./$(BIN) validate --no-cache
+	$(GO) test -count=1 -timeout 40m $(PKGS)
+	./$(BIN) render --check --no-cache
 
 fuzz: ## fuzz the loader and the merge (FUZZTIME=10m for a long run)
 	$(GO) test ./internal/fleet -run '^$$' -fuzz FuzzLoadMerge -fuzztime $(or $(FUZZTIME),60s)

@@ -56,6 +56,10 @@ type app struct {
 	noCache        bool
 	cacheDir       string
 	requestID      string
+
+	// fleet is loaded once per invocation.
+	fleet      *config.Fleet
+	fleetDiags diag.Diagnostics
 }
 
 // Run executes regionctl with args and returns the process exit code.
@@ -100,12 +104,24 @@ Run it from the repository root, or point --root at it.`,
 	root.PersistentFlags().BoolVar(&a.noCache, "no-cache", false, "do not read or write the validation cache")
 	root.PersistentFlags().StringVar(&a.cacheDir, "cache-dir", "", "validation cache directory (default: the user cache directory)")
 	root.PersistentFlags().StringVar(&a.requestID, "request-id", "", "id carried into logs and API calls (default: generated)")
-	root.AddCommand(a.validateCommand(), a.explainCommand())
+	root.AddCommand(a.validateCommand(), a.explainCommand(), a.renderCommand())
 	return root
 }
 
 // configDir is where the fleet lives inside the root.
 const configDir = "config"
+
+// loaded returns the fleet of the repository root, loading it on first use.
+func (a *app) loaded() (*config.Fleet, diag.Diagnostics, error) {
+	if a.fleet == nil {
+		f, diags, err := a.loadFleet()
+		if err != nil {
+			return nil, nil, err
+		}
+		a.fleet, a.fleetDiags = f, diags
+	}
+	return a.fleet, a.fleetDiags, nil
+}
 
 // loadFleet loads and validates the fleet of the repository root, through
 // the validation cache unless disabled.

@@ -1,0 +1,100 @@
+package deploytree
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// Disk is the file system the writer works on. OS is the real one; tests
+// wrap it to inject failures such as a full disk.
+type Disk interface {
+	ReadFile(name string) ([]byte, error)
+	// Files lists the regular files under root as slash-separated paths
+	// relative to it; a missing root has none.
+	Files(root string) ([]string, error)
+	MkdirTemp(dir, pattern string) (string, error)
+	MkdirAll(name string) error
+	WriteFile(name string, data []byte) error
+	Link(oldname, newname string) error
+	// Exchange swaps two directories atomically.
+	Exchange(a, b string) error
+	Rename(oldname, newname string) error
+	RemoveAll(name string) error
+	Exists(name string) (bool, error)
+}
+
+// OS is the operating system's file system.
+type OS struct{}
+
+func (OS) ReadFile(name string) ([]byte, error) { return os.ReadFile(name) }
+
+func (OS) Files(root string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == root {
+				return filepath.SkipAll
+			}
+			return err
+		}
+		if d.Type().IsRegular() {
+			rel, err := filepath.Rel(root, p)
+			if err != nil {
+				return err
+			}
+			out = append(out, filepath.ToSlash(rel))
+		} else if !d.IsDir() {
+			rel, _ := filepath.Rel(root, p)
+			out = append(out, filepath.ToSlash(rel)) // symlinks and others count as foreign files
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (OS) MkdirTemp(dir, pattern string) (string, error) { return os.MkdirTemp(dir, pattern) }
+func (OS) MkdirAll(name string) error                    { return os.MkdirAll(name, 0o755) }
+func (OS) WriteFile(name string, data []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+func (OS) Link(oldname, newname string) error   { return os.Link(oldname, newname) }
+func (OS) Rename(oldname, newname string) error { return os.Rename(oldname, newname) }
+func (OS) RemoveAll(name string) error          { return os.RemoveAll(name) }
+func (OS) Exists(name string) (bool, error) {
+	_, err := os.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Exchange swaps a and b with renameat2(RENAME_EXCHANGE). Where the file
+// system lacks it, it falls back to two renames, undoing the first when the
+// second fails.
+func (d OS) Exchange(a, b string) error {
+	err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
+	if err == nil || !(errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.ENOTSUP)) {
+		return err
+	}
+	aside := b + ".old"
+	if err := os.Rename(b, aside); err != nil {
+		return err
+	}
+	if err := os.Rename(a, b); err != nil {
+		_ = os.Rename(aside, b)
+		return err
+	}
+	return os.Rename(aside, a)
+}

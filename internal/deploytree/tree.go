@@ -1,0 +1,189 @@
+package deploytree
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/regionctl/regionctl/internal/render"
+)
+
+// Changes is how a render differs from a deploy/ tree on disk.
+type Changes struct {
+	Added     []string // rendered, not on disk
+	Changed   []string // on disk with other content
+	Removed   []string // written by an earlier render, no longer rendered: pruned
+	Foreign   []string // on disk, never written by regionctl
+	Unchanged []string
+}
+
+// Clean reports whether the tree on disk is exactly the render.
+func (c *Changes) Clean() bool {
+	return len(c.Added)+len(c.Changed)+len(c.Removed)+len(c.Foreign) == 0
+}
+
+// Plan compares out with the tree at dir. It also returns the index of the
+// render that wrote the tree, if any.
+func Plan(disk Disk, dir string, out *render.Output) (*Changes, *render.Index, error) {
+	onDisk, err := disk.Files(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading %s: %w", dir, err)
+	}
+	old, err := ReadIndex(disk, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	written := map[string]bool{render.IndexPath: true}
+	if old != nil {
+		for _, f := range old.Files {
+			written[f] = true
+		}
+	}
+	rendered := out.ByPath()
+	present := map[string]bool{}
+	ch := &Changes{}
+	for _, p := range onDisk {
+		present[p] = true
+		want, ok := rendered[p]
+		switch {
+		case !ok && written[p]:
+			ch.Removed = append(ch.Removed, p)
+		case !ok:
+			ch.Foreign = append(ch.Foreign, p)
+		default:
+			have, err := disk.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+			if err != nil {
+				return nil, nil, fmt.Errorf("reading %s: %w", p, err)
+			}
+			if bytes.Equal(have, want) {
+				ch.Unchanged = append(ch.Unchanged, p)
+			} else {
+				ch.Changed = append(ch.Changed, p)
+			}
+		}
+	}
+	for _, a := range out.Artifacts {
+		if !present[a.Path] {
+			ch.Added = append(ch.Added, a.Path)
+		}
+	}
+	for _, l := range [][]string{ch.Added, ch.Changed, ch.Removed, ch.Foreign, ch.Unchanged} {
+		sort.Strings(l)
+	}
+	return ch, old, nil
+}
+
+// ReadIndex reads the index.json of the tree at dir; nil when there is none.
+func ReadIndex(disk Disk, dir string) (*render.Index, error) {
+	p := filepath.Join(dir, render.IndexPath)
+	ok, err := disk.Exists(p)
+	if err != nil || !ok {
+		return nil, err
+	}
+	b, err := disk.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", p, err)
+	}
+	var idx render.Index
+	if err := json.Unmarshal(b, &idx); err != nil {
+		return nil, fmt.Errorf("%s is not an index regionctl wrote: %w", p, err)
+	}
+	return &idx, nil
+}
+
+// ForeignFilesError refuses a write that would drop files regionctl did not
+// write.
+type ForeignFilesError struct {
+	Dir   string
+	Files []string
+}
+
+func (e *ForeignFilesError) Error() string {
+	return fmt.Sprintf("%s holds %d files regionctl did not write:\n  %s\nmove them out of %s (it is rewritten on every render) or rerun with --prune-foreign to delete them",
+		e.Dir, len(e.Files), strings.Join(e.Files, "\n  "), e.Dir)
+}
+
+// Options configure Write.
+type Options struct {
+	// PruneForeign deletes files regionctl did not write instead of
+	// refusing to render.
+	PruneForeign bool
+}
+
+// Write makes the tree at dir exactly out. Nothing is written when the tree
+// is already clean. On any error dir is left as it was.
+func Write(disk Disk, dir string, out *render.Output, opts Options) (*Changes, error) {
+	ch, _, err := Plan(disk, dir, out)
+	if err != nil {
+		return nil, err
+	}
+	if len(ch.Foreign) > 0 && !opts.PruneForeign {
+		return ch, &ForeignFilesError{Dir: dir, Files: ch.Foreign}
+	}
+	if ch.Clean() {
+		return ch, nil
+	}
+	parent := filepath.Dir(filepath.Clean(dir))
+	if err := disk.MkdirAll(parent); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", parent, err)
+	}
+	stage, err := disk.MkdirTemp(parent, "."+filepath.Base(dir)+"-staging-")
+	if err != nil {
+		return nil, fmt.Errorf("creating a staging directory beside %s: %w", dir, err)
+	}
+	if err := build(disk, dir, stage, out, ch); err != nil {
+		_ = disk.RemoveAll(stage)
+		return nil, err
+	}
+	exists, err := disk.Exists(dir)
+	if err == nil {
+		if exists {
+			err = disk.Exchange(stage, dir)
+		} else {
+			err = disk.Rename(stage, dir)
+		}
+	}
+	if err != nil {
+		_ = disk.RemoveAll(stage)
+		return nil, fmt.Errorf("replacing %s: %w", dir, err)
+	}
+	if exists {
+		// stage now holds the previous tree.
+		if err := disk.RemoveAll(stage); err != nil {
+			return ch, fmt.Errorf("%s was written, but the previous tree left in %s could not be removed: %w", dir, stage, err)
+		}
+	}
+	return ch, nil
+}
+
+// build writes the staging tree: unchanged files are hard links to the
+// current ones, the rest are written.
+func build(disk Disk, dir, stage string, out *render.Output, ch *Changes) error {
+	unchanged := map[string]bool{}
+	for _, p := range ch.Unchanged {
+		unchanged[p] = true
+	}
+	made := map[string]bool{}
+	for _, a := range out.Artifacts {
+		target := filepath.Join(stage, filepath.FromSlash(a.Path))
+		if d := path.Dir(a.Path); !made[d] {
+			if err := disk.MkdirAll(filepath.Dir(target)); err != nil {
+				return fmt.Errorf("writing %s: %w", a.Path, err)
+			}
+			made[d] = true
+		}
+		if unchanged[a.Path] {
+			if err := disk.Link(filepath.Join(dir, filepath.FromSlash(a.Path)), target); err == nil {
+				continue
+			}
+		}
+		if err := disk.WriteFile(target, a.Bytes); err != nil {
+			return fmt.Errorf("writing %s: %w", a.Path, err)
+		}
+	}
+	return nil
+}

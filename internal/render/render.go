@@ -1,0 +1,199 @@
+package render
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"path"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/render/effective"
+	"github.com/regionctl/regionctl/internal/render/iam"
+	"github.com/regionctl/regionctl/internal/render/tfvars"
+	"github.com/regionctl/regionctl/terraform"
+)
+
+// Artifact is one file of deploy/.
+type Artifact struct {
+	Path  string // relative to deploy/, slash-separated
+	Bytes []byte
+	Owner string // "region/cluster", "region", or "" for fleet-wide files
+}
+
+// Options configure a render.
+type Options struct {
+	Version string // regionctl's version, recorded in index.json
+	// Roots holds the Terraform roots whose variables tfvars are checked
+	// against; nil means the embedded terraform.Roots.
+	Roots fs.FS
+}
+
+// Output is a rendered fleet.
+type Output struct {
+	Artifacts []Artifact // sorted by path, index.json included
+	Index     *Index
+}
+
+// ByPath returns the artifacts as a map from path to bytes.
+func (o *Output) ByPath() map[string][]byte {
+	m := make(map[string][]byte, len(o.Artifacts))
+	for _, a := range o.Artifacts {
+		m[a.Path] = a.Bytes
+	}
+	return m
+}
+
+// Render compiles a fleet that validated without errors. Problems found by
+// the artifacts' own checks come back as diagnostics at the config file
+// responsible, and no output.
+func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
+	for _, c := range f.Clusters {
+		if c.Partial || c.Effective == nil {
+			return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: c.Doc.File},
+				"Run `regionctl validate` and fix its errors first.", "cluster %s has config errors; nothing was rendered", c.ID())}
+		}
+	}
+	roots := opts.Roots
+	if roots == nil {
+		roots = terraform.Roots
+	}
+	tfc, err := tfvars.NewChecker(roots)
+	if err != nil {
+		return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "terraform"}, err.Error(), "cannot read the Terraform roots' variables")}
+	}
+	r := &renderer{tf: tfc}
+	var arts []Artifact
+	var diags diag.Diagnostics
+	for _, reg := range f.Regions {
+		a, ds := r.region(reg)
+		arts = append(arts, a...)
+		diags = append(diags, ds...)
+	}
+	perCluster := make([][]Artifact, len(f.Clusters))
+	perDiags := make([]diag.Diagnostics, len(f.Clusters))
+	parallel(len(f.Clusters), func(i int) {
+		perCluster[i], perDiags[i] = r.cluster(f.Clusters[i])
+	})
+	for i := range f.Clusters {
+		arts = append(arts, perCluster[i]...)
+		diags = append(diags, perDiags[i]...)
+	}
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
+	idx := buildIndex(f, arts, opts.Version)
+	b, err := tfvars.MarshalJSON(idx)
+	if err != nil {
+		return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "deploy/index.json"}, err.Error(), "cannot encode index.json")}
+	}
+	arts = append(arts, Artifact{Path: IndexPath, Bytes: b})
+	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
+	return &Output{Artifacts: arts, Index: idx}, diags
+}
+
+// IndexPath is where index.json lives in deploy/.
+const IndexPath = "index.json"
+
+type renderer struct {
+	tf *tfvars.Checker
+}
+
+// RegionDir is the directory of a region's files in deploy/.
+func RegionDir(environment, region string) string { return path.Join(environment, region) }
+
+func (r *renderer) region(reg *config.Region) ([]Artifact, diag.Diagnostics) {
+	if reg.Sector == nil {
+		return nil, nil
+	}
+	dir := RegionDir(reg.Sector.Environment, reg.Name)
+	at := diag.Pos{File: reg.Doc.File}
+	policy, trust := iam.PipelinePolicy(reg.Name), iam.DeployRoleTrust(reg.Name)
+	if problems := iam.CheckIsolation(reg.Name, policy, trust); len(problems) > 0 {
+		return nil, diag.Diagnostics{diag.Errorf(at, strings.Join(problems, "\n"), "IAM documents of %s break the isolation rules", reg.Name)}
+	}
+	pb, err1 := tfvars.MarshalJSON(policy)
+	tb, err2 := tfvars.MarshalJSON(trust)
+	if err1 != nil || err2 != nil {
+		return nil, diag.Diagnostics{diag.Errorf(at, fmt.Sprint(err1, err2), "cannot encode IAM documents of %s", reg.Name)}
+	}
+	for _, b := range [][]byte{pb, tb} {
+		if _, err := iam.Parse(b); err != nil {
+			return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "rendered IAM document of %s does not parse", reg.Name)}
+		}
+	}
+	vars := tfvars.ForBootstrap(reg.Name, reg.Sector.Environment, reg.Sector.Name, string(pb), string(tb))
+	if problems := r.tf.Check(terraform.CentralBootstrap, vars); len(problems) > 0 {
+		return nil, diag.Diagnostics{diag.Errorf(at, strings.Join(problems, "\n"), "Terraform variables of the %s bootstrap do not match terraform/%s", reg.Name, terraform.CentralBootstrap)}
+	}
+	bb, err := tfvars.Encode(vars)
+	if err != nil {
+		return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode bootstrap variables of %s", reg.Name)}
+	}
+	return []Artifact{
+		{Path: path.Join(dir, "iam", "regional-pipeline-policy.json"), Bytes: pb, Owner: reg.Name},
+		{Path: path.Join(dir, "iam", "management-cluster-deploy-role-trust.json"), Bytes: tb, Owner: reg.Name},
+		{Path: path.Join(dir, "terraform", terraform.CentralBootstrap+".tfvars.json"), Bytes: bb, Owner: reg.Name},
+	}, nil
+}
+
+func (r *renderer) cluster(c *config.Cluster) ([]Artifact, diag.Diagnostics) {
+	dir := RegionDir(c.Environment(), c.Region.Name)
+	at := diag.Pos{File: c.Doc.File}
+	eff, err := effective.Render(c)
+	if err != nil {
+		return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot render the effective config of %s", c.ID())}
+	}
+	vars, err := tfvars.ForCluster(c)
+	if err != nil {
+		return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot map %s to Terraform variables", c.ID())}
+	}
+	root := tfvars.RootFor(c.Type)
+	if problems := r.tf.Check(root, vars); len(problems) > 0 {
+		return nil, diag.Diagnostics{diag.Errorf(at, strings.Join(problems, "\n"), "Terraform variables of %s do not match terraform/%s", c.ID(), root)}
+	}
+	tb, err := tfvars.Encode(vars)
+	if err != nil {
+		return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode Terraform variables of %s", c.ID())}
+	}
+	return []Artifact{
+		{Path: path.Join(dir, "effective", c.Name+".yaml"), Bytes: eff, Owner: c.ID()},
+		{Path: path.Join(dir, "terraform", c.Name+".tfvars.json"), Bytes: tb, Owner: c.ID()},
+	}, nil
+}
+
+// parallel runs fn(0..n-1) on GOMAXPROCS goroutines.
+func parallel(n int, fn func(i int)) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// hashFiles digests paths and contents of arts.
+func hashFiles(arts []Artifact) string {
+	h := sha256.New()
+	for _, a := range arts {
+		fmt.Fprintf(h, "%s\x00%d\x00", a.Path, len(a.Bytes))
+		h.Write(a.Bytes)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,82 @@
+variable "region" {
+  type        = string
+  description = "AWS region of the cluster."
+}
+
+variable "cluster_name" {
+  type = string
+}
+
+variable "environment" {
+  type = string
+}
+
+variable "sector" {
+  type = string
+}
+
+variable "vpc_cidr" {
+  type = string
+}
+
+variable "private_subnets" {
+  type = list(string)
+}
+
+variable "public_subnets" {
+  type    = list(string)
+  default = []
+}
+
+variable "availability_zones" {
+  type = number
+}
+
+variable "nat_gateways" {
+  type    = string
+  default = "per_az"
+}
+
+variable "eks_version" {
+  type = string
+}
+
+variable "node_instance_type" {
+  type = string
+}
+
+variable "node_min" {
+  type = number
+}
+
+variable "node_max" {
+  type = number
+}
+
+variable "endpoint_public_access" {
+  type    = bool
+  default = false
+}
+
+variable "tags" {
+  type    = map(string)
+  default = {}
+}
+
+variable "oidc_bucket" {
+  type        = string
+  description = "Bucket serving the OIDC documents of the hosted control planes."
+}
+
+variable "hypershift_private_link" {
+  type    = bool
+  default = true
+}
+
+variable "maestro_consumer_name" {
+  type = string
+}
+
+variable "maestro_mqtt_endpoint" {
+  type = string
+}

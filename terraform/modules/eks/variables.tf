@@ -1,0 +1,37 @@
+variable "name" {
+  type = string
+}
+
+variable "region" {
+  type = string
+}
+
+variable "kubernetes_version" {
+  type = string
+}
+
+variable "subnet_ids" {
+  type = list(string)
+}
+
+variable "endpoint_public_access" {
+  type    = bool
+  default = false
+}
+
+variable "node_instance_type" {
+  type = string
+}
+
+variable "node_min" {
+  type = number
+}
+
+variable "node_max" {
+  type = number
+}
+
+variable "tags" {
+  type    = map(string)
+  default = {}
+}

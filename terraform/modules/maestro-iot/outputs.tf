@@ -1,0 +1,3 @@
+output "policy_name" {
+  value = aws_iot_policy.maestro.name
+}

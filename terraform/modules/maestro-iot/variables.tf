@@ -1,0 +1,8 @@
+variable "region" {
+  type = string
+}
+
+variable "tags" {
+  type    = map(string)
+  default = {}
+}

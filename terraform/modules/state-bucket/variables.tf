@@ -1,0 +1,13 @@
+variable "name" {
+  type = string
+}
+
+variable "force_destroy" {
+  type    = bool
+  default = false
+}
+
+variable "tags" {
+  type    = map(string)
+  default = {}
+}

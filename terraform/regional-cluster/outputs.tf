@@ -1,0 +1,12 @@
+output "cluster_name" {
+  value = module.eks.name
+}
+
+output "vpc_id" {
+  value = module.vpc.vpc_id
+}
+
+output "platform_api_endpoint" {
+  description = "Base URL of the platform API; the regional pipeline registers management clusters here."
+  value       = module.api_gateway.endpoint
+}

@@ -1,0 +1,69 @@
+variable "region" {
+  type        = string
+  description = "AWS region of the cluster."
+}
+
+variable "cluster_name" {
+  type = string
+}
+
+variable "environment" {
+  type = string
+}
+
+variable "sector" {
+  type = string
+}
+
+variable "vpc_cidr" {
+  type = string
+}
+
+variable "private_subnets" {
+  type = list(string)
+}
+
+variable "public_subnets" {
+  type    = list(string)
+  default = []
+}
+
+variable "availability_zones" {
+  type = number
+}
+
+variable "nat_gateways" {
+  type    = string
+  default = "per_az"
+}
+
+variable "eks_version" {
+  type = string
+}
+
+variable "node_instance_type" {
+  type = string
+}
+
+variable "node_min" {
+  type = number
+}
+
+variable "node_max" {
+  type = number
+}
+
+variable "endpoint_public_access" {
+  type    = bool
+  default = false
+}
+
+variable "tags" {
+  type    = map(string)
+  default = {}
+}
+
+variable "platform_api_domain" {
+  type        = string
+  description = "Domain the regional platform API is served on."
+}
