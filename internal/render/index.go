@@ -11,12 +11,12 @@ import (
 // Index is deploy/index.json: the fleet in rollout order and the files
 // regionctl wrote, with a content hash per cluster and region.
 type Index struct {
-	Marker    string          `json:"//"`
-	Generator string          `json:"generator"`
-	Sectors   []IndexSector   `json:"sectors"`
-	Regions   []IndexRegion   `json:"regions"`
-	Clusters  []IndexCluster  `json:"clusters"`
-	Files     []string        `json:"files"` // every file but index.json
+	Marker    string         `json:"//"`
+	Generator string         `json:"generator"`
+	Sectors   []IndexSector  `json:"sectors"`
+	Regions   []IndexRegion  `json:"regions"`
+	Clusters  []IndexCluster `json:"clusters"`
+	Files     []string       `json:"files"` // every file but index.json
 }
 
 // IndexSector is a sector in rollout order.

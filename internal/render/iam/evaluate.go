@@ -190,4 +190,3 @@ func globMatch(p, s string) bool {
 	}
 	return len(s) == 0
 }
-

@@ -146,7 +146,7 @@ func PipelinePolicy(region string) Document {
 				Action:   Strings{"sts:AssumeRole", "sts:TagSession"},
 				Resource: Strings{"arn:aws:iam::*:role/" + DeployRoleName},
 				Condition: map[string]map[string]Strings{"StringEquals": {
-					"aws:RequestedRegion":             {region},
+					"aws:RequestedRegion":          {region},
 					"aws:ResourceTag/" + RegionTag: {region},
 				}},
 			},
