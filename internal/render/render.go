@@ -89,7 +89,7 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	}
 	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
 	idx := buildIndex(f, arts, opts.Version)
-	b, err := tfvars.MarshalJSON(idx)
+	b, err := MarshalIndex(idx)
 	if err != nil {
 		return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "deploy/index.json"}, err.Error(), "cannot encode index.json")}
 	}
@@ -97,6 +97,9 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
 	return &Output{Artifacts: arts, Index: idx}, diags
 }
+
+// MarshalIndex encodes index.json.
+func MarshalIndex(idx *Index) ([]byte, error) { return tfvars.MarshalJSON(idx) }
 
 // IndexPath is where index.json lives in deploy/.
 const IndexPath = "index.json"

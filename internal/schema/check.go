@@ -128,7 +128,7 @@ func (c *Checker) CheckLayers(docs *config.Documents) diag.Diagnostics {
 		}
 		results[i] = cached(c, c.key("L", []byte{byte(d.Layer)}, d.Hash[:]), func() []finding {
 			def := w.layers[d.Layer]
-			u := def.Unify(w.ctx.BuildExpr(toCUE(d.Value)))
+			u := def.Unify(w.ctx.BuildExpr(toCUE(d.Value, true)))
 			return w.findingsOf(u.Validate(cue.Concrete(true)), def, d.Value, "in this file")
 		})
 	})
@@ -174,7 +174,7 @@ func (c *Checker) CheckClusters(f *config.Fleet) diag.Diagnostics {
 		in := w.clusterInput(cl.Effective)
 		h := config.Hash(in)
 		r := cached(c, c.key("C", h[:]), func() clusterResult {
-			u := w.cluster.Unify(w.ctx.BuildExpr(toCUE(in)))
+			u := w.cluster.Unify(w.ctx.BuildExpr(toCUE(in, false)))
 			if err := u.Validate(cue.Concrete(true)); err != nil {
 				return clusterResult{Findings: w.findingsOf(err, w.cluster, in, "in some layer of this cluster (global, sector, region or cluster file)")}
 			}

@@ -44,7 +44,14 @@ func (w *compiled) findingsOf(err error, def cue.Value, data *config.Value, what
 		}
 	}
 	conflict := false
-	for _, e := range errors.Errors(err) {
+	if err == nil {
+		return nil
+	}
+	errs := errors.Errors(err)
+	if len(errs) == 0 {
+		errs = []errors.Error{errors.Promote(err, "")}
+	}
+	for _, e := range errs {
 		p := cuePath(e.Path())
 		format, args := e.Msg()
 		msg := fmt.Sprintf(format, args...)

@@ -1,0 +1,120 @@
+package tfvars_test
+
+import (
+	"encoding/json"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/regionctl/regionctl/internal/fleet"
+	"github.com/regionctl/regionctl/internal/render"
+	"github.com/regionctl/regionctl/internal/render/tfvars"
+	"github.com/regionctl/regionctl/internal/schema"
+	"github.com/regionctl/regionctl/terraform"
+)
+
+func checker(t *testing.T) *tfvars.Checker {
+	t.Helper()
+	c, err := tfvars.NewChecker(terraform.Roots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestCheckerFindsMismatches(t *testing.T) {
+	c := checker(t)
+	valid := tfvars.Vars{
+		"region": "us-east-1", "cluster_name": "mc01", "environment": "production", "sector": "s1",
+		"vpc_cidr": "10.0.0.0/16", "private_subnets": []any{"10.0.0.0/19"}, "availability_zones": 3,
+		"eks_version": "1.31", "node_instance_type": "m6i.xlarge", "node_min": 3, "node_max": 6,
+		"oidc_bucket": "b", "maestro_consumer_name": "mc01", "maestro_mqtt_endpoint": "mqtts://x:8883",
+	}
+	if p := c.Check(terraform.ManagementCluster, valid); len(p) > 0 {
+		t.Fatalf("valid vars: %v", p)
+	}
+	with := func(k string, v any) tfvars.Vars {
+		out := tfvars.Vars{}
+		for a, b := range valid {
+			out[a] = b
+		}
+		if v == nil {
+			delete(out, k)
+		} else {
+			out[k] = v
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		vars tfvars.Vars
+		want string
+	}{
+		{"undeclared", with("colour", "blue"), "colour is not a variable of terraform/management-cluster"},
+		{"number from a word", with("node_min", "three"), "node_min: value does not convert to number"},
+		{"list from a string", with("private_subnets", "10.0.0.0/19"), "private_subnets: value does not convert to list(string)"},
+		{"map from a list", with("tags", []any{"a"}), "tags: value does not convert to map(string)"},
+		{"required missing", with("eks_version", nil), "required variable eks_version of terraform/management-cluster is not set"},
+		{"regional-only variable", with("platform_api_domain", "x"), "platform_api_domain is not a variable of terraform/management-cluster"},
+	}
+	for _, tt := range tests {
+		p := c.Check(terraform.ManagementCluster, tt.vars)
+		if len(p) != 1 || !strings.HasPrefix(p[0], tt.want) {
+			t.Errorf("%s: problems %q, want one starting %q", tt.name, p, tt.want)
+		}
+	}
+}
+
+// TestRenderedTfvarsMatchTheirRoots reads back every tfvars file rendered for
+// the example fleet and the golden fleets and checks it against the root it
+// feeds: every key declared, every value convertible, every required set.
+func TestRenderedTfvarsMatchTheirRoots(t *testing.T) {
+	c := checker(t)
+	sc, err := schema.New(schema.Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots, _ := filepath.Glob("../../../golden/*")
+	roots = append(roots, "../../..")
+	n := 0
+	for _, root := range roots {
+		f, diags := fleet.Load(os.DirFS(root), "config", sc)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		out, diags := render.Render(f, render.Options{Version: "test"})
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		types := map[string]string{}
+		for _, cl := range out.Index.Clusters {
+			types[path.Join(render.RegionDir(cl.Environment, cl.Region), "terraform", cl.Name+".tfvars.json")] = cl.Type
+		}
+		for p, b := range out.ByPath() {
+			if !strings.HasSuffix(p, ".tfvars.json") {
+				continue
+			}
+			root := tfvars.RootFor(types[p])
+			if strings.HasSuffix(p, "/"+terraform.CentralBootstrap+".tfvars.json") {
+				root = terraform.CentralBootstrap
+			} else if types[p] == "" {
+				t.Errorf("%s belongs to no cluster", p)
+			}
+			var vars tfvars.Vars
+			if err := json.Unmarshal(b, &vars); err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			delete(vars, "//") // the marker, ignored by Terraform
+			if problems := c.Check(root, vars); len(problems) > 0 {
+				t.Errorf("%s against terraform/%s: %v", p, root, problems)
+			}
+			n++
+		}
+	}
+	if n < 30 {
+		t.Errorf("checked only %d tfvars files", n)
+	}
+	t.Logf("%d tfvars files checked", n)
+}
