@@ -16,9 +16,9 @@ import (
 
 // Env is a ready terraform.
 type Env struct {
-	Exec     string   // path of the terraform binary
-	CLIConfig string  // TF_CLI_CONFIG_FILE to use
-	Vars     []string // environment for terraform processes
+	Exec      string   // path of the terraform binary
+	CLIConfig string   // TF_CLI_CONFIG_FILE to use
+	Vars      []string // environment for terraform processes
 }
 
 var (
