@@ -29,7 +29,7 @@ fuzz: ## fuzz the loader and the merge (FUZZTIME=10m for a long run)
 	$(GO) test ./internal/fleet -run '^$$' -fuzz FuzzLoadMerge -fuzztime $(or $(FUZZTIME),60s)
 
 bench: ## run the benchmarks
-	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+	mkdir -p .tmp && TMPDIR=$(CURDIR)/.tmp $(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
 clean: ## remove build output
 	rm -rf bin

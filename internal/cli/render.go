@@ -76,7 +76,12 @@ func (a *app) renderFleet() (*render.Output, error) {
 	if err := a.reportDiagnostics(diags); err != nil {
 		return nil, err
 	}
-	out, rdiags := render.Render(f, render.Options{Version: Version})
+	opts := render.Options{Version: Version, CacheSalt: binaryStamp()}
+	if a.store != nil {
+		opts.Cache = a.store
+		defer a.store.Save()
+	}
+	out, rdiags := render.Render(f, opts)
 	if err := a.reportDiagnostics(a.relative(rdiags)); err != nil {
 		return nil, err
 	}

@@ -57,6 +57,9 @@ type app struct {
 	cacheDir       string
 	requestID      string
 
+	// store is the result cache of this invocation, nil with --no-cache.
+	store *cache.File
+
 	// fleet is loaded once per invocation.
 	fleet      *config.Fleet
 	fleetDiags diag.Diagnostics
@@ -127,12 +130,14 @@ func (a *app) loaded() (*config.Fleet, diag.Diagnostics, error) {
 // the validation cache unless disabled.
 func (a *app) loadFleet() (*config.Fleet, diag.Diagnostics, error) {
 	var c schema.Cache
-	var store *cache.File
-	if !a.noCache {
+	if !a.noCache && a.store == nil {
 		if p := a.cachePath(); p != "" {
-			store = cache.Open(p)
-			c = store
+			a.store = cache.Open(p)
 		}
+	}
+	store := a.store
+	if store != nil {
+		c = store
 	}
 	checker, err := schema.New(schema.Options{Cache: c, Version: Version + "+" + binaryStamp()})
 	if err != nil {

@@ -9,7 +9,13 @@ import (
 
 // Hash returns a digest of v's content (kinds, keys and values, not
 // origins): equal configs hash equal wherever they were written.
-func Hash(v *Value) [32]byte {
+func Hash(v *Value) [32]byte { return hash(v, false) }
+
+// HashWithOrigins is Hash plus each value's origin file and layer and its
+// template: what a rendering that shows origins depends on.
+func HashWithOrigins(v *Value) [32]byte { return hash(v, true) }
+
+func hash(v *Value, origins bool) [32]byte {
 	h := sha256.New()
 	var buf []byte
 	var walk func(v *Value)
@@ -33,6 +39,13 @@ func Hash(v *Value) [32]byte {
 			buf = binary.LittleEndian.AppendUint32(buf, uint32(len(v.Items)))
 		case Map:
 			buf = binary.LittleEndian.AppendUint32(buf, uint32(len(v.Fields)))
+		}
+		if origins {
+			buf = append(buf, byte(v.Origin.Layer))
+			buf = append(buf, v.Origin.Pos.File...)
+			buf = append(buf, 0)
+			buf = append(buf, v.Template...)
+			buf = append(buf, 0)
 		}
 		h.Write(buf)
 		for _, it := range v.Items {

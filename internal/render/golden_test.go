@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/deploytree"
 	"github.com/regionctl/regionctl/internal/fleet"
+	"github.com/regionctl/regionctl/internal/fleetgen"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/schema"
 )
@@ -171,4 +173,70 @@ func TestByteStable(t *testing.T) {
 			t.Errorf("%s does not end in a newline", p)
 		}
 	}
+}
+
+// BenchmarkRender renders the generated 2,200-cluster fleet (already loaded
+// and validated) to a temp dir: cold writes a new tree, warm re-renders
+// over an unchanged one (nothing is written).
+func BenchmarkRender(b *testing.B) {
+	fsys := fstest.MapFS{}
+	for p, data := range fleetgen.Generate(fleetgen.Options{Sectors: 5, RegionsPerSector: 40, ClustersPerRegion: 11}) {
+		fsys[p] = &fstest.MapFile{Data: data}
+	}
+	c, err := schema.New(schema.Options{Version: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, diags := fleet.Load(fsys, "config", c)
+	if diags.HasErrors() {
+		b.Fatal(diags)
+	}
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			dir := filepath.Join(b.TempDir(), "deploy")
+			out, diags := render.Render(f, render.Options{Version: "bench"})
+			if diags.HasErrors() {
+				b.Fatal(diags)
+			}
+			if _, err := deploytree.Write(deploytree.OS{}, dir, out, deploytree.Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("unchanged", func(b *testing.B) {
+		dir := filepath.Join(b.TempDir(), "deploy")
+		opts := render.Options{Version: "bench", Cache: &memCache{m: map[string][]byte{}}}
+		out, _ := render.Render(f, opts)
+		if _, err := deploytree.Write(deploytree.OS{}, dir, out, deploytree.Options{}); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			out, diags := render.Render(f, opts)
+			if diags.HasErrors() {
+				b.Fatal(diags)
+			}
+			ch, err := deploytree.Write(deploytree.OS{}, dir, out, deploytree.Options{})
+			if err != nil || !ch.Clean() {
+				b.Fatal(err, ch)
+			}
+		}
+	})
+}
+
+type memCache struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (c *memCache) Get(k string) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	return v, ok
+}
+
+func (c *memCache) Put(k string, v []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[k] = v
 }

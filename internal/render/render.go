@@ -1,7 +1,9 @@
 package render
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/gob"
 	"encoding/hex"
 	"fmt"
 	"io/fs"
@@ -32,6 +34,18 @@ type Options struct {
 	// Roots holds the Terraform roots whose variables tfvars are checked
 	// against; nil means the embedded terraform.Roots.
 	Roots fs.FS
+	// Cache, when set, keeps each cluster's artifacts by the hash of what
+	// they are made of, so an unchanged cluster is not encoded again.
+	Cache Cache
+	// CacheSalt is mixed into every cache key; the CLI passes a stamp of
+	// its own binary so that a rebuilt regionctl re-renders.
+	CacheSalt string
+}
+
+// Cache stores rendered artifacts by key; safe for concurrent use.
+type Cache interface {
+	Get(key string) ([]byte, bool)
+	Put(key string, value []byte)
 }
 
 // Output is a rendered fleet.
@@ -67,7 +81,7 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	if err != nil {
 		return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "terraform"}, err.Error(), "cannot read the Terraform roots' variables")}
 	}
-	r := &renderer{tf: tfc}
+	r := &renderer{tf: tfc, opts: opts}
 	var arts []Artifact
 	var diags diag.Diagnostics
 	for _, reg := range f.Regions {
@@ -105,7 +119,8 @@ func MarshalIndex(idx *Index) ([]byte, error) { return tfvars.MarshalJSON(idx) }
 const IndexPath = "index.json"
 
 type renderer struct {
-	tf *tfvars.Checker
+	tf   *tfvars.Checker
+	opts Options
 }
 
 // RegionDir is the directory of a region's files in deploy/.
@@ -146,7 +161,31 @@ func (r *renderer) region(reg *config.Region) ([]Artifact, diag.Diagnostics) {
 	}, nil
 }
 
+// cluster renders c's artifacts, from the cache when its inputs are known.
 func (r *renderer) cluster(c *config.Cluster) ([]Artifact, diag.Diagnostics) {
+	if r.opts.Cache == nil {
+		return r.renderCluster(c)
+	}
+	h := config.HashWithOrigins(c.Effective)
+	key := fmt.Sprintf("R%x", sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%x",
+		r.opts.Version, r.opts.CacheSalt, c.ID(), c.Type, c.SectorName(), c.Environment(), h)))
+	if b, ok := r.opts.Cache.Get(key); ok {
+		var arts []Artifact
+		if gob.NewDecoder(bytes.NewReader(b)).Decode(&arts) == nil {
+			return arts, nil
+		}
+	}
+	arts, diags := r.renderCluster(c)
+	if !diags.HasErrors() {
+		var buf bytes.Buffer
+		if gob.NewEncoder(&buf).Encode(arts) == nil {
+			r.opts.Cache.Put(key, buf.Bytes())
+		}
+	}
+	return arts, diags
+}
+
+func (r *renderer) renderCluster(c *config.Cluster) ([]Artifact, diag.Diagnostics) {
 	dir := RegionDir(c.Environment(), c.Region.Name)
 	at := diag.Pos{File: c.Doc.File}
 	eff, err := effective.Render(c)
