@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -76,7 +77,11 @@ func (a *app) renderFleet() (*render.Output, error) {
 	if err := a.reportDiagnostics(diags); err != nil {
 		return nil, err
 	}
-	opts := render.Options{Version: Version, CacheSalt: binaryStamp()}
+	charts, err := render.ReadCharts(os.DirFS(a.root))
+	if err != nil {
+		return nil, fail(ExitExternal, "%v", err)
+	}
+	opts := render.Options{Version: Version, CacheSalt: binaryStamp(), Charts: charts}
 	if a.store != nil {
 		opts.Cache = a.store
 		defer a.store.Save()

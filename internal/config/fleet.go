@@ -80,7 +80,7 @@ func (c *Cluster) Bool(key string) bool {
 
 // Meta keys are read by the hierarchy itself and are not merged as settings.
 var metaKeys = map[Layer]map[string]bool{
-	LayerGlobal:  {"additional_regions": true},
+	LayerGlobal:  {"additional_regions": true, "gitops": true},
 	LayerSector:  {"order": true, "environment": true, "soak": true, "max_update": true, "rollout_exceptions": true},
 	LayerRegion:  {"sector": true, "region": true},
 	LayerCluster: {"type": true, "cluster": true, "region": true},

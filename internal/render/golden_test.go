@@ -38,7 +38,11 @@ func load(t testing.TB, root string) *config.Fleet {
 
 func renderDir(t testing.TB, root string) *render.Output {
 	t.Helper()
-	out, diags := render.Render(load(t, root), render.Options{Version: testVersion})
+	charts, err := render.ReadCharts(os.DirFS(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, diags := render.Render(load(t, root), render.Options{Version: testVersion, Charts: charts})
 	if diags.HasErrors() {
 		t.Fatalf("%s: %v", root, diags)
 	}
@@ -161,7 +165,8 @@ func TestByteStable(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	out, diags := render.Render(f, render.Options{Version: testVersion})
+	charts, _ := render.ReadCharts(os.DirFS("../.."))
+	out, diags := render.Render(f, render.Options{Version: testVersion, Charts: charts})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

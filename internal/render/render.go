@@ -15,6 +15,7 @@ import (
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/render/argocd"
 	"github.com/regionctl/regionctl/internal/render/effective"
 	"github.com/regionctl/regionctl/internal/render/iam"
 	"github.com/regionctl/regionctl/internal/render/tfvars"
@@ -37,6 +38,9 @@ type Options struct {
 	// Cache, when set, keeps each cluster's artifacts by the hash of what
 	// they are made of, so an unchanged cluster is not encoded again.
 	Cache Cache
+	// Charts lists the component charts of each cluster type (ReadCharts);
+	// they are the git directories the ApplicationSets generate from.
+	Charts map[string][]string
 	// CacheSalt is mixed into every cache key; the CLI passes a stamp of
 	// its own binary so that a rebuilt regionctl re-renders.
 	CacheSalt string
@@ -98,6 +102,9 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 		arts = append(arts, perCluster[i]...)
 		diags = append(diags, perDiags[i]...)
 	}
+	a, ds := r.appsets(f)
+	arts = append(arts, a...)
+	diags = append(diags, ds...)
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -167,8 +174,8 @@ func (r *renderer) cluster(c *config.Cluster) ([]Artifact, diag.Diagnostics) {
 		return r.renderCluster(c)
 	}
 	h := config.HashWithOrigins(c.Effective)
-	key := fmt.Sprintf("R%x", sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%x",
-		r.opts.Version, r.opts.CacheSalt, c.ID(), c.Type, c.SectorName(), c.Environment(), h)))
+	key := fmt.Sprintf("R%x", sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%x\x00%s",
+		r.opts.Version, r.opts.CacheSalt, c.ID(), c.Type, c.SectorName(), c.Environment(), h, strings.Join(r.opts.Charts[c.Type], ","))))
 	if b, ok := r.opts.Cache.Get(key); ok {
 		var arts []Artifact
 		if gob.NewDecoder(bytes.NewReader(b)).Decode(&arts) == nil {
@@ -204,10 +211,18 @@ func (r *renderer) renderCluster(c *config.Cluster) ([]Artifact, diag.Diagnostic
 	if err != nil {
 		return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode Terraform variables of %s", c.ID())}
 	}
-	return []Artifact{
+	arts := []Artifact{
 		{Path: path.Join(dir, "effective", c.Name+".yaml"), Bytes: eff, Owner: c.ID()},
 		{Path: path.Join(dir, "terraform", c.Name+".tfvars.json"), Bytes: tb, Owner: c.ID()},
-	}, nil
+	}
+	if !c.Bool("delete") && len(r.opts.Charts[c.Type]) > 0 {
+		vb, err := argocd.ValuesFile(c, r.opts.Charts[c.Type])
+		if err != nil {
+			return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot render the Helm values of %s", c.ID())}
+		}
+		arts = append(arts, Artifact{Path: argocd.ValuesPath(c.Environment(), c.Region.Name, c.Name), Bytes: vb, Owner: c.ID()})
+	}
+	return arts, nil
 }
 
 // parallel runs fn(0..n-1) on GOMAXPROCS goroutines.

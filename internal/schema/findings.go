@@ -28,7 +28,7 @@ var layerHome = map[string]string{
 	"order": "a sector file", "environment": "a sector file", "soak": "a sector file",
 	"max_update": "a sector file", "rollout_exceptions": "a sector file",
 	"sector": "a region file", "type": "a cluster file", "delete": "a cluster file",
-	"delete_pipeline": "a cluster file", "additional_regions": "a file in config/global/",
+	"delete_pipeline": "a cluster file", "additional_regions": "a file in config/global/", "gitops": "a file in config/global/",
 }
 
 // findingsOf converts a CUE validation error into findings about data, one
