@@ -46,6 +46,22 @@ func TestScripts(t *testing.T) {
 					return err
 				}
 			}
+			// Every repository carries the Tekton Pipelines its PipelineRuns
+			// are checked against.
+			pipelines, _ := filepath.Glob("../../pipelines/tekton/pipeline-*.yaml")
+			dir := filepath.Join(env.WorkDir, "pipelines", "tekton")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			for _, p := range pipelines {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				if err := os.WriteFile(filepath.Join(dir, filepath.Base(p)), b, 0o644); err != nil {
+					return err
+				}
+			}
 			return nil
 		},
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/regionctl/regionctl/internal/deploytree"
 	"github.com/regionctl/regionctl/internal/render"
+	"github.com/regionctl/regionctl/internal/render/tekton"
 )
 
 // deployDir is where the rendered tree lives inside the root.
@@ -81,7 +82,11 @@ func (a *app) renderFleet() (*render.Output, error) {
 	if err != nil {
 		return nil, fail(ExitExternal, "%v", err)
 	}
-	opts := render.Options{Version: Version, CacheSalt: binaryStamp(), Charts: charts}
+	pipelines, err := tekton.ReadPipelines(os.DirFS(a.root))
+	if err != nil {
+		return nil, fail(ExitInput, "reading %s: %v", tekton.Dir, err)
+	}
+	opts := render.Options{Version: Version, CacheSalt: binaryStamp(), Charts: charts, Pipelines: pipelines}
 	if a.store != nil {
 		opts.Cache = a.store
 		defer a.store.Save()

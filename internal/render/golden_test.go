@@ -16,6 +16,7 @@ import (
 	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/fleetgen"
 	"github.com/regionctl/regionctl/internal/render"
+	"github.com/regionctl/regionctl/internal/render/tekton"
 	"github.com/regionctl/regionctl/internal/schema"
 )
 
@@ -42,7 +43,7 @@ func renderDir(t testing.TB, root string) *render.Output {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, diags := render.Render(load(t, root), render.Options{Version: testVersion, Charts: charts})
+	out, diags := render.Render(load(t, root), render.Options{Version: testVersion, Charts: charts, Pipelines: repoPipelines(t)})
 	if diags.HasErrors() {
 		t.Fatalf("%s: %v", root, diags)
 	}
@@ -64,6 +65,16 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 		out[f] = b
 	}
 	return out
+}
+
+// repoPipelines are the Pipelines of the repository's pipelines/tekton,
+// which every fleet's PipelineRuns are checked against.
+func repoPipelines(t testing.TB) tekton.Pipelines {
+	p, err := tekton.ReadPipelines(os.DirFS("../.."))
+	if err != nil || len(p) == 0 {
+		t.Fatalf("reading pipelines/tekton: %v (%d pipelines)", err, len(p))
+	}
+	return p
 }
 
 // TestGolden renders every fleet under golden/ and compares the result with
@@ -166,7 +177,7 @@ func TestByteStable(t *testing.T) {
 		t.Fatal(diags)
 	}
 	charts, _ := render.ReadCharts(os.DirFS("../.."))
-	out, diags := render.Render(f, render.Options{Version: testVersion, Charts: charts})
+	out, diags := render.Render(f, render.Options{Version: testVersion, Charts: charts, Pipelines: repoPipelines(t)})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/regionctl/regionctl/internal/render/argocd"
 	"github.com/regionctl/regionctl/internal/render/effective"
 	"github.com/regionctl/regionctl/internal/render/iam"
+	"github.com/regionctl/regionctl/internal/render/tekton"
 	"github.com/regionctl/regionctl/internal/render/tfvars"
 	"github.com/regionctl/regionctl/terraform"
 )
@@ -41,6 +42,10 @@ type Options struct {
 	// Charts lists the component charts of each cluster type (ReadCharts);
 	// they are the git directories the ApplicationSets generate from.
 	Charts map[string][]string
+	// Pipelines are the Tekton Pipelines' declared params (tekton.ReadPipelines);
+	// every rendered PipelineRun is checked against them. nil renders no
+	// PipelineRuns (an empty, non-nil set fails every check).
+	Pipelines tekton.Pipelines
 	// CacheSalt is mixed into every cache key; the CLI passes a stamp of
 	// its own binary so that a rebuilt regionctl re-renders.
 	CacheSalt string
@@ -85,7 +90,8 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	if err != nil {
 		return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "terraform"}, err.Error(), "cannot read the Terraform roots' variables")}
 	}
-	r := &renderer{tf: tfc, opts: opts}
+	g := GitOpsOf(f)
+	r := &renderer{tf: tfc, opts: opts, source: tekton.Source{RepoURL: g.RepoURL, Revision: g.Revision}}
 	var arts []Artifact
 	var diags diag.Diagnostics
 	for _, reg := range f.Regions {
@@ -126,8 +132,9 @@ func MarshalIndex(idx *Index) ([]byte, error) { return tfvars.MarshalJSON(idx) }
 const IndexPath = "index.json"
 
 type renderer struct {
-	tf   *tfvars.Checker
-	opts Options
+	tf     *tfvars.Checker
+	opts   Options
+	source tekton.Source
 }
 
 // RegionDir is the directory of a region's files in deploy/.
@@ -175,7 +182,7 @@ func (r *renderer) cluster(c *config.Cluster) ([]Artifact, diag.Diagnostics) {
 	}
 	h := config.HashWithOrigins(c.Effective)
 	key := fmt.Sprintf("R%x", sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%x\x00%s",
-		r.opts.Version, r.opts.CacheSalt, c.ID(), c.Type, c.SectorName(), c.Environment(), h, strings.Join(r.opts.Charts[c.Type], ","))))
+		r.opts.Version, r.opts.CacheSalt, c.ID(), c.Type, c.SectorName(), c.Environment(), h, strings.Join(r.opts.Charts[c.Type], ",")+"|"+r.opts.Pipelines.Signature()+"|"+r.source.RepoURL+"|"+r.source.Revision)))
 	if b, ok := r.opts.Cache.Get(key); ok {
 		var arts []Artifact
 		if gob.NewDecoder(bytes.NewReader(b)).Decode(&arts) == nil {
@@ -214,6 +221,16 @@ func (r *renderer) renderCluster(c *config.Cluster) ([]Artifact, diag.Diagnostic
 	arts := []Artifact{
 		{Path: path.Join(dir, "effective", c.Name+".yaml"), Bytes: eff, Owner: c.ID()},
 		{Path: path.Join(dir, "terraform", c.Name+".tfvars.json"), Bytes: tb, Owner: c.ID()},
+	}
+	if run := tekton.ForCluster(c, path.Join("deploy", dir, "terraform", c.Name+".tfvars.json"), r.source); run != nil && r.opts.Pipelines != nil {
+		if problems := tekton.Check(run, r.opts.Pipelines); len(problems) > 0 {
+			return nil, diag.Diagnostics{diag.Errorf(at, strings.Join(problems, "\n"), "the PipelineRun of %s does not match its Pipeline in %s", c.ID(), tekton.Dir)}
+		}
+		pb, err := tekton.Marshal(run)
+		if err != nil {
+			return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode the PipelineRun of %s", c.ID())}
+		}
+		arts = append(arts, Artifact{Path: tekton.Path(c.Environment(), c.Region.Name, c.Name), Bytes: pb, Owner: c.ID()})
 	}
 	if !c.Bool("delete") && len(r.opts.Charts[c.Type]) > 0 {
 		vb, err := argocd.ValuesFile(c, r.opts.Charts[c.Type])

@@ -1,0 +1,315 @@
+package tekton_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	v1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/yaml"
+)
+
+const (
+	repo      = "../.."
+	tektonDir = repo + "/pipelines/tekton"
+)
+
+type typeMeta struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+}
+
+// documents splits a multi-document YAML file.
+func documents(t *testing.T, data []byte) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, d := range regexp.MustCompile(`(?m)^---\s*$`).Split(string(data), -1) {
+		if strings.TrimSpace(stripComments(d)) != "" {
+			out = append(out, []byte(d))
+		}
+	}
+	return out
+}
+
+func stripComments(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), "#") {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
+}
+
+// resources decodes every Task and Pipeline of pipelines/tekton strictly
+// (unknown fields fail) with Tekton's v1 types.
+type resources struct {
+	tasks     map[string]*v1.Task
+	pipelines map[string]*v1.Pipeline
+	other     []typeMeta
+}
+
+func decodeAll(t *testing.T, docs [][]byte, where string) resources {
+	t.Helper()
+	r := resources{tasks: map[string]*v1.Task{}, pipelines: map[string]*v1.Pipeline{}}
+	for _, d := range docs {
+		var tm typeMeta
+		if err := yaml.Unmarshal(d, &tm); err != nil {
+			t.Fatalf("%s: %v", where, err)
+		}
+		switch {
+		case tm.APIVersion == "tekton.dev/v1" && tm.Kind == "Task":
+			var task v1.Task
+			if err := yaml.UnmarshalStrict(d, &task); err != nil {
+				t.Errorf("%s: Task: %v", where, err)
+				continue
+			}
+			r.tasks[task.Name] = &task
+		case tm.APIVersion == "tekton.dev/v1" && tm.Kind == "Pipeline":
+			var p v1.Pipeline
+			if err := yaml.UnmarshalStrict(d, &p); err != nil {
+				t.Errorf("%s: Pipeline: %v", where, err)
+				continue
+			}
+			r.pipelines[p.Name] = &p
+		default:
+			r.other = append(r.other, tm)
+		}
+	}
+	return r
+}
+
+func readResources(t *testing.T) resources {
+	t.Helper()
+	files, _ := filepath.Glob(tektonDir + "/*.yaml")
+	var docs [][]byte
+	for _, f := range files {
+		if filepath.Base(f) == "kustomization.yaml" {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, documents(t, b)...)
+	}
+	return decodeAll(t, docs, tektonDir)
+}
+
+// TestTasksAndPipelinesValidate runs Tekton's own defaulting and Validate
+// on every Task and Pipeline, and checks that each Pipeline task refers to
+// an existing Task and passes exactly params that Task declares, with all
+// its required ones.
+func TestTasksAndPipelinesValidate(t *testing.T) {
+	ctx := context.Background()
+	r := readResources(t)
+	if len(r.tasks) < 7 || len(r.pipelines) < 3 {
+		t.Fatalf("%d Tasks and %d Pipelines", len(r.tasks), len(r.pipelines))
+	}
+	for name, task := range r.tasks {
+		task.SetDefaults(ctx)
+		if err := task.Validate(ctx); err != nil {
+			t.Errorf("Task %s: %v", name, err)
+		}
+	}
+	for name, p := range r.pipelines {
+		p.SetDefaults(ctx)
+		if err := p.Validate(ctx); err != nil {
+			t.Errorf("Pipeline %s: %v", name, err)
+		}
+		for _, pt := range p.Spec.Tasks {
+			task, ok := r.tasks[pt.TaskRef.Name]
+			if !ok {
+				t.Errorf("Pipeline %s task %s refers to missing Task %s", name, pt.Name, pt.TaskRef.Name)
+				continue
+			}
+			checkParams(t, "Pipeline "+name+" task "+pt.Name, task.Spec.Params, pt.Params)
+		}
+	}
+}
+
+// checkParams: every passed param is declared with a matching type, and
+// every declared param without default is passed.
+func checkParams(t *testing.T, what string, declared v1.ParamSpecs, passed v1.Params) {
+	t.Helper()
+	decl := map[string]v1.ParamSpec{}
+	for _, d := range declared {
+		decl[d.Name] = d
+	}
+	set := map[string]bool{}
+	for _, p := range passed {
+		set[p.Name] = true
+		d, ok := decl[p.Name]
+		if !ok {
+			t.Errorf("%s passes undeclared param %s", what, p.Name)
+			continue
+		}
+		if string(p.Value.Type) != string(d.Type) {
+			t.Errorf("%s passes param %s as %s; declared %s", what, p.Name, p.Value.Type, d.Type)
+		}
+	}
+	for _, d := range declared {
+		if !set[d.Name] && d.Default == nil {
+			t.Errorf("%s does not pass required param %s", what, d.Name)
+		}
+	}
+}
+
+// TestRenderedPipelineRunsValidate decodes every rendered PipelineRun (the
+// repository's deploy/ and every golden deploy/) strictly, runs Validate,
+// and checks its params against its Pipeline's declared params.
+func TestRenderedPipelineRunsValidate(t *testing.T) {
+	ctx := context.Background()
+	r := readResources(t)
+	files, _ := filepath.Glob(repo + "/deploy/*/*/tekton/*.pipelinerun.yaml")
+	golden, _ := filepath.Glob(repo + "/golden/*/deploy/*/*/tekton/*.pipelinerun.yaml")
+	files = append(files, golden...)
+	if len(files) < 20 {
+		t.Fatalf("only %d PipelineRuns", len(files))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var run v1.PipelineRun
+		if err := yaml.UnmarshalStrict(b, &run); err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		run.SetDefaults(ctx)
+		if err := run.Validate(ctx); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+		p, ok := r.pipelines[run.Spec.PipelineRef.Name]
+		if !ok {
+			t.Errorf("%s: no Pipeline %s", f, run.Spec.PipelineRef.Name)
+			continue
+		}
+		checkParams(t, f, p.Spec.Params, run.Spec.Params)
+	}
+}
+
+// TestTriggerTemplateRunValidates: the PipelineRun the TriggerTemplate
+// creates on a push, with its $(tt.params.*) filled, is a valid run of the
+// dispatch Pipeline.
+func TestTriggerTemplateRunValidates(t *testing.T) {
+	ctx := context.Background()
+	r := readResources(t)
+	b, err := os.ReadFile(tektonDir + "/triggers.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, d := range documents(t, b) {
+		var doc struct {
+			typeMeta
+			Spec struct {
+				Params            []struct{ Name string } `json:"params"`
+				ResourceTemplates []map[string]any      `json:"resourcetemplates"`
+			} `json:"spec"`
+		}
+		if err := yaml.Unmarshal(d, &doc); err != nil {
+			t.Fatal(err)
+		}
+		kinds[doc.Kind] = true
+		if doc.Kind != "TriggerTemplate" {
+			continue
+		}
+		for _, rt := range doc.Spec.ResourceTemplates {
+			raw, _ := yaml.Marshal(rt)
+			filled := regexp.MustCompile(`\$\(tt\.params\.([a-z-]+)\)`).ReplaceAllString(string(raw), "sample-$1")
+			var run v1.PipelineRun
+			if err := yaml.UnmarshalStrict([]byte(filled), &run); err != nil {
+				t.Fatalf("TriggerTemplate resource: %v", err)
+			}
+			run.SetDefaults(ctx)
+			if err := run.Validate(ctx); err != nil {
+				t.Errorf("TriggerTemplate PipelineRun: %v", err)
+			}
+			p := r.pipelines[run.Spec.PipelineRef.Name]
+			if p == nil {
+				t.Fatalf("TriggerTemplate runs missing Pipeline %s", run.Spec.PipelineRef.Name)
+			}
+			checkParams(t, "TriggerTemplate PipelineRun", p.Spec.Params, run.Spec.Params)
+			for _, param := range run.Spec.Params {
+				if !strings.HasPrefix(param.Value.StringVal, "sample-") {
+					t.Errorf("param %s is not taken from the trigger: %q", param.Name, param.Value.StringVal)
+				}
+			}
+		}
+	}
+	for _, k := range []string{"EventListener", "TriggerBinding", "TriggerTemplate"} {
+		if !kinds[k] {
+			t.Errorf("triggers.yaml has no %s", k)
+		}
+	}
+}
+
+// TestOverlaysBuild builds every kustomize overlay with krusty and checks
+// the result: every Task and Pipeline still validates, lives in the overlay's
+// namespace, and runs pinned images instead of the base's placeholders.
+func TestOverlaysBuild(t *testing.T) {
+	ctx := context.Background()
+	overlays, _ := filepath.Glob(tektonDir + "/overlays/*")
+	if len(overlays) < 2 {
+		t.Fatalf("%d overlays", len(overlays))
+	}
+	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
+	for _, o := range overlays {
+		resMap, err := k.Run(filesys.MakeFsOnDisk(), o)
+		if err != nil {
+			t.Errorf("%s: %v", o, err)
+			continue
+		}
+		out, err := resMap.AsYaml()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := decodeAll(t, bytes.Split(out, []byte("\n---\n")), o)
+		if len(r.tasks) < 7 || len(r.pipelines) < 3 {
+			t.Errorf("%s: %d Tasks, %d Pipelines", o, len(r.tasks), len(r.pipelines))
+		}
+		var images []string
+		for name, task := range r.tasks {
+			if task.Namespace != "regionctl-pipelines" {
+				t.Errorf("%s: Task %s in namespace %q", o, name, task.Namespace)
+			}
+			task.SetDefaults(ctx)
+			if err := task.Validate(ctx); err != nil {
+				t.Errorf("%s: Task %s: %v", o, name, err)
+			}
+			for _, s := range task.Spec.Steps {
+				images = append(images, s.Image)
+				if !strings.Contains(s.Image, ":") {
+					t.Errorf("%s: Task %s runs unpinned image %q", o, name, s.Image)
+				}
+			}
+		}
+		for name, p := range r.pipelines {
+			p.SetDefaults(ctx)
+			if err := p.Validate(ctx); err != nil {
+				t.Errorf("%s: Pipeline %s: %v", o, name, err)
+			}
+		}
+		sort.Strings(images)
+		t.Logf("%s: images %v", filepath.Base(o), uniq(images))
+	}
+}
+
+func uniq(s []string) []string {
+	var out []string
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,229 @@
+// Package tekton renders the PipelineRun of each cluster's pipeline (central
+// for a regional cluster, regional for a management cluster) and checks its
+// params against the Pipeline declared in pipelines/tekton. It models the
+// documents with small structs of its own: Tekton's Go types stay out of the
+// binary and prove the output in conformance/tekton instead.
+//
+// Entry points: ReadPipelines, ForCluster, Check.
+package tekton
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/render/iam"
+)
+
+// Dir holds the Tekton resources in the repository.
+const Dir = "pipelines/tekton"
+
+// Pipeline names.
+const (
+	Central  = "regionctl-central"
+	Regional = "regionctl-regional"
+)
+
+// Param is a declared Pipeline param.
+type Param struct {
+	Name    string `json:"name"`
+	Type    string `json:"type,omitempty"`
+	Default *any   `json:"default,omitempty"`
+}
+
+// Pipelines maps a Pipeline name to its declared params.
+type Pipelines map[string][]Param
+
+// ReadPipelines reads the Pipelines of pipelines/tekton in fsys.
+func ReadPipelines(fsys fs.FS) (Pipelines, error) {
+	out := Pipelines{}
+	files, err := fs.Glob(fsys, Dir+"/pipeline-*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		b, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return nil, err
+		}
+		var doc struct {
+			Kind     string `json:"kind"`
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+			Spec struct {
+				Params []Param `json:"params"`
+			} `json:"spec"`
+		}
+		if err := yaml.Unmarshal(b, &doc); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		if doc.Kind == "Pipeline" {
+			out[doc.Metadata.Name] = doc.Spec.Params
+		}
+	}
+	return out, nil
+}
+
+// PipelineRun is the subset of tekton.dev/v1 PipelineRun regionctl writes.
+type PipelineRun struct {
+	APIVersion string   `json:"apiVersion"`
+	Kind       string   `json:"kind"`
+	Metadata   Metadata `json:"metadata"`
+	Spec       RunSpec  `json:"spec"`
+}
+
+type Metadata struct {
+	GenerateName string            `json:"generateName"`
+	Labels       map[string]string `json:"labels"`
+}
+
+type RunSpec struct {
+	PipelineRef     Ref             `json:"pipelineRef"`
+	Params          []RunParam      `json:"params"`
+	Workspaces      []Workspace     `json:"workspaces"`
+	TaskRunTemplate TaskRunTemplate `json:"taskRunTemplate"`
+}
+
+type Ref struct {
+	Name string `json:"name"`
+}
+
+type RunParam struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+type Workspace struct {
+	Name                string         `json:"name"`
+	VolumeClaimTemplate map[string]any `json:"volumeClaimTemplate"`
+}
+
+type TaskRunTemplate struct {
+	ServiceAccountName string `json:"serviceAccountName"`
+}
+
+// Path of a cluster's PipelineRun in deploy/.
+func Path(environment, region, cluster string) string {
+	return path.Join(environment, region, "tekton", cluster+".pipelinerun.yaml")
+}
+
+// Source says where the pipelines fetch the repository from.
+type Source struct {
+	RepoURL  string
+	Revision string
+}
+
+// ForCluster returns the PipelineRun of c's pipeline, or nil when c's
+// pipeline is removed (delete_pipeline: true).
+func ForCluster(c *config.Cluster, tfvarsPath string, src Source) *PipelineRun {
+	if c.Bool("delete_pipeline") {
+		return nil
+	}
+	pipeline, tier, sa := Central, "central", "regionctl-central"
+	params := []RunParam{
+		{Name: "region", Value: c.Region.Name},
+		{Name: "cluster", Value: c.Name},
+		{Name: "tfvars", Value: tfvarsPath},
+		{Name: "git-url", Value: src.RepoURL},
+		{Name: "git-revision", Value: src.Revision},
+	}
+	if c.Type == "management" {
+		pipeline, tier, sa = Regional, "regional", "regionctl-regional-"+c.Region.Name
+		destroy := "false"
+		if c.Bool("delete") {
+			destroy = "true"
+		}
+		params = append(params,
+			RunParam{Name: "role-arn", Value: "arn:aws:iam::${account_id}:role/" + iam.DeployRoleName},
+			RunParam{Name: "external-id", Value: iam.ExternalID(c.Region.Name)},
+			RunParam{Name: "destroy", Value: destroy},
+		)
+	}
+	return &PipelineRun{
+		APIVersion: "tekton.dev/v1",
+		Kind:       "PipelineRun",
+		Metadata: Metadata{
+			GenerateName: fmt.Sprintf("%s-%s-%s-", tier, c.Region.Name, c.Name),
+			Labels: map[string]string{
+				"app.kubernetes.io/part-of": "regionctl",
+				"regionctl.io/cluster":      c.Name,
+				"regionctl.io/region":       c.Region.Name,
+				"regionctl.io/sector":       c.SectorName(),
+				"regionctl.io/environment":  c.Environment(),
+				"regionctl.io/pipeline":     tier,
+			},
+		},
+		Spec: RunSpec{
+			PipelineRef: Ref{Name: pipeline},
+			Params:      params,
+			Workspaces: []Workspace{{Name: "source", VolumeClaimTemplate: map[string]any{
+				"spec": map[string]any{
+					"accessModes": []string{"ReadWriteOnce"},
+					"resources":   map[string]any{"requests": map[string]any{"storage": "1Gi"}},
+				},
+			}}},
+			TaskRunTemplate: TaskRunTemplate{ServiceAccountName: sa},
+		},
+	}
+}
+
+// Check reports params of run its Pipeline does not declare, and declared
+// params without default that run does not set.
+func Check(run *PipelineRun, pipelines Pipelines) []string {
+	decl, ok := pipelines[run.Spec.PipelineRef.Name]
+	if !ok {
+		return []string{fmt.Sprintf("no Pipeline %s in %s", run.Spec.PipelineRef.Name, Dir)}
+	}
+	declared := map[string]Param{}
+	for _, p := range decl {
+		declared[p.Name] = p
+	}
+	var problems []string
+	set := map[string]bool{}
+	for _, p := range run.Spec.Params {
+		set[p.Name] = true
+		d, ok := declared[p.Name]
+		if !ok {
+			problems = append(problems, fmt.Sprintf("param %s is not declared by Pipeline %s", p.Name, run.Spec.PipelineRef.Name))
+		} else if d.Type != "" && d.Type != "string" {
+			problems = append(problems, fmt.Sprintf("param %s of Pipeline %s is a %s; regionctl passes strings", p.Name, run.Spec.PipelineRef.Name, d.Type))
+		}
+	}
+	for _, p := range decl {
+		if !set[p.Name] && p.Default == nil {
+			problems = append(problems, fmt.Sprintf("Pipeline %s requires param %s", run.Spec.PipelineRef.Name, p.Name))
+		}
+	}
+	sort.Strings(problems)
+	return problems
+}
+
+// Marshal encodes run as YAML with the generated-file marker.
+func Marshal(run *PipelineRun) ([]byte, error) {
+	b, err := yaml.Marshal(run)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte("# Code generated by regionctl render. DO NOT EDIT.\n"), b...), nil
+}
+
+// Signature digests the declared params, for cache keys.
+func (p Pipelines) Signature() string {
+	var names []string
+	for n, ps := range p {
+		var b strings.Builder
+		b.WriteString(n)
+		for _, x := range ps {
+			fmt.Fprintf(&b, ",%s:%s:%v", x.Name, x.Type, x.Default != nil)
+		}
+		names = append(names, b.String())
+	}
+	sort.Strings(names)
+	return strings.Join(names, ";")
+}
