@@ -23,6 +23,7 @@ check: build ## fail when deploy/ is stale
 test: build ## run every test, then check the repository's own deploy/
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -timeout 40m $(PKGS)
+	cd conformance/tekton && $(GO) vet ./... && $(GO) test -count=1 ./...
 	./$(BIN) render --check --no-cache
 
 fuzz: ## fuzz the loader and the merge (FUZZTIME=10m for a long run)

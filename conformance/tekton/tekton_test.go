@@ -139,6 +139,13 @@ func TestTasksAndPipelinesValidate(t *testing.T) {
 // every declared param without default is passed.
 func checkParams(t *testing.T, what string, declared v1.ParamSpecs, passed v1.Params) {
 	t.Helper()
+	for _, p := range paramProblems(declared, passed) {
+		t.Errorf("%s %s", what, p)
+	}
+}
+
+func paramProblems(declared v1.ParamSpecs, passed v1.Params) []string {
+	var out []string
 	decl := map[string]v1.ParamSpec{}
 	for _, d := range declared {
 		decl[d.Name] = d
@@ -148,16 +155,32 @@ func checkParams(t *testing.T, what string, declared v1.ParamSpecs, passed v1.Pa
 		set[p.Name] = true
 		d, ok := decl[p.Name]
 		if !ok {
-			t.Errorf("%s passes undeclared param %s", what, p.Name)
+			out = append(out, "passes undeclared param "+p.Name)
 			continue
 		}
 		if string(p.Value.Type) != string(d.Type) {
-			t.Errorf("%s passes param %s as %s; declared %s", what, p.Name, p.Value.Type, d.Type)
+			out = append(out, "passes param "+p.Name+" as "+string(p.Value.Type)+"; declared "+string(d.Type))
 		}
 	}
 	for _, d := range declared {
 		if !set[d.Name] && d.Default == nil {
-			t.Errorf("%s does not pass required param %s", what, d.Name)
+			out = append(out, "does not pass required param "+d.Name)
+		}
+	}
+	return out
+}
+
+// TestParamCheckCatchesMismatches shows the param check can fail.
+func TestParamCheckCatchesMismatches(t *testing.T) {
+	declared := v1.ParamSpecs{{Name: "region", Type: v1.ParamTypeString}, {Name: "tags", Type: v1.ParamTypeArray}}
+	passed := v1.Params{
+		{Name: "regoin", Value: *v1.NewStructuredValues("us-east-1")},
+		{Name: "tags", Value: *v1.NewStructuredValues("a")},
+	}
+	got := strings.Join(paramProblems(declared, passed), "; ")
+	for _, want := range []string{"passes undeclared param regoin", "passes param tags as string; declared array", "does not pass required param region"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("problems %q lack %q", got, want)
 		}
 	}
 }
@@ -184,6 +207,7 @@ func TestRenderedPipelineRunsValidate(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 			continue
 		}
+		admit(&run)
 		run.SetDefaults(ctx)
 		if err := run.Validate(ctx); err != nil {
 			t.Errorf("%s: %v", f, err)
@@ -194,6 +218,14 @@ func TestRenderedPipelineRunsValidate(t *testing.T) {
 			continue
 		}
 		checkParams(t, f, p.Spec.Params, run.Spec.Params)
+	}
+}
+
+// admit does what the API server does before Tekton's admission webhook
+// validates a run created with generateName: it picks the name.
+func admit(run *v1.PipelineRun) {
+	if run.Name == "" && run.GenerateName != "" {
+		run.Name = run.GenerateName + "x7k2p"
 	}
 }
 
@@ -213,7 +245,7 @@ func TestTriggerTemplateRunValidates(t *testing.T) {
 			typeMeta
 			Spec struct {
 				Params            []struct{ Name string } `json:"params"`
-				ResourceTemplates []map[string]any      `json:"resourcetemplates"`
+				ResourceTemplates []map[string]any        `json:"resourcetemplates"`
 			} `json:"spec"`
 		}
 		if err := yaml.Unmarshal(d, &doc); err != nil {
@@ -230,6 +262,7 @@ func TestTriggerTemplateRunValidates(t *testing.T) {
 			if err := yaml.UnmarshalStrict([]byte(filled), &run); err != nil {
 				t.Fatalf("TriggerTemplate resource: %v", err)
 			}
+			admit(&run)
 			run.SetDefaults(ctx)
 			if err := run.Validate(ctx); err != nil {
 				t.Errorf("TriggerTemplate PipelineRun: %v", err)
@@ -258,7 +291,7 @@ func TestTriggerTemplateRunValidates(t *testing.T) {
 // namespace, and runs pinned images instead of the base's placeholders.
 func TestOverlaysBuild(t *testing.T) {
 	ctx := context.Background()
-	overlays, _ := filepath.Glob(tektonDir + "/overlays/*")
+	overlays, _ := filepath.Glob(repo + "/pipelines/overlays/*")
 	if len(overlays) < 2 {
 		t.Fatalf("%d overlays", len(overlays))
 	}
