@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -10,16 +11,19 @@ import (
 
 	"github.com/regionctl/regionctl/internal/deploytree"
 	"github.com/regionctl/regionctl/internal/render"
-	"github.com/regionctl/regionctl/internal/render/tekton"
+	"github.com/regionctl/regionctl/internal/view"
+	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/diag"
 )
 
 // deployDir is where the rendered tree lives inside the root.
 const deployDir = "deploy"
 
 func (a *app) renderCommand() *cobra.Command {
-	var check, pruneForeign bool
+	var check, pruneForeign, showDiff bool
+	var base, format string
 	cmd := &cobra.Command{
-		Use:   "render [--check]",
+		Use:   "render [--check | --diff [--base REF] [--format text|markdown|json]]",
 		Short: "Compile the fleet into deploy/",
 		Long: `render validates the fleet and writes deploy/: per region its IAM documents and
 the central bootstrap's Terraform variables, per cluster its effective config
@@ -28,9 +32,23 @@ render that fails leaves it exactly as it was. Files of removed regions and
 clusters are pruned; files regionctl did not write stop the render.
 
 --check writes nothing and fails (exit 1) when deploy/ is not what the config
-renders to, listing the stale, missing and extra files.`,
+renders to, listing the stale, missing and extra files.
+
+--diff writes nothing either: it renders the base ref (read from git objects,
+no checkout; default the merge base of HEAD and origin/main, else main) and
+the working tree, and shows what the change does: destroyed clusters and
+pruned files, skipped rollout waves, drift, the blast radius by sector in
+rollout order with the pipelines that will run, every changed value with the
+file and line that set it, and the rendered files' diffs. --format markdown
+fits one pull request comment; --format json is for bots (docs/diff-json.md).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if showDiff {
+				return a.runDiff(base, format)
+			}
+			if cmd.Flags().Changed("base") || cmd.Flags().Changed("format") {
+				return fail(ExitUsage, "--base and --format go with --diff")
+			}
 			out, err := a.renderFleet()
 			if err != nil {
 				return err
@@ -48,8 +66,7 @@ renders to, listing the stale, missing and extra files.`,
 			if err != nil {
 				return fail(ExitInput, "%v", err)
 			}
-			f, _, _ := a.loaded()
-			if err := a.reportDiagnostics(render.CheckRemovals(old, f)); err != nil {
+			if err := a.reportDiagnostics(render.CheckRemovals(old, a.fleet)); err != nil {
 				return err
 			}
 			ch, err := deploytree.Write(disk, dir, out, deploytree.Options{PruneForeign: pruneForeign})
@@ -66,36 +83,42 @@ renders to, listing the stale, missing and extra files.`,
 	}
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; fail when deploy/ is stale")
 	cmd.Flags().BoolVar(&pruneForeign, "prune-foreign", false, "delete files in deploy/ that regionctl did not write")
+	cmd.Flags().BoolVar(&showDiff, "diff", false, "write nothing; show what the change since --base does")
+	cmd.Flags().StringVar(&base, "base", "", "git ref to compare with (default: merge base of HEAD and origin/main, else main)")
+	cmd.Flags().StringVar(&format, "format", "text", "diff format: text, markdown or json")
+	cmd.MarkFlagsMutuallyExclusive("check", "diff")
 	return cmd
 }
 
-// renderFleet loads, validates and renders the fleet, reporting problems.
+// renderFleet loads, validates and renders the working tree, reporting
+// problems.
 func (a *app) renderFleet() (*render.Output, error) {
-	f, diags, err := a.loaded()
+	f, out, diags, err := a.renderFS(os.DirFS(a.root))
 	if err != nil {
 		return nil, err
 	}
-	if err := a.reportDiagnostics(diags); err != nil {
-		return nil, err
-	}
-	charts, err := render.ReadCharts(os.DirFS(a.root))
-	if err != nil {
-		return nil, fail(ExitExternal, "%v", err)
-	}
-	pipelines, err := tekton.ReadPipelines(os.DirFS(a.root))
-	if err != nil {
-		return nil, fail(ExitInput, "reading %s: %v", tekton.Dir, err)
-	}
-	opts := render.Options{Version: Version, CacheSalt: binaryStamp(), Charts: charts, Pipelines: pipelines}
-	if a.store != nil {
-		opts.Cache = a.store
-		defer a.store.Save()
-	}
-	out, rdiags := render.Render(f, opts)
-	if err := a.reportDiagnostics(a.relative(rdiags)); err != nil {
+	a.fleet, a.fleetDiags = f, diags
+	if err := a.reportDiagnostics(a.relative(diags)); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// renderFS renders the repository in fsys through the result cache.
+func (a *app) renderFS(fsys fs.FS) (*config.Fleet, *render.Output, diag.Diagnostics, error) {
+	checker, err := a.checker()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	opts := render.Options{Version: Version, CacheSalt: binaryStamp()}
+	if a.store != nil {
+		opts.Cache = a.store
+	}
+	f, out, diags, err := render.FromFS(fsys, checker, opts)
+	if err != nil {
+		return nil, nil, nil, fail(ExitInput, "%v", err)
+	}
+	return f, out, diags, nil
 }
 
 func (a *app) reportCheck(dir string, ch *deploytree.Changes) error {
@@ -118,4 +141,23 @@ func (a *app) display(p string) string {
 		return filepath.ToSlash(rel)
 	}
 	return fmt.Sprint(p)
+}
+
+func (a *app) runDiff(base, format string) error {
+	if format != "text" && format != "markdown" && format != "json" {
+		return fail(ExitUsage, "--format must be text, markdown or json, not %q", format)
+	}
+	r, _, _, err := a.review(base, "")
+	if err != nil {
+		return err
+	}
+	switch format {
+	case "json":
+		return writeJSON(a.stdout, r)
+	case "markdown":
+		_, err := fmt.Fprint(a.stdout, view.DiffMarkdown(r))
+		return err
+	}
+	a.printer(a.stdout).DiffText(r)
+	return nil
 }

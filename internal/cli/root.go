@@ -58,7 +58,8 @@ type app struct {
 	requestID      string
 
 	// store is the result cache of this invocation, nil with --no-cache.
-	store *cache.File
+	store         *cache.File
+	schemaChecker *schema.Checker
 
 	// fleet is loaded once per invocation.
 	fleet      *config.Fleet
@@ -73,6 +74,9 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
 	err := cmd.Execute()
+	if a.store != nil {
+		_ = a.store.Save() // a cache that cannot be written only costs time
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -107,7 +111,7 @@ Run it from the repository root, or point --root at it.`,
 	root.PersistentFlags().BoolVar(&a.noCache, "no-cache", false, "do not read or write the validation cache")
 	root.PersistentFlags().StringVar(&a.cacheDir, "cache-dir", "", "validation cache directory (default: the user cache directory)")
 	root.PersistentFlags().StringVar(&a.requestID, "request-id", "", "id carried into logs and API calls (default: generated)")
-	root.AddCommand(a.validateCommand(), a.explainCommand(), a.renderCommand(), a.appsetCommand())
+	root.AddCommand(a.validateCommand(), a.explainCommand(), a.renderCommand(), a.appsetCommand(), a.affectedCommand())
 	return root
 }
 
@@ -126,28 +130,37 @@ func (a *app) loaded() (*config.Fleet, diag.Diagnostics, error) {
 	return a.fleet, a.fleetDiags, nil
 }
 
-// loadFleet loads and validates the fleet of the repository root, through
-// the validation cache unless disabled.
+// loadFleet loads and validates the fleet of the repository root.
 func (a *app) loadFleet() (*config.Fleet, diag.Diagnostics, error) {
+	checker, err := a.checker()
+	if err != nil {
+		return nil, nil, err
+	}
+	f, diags := fleet.Load(os.DirFS(a.root), configDir, checker)
+	return f, a.relative(diags), nil
+}
+
+// checker returns the schema checker of this invocation, backed by the
+// result cache unless --no-cache. The cache is saved when the command ends.
+func (a *app) checker() (*schema.Checker, error) {
+	if a.schemaChecker != nil {
+		return a.schemaChecker, nil
+	}
 	var c schema.Cache
 	if !a.noCache && a.store == nil {
 		if p := a.cachePath(); p != "" {
 			a.store = cache.Open(p)
 		}
 	}
-	store := a.store
-	if store != nil {
-		c = store
+	if a.store != nil {
+		c = a.store
 	}
 	checker, err := schema.New(schema.Options{Cache: c, Version: Version + "+" + binaryStamp()})
 	if err != nil {
-		return nil, nil, fail(ExitExternal, "loading the embedded schema: %w", err)
+		return nil, fail(ExitExternal, "loading the embedded schema: %w", err)
 	}
-	f, diags := fleet.Load(os.DirFS(a.root), configDir, checker)
-	if store != nil {
-		_ = store.Save() // a cache that cannot be written only costs time
-	}
-	return f, a.relative(diags), nil
+	a.schemaChecker = checker
+	return checker, nil
 }
 
 func (a *app) cachePath() string {

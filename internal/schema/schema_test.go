@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"strings"
 	"testing"
 
 	"cuelang.org/go/cue"
@@ -50,5 +51,16 @@ func TestLayerDecidedCatchesAStricterCluster(t *testing.T) {
 	settings := w.root.LookupPath(cue.ParsePath("#Settings")).LookupPath(cue.MakePath(cue.Str("tags").Optional()))
 	if stricter.Subsume(settings) == nil {
 		t.Fatal("a stricter tags constraint was not told apart")
+	}
+}
+
+func TestRolloutKeys(t *testing.T) {
+	keys, err := RolloutKeys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "components.*.chart_revision,components.*.image,eks.version,hypershift.operator_image"
+	if got := strings.Join(keys, ","); got != want {
+		t.Errorf("rollout keys %s, want %s", got, want)
 	}
 }

@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/regionctl/regionctl/internal/diff"
+	"github.com/regionctl/regionctl/internal/render/tekton"
+)
+
+func (a *app) affectedCommand() *cobra.Command {
+	var base, head, emit string
+	cmd := &cobra.Command{
+		Use:   "affected --base REF [--head REF] [--emit json|pipelineruns]",
+		Short: "List the clusters a change affects and the pipeline runs it needs",
+		Long: `affected renders --base and --head (default: the working tree) and compares
+each cluster's rendered files by content, so a global or sector change reaches
+every cluster it changes and nothing else. A regional cluster needs the central
+pipeline, a management cluster the regional one; a change to Helm values alone
+needs none (Argo CD syncs it).
+
+--emit pipelineruns prints the PipelineRuns to create, at the head commit, ready
+for 'kubectl create -f -'.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if emit != "json" && emit != "pipelineruns" && emit != "text" {
+				return fail(ExitUsage, "--emit must be json or pipelineruns, not %q", emit)
+			}
+			r, headOut, headCommit, err := a.review(base, head)
+			if err != nil {
+				return err
+			}
+			switch emit {
+			case "json":
+				return writeJSON(a.stdout, r.Affected)
+			case "pipelineruns":
+				revision := headCommit.Hash.String()
+				files := headOut.ByPath()
+				for i, c := range diff.Runs(r.Affected) {
+					run, err := pipelineRunAt(files[tekton.Path(c.Environment, c.Region, c.Cluster)], revision)
+					if err != nil {
+						return fail(ExitInput, "PipelineRun of %s: %v", c.ID, err)
+					}
+					if i > 0 {
+						fmt.Fprintln(a.stdout, "---")
+					}
+					a.stdout.Write(run)
+				}
+				return nil
+			}
+			p := a.printer(a.stdout)
+			for _, c := range r.Affected {
+				fmt.Fprintf(p.W, "%-28s %-10s %-9s %-8s %v\n", c.ID, c.Change, c.Pipeline, c.Sector, c.Reasons)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&base, "base", "", "git ref before the change (default: merge base of HEAD and origin/main, else main)")
+	cmd.Flags().StringVar(&head, "head", "", "git ref after the change (default: the working tree)")
+	cmd.Flags().StringVar(&emit, "emit", "text", "output: text, json or pipelineruns")
+	return cmd
+}
+
+// pipelineRunAt sets a rendered PipelineRun's git-revision to the commit the
+// run must deploy.
+func pipelineRunAt(rendered []byte, revision string) ([]byte, error) {
+	if rendered == nil {
+		return nil, fmt.Errorf("not rendered")
+	}
+	var run tekton.PipelineRun
+	if err := yaml.UnmarshalStrict(rendered, &run); err != nil {
+		return nil, err
+	}
+	for i := range run.Spec.Params {
+		if run.Spec.Params[i].Name == "git-revision" {
+			run.Spec.Params[i].Value = revision
+		}
+	}
+	return yaml.Marshal(run)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,405 @@
+package diff
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
+
+	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/render"
+)
+
+// Side is one end of a comparison.
+type Side struct {
+	Label  string // e.g. "abc1234 (merge-base(HEAD, origin/main))"
+	Fleet  *config.Fleet
+	Output *render.Output
+	// Deploy is the committed deploy/ tree of this side (path → bytes),
+	// for drift detection; nil skips it.
+	Deploy map[string][]byte
+}
+
+// Report is what a change does. Its JSON form is stable (docs/diff-json.md).
+type Report struct {
+	Base        string          `json:"base"`
+	Head        string          `json:"head"`
+	Uncommitted []string        `json:"uncommitted,omitempty"` // working-tree files included on the head side
+	Sectors     []SectorSummary `json:"sectors"`               // rollout order
+	Destroyed   []Cluster       `json:"destroyed"`             // delete: true newly set, or gone
+	Pruned      []string        `json:"pruned"`                // deploy/ files the head no longer renders
+	Changes     []ValueChange   `json:"changes"`
+	Waves       []SkippedWave   `json:"skipped_waves"`
+	Drift       []string        `json:"drift"` // deploy/ files edited by hand: they differ from the render though config did not change them
+	Stale       int             `json:"stale"` // deploy/ files the change's config alters that were not re-rendered yet
+	Files       []FileDiff      `json:"files"`
+	Affected    []AffectedCluster      `json:"affected"`
+}
+
+// Empty reports whether the change does nothing to the fleet.
+func (r *Report) Empty() bool {
+	return len(r.Affected) == 0 && len(r.Files) == 0 && len(r.Drift) == 0
+}
+
+// Cluster names a cluster.
+type Cluster struct {
+	ID          string `json:"id"`
+	Type        string `json:"type"`
+	Sector      string `json:"sector"`
+	Environment string `json:"environment"`
+}
+
+// SectorSummary is the blast radius of the change in one sector.
+type SectorSummary struct {
+	Name        string   `json:"name"`
+	Order       int      `json:"order"`
+	Environment string   `json:"environment"`
+	Regions     []string `json:"regions"` // regions with an affected cluster
+	Changed     []string `json:"changed"`
+	Added       []string `json:"added"`
+	Destroyed   []string `json:"destroyed"`
+	Pipelines   []string `json:"pipelines"` // "central us-east-1/regional", ...
+}
+
+// ValueChange is one changed value, and every cluster it changes in.
+type ValueChange struct {
+	Path          string   `json:"path"`
+	Old           string   `json:"old"` // as YAML writes it; "(unset)" when absent
+	New           string   `json:"new"`
+	Origin        string   `json:"origin"`         // file:line:col that set the new value (or removed the old)
+	OriginLayer   string   `json:"origin_layer"`   // global, sector, region, cluster, schema
+	OriginChanged bool     `json:"origin_changed"` // the origin file is changed by this change
+	Clusters      []string `json:"clusters"`
+	Sectors       []string `json:"sectors"`
+	Rollout       bool     `json:"rollout"` // a versioned value that rolls out by sector
+}
+
+// SkippedWave is a versioned value the change gives a sector while an
+// earlier sector does not run it.
+type SkippedWave struct {
+	Key       string   `json:"key"`
+	Value     string   `json:"value"`
+	Sector    string   `json:"sector"`
+	Missing   []string `json:"missing_in"` // earlier sectors without it
+	Exception string   `json:"exception,omitempty"`
+}
+
+// FileDiff is one rendered file that changed.
+type FileDiff struct {
+	Path    string `json:"path"`
+	Status  string `json:"status"` // added, changed, removed
+	Unified string `json:"unified"`
+}
+
+// Compare reports what changes from base to head. rolloutKeys are the
+// schema's @rollout() paths (schema.RolloutKeys).
+func Compare(base, head Side, rolloutKeys []string) *Report {
+	r := &Report{Base: base.Label, Head: head.Label, Destroyed: []Cluster{}, Pruned: []string{}, Changes: []ValueChange{},
+		Waves: []SkippedWave{}, Drift: []string{}, Files: []FileDiff{}}
+	r.Affected = Affected(base.Output, head.Output)
+	r.Files, r.Pruned = fileDiffs(base.Output.ByPath(), head.Output.ByPath())
+	changedInputs := changedFiles(base.Fleet, head.Fleet)
+	r.Changes = valueChanges(base.Fleet, head.Fleet, changedInputs, rolloutKeys)
+	r.Waves = skippedWaves(base.Fleet, head.Fleet, rolloutKeys)
+	r.Drift, r.Stale = drift(head.Deploy, base.Output, head.Output)
+	r.Destroyed = destroyed(base.Fleet, head.Fleet)
+	r.Sectors = sectors(head.Fleet, base.Fleet, r.Affected)
+	return r
+}
+
+func clusterMap(f *config.Fleet) map[string]*config.Cluster {
+	m := map[string]*config.Cluster{}
+	for _, c := range f.Clusters {
+		m[c.ID()] = c
+	}
+	return m
+}
+
+func clusterOf(c *config.Cluster) Cluster {
+	return Cluster{ID: c.ID(), Type: c.Type, Sector: c.SectorName(), Environment: c.Environment()}
+}
+
+// changedFiles lists the layer files whose bytes differ between the sides.
+func changedFiles(base, head *config.Fleet) map[string]bool {
+	hashes := func(f *config.Fleet) map[string][32]byte {
+		m := map[string][32]byte{}
+		for _, d := range f.Docs.All() {
+			m[d.File] = d.Hash
+		}
+		return m
+	}
+	b, h := hashes(base), hashes(head)
+	out := map[string]bool{}
+	for f, hh := range h {
+		if bh, ok := b[f]; !ok || bh != hh {
+			out[f] = true
+		}
+	}
+	for f := range b {
+		if _, ok := h[f]; !ok {
+			out[f] = true
+		}
+	}
+	return out
+}
+
+// valueChanges lists every leaf that differs in clusters present on both
+// sides, grouping identical changes from one origin across clusters.
+func valueChanges(base, head *config.Fleet, changed map[string]bool, rolloutKeys []string) []ValueChange {
+	bm := clusterMap(base)
+	groups := map[string]*ValueChange{}
+	for _, hc := range head.Clusters {
+		bc := bm[hc.ID()]
+		if bc == nil || bc.Effective == nil || hc.Effective == nil {
+			continue
+		}
+		if config.Hash(bc.Effective) == config.Hash(hc.Effective) {
+			continue
+		}
+		old := leaves(bc.Effective)
+		now := leaves(hc.Effective)
+		for p, nv := range now {
+			ov := old[p]
+			if ov != nil && ov.Scalar() == nv.Scalar() {
+				continue
+			}
+			add(groups, p, ov, nv, nv.Origin, hc, changed, rolloutKeys)
+		}
+		for p, ov := range old {
+			if now[p] == nil {
+				origin := removalOrigin(hc.Effective, p, hc)
+				add(groups, p, ov, nil, origin, hc, changed, rolloutKeys)
+			}
+		}
+	}
+	out := make([]ValueChange, 0, len(groups))
+	for _, g := range groups {
+		sort.Strings(g.Clusters)
+		g.Sectors = uniqSorted(g.Sectors)
+		out = append(out, *g)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if len(out[i].Clusters) != len(out[j].Clusters) {
+			return len(out[i].Clusters) > len(out[j].Clusters)
+		}
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return out[i].New < out[j].New
+	})
+	return out
+}
+
+func add(groups map[string]*ValueChange, p string, ov, nv *config.Value, origin config.Origin, c *config.Cluster, changed map[string]bool, rolloutKeys []string) {
+	oldS, newS := "(unset)", "(unset)"
+	if ov != nil {
+		oldS = ov.Scalar()
+	}
+	if nv != nil {
+		newS = nv.Scalar()
+	}
+	key := strings.Join([]string{p, oldS, newS, origin.Pos.String()}, "\x00")
+	g := groups[key]
+	if g == nil {
+		g = &ValueChange{Path: p, Old: oldS, New: newS, Origin: origin.Pos.String(), OriginLayer: origin.Layer.String(),
+			OriginChanged: changed[origin.Pos.File], Rollout: isRollout(p, rolloutKeys)}
+		groups[key] = g
+	}
+	g.Clusters = append(g.Clusters, c.ID())
+	g.Sectors = append(g.Sectors, c.SectorName())
+}
+
+// removalOrigin is where a value that disappeared was removed: the null
+// that removed it, else the cluster file.
+func removalOrigin(eff *config.Value, p string, c *config.Cluster) config.Origin {
+	parts := strings.Split(p, ".")
+	for i := len(parts) - 1; i >= 0; i-- {
+		if parent := eff.Lookup(parts[:i]...); parent != nil {
+			for _, r := range parent.Removed {
+				if r.Key == parts[i] {
+					return config.Origin{Layer: config.LayerPath, Pos: r.KeyPos}
+				}
+			}
+		}
+	}
+	return config.Origin{Layer: config.LayerCluster, Pos: c.Doc.Value.Origin.Pos}
+}
+
+func leaves(v *config.Value) map[string]*config.Value {
+	m := map[string]*config.Value{}
+	v.Walk("", func(p string, leaf *config.Value) { m[p] = leaf })
+	return m
+}
+
+func isRollout(p string, keys []string) bool {
+	for _, k := range keys {
+		if matchKey(k, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchKey matches a dotted path against a rollout key where * is one key.
+func matchKey(key, p string) bool {
+	kp, pp := strings.Split(key, "."), strings.Split(p, ".")
+	if len(kp) != len(pp) {
+		return false
+	}
+	for i := range kp {
+		if kp[i] != "*" && kp[i] != pp[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func uniqSorted(s []string) []string {
+	sort.Strings(s)
+	out := s[:0]
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// destroyed lists clusters that get delete: true in head, or whose file is
+// gone.
+func destroyed(base, head *config.Fleet) []Cluster {
+	hm := clusterMap(head)
+	out := []Cluster{}
+	for _, bc := range base.Clusters {
+		hc := hm[bc.ID()]
+		switch {
+		case hc == nil:
+			out = append(out, clusterOf(bc))
+		case hc.Bool("delete") && !bc.Bool("delete"):
+			out = append(out, clusterOf(hc))
+		}
+	}
+	return out
+}
+
+// fileDiffs lists the changed rendered files with unified diffs, and the
+// files the head prunes.
+func fileDiffs(base, head map[string][]byte) ([]FileDiff, []string) {
+	var paths []string
+	for p := range head {
+		paths = append(paths, p)
+	}
+	for p := range base {
+		if _, ok := head[p]; !ok {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	out := []FileDiff{}
+	pruned := []string{}
+	for _, p := range paths {
+		if p == render.IndexPath {
+			continue // its changes are the other files' changes
+		}
+		b, inBase := base[p]
+		h, inHead := head[p]
+		if inBase && inHead && string(b) == string(h) {
+			continue
+		}
+		status := "changed"
+		switch {
+		case !inBase:
+			status = "added"
+		case !inHead:
+			status = "removed"
+			pruned = append(pruned, p)
+		}
+		u, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+			A: difflib.SplitLines(string(b)), B: difflib.SplitLines(string(h)),
+			FromFile: "a/deploy/" + p, ToFile: "b/deploy/" + p, Context: 3,
+		})
+		out = append(out, FileDiff{Path: p, Status: status, Unified: u})
+	}
+	return out, pruned
+}
+
+// drift splits the head's deploy/ files that are not what the head renders
+// into drift (edited by hand: config did not change them, so base and head
+// render them alike) and a count of stale ones (config changed them and
+// nobody ran regionctl render yet).
+func drift(committed map[string][]byte, base, head *render.Output) ([]string, int) {
+	if committed == nil {
+		return []string{}, 0
+	}
+	rendered, before := head.ByPath(), base.ByPath()
+	d := []string{}
+	stale := 0
+	check := func(p string) {
+		c, inDeploy := committed[p]
+		h, inHead := rendered[p]
+		if p == render.IndexPath || (inDeploy == inHead && string(c) == string(h)) {
+			return
+		}
+		b, inBase := before[p]
+		if inBase == inHead && string(b) == string(h) {
+			d = append(d, p)
+		} else {
+			stale++
+		}
+	}
+	for p := range rendered {
+		check(p)
+	}
+	for p := range committed {
+		if _, ok := rendered[p]; !ok {
+			check(p)
+		}
+	}
+	sort.Strings(d)
+	return d, stale
+}
+
+// sectors groups the affected clusters by sector in rollout order.
+func sectors(head, base *config.Fleet, affected []AffectedCluster) []SectorSummary {
+	order := map[string]SectorSummary{}
+	for _, f := range []*config.Fleet{base, head} {
+		for _, s := range f.Sectors {
+			order[s.Name] = SectorSummary{Name: s.Name, Order: s.Order, Environment: s.Environment}
+		}
+	}
+	for _, a := range affected {
+		s := order[a.Sector]
+		s.Regions = append(s.Regions, a.Region)
+		switch a.Change {
+		case "added":
+			s.Added = append(s.Added, a.ID)
+		case "destroyed", "removed":
+			s.Destroyed = append(s.Destroyed, a.ID)
+		default:
+			s.Changed = append(s.Changed, a.ID)
+		}
+		if a.Pipeline != "none" {
+			s.Pipelines = append(s.Pipelines, fmt.Sprintf("%s %s", a.Pipeline, a.ID))
+		}
+		order[a.Sector] = s
+	}
+	var out []SectorSummary
+	for _, s := range order {
+		if len(s.Regions) == 0 {
+			continue
+		}
+		s.Regions = uniqSorted(s.Regions)
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Order != out[j].Order {
+			return out[i].Order < out[j].Order
+		}
+		return out[i].Name < out[j].Name
+	})
+	if out == nil {
+		out = []SectorSummary{}
+	}
+	return out
+}

@@ -1,0 +1,94 @@
+package diff
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/regionctl/regionctl/internal/config"
+)
+
+// skippedWaves finds versioned values the change newly gives a cluster
+// while an earlier sector (by rollout order) runs that value nowhere. A
+// sector's rollout_exceptions entry for the key and value turns the finding
+// into a reasoned exception, still reported.
+func skippedWaves(base, head *config.Fleet, keys []string) []SkippedWave {
+	bm := clusterMap(base)
+	type kv struct{ path, value string }
+	bySector := map[string]map[kv]bool{} // values each sector runs somewhere
+	fresh := map[kv]map[string]bool{}    // new values → sectors that got them
+	for _, c := range head.Clusters {
+		if c.Effective == nil || c.Bool("delete") {
+			continue
+		}
+		s := c.SectorName()
+		if bySector[s] == nil {
+			bySector[s] = map[kv]bool{}
+		}
+		var old map[string]*config.Value
+		if bc := bm[c.ID()]; bc != nil && bc.Effective != nil {
+			old = leaves(bc.Effective)
+		}
+		for p, v := range leaves(c.Effective) {
+			if !isRollout(p, keys) || v.Kind != config.String {
+				continue
+			}
+			k := kv{p, v.Str}
+			bySector[s][k] = true
+			if o := old[p]; old != nil && o != nil && o.Kind == config.String && o.Str == v.Str {
+				continue
+			}
+			if fresh[k] == nil {
+				fresh[k] = map[string]bool{}
+			}
+			fresh[k][s] = true
+		}
+	}
+	var out []SkippedWave
+	for k, sectors := range fresh {
+		for _, s := range head.Sectors {
+			if !sectors[s.Name] {
+				continue
+			}
+			var missing []string
+			for _, earlier := range head.Sectors {
+				if earlier.Order >= s.Order {
+					break
+				}
+				if len(bySector[earlier.Name]) > 0 && !bySector[earlier.Name][k] {
+					missing = append(missing, earlier.Name)
+				}
+			}
+			if len(missing) == 0 {
+				continue
+			}
+			out = append(out, SkippedWave{Key: k.path, Value: k.value, Sector: s.Name, Missing: missing, Exception: exception(s, k.path, k.value, keys)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		return strings.Join([]string{a.Key, a.Value, a.Sector}, "\x00") < strings.Join([]string{b.Key, b.Value, b.Sector}, "\x00")
+	})
+	if out == nil {
+		out = []SkippedWave{}
+	}
+	return out
+}
+
+// exception returns the reason a sector's rollout_exceptions gives for
+// running value at path ahead of earlier sectors, or "".
+func exception(s *config.Sector, path, value string, keys []string) string {
+	ex := s.Doc.Value.Get("rollout_exceptions")
+	if ex == nil || ex.Kind != config.List {
+		return ""
+	}
+	for _, e := range ex.Items {
+		k, v, r := e.Get("key"), e.Get("value"), e.Get("reason")
+		if k == nil || v == nil || r == nil {
+			continue
+		}
+		if (k.Str == path || matchKey(k.Str, path)) && v.Str == value {
+			return r.Str
+		}
+	}
+	return ""
+}

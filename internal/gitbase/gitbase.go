@@ -1,0 +1,279 @@
+// Package gitbase reads a git ref's tree as a read-only fs.FS, straight from
+// the object store with go-git: no checkout, no change to the worktree, in
+// shallow and detached clones alike, reading only what is asked for. The
+// base and HEAD of a review go through the same loader this way.
+//
+// Entry points: Open, (*Repo).FS, (*Repo).DefaultBase.
+package gitbase
+
+import (
+	"errors"
+	"os"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Repo is an opened repository.
+type Repo struct {
+	repo *git.Repository
+}
+
+// Open opens the repository containing dir.
+func Open(dir string) (*Repo, error) {
+	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err != nil {
+		return nil, fmt.Errorf("opening the git repository at %s: %w", dir, err)
+	}
+	return &Repo{repo: r}, nil
+}
+
+// Repository exposes the go-git repository (for tests and history).
+func (r *Repo) Repository() *git.Repository { return r.repo }
+
+// Commit resolves a revision (branch, tag, SHA, HEAD~2, origin/main) to a
+// commit.
+func (r *Repo) Commit(rev string) (*object.Commit, error) {
+	h, err := r.repo.ResolveRevision(plumbing.Revision(rev))
+	if err != nil {
+		return nil, fmt.Errorf("resolving %q: %w", rev, err)
+	}
+	c, err := r.repo.CommitObject(*h)
+	if err != nil {
+		return nil, fmt.Errorf("reading commit %s: %w", h, err)
+	}
+	return c, nil
+}
+
+// DefaultBase is the base a review compares HEAD with: the merge base of
+// HEAD and origin/main, else of HEAD and main, so that a branch behind main
+// does not report main's newer commits as its own.
+func (r *Repo) DefaultBase() (*object.Commit, string, error) {
+	head, err := r.Commit("HEAD")
+	if err != nil {
+		return nil, "", err
+	}
+	var lastErr error
+	for _, ref := range []string{"origin/main", "main"} {
+		other, err := r.Commit(ref)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		bases, err := head.MergeBase(other)
+		if err != nil {
+			return nil, "", fmt.Errorf("finding the merge base of HEAD and %s: %w", ref, err)
+		}
+		if len(bases) == 0 {
+			return nil, "", fmt.Errorf("HEAD and %s share no history; pass --base", ref)
+		}
+		return bases[0], "merge-base(HEAD, " + ref + ")", nil
+	}
+	return nil, "", fmt.Errorf("no origin/main or main to compare with (%v); pass --base", lastErr)
+}
+
+// FS returns the tree of commit c as a read-only file system.
+func (r *Repo) FS(c *object.Commit) (fs.FS, error) {
+	t, err := c.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("reading the tree of %s: %w", c.Hash, err)
+	}
+	return &treeFS{tree: t, when: c.Committer.When}, nil
+}
+
+// treeFS implements fs.FS, fs.ReadDirFS and fs.ReadFileFS over a tree.
+type treeFS struct {
+	tree *object.Tree
+	when time.Time
+}
+
+func (t *treeFS) sub(name string) (*object.Tree, error) {
+	if name == "." {
+		return t.tree, nil
+	}
+	return t.tree.Tree(name)
+}
+
+func (t *treeFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	if sub, err := t.sub(name); err == nil {
+		entries, err := t.entries(sub, name)
+		if err != nil {
+			return nil, err
+		}
+		return &dir{info: info{name: path.Base(name), mode: fs.ModeDir | 0o755, when: t.when}, entries: entries}, nil
+	}
+	f, err := t.tree.File(name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	rc, err := f.Reader()
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return &file{ReadCloser: rc, info: info{name: path.Base(name), size: f.Size, mode: 0o644, when: t.when}}, nil
+}
+
+func (t *treeFS) ReadFile(name string) ([]byte, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "readfile", Path: name, Err: fs.ErrInvalid}
+	}
+	f, err := t.tree.File(name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "readfile", Path: name, Err: fs.ErrNotExist}
+	}
+	rc, err := f.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
+}
+
+func (t *treeFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	sub, err := t.sub(name)
+	if err != nil {
+		if errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
+			return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+		}
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: err}
+	}
+	return t.entries(sub, name)
+}
+
+func (t *treeFS) entries(sub *object.Tree, _ string) ([]fs.DirEntry, error) {
+	out := make([]fs.DirEntry, 0, len(sub.Entries))
+	for _, e := range sub.Entries {
+		i := info{name: e.Name, mode: 0o644, when: t.when}
+		switch e.Mode {
+		case filemode.Dir:
+			i.mode = fs.ModeDir | 0o755
+		case filemode.Symlink:
+			i.mode = fs.ModeSymlink | 0o777
+		case filemode.Submodule:
+			continue
+		}
+		out = append(out, i)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Name() < out[b].Name() })
+	return out, nil
+}
+
+type info struct {
+	name string
+	size int64
+	mode fs.FileMode
+	when time.Time
+}
+
+func (i info) Name() string               { return i.name }
+func (i info) Size() int64                { return i.size }
+func (i info) Mode() fs.FileMode          { return i.mode }
+func (i info) ModTime() time.Time         { return i.when }
+func (i info) IsDir() bool                { return i.mode.IsDir() }
+func (i info) Sys() any                   { return nil }
+func (i info) Type() fs.FileMode          { return i.mode.Type() }
+func (i info) Info() (fs.FileInfo, error) { return i, nil }
+
+type file struct {
+	io.ReadCloser
+	info info
+}
+
+func (f *file) Stat() (fs.FileInfo, error) { return f.info, nil }
+
+type dir struct {
+	info    info
+	entries []fs.DirEntry
+	off     int
+}
+
+func (d *dir) Stat() (fs.FileInfo, error) { return d.info, nil }
+func (d *dir) Read([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "read", Path: d.info.name, Err: errors.New("is a directory")}
+}
+func (d *dir) Close() error { return nil }
+func (d *dir) ReadDir(n int) ([]fs.DirEntry, error) {
+	rest := d.entries[d.off:]
+	if n <= 0 {
+		d.off = len(d.entries)
+		return rest, nil
+	}
+	if len(rest) == 0 {
+		return nil, io.EOF
+	}
+	if n > len(rest) {
+		n = len(rest)
+	}
+	d.off += n
+	return rest[:n], nil
+}
+
+// Dirty lists the files under dirs whose content in the working tree at
+// root differs from commit c (changed, added or deleted), comparing git
+// blob hashes of just those directories.
+func Dirty(c *object.Commit, root string, dirs ...string) ([]string, error) {
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, err
+	}
+	committed := map[string]plumbing.Hash{}
+	for _, d := range dirs {
+		sub, err := tree.Tree(d)
+		if err != nil {
+			continue // not in the commit: every file on disk is new
+		}
+		err = sub.Files().ForEach(func(f *object.File) error {
+			committed[d+"/"+f.Name] = f.Hash
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	var out []string
+	seen := map[string]bool{}
+	disk := os.DirFS(root)
+	for _, d := range dirs {
+		err := fs.WalkDir(disk, d, func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) && p == d {
+					return fs.SkipDir
+				}
+				return err
+			}
+			if e.IsDir() || !e.Type().IsRegular() {
+				return nil
+			}
+			b, err := fs.ReadFile(disk, p)
+			if err != nil {
+				return err
+			}
+			seen[p] = true
+			if h, ok := committed[p]; !ok || h != plumbing.ComputeHash(plumbing.BlobObject, b) {
+				out = append(out, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("reading the working tree: %w", err)
+		}
+	}
+	for p := range committed {
+		if !seen[p] {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}

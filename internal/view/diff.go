@@ -1,0 +1,221 @@
+package view
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/regionctl/regionctl/internal/diff"
+)
+
+// MaxComment is the largest PR comment the markdown form may produce.
+const MaxComment = 65536
+
+func clusterList(ids []string, max int) string {
+	if len(ids) <= max {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:max], ", "), len(ids)-max)
+}
+
+func origin(c diff.ValueChange) string {
+	s := c.Origin + " (" + c.OriginLayer
+	if c.OriginChanged {
+		s += ", changed here"
+	}
+	return s + ")"
+}
+
+func plural1(n int, w string) string {
+	if n == 1 {
+		return "1 " + w
+	}
+	return fmt.Sprintf("%d %ss", n, w)
+}
+
+// Headline says in one line what the change does.
+func Headline(r *diff.Report) string {
+	if r.Empty() {
+		return "no change to the fleet"
+	}
+	runs := len(diff.Runs(r.Affected))
+	return fmt.Sprintf("%s affected, %s to run, %s, %s changed",
+		plural1(len(r.Affected), "cluster"), plural1(runs, "pipeline"), plural1(len(r.Destroyed), "cluster destroyed"), plural1(len(r.Files), "file"))
+}
+
+// DiffText prints the report for a terminal or a CI log.
+func (p *Printer) DiffText(r *diff.Report) {
+	w := p.W
+	fmt.Fprintf(w, "%s %s → %s\n", p.paint(bold, "regionctl render --diff:"), r.Base, r.Head)
+	if len(r.Uncommitted) > 0 {
+		fmt.Fprintf(w, "  includes %s not yet committed: %s\n", plural1(len(r.Uncommitted), "file"), strings.Join(r.Uncommitted, ", "))
+	}
+	fmt.Fprintf(w, "  %s\n", Headline(r))
+	if r.Stale > 0 {
+		fmt.Fprintf(w, "  %s in deploy/ not re-rendered yet: run regionctl render and commit them\n", plural1(r.Stale, "file"))
+	}
+	section := func(title string) { fmt.Fprintf(w, "\n%s\n", p.paint(bold, title)) }
+	if len(r.Destroyed) > 0 || len(r.Pruned) > 0 {
+		section("DESTROYED AND PRUNED")
+		for _, c := range r.Destroyed {
+			fmt.Fprintf(w, "  %s %s (%s, sector %s, %s)\n", p.paint(red, "destroy"), c.ID, c.Type, c.Sector, c.Environment)
+		}
+		for _, f := range r.Pruned {
+			fmt.Fprintf(w, "  %s deploy/%s\n", p.paint(red, "prune  "), f)
+		}
+	}
+	if len(r.Waves) > 0 {
+		section("ROLLOUT ORDER")
+		for _, s := range r.Waves {
+			if s.Exception != "" {
+				fmt.Fprintf(w, "  %s %s = %q reaches %s before %s; exception: %s\n", p.paint(yellow, "exception"), s.Key, s.Value, s.Sector, strings.Join(s.Missing, ", "), s.Exception)
+			} else {
+				fmt.Fprintf(w, "  %s %s = %q reaches %s before %s has it (skipped wave)\n", p.paint(red, "skipped"), s.Key, s.Value, s.Sector, strings.Join(s.Missing, ", "))
+			}
+		}
+	}
+	if len(r.Drift) > 0 {
+		section("DRIFT")
+		fmt.Fprintf(w, "  deploy/ holds files that are not what config/ renders to (edited by hand?):\n")
+		for _, f := range r.Drift {
+			fmt.Fprintf(w, "  %s deploy/%s\n", p.paint(red, "drift"), f)
+		}
+	}
+	if len(r.Sectors) > 0 {
+		section("BLAST RADIUS (rollout order)")
+		for _, s := range r.Sectors {
+			fmt.Fprintf(w, "  %s %s  regions %s: %d changed, %d added, %d destroyed\n", p.paint(bold, s.Name), p.paint(dim, "("+s.Environment+")"),
+				strings.Join(s.Regions, ", "), len(s.Changed), len(s.Added), len(s.Destroyed))
+			if len(s.Pipelines) > 0 {
+				fmt.Fprintf(w, "      pipelines: %s\n", clusterList(s.Pipelines, 6))
+			}
+		}
+	}
+	if len(r.Changes) > 0 {
+		section("VALUE CHANGES")
+		for _, c := range r.Changes {
+			fmt.Fprintf(w, "  %s %s → %s  %s\n", p.paint(bold, c.Path), c.Old, c.New, p.paint(dim, origin(c)))
+			fmt.Fprintf(w, "      %s: %s\n", plural1(len(c.Clusters), "cluster"), clusterList(c.Clusters, 6))
+		}
+	}
+	if len(r.Files) > 0 {
+		section("FILE DIFFS")
+		for _, f := range r.Files {
+			p.unified(w, f.Unified)
+		}
+	}
+}
+
+func (p *Printer) unified(w io.Writer, u string) {
+	for _, line := range strings.SplitAfter(u, "\n") {
+		switch {
+		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
+			fmt.Fprint(w, p.paint(bold, strings.TrimSuffix(line, "\n"))+"\n")
+		case strings.HasPrefix(line, "+"):
+			fmt.Fprint(w, p.paint(green, strings.TrimSuffix(line, "\n"))+"\n")
+		case strings.HasPrefix(line, "-"):
+			fmt.Fprint(w, p.paint(red, strings.TrimSuffix(line, "\n"))+"\n")
+		case strings.HasPrefix(line, "@@"):
+			fmt.Fprint(w, p.paint(dim, strings.TrimSuffix(line, "\n"))+"\n")
+		default:
+			fmt.Fprint(w, line)
+		}
+	}
+}
+
+// DiffMarkdown renders the report as one PR comment of at most MaxComment
+// characters: the summary and value changes first, collapsible per sector,
+// then as many file diffs as fit; what is left out is said.
+func DiffMarkdown(r *diff.Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### regionctl render --diff\n\n`%s` → `%s`", r.Base, r.Head)
+	if len(r.Uncommitted) > 0 {
+		fmt.Fprintf(&b, " (with %s not yet committed)", plural1(len(r.Uncommitted), "file"))
+	}
+	fmt.Fprintf(&b, "\n\n**%s**\n", Headline(r))
+	if r.Stale > 0 {
+		fmt.Fprintf(&b, "\n:warning: %s in `deploy/` not re-rendered yet: run `regionctl render` and commit them.\n", plural1(r.Stale, "file"))
+	}
+	if len(r.Destroyed)+len(r.Pruned) > 0 {
+		b.WriteString("\n#### :warning: Destroyed and pruned\n\n")
+		for _, c := range r.Destroyed {
+			fmt.Fprintf(&b, "- **destroy** `%s` (%s, sector %s, %s)\n", c.ID, c.Type, c.Sector, c.Environment)
+		}
+		for _, f := range r.Pruned {
+			fmt.Fprintf(&b, "- prune `deploy/%s`\n", f)
+		}
+	}
+	if len(r.Waves) > 0 {
+		b.WriteString("\n#### :warning: Rollout order\n\n")
+		for _, s := range r.Waves {
+			if s.Exception != "" {
+				fmt.Fprintf(&b, "- **exception**: `%s` = `%s` reaches **%s** before %s. Reason: %s\n", s.Key, s.Value, s.Sector, strings.Join(s.Missing, ", "), s.Exception)
+			} else {
+				fmt.Fprintf(&b, "- **skipped wave**: `%s` = `%s` reaches **%s** before %s has it\n", s.Key, s.Value, s.Sector, strings.Join(s.Missing, ", "))
+			}
+		}
+	}
+	if len(r.Drift) > 0 {
+		b.WriteString("\n#### :warning: Drift\n\n`deploy/` holds files that are not what `config/` renders to:\n\n")
+		for _, f := range r.Drift {
+			fmt.Fprintf(&b, "- `deploy/%s`\n", f)
+		}
+	}
+	if len(r.Sectors) > 0 {
+		b.WriteString("\n#### Blast radius, in rollout order\n\n| sector | environment | regions | changed | added | destroyed | pipelines |\n|---|---|---|---|---|---|---|\n")
+		for _, s := range r.Sectors {
+			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d |\n", s.Name, s.Environment, strings.Join(s.Regions, ", "), len(s.Changed), len(s.Added), len(s.Destroyed), len(s.Pipelines))
+		}
+		for _, s := range r.Sectors {
+			fmt.Fprintf(&b, "\n<details><summary>%s (%s): %s</summary>\n\n", s.Name, s.Environment, plural1(len(s.Changed)+len(s.Added)+len(s.Destroyed), "cluster"))
+			for _, c := range r.Changes {
+				if contains(c.Sectors, s.Name) {
+					fmt.Fprintf(&b, "- `%s`: `%s` → `%s` — %s, %s\n", c.Path, c.Old, c.New, origin(c), plural1(len(c.Clusters), "cluster"))
+				}
+			}
+			if len(s.Pipelines) > 0 {
+				fmt.Fprintf(&b, "\nPipelines: %s\n", strings.Join(s.Pipelines, ", "))
+			}
+			b.WriteString("\n</details>\n")
+		}
+	}
+	if len(r.Changes) > 0 {
+		b.WriteString("\n#### Value changes\n\n| value | old → new | set at | clusters |\n|---|---|---|---|\n")
+		for _, c := range r.Changes {
+			fmt.Fprintf(&b, "| `%s` | `%s` → `%s` | %s | %s |\n", c.Path, esc(c.Old), esc(c.New), origin(c), clusterList(c.Clusters, 4))
+		}
+	}
+	if len(r.Files) == 0 {
+		return b.String()
+	}
+	b.WriteString("\n#### Rendered files\n")
+	note := func(left, lines int) string {
+		return fmt.Sprintf("\n_%d file diffs (%d lines) left out to fit one comment; run `regionctl render --diff` to see them._\n", left, lines)
+	}
+	budget := MaxComment - b.Len() - len(note(1_000_000, 1_000_000_000)) - 64
+	for i, f := range r.Files {
+		block := fmt.Sprintf("\n<details><summary>%s <code>deploy/%s</code></summary>\n\n```diff\n%s```\n</details>\n", f.Status, f.Path, f.Unified)
+		if len(block) > budget {
+			lines := 0
+			for _, g := range r.Files[i:] {
+				lines += strings.Count(g.Unified, "\n")
+			}
+			b.WriteString(note(len(r.Files)-i, lines))
+			break
+		}
+		budget -= len(block)
+		b.WriteString(block)
+	}
+	return b.String()
+}
+
+func esc(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+
+func contains(s []string, x string) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
