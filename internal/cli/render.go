@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/deploytree"
+	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/view"
-	"github.com/regionctl/regionctl/internal/config"
-	"github.com/regionctl/regionctl/internal/diag"
 )
 
 // deployDir is where the rendered tree lives inside the root.

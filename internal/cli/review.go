@@ -105,4 +105,3 @@ func (a *app) side(fsys fs.FS, label string) (diff.Side, error) {
 }
 
 func short(c *object.Commit) string { return c.Hash.String()[:8] }
-

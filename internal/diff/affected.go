@@ -178,5 +178,3 @@ func Runs(as []AffectedCluster) []AffectedCluster {
 	}
 	return out
 }
-
-

@@ -23,18 +23,18 @@ type Side struct {
 
 // Report is what a change does. Its JSON form is stable (docs/diff-json.md).
 type Report struct {
-	Base        string          `json:"base"`
-	Head        string          `json:"head"`
-	Uncommitted []string        `json:"uncommitted,omitempty"` // working-tree files included on the head side
-	Sectors     []SectorSummary `json:"sectors"`               // rollout order
-	Destroyed   []Cluster       `json:"destroyed"`             // delete: true newly set, or gone
-	Pruned      []string        `json:"pruned"`                // deploy/ files the head no longer renders
-	Changes     []ValueChange   `json:"changes"`
-	Waves       []SkippedWave   `json:"skipped_waves"`
-	Drift       []string        `json:"drift"` // deploy/ files edited by hand: they differ from the render though config did not change them
-	Stale       int             `json:"stale"` // deploy/ files the change's config alters that were not re-rendered yet
-	Files       []FileDiff      `json:"files"`
-	Affected    []AffectedCluster      `json:"affected"`
+	Base        string            `json:"base"`
+	Head        string            `json:"head"`
+	Uncommitted []string          `json:"uncommitted,omitempty"` // working-tree files included on the head side
+	Sectors     []SectorSummary   `json:"sectors"`               // rollout order
+	Destroyed   []Cluster         `json:"destroyed"`             // delete: true newly set, or gone
+	Pruned      []string          `json:"pruned"`                // deploy/ files the head no longer renders
+	Changes     []ValueChange     `json:"changes"`
+	Waves       []SkippedWave     `json:"skipped_waves"`
+	Drift       []string          `json:"drift"` // deploy/ files edited by hand: they differ from the render though config did not change them
+	Stale       int               `json:"stale"` // deploy/ files the change's config alters that were not re-rendered yet
+	Files       []FileDiff        `json:"files"`
+	Affected    []AffectedCluster `json:"affected"`
 }
 
 // Empty reports whether the change does nothing to the fleet.

@@ -8,10 +8,10 @@ package gitbase
 
 import (
 	"errors"
-	"os"
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"sort"
 	"time"
