@@ -1,0 +1,379 @@
+package diff_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/regionctl/regionctl/internal/deploytree"
+	"github.com/regionctl/regionctl/internal/diff"
+	"github.com/regionctl/regionctl/internal/gitbase"
+	"github.com/regionctl/regionctl/internal/render"
+	"github.com/regionctl/regionctl/internal/schema"
+)
+
+// repo is a real git repository in a temp dir holding a small fleet.
+type repo struct {
+	t    *testing.T
+	dir  string
+	git  *git.Repository
+	wt   *git.Worktree
+	tick time.Time
+}
+
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// newRepo starts a repository with the golden uneven-sectors fleet (five
+// sectors, two environments), the repository's Tekton Pipelines and
+// charts, committed on main.
+func newRepo(t *testing.T) *repo {
+	dir := t.TempDir()
+	g, err := git.PlainInit(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, plumbing.NewBranchReferenceName("main"))); err != nil {
+		t.Fatal(err)
+	}
+	wt, _ := g.Worktree()
+	r := &repo{t: t, dir: dir, git: g, wt: wt, tick: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}
+	copyTree(t, "../../golden/uneven-sectors/config", filepath.Join(dir, "config"))
+	copyTree(t, "../../golden/uneven-sectors/charts", filepath.Join(dir, "charts"))
+	copyTree(t, "../../pipelines/tekton", filepath.Join(dir, "pipelines", "tekton"))
+	r.commit("base fleet")
+	return r
+}
+
+func (r *repo) write(name, content string) {
+	p := filepath.Join(r.dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *repo) read(name string) string {
+	b, err := os.ReadFile(filepath.Join(r.dir, name))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return string(b)
+}
+
+func (r *repo) remove(name string) {
+	if err := os.Remove(filepath.Join(r.dir, name)); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *repo) commit(msg string) plumbing.Hash {
+	r.t.Helper()
+	if err := r.wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+		r.t.Fatal(err)
+	}
+	r.tick = r.tick.Add(time.Hour)
+	h, err := r.wt.Commit(msg, &git.CommitOptions{All: true, Author: &object.Signature{Name: "Test", Email: "t@example.com", When: r.tick}})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return h
+}
+
+// renderDeploy renders the working tree into deploy/, as `regionctl render`.
+func (r *repo) renderDeploy(c *schema.Checker) {
+	_, out, diags, err := render.FromFS(os.DirFS(r.dir), c, render.Options{Version: "test"})
+	if err != nil || diags.HasErrors() {
+		r.t.Fatal(err, diags)
+	}
+	if _, err := deploytree.Write(deploytree.OS{}, filepath.Join(r.dir, "deploy"), out, deploytree.Options{}); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+var keys = []string{"components.*.chart_revision", "components.*.image", "eks.version", "hypershift.operator_image"}
+
+// compare renders two commits from git objects and compares them.
+func (r *repo) compare(c *schema.Checker, base, head string) *diff.Report {
+	r.t.Helper()
+	gb, err := gitbase.Open(r.dir)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	side := func(rev string) diff.Side {
+		commit, err := gb.Commit(rev)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		fsys, err := gb.FS(commit)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		f, out, diags, err := render.FromFS(fsys, c, render.Options{Version: "test"})
+		if err != nil || diags.HasErrors() {
+			r.t.Fatalf("%s: %v %v", rev, err, diags)
+		}
+		deploy := map[string][]byte{}
+		_ = fs.WalkDir(fsys, "deploy", func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				b, _ := fs.ReadFile(fsys, p)
+				deploy[strings.TrimPrefix(p, "deploy/")] = b
+			}
+			return nil
+		})
+		if len(deploy) == 0 {
+			deploy = nil
+		}
+		return diff.Side{Label: rev, Fleet: f, Output: out, Deploy: deploy}
+	}
+	return diff.Compare(side(base), side(head), keys)
+}
+
+func checker(t *testing.T) *schema.Checker {
+	c, err := schema.New(schema.Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func ids(as []diff.AffectedCluster) string {
+	var out []string
+	for _, a := range as {
+		out = append(out, a.ID+":"+a.Change+":"+a.Pipeline)
+	}
+	return strings.Join(out, " ")
+}
+
+func TestGlobalChangeReachesEveryCluster(t *testing.T) {
+	r, c := newRepo(t), checker(t)
+	r.write("config/global/defaults.yaml", strings.Replace(r.read("config/global/defaults.yaml"), `version: "1.31"`, `version: "1.32"`, 1))
+	r.commit("eks 1.32 everywhere")
+	rep := r.compare(c, "HEAD~1", "HEAD")
+	if len(rep.Affected) != 11 || len(diff.Runs(rep.Affected)) != 11 {
+		t.Errorf("affected %d clusters, %d runs: %s", len(rep.Affected), len(diff.Runs(rep.Affected)), ids(rep.Affected))
+	}
+	if len(rep.Changes) != 1 || len(rep.Changes[0].Clusters) != 11 || rep.Changes[0].Path != "eks.version" ||
+		rep.Changes[0].Origin != "config/global/defaults.yaml:8:12" || !rep.Changes[0].OriginChanged || !rep.Changes[0].Rollout {
+		t.Errorf("changes %+v", rep.Changes)
+	}
+	// The blast radius lists sectors in rollout order.
+	var order []string
+	for _, s := range rep.Sectors {
+		order = append(order, s.Name)
+	}
+	if got := strings.Join(order, ","); got != "stage-a,prod-1,prod-2,prod-3" {
+		t.Errorf("sector order %s", got)
+	}
+}
+
+func TestSectorChangeStaysInTheSector(t *testing.T) {
+	r, c := newRepo(t), checker(t)
+	r.write("config/sectors/prod-2.yaml", r.read("config/sectors/prod-2.yaml")+"eks:\n  node_max: 9\n")
+	r.commit("bigger nodes groups in prod-2")
+	rep := r.compare(c, "HEAD~1", "HEAD")
+	if got := ids(rep.Affected); got != "eu-west-1/mc01:changed:regional eu-west-1/mc02:changed:regional eu-west-1/regional:changed:central" {
+		t.Errorf("affected %s", got)
+	}
+	if len(rep.Changes) != 1 || rep.Changes[0].Origin != "config/sectors/prod-2.yaml:5:13" || len(rep.Changes[0].Clusters) != 3 {
+		t.Errorf("changes %+v", rep.Changes)
+	}
+}
+
+func TestHelmValuesOnlyNeedNoPipeline(t *testing.T) {
+	r, c := newRepo(t), checker(t)
+	r.write("config/clusters/us-east-1/mc01.yaml", "type: management\ncomponents:\n  hypershift-operator:\n    values:\n      replicas: 5\n")
+	r.commit("more operator replicas")
+	rep := r.compare(c, "HEAD~1", "HEAD")
+	if got := ids(rep.Affected); got != "us-east-1/mc01:changed:none" {
+		t.Errorf("affected %s", got)
+	}
+	if len(diff.Runs(rep.Affected)) != 0 {
+		t.Error("a Helm values change starts a pipeline")
+	}
+}
+
+func TestClusterAdded(t *testing.T) {
+	r, c := newRepo(t), checker(t)
+	r.write("config/clusters/us-east-1/mc02.yaml", "type: management\n")
+	r.commit("add us-east-1/mc02")
+	rep := r.compare(c, "HEAD~1", "HEAD")
+	if got := ids(rep.Affected); got != "us-east-1/mc02:added:regional" {
+		t.Errorf("affected %s", got)
+	}
+	if rep.Sectors[0].Name != "prod-1" || len(rep.Sectors[0].Added) != 1 {
+		t.Errorf("sectors %+v", rep.Sectors)
+	}
+}
+
+func TestClusterDeletedInTwoPhases(t *testing.T) {
+	r, c := newRepo(t), checker(t)
+	r.write("config/clusters/eu-west-1/mc02.yaml", "type: management\ndelete: true\n")
+	r.commit("destroy eu-west-1/mc02")
+	r.write("config/clusters/eu-west-1/mc02.yaml", "type: management\ndelete: true\ndelete_pipeline: true\n")
+	r.commit("remove its pipeline")
+	r.remove("config/clusters/eu-west-1/mc02.yaml")
+	r.commit("remove its file")
+
+	phase1 := r.compare(c, "HEAD~3", "HEAD~2")
+	if got := ids(phase1.Affected); got != "eu-west-1/mc02:destroyed:regional" {
+		t.Errorf("phase 1 affected %s", got)
+	}
+	if len(phase1.Destroyed) != 1 || phase1.Destroyed[0].ID != "eu-west-1/mc02" {
+		t.Errorf("phase 1 destroyed %+v", phase1.Destroyed)
+	}
+	if !strings.Contains(strings.Join(phase1.Pruned, " "), "eu-west-1/argocd/mc02-values.yaml") {
+		t.Errorf("phase 1 pruned %v: the Applications of a destroyed cluster go", phase1.Pruned)
+	}
+	phase2 := r.compare(c, "HEAD~2", "HEAD~1")
+	if got := ids(phase2.Affected); got != "eu-west-1/mc02:removed:none" {
+		t.Errorf("phase 2 affected %s", got)
+	}
+	if !strings.Contains(strings.Join(phase2.Pruned, " "), "eu-west-1/tekton/mc02.pipelinerun.yaml") {
+		t.Errorf("phase 2 pruned %v", phase2.Pruned)
+	}
+	phase3 := r.compare(c, "HEAD~1", "HEAD")
+	if got := ids(phase3.Affected); got != "eu-west-1/mc02:removed:none" || len(diff.Runs(phase3.Affected)) != 0 {
+		t.Errorf("phase 3 affected %s", got)
+	}
+}
+
+func TestRenames(t *testing.T) {
+	r, c := newRepo(t), checker(t)
+	// Renaming a layer file without changing what it says changes no value
+	// and starts no pipeline; only the origins in effective/ name the new file.
+	r.write("config/global/00-defaults.yaml", r.read("config/global/defaults.yaml"))
+	r.remove("config/global/defaults.yaml")
+	r.commit("rename the global file")
+	rep := r.compare(c, "HEAD~1", "HEAD")
+	if len(rep.Changes) != 0 || len(diff.Runs(rep.Affected)) != 0 || len(rep.Affected) != 11 {
+		t.Errorf("a global file rename: %d changes, %s", len(rep.Changes), ids(rep.Affected))
+	}
+	for _, f := range rep.Files {
+		if !strings.Contains(f.Path, "/effective/") || !strings.Contains(f.Unified, "+") || !strings.Contains(f.Unified, "config/global/00-defaults.yaml") {
+			t.Errorf("rename changed %s:\n%s", f.Path, f.Unified)
+		}
+	}
+	// Renaming a cluster is a new cluster and a removed one.
+	r.write("config/clusters/us-east-1/mc09.yaml", r.read("config/clusters/us-east-1/mc01.yaml"))
+	r.remove("config/clusters/us-east-1/mc01.yaml")
+	r.commit("rename us-east-1/mc01 to mc09")
+	rep = r.compare(c, "HEAD~1", "HEAD")
+	if got := ids(rep.Affected); got != "us-east-1/mc01:removed:none us-east-1/mc09:added:regional" {
+		t.Errorf("cluster rename: %s", got)
+	}
+	if len(rep.Destroyed) != 1 || rep.Destroyed[0].ID != "us-east-1/mc01" {
+		t.Errorf("cluster rename destroyed %+v", rep.Destroyed)
+	}
+}
+
+func TestReformatReportsNothing(t *testing.T) {
+	r, c := newRepo(t), checker(t)
+	r.write("config/sectors/prod-1.yaml", "# The first production wave.\n\nmax_update:   1\nenvironment: production   # prod\norder: 1\n")
+	r.write("config/global/defaults.yaml", "# Reformatted.\n"+strings.ReplaceAll(r.read("config/global/defaults.yaml"), "  ", "    "))
+	r.commit("reformat")
+	rep := r.compare(c, "HEAD~1", "HEAD")
+	if !rep.Empty() || len(rep.Changes) != 0 || len(rep.Sectors) != 0 {
+		t.Errorf("a reformat reports %d affected, %d files, %d changes", len(rep.Affected), len(rep.Files), len(rep.Changes))
+	}
+}
+
+func TestHandEditOfDeployIsDrift(t *testing.T) {
+	r, c := newRepo(t), checker(t)
+	r.renderDeploy(c)
+	r.commit("render")
+	p := "deploy/production/us-east-1/terraform/mc01.tfvars.json"
+	r.write(p, strings.Replace(r.read(p), `"node_max": 6`, `"node_max": 60`, 1))
+	r.commit("hot fix by hand")
+	rep := r.compare(c, "HEAD~1", "HEAD")
+	if len(rep.Drift) != 1 || rep.Drift[0] != strings.TrimPrefix(p, "deploy/") {
+		t.Errorf("drift %v", rep.Drift)
+	}
+	if len(rep.Affected) != 0 || rep.Stale != 0 {
+		t.Errorf("a hand edit affected %s, stale %d", ids(rep.Affected), rep.Stale)
+	}
+}
+
+// TestDefaultBaseIsTheMergeBase: main moved on after the branch was cut;
+// the branch's report holds its own change only.
+func TestDefaultBaseIsTheMergeBase(t *testing.T) {
+	r, c := newRepo(t), checker(t)
+	branchPoint, _ := r.git.Head()
+	if err := r.wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("feature"), Create: true}); err != nil {
+		t.Fatal(err)
+	}
+	r.write("config/sectors/prod-3.yaml", r.read("config/sectors/prod-3.yaml")+"eks:\n  node_max: 8\n")
+	r.commit("feature: prod-3 node_max")
+	if err := r.wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("main")}); err != nil {
+		t.Fatal(err)
+	}
+	r.write("config/sectors/prod-1.yaml", r.read("config/sectors/prod-1.yaml")+"eks:\n  node_max: 7\n")
+	r.commit("main: prod-1 node_max")
+	if err := r.wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("feature")}); err != nil {
+		t.Fatal(err)
+	}
+	gb, _ := gitbase.Open(r.dir)
+	base, label, err := gb.DefaultBase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base.Hash != branchPoint.Hash() || label != "merge-base(HEAD, main)" {
+		t.Fatalf("default base %s (%s), want the branch point %s", base.Hash, label, branchPoint.Hash())
+	}
+	rep := r.compare(c, base.Hash.String(), "HEAD")
+	for _, a := range rep.Affected {
+		if a.Sector != "prod-3" {
+			t.Errorf("main's change leaks into the branch's report: %s", a.ID)
+		}
+	}
+	if len(rep.Affected) != 4 { // prod-3: two regions, two clusters each
+		t.Errorf("affected %s", ids(rep.Affected))
+	}
+	// Comparing with main itself would show main's change reverted.
+	if rep := r.compare(c, "main", "HEAD"); len(rep.Affected) <= 4 {
+		t.Errorf("against main: %s", ids(rep.Affected))
+	}
+}
+
+func TestSkippedWaveAndException(t *testing.T) {
+	r, c := newRepo(t), checker(t)
+	r.write("config/sectors/prod-2.yaml", r.read("config/sectors/prod-2.yaml")+"eks:\n  version: \"1.32\"\n")
+	r.commit("1.32 straight to prod-2")
+	rep := r.compare(c, "HEAD~1", "HEAD")
+	if len(rep.Waves) != 1 || rep.Waves[0].Sector != "prod-2" || strings.Join(rep.Waves[0].Missing, ",") != "stage-a,prod-1" || rep.Waves[0].Exception != "" {
+		t.Errorf("waves %+v", rep.Waves)
+	}
+	r.write("config/sectors/prod-2.yaml", r.read("config/sectors/prod-2.yaml")+"rollout_exceptions:\n  - key: eks.version\n    value: \"1.32\"\n    reason: CVE-2026-1234 is fixed only in 1.32\n")
+	r.commit("say why")
+	rep = r.compare(c, "HEAD~2", "HEAD")
+	if len(rep.Waves) != 1 || rep.Waves[0].Exception != "CVE-2026-1234 is fixed only in 1.32" {
+		t.Errorf("waves with exception %+v", rep.Waves)
+	}
+}

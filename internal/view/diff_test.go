@@ -1,0 +1,37 @@
+package view
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/regionctl/regionctl/internal/diff"
+)
+
+// TestMarkdownFitsOneComment: a change touching 2,000 files still yields one
+// PR comment, the summary whole, file diffs cut with a note.
+func TestMarkdownFitsOneComment(t *testing.T) {
+	r := &diff.Report{Base: "abc (main)", Head: "def (HEAD)"}
+	for i := 0; i < 2000; i++ {
+		id := fmt.Sprintf("r%03d/mc01", i)
+		r.Affected = append(r.Affected, diff.AffectedCluster{ID: id, Sector: "s1", Pipeline: "regional"})
+		r.Files = append(r.Files, diff.FileDiff{Path: id + ".tfvars.json", Status: "changed",
+			Unified: "--- a\n+++ b\n@@ -1 +1 @@\n-\"eks_version\": \"1.30\"\n+\"eks_version\": \"1.31\"\n" + strings.Repeat(" context line\n", 20)})
+	}
+	r.Sectors = []diff.SectorSummary{{Name: "s1", Environment: "production", Regions: []string{"r000"}, Changed: []string{"x"}}}
+	r.Changes = []diff.ValueChange{{Path: "eks.version", Old: `"1.30"`, New: `"1.31"`, Origin: "config/sectors/s1.yaml:12:12", OriginLayer: "sector", Clusters: []string{"r000/mc01"}, Sectors: []string{"s1"}}}
+	md := DiffMarkdown(r)
+	if len(md) > MaxComment {
+		t.Fatalf("comment is %d characters", len(md))
+	}
+	if !strings.Contains(md, "file diffs (") || !strings.Contains(md, "left out to fit one comment") {
+		t.Error("the comment does not say what it left out")
+	}
+	if !strings.Contains(md, "`eks.version`: `\"1.30\"` → `\"1.31\"`") || !strings.Contains(md, "| s1 | production |") {
+		t.Error("the summary was cut before the file diffs")
+	}
+	small := DiffMarkdown(&diff.Report{Base: "a", Head: "b", Files: r.Files[:2]})
+	if strings.Contains(small, "left out") || strings.Count(small, "```diff") != 2 {
+		t.Errorf("a small change lost its diffs:\n%s", small)
+	}
+}
