@@ -110,7 +110,7 @@ func (a *app) renderFS(fsys fs.FS) (*config.Fleet, *render.Output, diag.Diagnost
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	opts := render.Options{Version: Version, CacheSalt: binaryStamp()}
+	opts := render.Options{Version: Version, CacheSalt: binaryStamp(), Cache: a.memory()}
 	if a.store != nil {
 		opts.Cache = a.store
 	}

@@ -60,6 +60,7 @@ type app struct {
 	// store is the result cache of this invocation, nil with --no-cache.
 	store         *cache.File
 	schemaChecker *schema.Checker
+	mem           *cache.Memory
 
 	// fleet is loaded once per invocation.
 	fleet      *config.Fleet
@@ -140,13 +141,22 @@ func (a *app) loadFleet() (*config.Fleet, diag.Diagnostics, error) {
 	return f, a.relative(diags), nil
 }
 
+func (a *app) memory() *cache.Memory {
+	if a.mem == nil {
+		a.mem = cache.NewMemory()
+	}
+	return a.mem
+}
+
 // checker returns the schema checker of this invocation, backed by the
 // result cache unless --no-cache. The cache is saved when the command ends.
 func (a *app) checker() (*schema.Checker, error) {
 	if a.schemaChecker != nil {
 		return a.schemaChecker, nil
 	}
-	var c schema.Cache
+	// Without the file cache, results are still shared within this run
+	// (the two sides of a review have most layers in common).
+	var c schema.Cache = a.memory()
 	if !a.noCache && a.store == nil {
 		if p := a.cachePath(); p != "" {
 			a.store = cache.Open(p)

@@ -6,8 +6,10 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/regionctl/regionctl/internal/diag"
 )
@@ -51,21 +53,10 @@ func (d *Documents) All() []*Document {
 func Parse(fsys fs.FS, dir string) (*Documents, diag.Diagnostics) {
 	var docs Documents
 	var diags diag.Diagnostics
-	read := func(p string, layer Layer, name, rdir string) *Document {
+	var pending []*Document
+	add := func(p string, layer Layer, name, rdir string) *Document {
 		doc := &Document{File: p, Layer: layer, Name: name, Dir: rdir}
-		data, err := readLimited(fsys, p)
-		if err != nil {
-			diags = append(diags, diag.Errorf(diag.Pos{File: p}, err.Error(), "cannot read layer file"))
-			doc.Invalid = true
-			return doc
-		}
-		doc.Hash = sha256.Sum256(data)
-		v, ds := Decode(p, layer, data)
-		doc.Value = v
-		if ds.HasErrors() || v == nil {
-			doc.Invalid = true
-		}
-		diags = append(diags, ds...)
+		pending = append(pending, doc)
 		return doc
 	}
 	top, err := fs.ReadDir(fsys, dir)
@@ -79,15 +70,15 @@ func Parse(fsys fs.FS, dir string) (*Documents, diag.Diagnostics) {
 		switch {
 		case e.Name() == "global" && e.IsDir():
 			for _, f := range yamlFiles(fsys, p, &diags) {
-				docs.Global = append(docs.Global, read(path.Join(p, f), LayerGlobal, "", ""))
+				docs.Global = append(docs.Global, add(path.Join(p, f), LayerGlobal, "", ""))
 			}
 		case e.Name() == "sectors" && e.IsDir():
 			for _, f := range yamlFiles(fsys, p, &diags) {
-				docs.Sectors = append(docs.Sectors, read(path.Join(p, f), LayerSector, stem(f), ""))
+				docs.Sectors = append(docs.Sectors, add(path.Join(p, f), LayerSector, stem(f), ""))
 			}
 		case e.Name() == "regions" && e.IsDir():
 			for _, f := range yamlFiles(fsys, p, &diags) {
-				docs.Regions = append(docs.Regions, read(path.Join(p, f), LayerRegion, stem(f), ""))
+				docs.Regions = append(docs.Regions, add(path.Join(p, f), LayerRegion, stem(f), ""))
 			}
 		case e.Name() == "clusters" && e.IsDir():
 			regions, err := fs.ReadDir(fsys, p)
@@ -104,7 +95,7 @@ func Parse(fsys fs.FS, dir string) (*Documents, diag.Diagnostics) {
 					continue
 				}
 				for _, f := range yamlFiles(fsys, rp, &diags) {
-					docs.Clusters = append(docs.Clusters, read(path.Join(rp, f), LayerCluster, stem(f), r.Name()))
+					docs.Clusters = append(docs.Clusters, add(path.Join(rp, f), LayerCluster, stem(f), r.Name()))
 				}
 			}
 		case strings.HasPrefix(e.Name(), ".") || strings.EqualFold(e.Name(), "README.md"):
@@ -114,7 +105,45 @@ func Parse(fsys fs.FS, dir string) (*Documents, diag.Diagnostics) {
 				Detail:  "Only global/, sectors/, regions/ and clusters/ are read."})
 		}
 	}
+	// Read and decode the files in parallel: reading from git objects or a
+	// cold disk dominates on large fleets. Diagnostics keep file order.
+	perDoc := make([]diag.Diagnostics, len(pending))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				perDoc[i] = readDoc(fsys, pending[i])
+			}
+		}()
+	}
+	for i := range pending {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	for _, ds := range perDoc {
+		diags = append(diags, ds...)
+	}
 	return &docs, diags
+}
+
+// readDoc reads and decodes one layer file into doc.
+func readDoc(fsys fs.FS, doc *Document) diag.Diagnostics {
+	data, err := readLimited(fsys, doc.File)
+	if err != nil {
+		doc.Invalid = true
+		return diag.Diagnostics{diag.Errorf(diag.Pos{File: doc.File}, err.Error(), "cannot read layer file")}
+	}
+	doc.Hash = sha256.Sum256(data)
+	v, ds := Decode(doc.File, doc.Layer, data)
+	doc.Value = v
+	if ds.HasErrors() || v == nil {
+		doc.Invalid = true
+	}
+	return ds
 }
 
 // yamlFiles lists the .yaml files of dir in lexical order, warning about

@@ -14,6 +14,8 @@ import (
 	"os"
 	"path"
 	"sort"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5"
@@ -89,8 +91,11 @@ func (r *Repo) FS(c *object.Commit) (fs.FS, error) {
 	return &treeFS{tree: t, when: c.Committer.When}, nil
 }
 
-// treeFS implements fs.FS, fs.ReadDirFS and fs.ReadFileFS over a tree.
+// treeFS implements fs.FS, fs.ReadDirFS and fs.ReadFileFS over a tree. It
+// is safe for concurrent use: go-git's trees and object storage are not, so
+// every access to them holds mu (files are read whole under it).
 type treeFS struct {
+	mu   sync.Mutex
 	tree *object.Tree
 	when time.Time
 }
@@ -103,6 +108,8 @@ func (t *treeFS) sub(name string) (*object.Tree, error) {
 }
 
 func (t *treeFS) Open(name string) (fs.File, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
@@ -117,14 +124,16 @@ func (t *treeFS) Open(name string) (fs.File, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
-	rc, err := f.Reader()
+	data, err := f.Contents()
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
-	return &file{ReadCloser: rc, info: info{name: path.Base(name), size: f.Size, mode: 0o644, when: t.when}}, nil
+	return &file{ReadCloser: io.NopCloser(strings.NewReader(data)), info: info{name: path.Base(name), size: f.Size, mode: 0o644, when: t.when}}, nil
 }
 
 func (t *treeFS) ReadFile(name string) ([]byte, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "readfile", Path: name, Err: fs.ErrInvalid}
 	}
@@ -141,6 +150,8 @@ func (t *treeFS) ReadFile(name string) ([]byte, error) {
 }
 
 func (t *treeFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	sub, err := t.sub(name)
 	if err != nil {
 		if errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
@@ -151,7 +162,7 @@ func (t *treeFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return t.entries(sub, name)
 }
 
-func (t *treeFS) entries(sub *object.Tree, _ string) ([]fs.DirEntry, error) {
+func (t *treeFS) entries(sub *object.Tree, dir string) ([]fs.DirEntry, error) {
 	out := make([]fs.DirEntry, 0, len(sub.Entries))
 	for _, e := range sub.Entries {
 		i := info{name: e.Name, mode: 0o644, when: t.when}
@@ -163,7 +174,7 @@ func (t *treeFS) entries(sub *object.Tree, _ string) ([]fs.DirEntry, error) {
 		case filemode.Submodule:
 			continue
 		}
-		out = append(out, i)
+		out = append(out, &entry{info: i, fs: t, path: path.Join(dir, e.Name)})
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Name() < out[b].Name() })
 	return out, nil
@@ -184,6 +195,26 @@ func (i info) IsDir() bool                { return i.mode.IsDir() }
 func (i info) Sys() any                   { return nil }
 func (i info) Type() fs.FileMode          { return i.mode.Type() }
 func (i info) Info() (fs.FileInfo, error) { return i, nil }
+
+// entry is a directory entry whose file size is read only when asked for.
+type entry struct {
+	info
+	fs   *treeFS
+	path string
+}
+
+func (e *entry) Info() (fs.FileInfo, error) {
+	if e.mode.IsRegular() {
+		e.fs.mu.Lock()
+		defer e.fs.mu.Unlock()
+		size, err := e.fs.tree.Size(e.path)
+		if err != nil {
+			return nil, err
+		}
+		e.size = size
+	}
+	return e.info, nil
+}
 
 type file struct {
 	io.ReadCloser
