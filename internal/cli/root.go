@@ -112,7 +112,7 @@ Run it from the repository root, or point --root at it.`,
 	root.PersistentFlags().BoolVar(&a.noCache, "no-cache", false, "do not read or write the validation cache")
 	root.PersistentFlags().StringVar(&a.cacheDir, "cache-dir", "", "validation cache directory (default: the user cache directory)")
 	root.PersistentFlags().StringVar(&a.requestID, "request-id", "", "id carried into logs and API calls (default: generated)")
-	root.AddCommand(a.validateCommand(), a.explainCommand(), a.renderCommand(), a.appsetCommand(), a.affectedCommand())
+	root.AddCommand(a.validateCommand(), a.explainCommand(), a.renderCommand(), a.appsetCommand(), a.affectedCommand(), a.devCommand())
 	return root
 }
 

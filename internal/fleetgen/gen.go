@@ -24,6 +24,12 @@ var realRegions = []string{
 	"me-south-1", "me-central-1", "af-south-1", "il-central-1",
 }
 
+// Charts are the component charts a generated fleet's repository holds.
+var Charts = map[string][]string{
+	"regional":   {"cluster-lifecycle-manager", "observability", "platform-api"},
+	"management": {"hypershift-operator", "maestro-agent", "observability"},
+}
+
 var directions = []string{"north", "south", "east", "west", "central", "northeast", "southeast", "northwest", "southwest"}
 
 // Files is a generated fleet: path (under the repository root) → content.

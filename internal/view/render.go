@@ -8,6 +8,7 @@ func (p *Printer) RenderSummary(dir string, total int, added, changed, pruned, f
 		p.OK("%s is up to date (%d files), nothing written", dir, total)
 		return
 	}
+	nAdded, nChanged := len(added), len(changed)
 	if len(added)+len(changed)+len(pruned)+len(foreign) > 25 {
 		added, changed = nil, nil // too many to list: counts only
 	}
@@ -23,7 +24,7 @@ func (p *Printer) RenderSummary(dir string, total int, added, changed, pruned, f
 	for _, f := range foreign {
 		fmt.Fprintf(p.W, "  %s %s (not written by regionctl)\n", p.paint(red, "deleted"), f)
 	}
-	p.OK("wrote %s: %d added, %d changed, %d pruned, %d unchanged", dir, len(added), len(changed), len(pruned)+len(foreign), total-len(added)-len(changed))
+	p.OK("wrote %s: %d added, %d changed, %d pruned, %d unchanged", dir, nAdded, nChanged, len(pruned)+len(foreign), total-nAdded-nChanged)
 }
 
 // StaleTree lists how the tree at dir differs from the render.

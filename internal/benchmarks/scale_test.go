@@ -1,0 +1,307 @@
+package benchmarks_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/regionctl/regionctl/internal/cache"
+	"github.com/regionctl/regionctl/internal/deploytree"
+	"github.com/regionctl/regionctl/internal/diff"
+	"github.com/regionctl/regionctl/internal/fleet"
+	"github.com/regionctl/regionctl/internal/fleetgen"
+	"github.com/regionctl/regionctl/internal/gitbase"
+	"github.com/regionctl/regionctl/internal/render"
+	"github.com/regionctl/regionctl/internal/schema"
+)
+
+// sizes are the fleets measured: 5 sectors, so the one-line sector change
+// of the review reaches a fifth of the fleet.
+var sizes = []struct {
+	clusters int
+	opts     fleetgen.Options
+}{
+	{100, fleetgen.Options{Sectors: 5, RegionsPerSector: 2, ClustersPerRegion: 10}},
+	{1000, fleetgen.Options{Sectors: 5, RegionsPerSector: 20, ClustersPerRegion: 10}},
+	{2200, fleetgen.Options{Sectors: 5, RegionsPerSector: 40, ClustersPerRegion: 11}},
+	{5000, fleetgen.Options{Sectors: 5, RegionsPerSector: 100, ClustersPerRegion: 10}},
+}
+
+// result is one cell row of the table.
+type result struct {
+	op       string
+	clusters int
+	perOp    time.Duration
+	allocs   uint64
+	peakMiB  float64 // peak RSS of the same operation run by the regionctl binary
+}
+
+var (
+	mu      sync.Mutex
+	results = map[string]result{}
+)
+
+func record(r result) {
+	mu.Lock()
+	defer mu.Unlock()
+	results[fmt.Sprintf("%s/%d", r.op, r.clusters)] = r
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if len(results) > 0 {
+		printTable()
+	}
+	os.Exit(code)
+}
+
+var ops = []string{"validate cold", "validate unchanged", "validate+render cold", "render unchanged", "render --diff cold", "render --diff warm", "affected warm"}
+
+func printTable() {
+	fmt.Printf("\n%-22s %8s %12s %14s %10s %16s\n", "operation", "clusters", "time/op", "allocs/op", "peak RSS", "time ratio")
+	for _, op := range ops {
+		var prev *result
+		for _, s := range sizes {
+			r, ok := results[fmt.Sprintf("%s/%d", op, s.clusters)]
+			if !ok {
+				continue
+			}
+			ratio := ""
+			if prev != nil {
+				ratio = fmt.Sprintf("×%.2f for ×%.1f", float64(r.perOp)/float64(prev.perOp), float64(r.clusters)/float64(prev.clusters))
+			}
+			peak := "-"
+			if r.peakMiB > 0 {
+				peak = fmt.Sprintf("%.0f MiB", r.peakMiB)
+			}
+			fmt.Printf("%-22s %8d %12s %14d %10s %16s\n", op, r.clusters, r.perOp.Round(time.Millisecond), r.allocs, peak, ratio)
+			prev = &r
+		}
+		if a, b := results[op+"/1000"], results[op+"/5000"]; a.perOp > 0 && b.perOp > 0 {
+			fmt.Printf("%-22s %8s growth 1,000→5,000 clusters: ×%.2f (linear is ×5)\n", "", "", float64(b.perOp)/float64(a.perOp))
+		}
+	}
+}
+
+// fixture is a generated fleet committed to a git repository, with a second
+// commit changing one line of one sector.
+type fixture struct {
+	dir string
+	fs  fleetgen.Files
+}
+
+var fixtures = map[int]*fixture{}
+
+func getFixture(b *testing.B, clusters int, o fleetgen.Options) *fixture {
+	mu.Lock()
+	defer mu.Unlock()
+	if f := fixtures[clusters]; f != nil {
+		return f
+	}
+	dir, err := os.MkdirTemp("", fmt.Sprintf("fleet-%d-", clusters))
+	if err != nil {
+		b.Fatal(err)
+	}
+	files := fleetgen.Generate(o)
+	for _, t := range []string{"regional", "management"} {
+		for _, c := range fleetgen.Charts[t] {
+			files[filepath.ToSlash(filepath.Join("charts", t, c, "Chart.yaml"))] = []byte("apiVersion: v2\nname: " + c + "\nversion: 0.1.0\n")
+		}
+	}
+	pipelines, _ := filepath.Glob("../../pipelines/tekton/*.yaml")
+	for _, p := range pipelines {
+		data, _ := os.ReadFile(p)
+		files["pipelines/tekton/"+filepath.Base(p)] = data
+	}
+	write := func() {
+		for p, data := range files {
+			full := filepath.Join(dir, p)
+			os.MkdirAll(filepath.Dir(full), 0o755)
+			if err := os.WriteFile(full, data, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	write()
+	g, err := git.PlainInit(dir, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	wt, _ := g.Worktree()
+	sig := &object.Signature{Name: "bench", Email: "bench@example.com", When: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
+	commit := func(msg string) {
+		if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := wt.Commit(msg, &git.CommitOptions{Author: sig}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	commit("fleet")
+	sector := "config/sectors/sector-2.yaml"
+	files[sector] = []byte(strings.Replace(string(files[sector]), "soak: 72h", "soak: 72h\neks:\n  node_max: 16", 1))
+	write()
+	commit("one sector change")
+	f := &fixture{dir: dir, fs: files}
+	fixtures[clusters] = f
+	return f
+}
+
+func checker(b *testing.B, c schema.Cache) *schema.Checker {
+	ch, err := schema.New(schema.Options{Version: "bench", Cache: c})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ch
+}
+
+// measure runs op b.N times and records time and allocations per op.
+func measure(b *testing.B, name string, clusters int, op func()) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		op()
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	runtime.ReadMemStats(&after)
+	r := result{op: name, clusters: clusters, perOp: elapsed / time.Duration(b.N), allocs: (after.Mallocs - before.Mallocs) / uint64(b.N)}
+	mu.Lock()
+	if old, ok := results[fmt.Sprintf("%s/%d", name, clusters)]; ok {
+		r.peakMiB = old.peakMiB
+	}
+	mu.Unlock()
+	record(r)
+}
+
+// peak runs the regionctl binary ($REGIONCTL_BIN) and records its peak RSS.
+func peak(b *testing.B, name string, clusters int, dir string, args ...string) {
+	bin := os.Getenv("REGIONCTL_BIN")
+	if bin == "" {
+		return
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "REGIONCTL_CACHE_DIR="+filepath.Join(dir, ".cache"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("%s %v: %v\n%s", bin, args, err, out)
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	mu.Lock()
+	r := results[fmt.Sprintf("%s/%d", name, clusters)]
+	r.op, r.clusters, r.peakMiB = name, clusters, float64(ru.Maxrss)/1024
+	results[fmt.Sprintf("%s/%d", name, clusters)] = r
+	mu.Unlock()
+}
+
+func BenchmarkScale(b *testing.B) {
+	for _, s := range sizes {
+		s := s
+		b.Run(fmt.Sprint(s.clusters), func(b *testing.B) {
+			fx := getFixture(b, s.clusters, s.opts)
+			fsys := os.DirFS(fx.dir)
+
+			b.Run("validate-cold", func(b *testing.B) {
+				peak(b, "validate cold", s.clusters, fx.dir, "validate", "--no-cache")
+				measure(b, "validate cold", s.clusters, func() {
+					if _, d := fleet.Load(fsys, "config", checker(b, nil)); d.HasErrors() {
+						b.Fatal(d)
+					}
+				})
+			})
+			b.Run("validate-unchanged", func(b *testing.B) {
+				mem := cache.NewMemory()
+				fleet.Load(fsys, "config", checker(b, mem))
+				measure(b, "validate unchanged", s.clusters, func() {
+					fleet.Load(fsys, "config", checker(b, mem))
+				})
+			})
+			b.Run("validate+render-cold", func(b *testing.B) {
+				peak(b, "validate+render cold", s.clusters, fx.dir, "render", "--no-cache", "--prune-foreign")
+				os.RemoveAll(filepath.Join(fx.dir, "deploy"))
+				measure(b, "validate+render cold", s.clusters, func() {
+					_, out, d, err := render.FromFS(fsys, checker(b, nil), render.Options{Version: "bench"})
+					if err != nil || d.HasErrors() {
+						b.Fatal(err, d)
+					}
+					dir, _ := os.MkdirTemp("", "deploy-")
+					if _, err := deploytree.Write(deploytree.OS{}, filepath.Join(dir, "deploy"), out, deploytree.Options{}); err != nil {
+						b.Fatal(err)
+					}
+					b.StopTimer()
+					os.RemoveAll(dir)
+					b.StartTimer()
+				})
+			})
+			b.Run("render-unchanged", func(b *testing.B) {
+				mem := cache.NewMemory()
+				dir := filepath.Join(b.TempDir(), "deploy")
+				_, out, _, _ := render.FromFS(fsys, checker(b, mem), render.Options{Version: "bench", Cache: mem})
+				deploytree.Write(deploytree.OS{}, dir, out, deploytree.Options{})
+				measure(b, "render unchanged", s.clusters, func() {
+					_, out, d, err := render.FromFS(fsys, checker(b, mem), render.Options{Version: "bench", Cache: mem})
+					if err != nil || d.HasErrors() {
+						b.Fatal(err, d)
+					}
+					if ch, err := deploytree.Write(deploytree.OS{}, dir, out, deploytree.Options{}); err != nil || !ch.Clean() {
+						b.Fatal(err)
+					}
+				})
+			})
+			review := func(mem *cache.Memory, full bool) {
+				gb, err := gitbase.Open(fx.dir)
+				if err != nil {
+					b.Fatal(err)
+				}
+				c := checker(b, mem)
+				side := func(rev string) diff.Side {
+					commit, err := gb.Commit(rev)
+					if err != nil {
+						b.Fatal(err)
+					}
+					tree, _ := gb.FS(commit)
+					f, out, d, err := render.FromFS(tree, c, render.Options{Version: "bench", Cache: mem})
+					if err != nil || d.HasErrors() {
+						b.Fatal(err, d)
+					}
+					return diff.Side{Label: rev, Fleet: f, Output: out}
+				}
+				base, head := side("HEAD~1"), side("HEAD")
+				if full {
+					diff.Compare(base, head, []string{"eks.version"})
+				} else if len(diff.Affected(base.Output, head.Output)) == 0 {
+					b.Fatal("nothing affected")
+				}
+			}
+			b.Run("diff-cold", func(b *testing.B) {
+				peak(b, "render --diff cold", s.clusters, fx.dir, "render", "--diff", "--base", "HEAD~1", "--no-cache", "--format", "json")
+				measure(b, "render --diff cold", s.clusters, func() { review(cache.NewMemory(), true) })
+			})
+			warm := cache.NewMemory()
+			review(warm, true)
+			b.Run("diff-warm", func(b *testing.B) {
+				// The binary's file cache warmed by one run, then measured.
+				peak(b, "render --diff warm", s.clusters, fx.dir, "render", "--diff", "--base", "HEAD~1", "--format", "json")
+				peak(b, "render --diff warm", s.clusters, fx.dir, "render", "--diff", "--base", "HEAD~1", "--format", "json")
+				measure(b, "render --diff warm", s.clusters, func() { review(warm, true) })
+			})
+			b.Run("affected-warm", func(b *testing.B) {
+				peak(b, "affected warm", s.clusters, fx.dir, "affected", "--base", "HEAD~1", "--head", "HEAD", "--emit", "json")
+				measure(b, "affected warm", s.clusters, func() { review(warm, false) })
+			})
+		})
+	}
+}
