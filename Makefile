@@ -31,7 +31,7 @@ fuzz: ## fuzz the loader and the merge (FUZZTIME=10m for a long run)
 
 bench: build ## measure validate, render, diff and affected on 100 to 5,000 clusters; print one table
 	mkdir -p .tmp
-	REGIONCTL_BIN=$(CURDIR)/$(BIN) TMPDIR=$(CURDIR)/.tmp $(GO) test -run '^$$' -bench Scale -benchtime 3x -timeout 60m ./internal/benchmarks
+	REGIONCTL_BIN=$(CURDIR)/$(BIN) TMPDIR=$(CURDIR)/.tmp $(GO) test -run '^$$' -bench Scale -benchtime 5x -timeout 60m ./internal/benchmarks
 
 clean: ## remove build output
 	rm -rf bin

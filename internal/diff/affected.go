@@ -71,8 +71,10 @@ func Affected(base, head *render.Output) []AffectedCluster {
 		head bool
 	}
 	clusters := map[string]*entry{}
+	baseIdx := map[string]render.IndexCluster{}
 	for _, c := range base.Index.Clusters {
 		clusters[c.ID] = &entry{idx: c, base: true}
+		baseIdx[c.ID] = c
 	}
 	for _, c := range head.Index.Clusters {
 		if e := clusters[c.ID]; e != nil {
@@ -128,18 +130,15 @@ func Affected(base, head *render.Output) []AffectedCluster {
 			a.Reasons = append(a.Reasons, k+" changed")
 		}
 		sort.Strings(a.Reasons)
-		var baseIdx *render.IndexCluster
-		if e.base {
-			baseIdx = base.Index.Cluster(id)
-		}
+		before := baseIdx[id]
 		switch {
 		case !e.head:
 			a.Change, a.Reasons = "removed", []string{"cluster file removed after its pipeline was"}
 		case !e.base:
 			a.Change, a.Pipeline = "added", pipeline
-		case c.DeletePipeline && !baseIdx.DeletePipeline:
+		case c.DeletePipeline && !before.DeletePipeline:
 			a.Change, a.Reasons = "removed", []string{"delete_pipeline: its pipeline is removed"}
-		case c.Delete && !baseIdx.Delete:
+		case c.Delete && !before.Delete:
 			a.Change, a.Pipeline, a.Reasons = "destroyed", pipeline, []string{"delete: the pipeline destroys its infrastructure"}
 		case needs:
 			a.Pipeline = pipeline

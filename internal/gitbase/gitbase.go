@@ -95,16 +95,43 @@ func (r *Repo) FS(c *object.Commit) (fs.FS, error) {
 // is safe for concurrent use: go-git's trees and object storage are not, so
 // every access to them holds mu (files are read whole under it).
 type treeFS struct {
-	mu   sync.Mutex
-	tree *object.Tree
-	when time.Time
+	mu    sync.Mutex
+	tree  *object.Tree
+	when  time.Time
+	trees map[string]*object.Tree // resolved directories, so each tree object is decoded once
 }
 
+// sub resolves directory name, one path element at a time, through the
+// cache of trees already decoded.
 func (t *treeFS) sub(name string) (*object.Tree, error) {
-	if name == "." {
+	if name == "." || name == "" {
 		return t.tree, nil
 	}
-	return t.tree.Tree(name)
+	if st, ok := t.trees[name]; ok {
+		return st, nil
+	}
+	parent, err := t.sub(path.Dir(name))
+	if err != nil {
+		return nil, err
+	}
+	st, err := parent.Tree(path.Base(name))
+	if err != nil {
+		return nil, err
+	}
+	if t.trees == nil {
+		t.trees = map[string]*object.Tree{}
+	}
+	t.trees[name] = st
+	return st, nil
+}
+
+// file finds a file through the cache of its directory's tree.
+func (t *treeFS) file(name string) (*object.File, error) {
+	dir, err := t.sub(path.Dir(name))
+	if err != nil {
+		return nil, err
+	}
+	return dir.File(path.Base(name))
 }
 
 func (t *treeFS) Open(name string) (fs.File, error) {
@@ -120,7 +147,7 @@ func (t *treeFS) Open(name string) (fs.File, error) {
 		}
 		return &dir{info: info{name: path.Base(name), mode: fs.ModeDir | 0o755, when: t.when}, entries: entries}, nil
 	}
-	f, err := t.tree.File(name)
+	f, err := t.file(name)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
@@ -137,7 +164,7 @@ func (t *treeFS) ReadFile(name string) ([]byte, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "readfile", Path: name, Err: fs.ErrInvalid}
 	}
-	f, err := t.tree.File(name)
+	f, err := t.file(name)
 	if err != nil {
 		return nil, &fs.PathError{Op: "readfile", Path: name, Err: fs.ErrNotExist}
 	}
@@ -207,7 +234,11 @@ func (e *entry) Info() (fs.FileInfo, error) {
 	if e.mode.IsRegular() {
 		e.fs.mu.Lock()
 		defer e.fs.mu.Unlock()
-		size, err := e.fs.tree.Size(e.path)
+		dir, err := e.fs.sub(path.Dir(e.path))
+		if err != nil {
+			return nil, err
+		}
+		size, err := dir.Size(path.Base(e.path))
 		if err != nil {
 			return nil, err
 		}

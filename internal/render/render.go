@@ -128,6 +128,11 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 // MarshalIndex encodes index.json.
 func MarshalIndex(idx *Index) ([]byte, error) { return tfvars.MarshalJSON(idx) }
 
+// memo keeps decoded artifacts of cached clusters for the life of the
+// process, keyed like the cache (content hashes): the two renders of a
+// review share most clusters. Artifacts are never modified once built.
+var memo sync.Map
+
 // IndexPath is where index.json lives in deploy/.
 const IndexPath = "index.json"
 
@@ -183,14 +188,19 @@ func (r *renderer) cluster(c *config.Cluster) ([]Artifact, diag.Diagnostics) {
 	h := config.HashWithOrigins(c.Effective)
 	key := fmt.Sprintf("R%x", sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%x\x00%s",
 		r.opts.Version, r.opts.CacheSalt, c.ID(), c.Type, c.SectorName(), c.Environment(), h, strings.Join(r.opts.Charts[c.Type], ",")+"|"+r.opts.Pipelines.Signature()+"|"+r.source.RepoURL+"|"+r.source.Revision)))
+	if m, ok := memo.Load(key); ok {
+		return m.([]Artifact), nil
+	}
 	if b, ok := r.opts.Cache.Get(key); ok {
 		var arts []Artifact
 		if gob.NewDecoder(bytes.NewReader(b)).Decode(&arts) == nil {
+			memo.Store(key, arts)
 			return arts, nil
 		}
 	}
 	arts, diags := r.renderCluster(c)
 	if !diags.HasErrors() {
+		memo.Store(key, arts)
 		var buf bytes.Buffer
 		if gob.NewEncoder(&buf).Encode(arts) == nil {
 			r.opts.Cache.Put(key, buf.Bytes())

@@ -35,6 +35,9 @@ type Checker struct {
 	opts Options
 	src  *source
 	pool []*compiled
+	// memo keeps decoded cluster results for the life of the Checker: the
+	// two sides of a review share most clusters.
+	memo sync.Map // key → clusterResult
 }
 
 // New compiles the embedded schema once per worker.
@@ -173,7 +176,13 @@ func (c *Checker) CheckClusters(f *config.Fleet) diag.Diagnostics {
 		}
 		in := w.clusterInput(cl.Effective)
 		h := config.Hash(in)
-		r := cached(c, c.key("C", h[:]), func() clusterResult {
+		key := c.key("C", h[:])
+		if m, ok := c.memo.Load(key); ok {
+			r := m.(clusterResult)
+			results[i] = &r
+			return
+		}
+		r := cached(c, key, func() clusterResult {
 			u := w.cluster.Unify(w.ctx.BuildExpr(toCUE(in, false)))
 			if err := u.Validate(cue.Concrete(true)); err != nil {
 				return clusterResult{Findings: w.findingsOf(err, w.cluster, in, "in some layer of this cluster (global, sector, region or cluster file)")}
@@ -182,6 +191,7 @@ func (c *Checker) CheckClusters(f *config.Fleet) diag.Diagnostics {
 			collectDefaults(u, in, nil, &out.Defaults)
 			return out
 		})
+		c.memo.Store(key, r)
 		results[i] = &r
 	})
 	var diags diag.Diagnostics
