@@ -29,9 +29,13 @@ test: build ## run every test, then check the repository's own deploy/
 fuzz: ## fuzz the loader and the merge (FUZZTIME=10m for a long run)
 	$(GO) test ./internal/fleet -run '^$$' -fuzz FuzzLoadMerge -fuzztime $(or $(FUZZTIME),60s)
 
+# Generated fleets and rendered trees go here (BENCH_TMPDIR=... to move them):
+# file creation speed differs widely between directories on some machines.
+BENCH_TMPDIR ?= /tmp/regionctl-bench
+
 bench: build ## measure validate, render, diff and affected on 100 to 5,000 clusters; print one table
-	mkdir -p .tmp
-	REGIONCTL_BIN=$(CURDIR)/$(BIN) TMPDIR=$(CURDIR)/.tmp $(GO) test -run '^$$' -bench Scale -benchtime 5x -timeout 60m ./internal/benchmarks
+	mkdir -p $(BENCH_TMPDIR)
+	REGIONCTL_BIN=$(CURDIR)/$(BIN) TMPDIR=$(BENCH_TMPDIR) $(GO) test -run '^$$' -bench Scale -benchtime 5x -timeout 60m ./internal/benchmarks
 
 clean: ## remove build output
 	rm -rf bin

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -61,6 +62,8 @@ type app struct {
 	store         *cache.File
 	schemaChecker *schema.Checker
 	mem           *cache.Memory
+	cpuProfile    string
+	stopProfile   func()
 
 	// fleet is loaded once per invocation.
 	fleet      *config.Fleet
@@ -75,6 +78,9 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
 	err := cmd.Execute()
+	if a.stopProfile != nil {
+		a.stopProfile()
+	}
 	if a.store != nil {
 		_ = a.store.Save() // a cache that cannot be written only costs time
 	}
@@ -112,6 +118,19 @@ Run it from the repository root, or point --root at it.`,
 	root.PersistentFlags().BoolVar(&a.noCache, "no-cache", false, "do not read or write the validation cache")
 	root.PersistentFlags().StringVar(&a.cacheDir, "cache-dir", "", "validation cache directory (default: the user cache directory)")
 	root.PersistentFlags().StringVar(&a.requestID, "request-id", "", "id carried into logs and API calls (default: generated)")
+	root.PersistentFlags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a CPU profile of this run to the file (for bug reports)")
+	_ = root.PersistentFlags().MarkHidden("cpuprofile")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if a.cpuProfile == "" {
+			return nil
+		}
+		f, err := os.Create(a.cpuProfile)
+		if err != nil {
+			return fail(ExitUsage, "--cpuprofile: %v", err)
+		}
+		a.stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+		return pprof.StartCPUProfile(f)
+	}
 	root.AddCommand(a.validateCommand(), a.explainCommand(), a.renderCommand(), a.appsetCommand(), a.affectedCommand(), a.devCommand())
 	return root
 }
