@@ -2,6 +2,8 @@ package deploytree
 
 import (
 	"bytes"
+	"runtime"
+	"sync"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -161,7 +163,9 @@ func Write(disk Disk, dir string, out *render.Output, opts Options) (*Changes, e
 }
 
 // build writes the staging tree: unchanged files are hard links to the
-// current ones, the rest are written.
+// current ones, the rest are written. Directories are made first, then the
+// files are written in parallel: creating files is kernel work that a
+// second core halves on a large fleet.
 func build(disk Disk, dir, stage string, out *render.Output, ch *Changes) error {
 	unchanged := map[string]bool{}
 	for _, p := range ch.Unchanged {
@@ -169,21 +173,50 @@ func build(disk Disk, dir, stage string, out *render.Output, ch *Changes) error 
 	}
 	made := map[string]bool{}
 	for _, a := range out.Artifacts {
-		target := filepath.Join(stage, filepath.FromSlash(a.Path))
 		if d := path.Dir(a.Path); !made[d] {
-			if err := disk.MkdirAll(filepath.Dir(target)); err != nil {
+			if err := disk.MkdirAll(filepath.Join(stage, filepath.FromSlash(d))); err != nil {
 				return fmt.Errorf("writing %s: %w", a.Path, err)
 			}
 			made[d] = true
 		}
-		if unchanged[a.Path] {
-			if err := disk.Link(filepath.Join(dir, filepath.FromSlash(a.Path)), target); err == nil {
-				continue
-			}
-		}
-		if err := disk.WriteFile(target, a.Bytes); err != nil {
-			return fmt.Errorf("writing %s: %w", a.Path, err)
-		}
 	}
-	return nil
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	work := make(chan render.Artifact)
+	for w := 0; w < 2*runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for a := range work {
+				target := filepath.Join(stage, filepath.FromSlash(a.Path))
+				if unchanged[a.Path] {
+					if err := disk.Link(filepath.Join(dir, filepath.FromSlash(a.Path)), target); err == nil {
+						continue
+					}
+				}
+				if err := disk.WriteFile(target, a.Bytes); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = fmt.Errorf("writing %s: %w", a.Path, err)
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, a := range out.Artifacts {
+		mu.Lock()
+		failed := firstErr != nil
+		mu.Unlock()
+		if failed {
+			break
+		}
+		work <- a
+	}
+	close(work)
+	wg.Wait()
+	return firstErr
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -52,6 +53,7 @@ func snapshot(t *testing.T, dir string) map[string]string {
 // faultyDisk fails the failAt-th call of op with err.
 type faultyDisk struct {
 	OS
+	mu     sync.Mutex
 	op     string
 	failAt int
 	calls  map[string]int
@@ -59,6 +61,8 @@ type faultyDisk struct {
 }
 
 func (d *faultyDisk) hit(op string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	if d.calls == nil {
 		d.calls = map[string]int{}
 	}
