@@ -2,14 +2,14 @@ package deploytree
 
 import (
 	"bytes"
-	"runtime"
-	"sync"
 	"encoding/json"
 	"fmt"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/regionctl/regionctl/internal/render"
 )
