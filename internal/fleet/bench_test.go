@@ -1,33 +1,14 @@
 package fleet_test
 
 import (
-	"sync"
 	"testing"
 	"testing/fstest"
 
+	"github.com/regionctl/regionctl/internal/cache"
 	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/fleetgen"
 	"github.com/regionctl/regionctl/internal/schema"
 )
-
-// memCache is an in-memory schema.Cache for the warm benchmark.
-type memCache struct {
-	mu sync.Mutex
-	m  map[string][]byte
-}
-
-func (c *memCache) Get(k string) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	v, ok := c.m[k]
-	return v, ok
-}
-
-func (c *memCache) Put(k string, v []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.m[k] = v
-}
 
 func genFS(o fleetgen.Options) fstest.MapFS {
 	fsys := fstest.MapFS{}
@@ -66,8 +47,8 @@ func BenchmarkLoadValidate(b *testing.B) {
 		}
 	})
 	b.Run("warm", func(b *testing.B) {
-		cache := &memCache{m: map[string][]byte{}}
-		c, err := schema.New(schema.Options{Version: "bench", Cache: cache})
+		mem := cache.NewMemory()
+		c, err := schema.New(schema.Options{Version: "bench", Cache: mem})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -5,12 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sync"
 	"testing"
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/regionctl/regionctl/internal/cache"
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/deploytree"
 	"github.com/regionctl/regionctl/internal/fleet"
@@ -221,7 +221,7 @@ func BenchmarkRender(b *testing.B) {
 	})
 	b.Run("unchanged", func(b *testing.B) {
 		dir := filepath.Join(b.TempDir(), "deploy")
-		opts := render.Options{Version: "bench", Cache: &memCache{m: map[string][]byte{}}}
+		opts := render.Options{Version: "bench", Cache: cache.NewMemory()}
 		out, _ := render.Render(f, opts)
 		if _, err := deploytree.Write(deploytree.OS{}, dir, out, deploytree.Options{}); err != nil {
 			b.Fatal(err)
@@ -237,22 +237,4 @@ func BenchmarkRender(b *testing.B) {
 			}
 		}
 	})
-}
-
-type memCache struct {
-	mu sync.Mutex
-	m  map[string][]byte
-}
-
-func (c *memCache) Get(k string) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	v, ok := c.m[k]
-	return v, ok
-}
-
-func (c *memCache) Put(k string, v []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.m[k] = v
 }
