@@ -126,7 +126,29 @@ func (p *Printer) unified(w io.Writer, u string) {
 // DiffMarkdown renders the report as one PR comment of at most MaxComment
 // characters: the summary and value changes first, collapsible per sector,
 // then as many file diffs as fit; what is left out is said.
-func DiffMarkdown(r *diff.Report) string {
+func DiffMarkdown(r *diff.Report) string { return fit(diffMarkdown(r)) }
+
+// fit cuts a comment that is still too long (thousands of sectors or
+// values) at a line boundary, closes what the cut left open, and says so.
+func fit(s string) string {
+	if len(s) <= MaxComment {
+		return s
+	}
+	const note = "\n\n_This comment was cut to fit 65,536 characters; run `regionctl render --diff` to see all of it._\n"
+	cut := s[:MaxComment-len(note)-200]
+	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
+		cut = cut[:i+1]
+	}
+	if strings.Count(cut, "```")%2 == 1 {
+		cut += "```\n"
+	}
+	for open := strings.Count(cut, "<details>") - strings.Count(cut, "</details>"); open > 0; open-- {
+		cut += "</details>\n"
+	}
+	return cut + note
+}
+
+func diffMarkdown(r *diff.Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### regionctl render --diff\n\n`%s` → `%s`", r.Base, r.Head)
 	if len(r.Uncommitted) > 0 {
@@ -168,10 +190,20 @@ func DiffMarkdown(r *diff.Report) string {
 		}
 		for _, s := range r.Sectors {
 			fmt.Fprintf(&b, "\n<details><summary>%s (%s): %s</summary>\n\n", s.Name, s.Environment, plural1(len(s.Changed)+len(s.Added)+len(s.Destroyed), "cluster"))
+			listed, more := 0, 0
 			for _, c := range r.Changes {
-				if contains(c.Sectors, s.Name) {
-					fmt.Fprintf(&b, "- `%s`: `%s` → `%s` — %s, %s\n", c.Path, c.Old, c.New, origin(c), plural1(len(c.Clusters), "cluster"))
+				if !contains(c.Sectors, s.Name) {
+					continue
 				}
+				if listed == 30 {
+					more++
+					continue
+				}
+				listed++
+				fmt.Fprintf(&b, "- `%s`: `%s` → `%s` — %s, %s\n", c.Path, c.Old, c.New, origin(c), plural1(len(c.Clusters), "cluster"))
+			}
+			if more > 0 {
+				fmt.Fprintf(&b, "- and %d more value changes (see the table below)\n", more)
 			}
 			if len(s.Pipelines) > 0 {
 				fmt.Fprintf(&b, "\nPipelines: %s\n", strings.Join(s.Pipelines, ", "))
@@ -181,8 +213,16 @@ func DiffMarkdown(r *diff.Report) string {
 	}
 	if len(r.Changes) > 0 {
 		b.WriteString("\n#### Value changes\n\n| value | old → new | set at | clusters |\n|---|---|---|---|\n")
-		for _, c := range r.Changes {
-			fmt.Fprintf(&b, "| `%s` | `%s` → `%s` | %s | %s |\n", c.Path, esc(c.Old), esc(c.New), origin(c), clusterList(c.Clusters, 4))
+		// The table gets at most half of what is left; file diffs go first
+		// when cutting, but a change of thousands of values must fit too.
+		limit := b.Len() + (MaxComment-b.Len())/2
+		for i, c := range r.Changes {
+			row := fmt.Sprintf("| `%s` | `%s` → `%s` | %s | %s |\n", c.Path, esc(c.Old), esc(c.New), origin(c), clusterList(c.Clusters, 4))
+			if b.Len()+len(row) > limit {
+				fmt.Fprintf(&b, "\n_%d more value changes left out to fit one comment; run `regionctl render --diff`._\n", len(r.Changes)-i)
+				break
+			}
+			b.WriteString(row)
 		}
 	}
 	if len(r.Files) == 0 {

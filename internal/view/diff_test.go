@@ -35,3 +35,23 @@ func TestMarkdownFitsOneComment(t *testing.T) {
 		t.Errorf("a small change lost its diffs:\n%s", small)
 	}
 }
+
+// TestMarkdownFitsWithThousandsOfValues: the value table is cut too.
+func TestMarkdownFitsWithThousandsOfValues(t *testing.T) {
+	r := &diff.Report{Base: "a", Head: "b"}
+	for i := 0; i < 5000; i++ {
+		r.Changes = append(r.Changes, diff.ValueChange{Path: fmt.Sprintf("components.c%04d.values.replicas", i), Old: "1", New: "2",
+			Origin: "config/global/10-components.yaml:12:5", OriginLayer: "global", Clusters: []string{"us-east-1/mc01"}, Sectors: []string{"s1"}})
+	}
+	r.Files = []diff.FileDiff{{Path: "x", Status: "changed", Unified: "+a\n"}}
+	for i := 0; i < 40; i++ {
+		r.Sectors = append(r.Sectors, diff.SectorSummary{Name: "s1", Environment: "production", Regions: []string{"us-east-1"}, Changed: []string{"us-east-1/mc01"}})
+	}
+	md := DiffMarkdown(r)
+	if len(md) > MaxComment {
+		t.Fatalf("comment is %d characters", len(md))
+	}
+	if !strings.Contains(md, "cut to fit 65,536 characters") || strings.Count(md, "<details>") != strings.Count(md, "</details>") {
+		t.Error("the cut comment does not say so or leaves a section open")
+	}
+}
