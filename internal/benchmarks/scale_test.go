@@ -275,13 +275,14 @@ func BenchmarkScale(b *testing.B) {
 					b.Fatal(err)
 				}
 				c := checker(b, mem)
+				memo := &render.Memo{} // one per review, as one regionctl run
 				side := func(rev string) diff.Side {
 					commit, err := gb.Commit(rev)
 					if err != nil {
 						b.Fatal(err)
 					}
 					tree, _ := gb.FS(commit)
-					f, out, d, err := render.FromFS(tree, c, render.Options{Version: "bench", Cache: mem})
+					f, out, d, err := render.FromFS(tree, c, render.Options{Version: "bench", Cache: mem, Memo: memo})
 					if err != nil || d.HasErrors() {
 						b.Fatal(err, d)
 					}

@@ -110,7 +110,10 @@ func (a *app) renderFS(fsys fs.FS) (*config.Fleet, *render.Output, diag.Diagnost
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	opts := render.Options{Version: Version, CacheSalt: binaryStamp(), Cache: a.memory()}
+	if a.renderMemo == nil {
+		a.renderMemo = &render.Memo{}
+	}
+	opts := render.Options{Version: Version, CacheSalt: binaryStamp(), Cache: a.memory(), Memo: a.renderMemo}
 	if a.store != nil {
 		opts.Cache = a.store
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/fleet"
+	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/schema"
 	"github.com/regionctl/regionctl/internal/view"
 )
@@ -62,6 +63,7 @@ type app struct {
 	store         *cache.File
 	schemaChecker *schema.Checker
 	mem           *cache.Memory
+	renderMemo    *render.Memo
 	cpuProfile    string
 	stopProfile   func()
 

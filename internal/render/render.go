@@ -46,6 +46,9 @@ type Options struct {
 	// every rendered PipelineRun is checked against them. nil renders no
 	// PipelineRuns (an empty, non-nil set fails every check).
 	Pipelines tekton.Pipelines
+	// Memo, when set with Cache, shares decoded artifacts between renders
+	// of one invocation (both sides of a review).
+	Memo *Memo
 	// CacheSalt is mixed into every cache key; the CLI passes a stamp of
 	// its own binary so that a rebuilt regionctl re-renders.
 	CacheSalt string
@@ -128,10 +131,10 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 // MarshalIndex encodes index.json.
 func MarshalIndex(idx *Index) ([]byte, error) { return tfvars.MarshalJSON(idx) }
 
-// memo keeps decoded artifacts of cached clusters for the life of the
-// process, keyed like the cache (content hashes): the two renders of a
-// review share most clusters. Artifacts are never modified once built.
-var memo sync.Map
+// Memo keeps decoded artifacts of cached clusters for one invocation, keyed
+// like the cache (content hashes): the two renders of a review share most
+// clusters. Artifacts are never modified once built.
+type Memo struct{ m sync.Map }
 
 // IndexPath is where index.json lives in deploy/.
 const IndexPath = "index.json"
@@ -188,25 +191,33 @@ func (r *renderer) cluster(c *config.Cluster) ([]Artifact, diag.Diagnostics) {
 	h := config.HashWithOrigins(c.Effective)
 	key := fmt.Sprintf("R%x", sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%x\x00%s",
 		r.opts.Version, r.opts.CacheSalt, c.ID(), c.Type, c.SectorName(), c.Environment(), h, strings.Join(r.opts.Charts[c.Type], ",")+"|"+r.opts.Pipelines.Signature()+"|"+r.source.RepoURL+"|"+r.source.Revision)))
-	if m, ok := memo.Load(key); ok {
-		return m.([]Artifact), nil
+	if r.opts.Memo != nil {
+		if m, ok := r.opts.Memo.m.Load(key); ok {
+			return m.([]Artifact), nil
+		}
 	}
 	if b, ok := r.opts.Cache.Get(key); ok {
 		var arts []Artifact
 		if gob.NewDecoder(bytes.NewReader(b)).Decode(&arts) == nil {
-			memo.Store(key, arts)
+			r.remember(key, arts)
 			return arts, nil
 		}
 	}
 	arts, diags := r.renderCluster(c)
 	if !diags.HasErrors() {
-		memo.Store(key, arts)
+		r.remember(key, arts)
 		var buf bytes.Buffer
 		if gob.NewEncoder(&buf).Encode(arts) == nil {
 			r.opts.Cache.Put(key, buf.Bytes())
 		}
 	}
 	return arts, diags
+}
+
+func (r *renderer) remember(key string, arts []Artifact) {
+	if r.opts.Memo != nil {
+		r.opts.Memo.m.Store(key, arts)
+	}
 }
 
 func (r *renderer) renderCluster(c *config.Cluster) ([]Artifact, diag.Diagnostics) {
