@@ -1,9 +1,9 @@
 output "cluster_name" {
-  value = module.eks.name
+  value = module.cluster.cluster_name
 }
 
 output "vpc_id" {
-  value = module.vpc.vpc_id
+  value = module.cluster.vpc_id
 }
 
 output "platform_api_endpoint" {

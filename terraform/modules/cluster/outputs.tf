@@ -1,0 +1,7 @@
+output "cluster_name" {
+  value = module.eks.name
+}
+
+output "vpc_id" {
+  value = module.vpc.vpc_id
+}

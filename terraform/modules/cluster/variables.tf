@@ -1,0 +1,55 @@
+variable "name" {
+  type = string
+}
+
+variable "region" {
+  type = string
+}
+
+variable "vpc_cidr" {
+  type = string
+}
+
+variable "private_subnets" {
+  type = list(string)
+}
+
+variable "public_subnets" {
+  type    = list(string)
+  default = []
+}
+
+variable "availability_zones" {
+  type = number
+}
+
+variable "nat_gateways" {
+  type    = string
+  default = "per_az"
+}
+
+variable "eks_version" {
+  type = string
+}
+
+variable "node_instance_type" {
+  type = string
+}
+
+variable "node_min" {
+  type = number
+}
+
+variable "node_max" {
+  type = number
+}
+
+variable "endpoint_public_access" {
+  type    = bool
+  default = false
+}
+
+variable "tags" {
+  type    = map(string)
+  default = {}
+}
