@@ -57,7 +57,6 @@ type app struct {
 	noColor        bool
 	noCache        bool
 	cacheDir       string
-	requestID      string
 
 	// store is the result cache of this invocation, nil with --no-cache.
 	store         *cache.File
@@ -106,20 +105,20 @@ func (a *app) rootCommand() *cobra.Command {
 		Use:   "regionctl",
 		Short: "Compile the regional platform's fleet config and run its pipelines",
 		Long: `regionctl validates the layered fleet config (config/: global, sectors,
-regions, clusters) against the CUE schemas in schema/, compiles it into the
-committed deploy/ tree, shows reviewers what a change does, and runs the
-central and regional provisioning pipelines.
+regions, clusters) against its embedded CUE schemas, compiles it into the
+committed deploy/ tree (Terraform variables, region-scoped IAM, Argo CD
+ApplicationSets, Tekton PipelineRuns), and shows reviewers what a change does
+and which pipelines it starts.
 
 Run it from the repository root, or point --root at it.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       Version,
 	}
-	root.PersistentFlags().StringVar(&a.root, "root", ".", "repository root holding config/ and schema/")
+	root.PersistentFlags().StringVar(&a.root, "root", ".", "repository root holding config/, charts/, pipelines/tekton/ and deploy/")
 	root.PersistentFlags().BoolVar(&a.noColor, "no-color", false, "never colour the output (NO_COLOR is honoured too)")
 	root.PersistentFlags().BoolVar(&a.noCache, "no-cache", false, "do not read or write the validation cache")
 	root.PersistentFlags().StringVar(&a.cacheDir, "cache-dir", "", "validation cache directory (default: the user cache directory)")
-	root.PersistentFlags().StringVar(&a.requestID, "request-id", "", "id carried into logs and API calls (default: generated)")
 	root.PersistentFlags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a CPU profile of this run to the file (for bug reports)")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
