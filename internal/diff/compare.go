@@ -82,6 +82,7 @@ type SkippedWave struct {
 	Value     string   `json:"value"`
 	Sector    string   `json:"sector"`
 	Missing   []string `json:"missing_in"` // earlier sectors without it
+	Origin    string   `json:"origin"`     // file:line:col that gives the sector the value
 	Exception string   `json:"exception,omitempty"`
 }
 

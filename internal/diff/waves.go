@@ -7,6 +7,12 @@ import (
 	"github.com/regionctl/regionctl/internal/config"
 )
 
+// SkippedWaves is skippedWaves for callers outside a full comparison
+// (validate).
+func SkippedWaves(base, head *config.Fleet, keys []string) []SkippedWave {
+	return skippedWaves(base, head, keys)
+}
+
 // skippedWaves finds versioned values the change newly gives a cluster
 // while an earlier sector (by rollout order) runs that value nowhere. A
 // sector's rollout_exceptions entry for the key and value turns the finding
@@ -16,6 +22,7 @@ func skippedWaves(base, head *config.Fleet, keys []string) []SkippedWave {
 	type kv struct{ path, value string }
 	bySector := map[string]map[kv]bool{} // values each sector runs somewhere
 	fresh := map[kv]map[string]bool{}    // new values → sectors that got them
+	where := map[kv]map[string]string{}  // new values → sector → origin that sets it
 	for _, c := range head.Clusters {
 		if c.Effective == nil || c.Bool("delete") {
 			continue
@@ -39,8 +46,12 @@ func skippedWaves(base, head *config.Fleet, keys []string) []SkippedWave {
 			}
 			if fresh[k] == nil {
 				fresh[k] = map[string]bool{}
+				where[k] = map[string]string{}
 			}
 			fresh[k][s] = true
+			if where[k][s] == "" || v.Origin.Pos.String() < where[k][s] {
+				where[k][s] = v.Origin.Pos.String()
+			}
 		}
 	}
 	var out []SkippedWave
@@ -61,7 +72,7 @@ func skippedWaves(base, head *config.Fleet, keys []string) []SkippedWave {
 			if len(missing) == 0 {
 				continue
 			}
-			out = append(out, SkippedWave{Key: k.path, Value: k.value, Sector: s.Name, Missing: missing, Exception: exception(s, k.path, k.value, keys)})
+			out = append(out, SkippedWave{Key: k.path, Value: k.value, Sector: s.Name, Missing: missing, Origin: where[k][s.Name], Exception: exception(s, k.path, k.value, keys)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {

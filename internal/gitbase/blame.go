@@ -23,15 +23,25 @@ type Blamer struct {
 // Blamer returns a Blamer at commit c for paths relative to root (a
 // directory inside the repository's worktree).
 func (r *Repo) Blamer(c *object.Commit, root string) *Blamer {
-	b := &Blamer{repo: r, commit: c, files: map[string]*git.BlameResult{}}
-	if wt, err := r.repo.Worktree(); err == nil {
-		if abs, err := filepath.Abs(root); err == nil {
-			if rel, err := filepath.Rel(wt.Filesystem.Root(), abs); err == nil && rel != "." {
-				b.prefix = filepath.ToSlash(rel)
-			}
-		}
+	return &Blamer{repo: r, commit: c, files: map[string]*git.BlameResult{}, prefix: r.Prefix(root)}
+}
+
+// Prefix is the path of directory root inside the repository's worktree
+// ("" for the top), so that a tree can be read as root sees it.
+func (r *Repo) Prefix(root string) string {
+	wt, err := r.repo.Worktree()
+	if err != nil {
+		return ""
 	}
-	return b
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return ""
+	}
+	rel, err := filepath.Rel(wt.Filesystem.Root(), abs)
+	if err != nil || rel == "." {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }
 
 // Blame returns the commit that introduced line (1-based) of file and the

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"fmt"
+	"io/fs"
+	"strconv"
+	"strings"
+
+	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/diff"
+	"github.com/regionctl/regionctl/internal/fleet"
+	"github.com/regionctl/regionctl/internal/gitbase"
+	"github.com/regionctl/regionctl/internal/schema"
+)
+
+// waveDiagnostics refuses skipped rollout waves: versioned values the
+// working tree gives a sector, compared with the review base (the merge
+// base of HEAD and origin/main, else main), while an earlier sector runs
+// them nowhere. A sector's rollout_exceptions entry turns the error into a
+// warning. Outside a git repository, or without a base, there is nothing
+// to compare with and nothing is reported.
+func (a *app) waveDiagnostics(head *config.Fleet) (diag.Diagnostics, error) {
+	repo, err := gitbase.Open(a.root)
+	if err != nil {
+		return nil, nil
+	}
+	base, label, err := repo.DefaultBase()
+	if err != nil {
+		return nil, nil
+	}
+	tree, err := repo.FS(base)
+	if err != nil {
+		return nil, fail(ExitExternal, "%v", err)
+	}
+	if p := repo.Prefix(a.root); p != "" {
+		if tree, err = fs.Sub(tree, p); err != nil {
+			return nil, fail(ExitExternal, "%v", err)
+		}
+	}
+	checker, err := a.checker()
+	if err != nil {
+		return nil, err
+	}
+	baseFleet, diags := fleet.Load(tree, configDir, checker)
+	if diags.HasErrors() {
+		return nil, nil // a broken base says nothing about waves
+	}
+	keys, err := schema.RolloutKeys()
+	if err != nil {
+		return nil, fail(ExitExternal, "%v", err)
+	}
+	var out diag.Diagnostics
+	for _, w := range diff.SkippedWaves(baseFleet, head, keys) {
+		d := diag.Diagnostic{
+			Severity: diag.Error,
+			Pos:      parsePos(w.Origin),
+			Path:     w.Key,
+			Summary:  fmt.Sprintf("%s %q reaches sector %s before %s (skipped wave)", w.Key, w.Value, w.Sector, strings.Join(w.Missing, ", ")),
+			Detail: fmt.Sprintf("Compared with %s %s. Roll the value out sector by sector (regionctl rollout status), or say why this sector goes first in config/sectors/%s.yaml:\n"+
+				"  rollout_exceptions:\n    - key: %s\n      value: %q\n      reason: <why>", base.Hash.String()[:8], label, w.Sector, w.Key, w.Value),
+		}
+		if w.Exception != "" {
+			d.Severity = diag.Warning
+			d.Summary = fmt.Sprintf("%s %q reaches sector %s before %s by exception", w.Key, w.Value, w.Sector, strings.Join(w.Missing, ", "))
+			d.Detail = "Reason given: " + w.Exception
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// parsePos reads file:line:col back into a position.
+func parsePos(s string) diag.Pos {
+	parts := strings.Split(s, ":")
+	p := diag.Pos{File: parts[0]}
+	if len(parts) > 1 {
+		p.Line, _ = strconv.Atoi(parts[1])
+	}
+	if len(parts) > 2 {
+		p.Col, _ = strconv.Atoi(parts[2])
+	}
+	return p
+}
