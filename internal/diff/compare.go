@@ -9,6 +9,7 @@ import (
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/render"
+	"github.com/regionctl/regionctl/internal/schema"
 )
 
 // Side is one end of a comparison.
@@ -235,25 +236,11 @@ func leaves(v *config.Value) map[string]*config.Value {
 
 func isRollout(p string, keys []string) bool {
 	for _, k := range keys {
-		if matchKey(k, p) {
+		if schema.MatchRolloutKey(k, p) {
 			return true
 		}
 	}
 	return false
-}
-
-// matchKey matches a dotted path against a rollout key where * is one key.
-func matchKey(key, p string) bool {
-	kp, pp := strings.Split(key, "."), strings.Split(p, ".")
-	if len(kp) != len(pp) {
-		return false
-	}
-	for i := range kp {
-		if kp[i] != "*" && kp[i] != pp[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func uniqSorted(s []string) []string {

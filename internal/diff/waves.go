@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/schema"
 )
 
 // SkippedWaves is skippedWaves for callers outside a full comparison
@@ -97,7 +98,7 @@ func exception(s *config.Sector, path, value string, keys []string) string {
 		if k == nil || v == nil || r == nil {
 			continue
 		}
-		if (k.Str == path || matchKey(k.Str, path)) && v.Str == value {
+		if (k.Str == path || schema.MatchRolloutKey(k.Str, path)) && v.Str == value {
 			return r.Str
 		}
 	}

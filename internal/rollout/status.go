@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/schema"
 )
 
 // Introduced is the commit that wrote a line.
@@ -86,7 +87,7 @@ func concrete(f *config.Fleet, keys []string) []string {
 		}
 		c.Effective.Walk("", func(p string, v *config.Value) {
 			for _, k := range keys {
-				if match(k, p) && v.Kind == config.String {
+				if schema.MatchRolloutKey(k, p) && v.Kind == config.String {
 					seen[p] = true
 				}
 			}
@@ -98,19 +99,6 @@ func concrete(f *config.Fleet, keys []string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func match(key, p string) bool {
-	kp, pp := strings.Split(key, "."), strings.Split(p, ".")
-	if len(kp) != len(pp) {
-		return false
-	}
-	for i := range kp {
-		if kp[i] != "*" && kp[i] != pp[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func status(f *config.Fleet, path string, history Blamer, now time.Time) KeyStatus {

@@ -52,3 +52,18 @@ func hasFields(v cue.Value) bool {
 	it, err := v.Fields(cue.Optional(true))
 	return err == nil && it.Next()
 }
+
+// MatchRolloutKey reports whether the dotted path p is an instance of the
+// rollout key (as RolloutKeys lists them), where "*" stands for one key.
+func MatchRolloutKey(key, p string) bool {
+	kp, pp := strings.Split(key, "."), strings.Split(p, ".")
+	if len(kp) != len(pp) {
+		return false
+	}
+	for i := range kp {
+		if kp[i] != "*" && kp[i] != pp[i] {
+			return false
+		}
+	}
+	return true
+}
