@@ -1,10 +1,18 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/spf13/cobra"
 
+	"github.com/regionctl/regionctl/internal/argohealth"
 	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/rollout"
 	"github.com/regionctl/regionctl/internal/schema"
@@ -61,6 +69,139 @@ the commit that gave it the value).`,
 		},
 	}
 	status.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
-	cmd.AddCommand(status)
+	cmd.AddCommand(status, a.promoteCommand())
 	return cmd
+}
+
+func (a *app) promoteCommand() *cobra.Command {
+	var skipHealth bool
+	argo := argohealth.Client{}
+	cmd := &cobra.Command{
+		Use:   "promote <key> <value>",
+		Short: "Give a versioned value to the next sector that lacks it (or to config/global once all have it)",
+		Long: `promote edits config/ so that the next sector without the value gets it: only
+that value changes in the sector file, comments and layout stay. It refuses while
+the sector before it has not soaked (its soak time, counted from the commit that
+gave it the value), when that sector's Argo CD Applications are not all Healthy
+and Synced at that commit or later, or when regions of the next sector pin
+another value. When every sector runs the value, it moves into config/global and
+the sector pins go. promote never commits: it prints what it changed and the
+commit message to use.
+
+Argo CD is reached like the argocd CLI does: --argocd-server (ARGOCD_SERVER),
+--argocd-auth-token (ARGOCD_AUTH_TOKEN), --insecure, --plaintext.`,
+		Example: `  regionctl rollout promote eks.version 1.32
+  regionctl rollout promote components.hypershift-operator.image quay.io/...@sha256:... --skip-health`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, diags, err := a.loaded()
+			if err != nil {
+				return err
+			}
+			if err := a.reportDiagnostics(diags); err != nil {
+				return err
+			}
+			keys, err := schema.RolloutKeys()
+			if err != nil {
+				return fail(ExitExternal, "%v", err)
+			}
+			known := false
+			for _, k := range keys {
+				known = known || schema.MatchRolloutKey(k, args[0])
+			}
+			if !known {
+				return fail(ExitUsage, "%s is not a versioned value; versioned values are %s", args[0], strings.Join(keys, ", "))
+			}
+			opts := rollout.PromoteOptions{Now: time.Now(), SkipHealth: skipHealth,
+				Read: func(file string) ([]byte, error) { return os.ReadFile(filepath.Join(a.root, file)) }}
+			if repo, err := gitbase.Open(a.root); err == nil {
+				if head, err := repo.Commit("HEAD"); err == nil {
+					opts.History = repo.Blamer(head, a.root)
+				}
+				argo.Repo = repo
+			}
+			if argo.Server == "" {
+				argo.Server = os.Getenv("ARGOCD_SERVER")
+			}
+			if argo.Token == "" {
+				argo.Token = os.Getenv("ARGOCD_AUTH_TOKEN")
+			}
+			if argo.Server != "" {
+				opts.Health = &argo
+			}
+			p, err := rollout.Promote(f, args[0], args[1], opts)
+			var refused *rollout.Refusal
+			if errors.As(err, &refused) {
+				return fail(ExitInput, "not promoting %s %s: %s", args[0], args[1], refused.Reason)
+			}
+			if err != nil {
+				return fail(ExitInput, "%v", err)
+			}
+			if err := a.applyEdits(p.Edits); err != nil {
+				return err
+			}
+			pr := a.printer(a.stdout)
+			for _, e := range p.Edits {
+				u, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: difflib.SplitLines(string(e.Before)), B: difflib.SplitLines(string(e.After)),
+					FromFile: "a/" + e.File, ToFile: "b/" + e.File, Context: 2})
+				pr.Unified(u)
+			}
+			fmt.Fprintf(a.stdout, "\nNothing is committed. Review, then commit with:\n\n%s", indent(p.Message))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&skipHealth, "skip-health", false, "promote without the Argo CD health gate (named in the commit message)")
+	cmd.Flags().StringVar(&argo.Server, "argocd-server", "", "Argo CD API server (default $ARGOCD_SERVER)")
+	cmd.Flags().StringVar(&argo.Token, "argocd-auth-token", "", "Argo CD token (default $ARGOCD_AUTH_TOKEN)")
+	cmd.Flags().BoolVar(&argo.Insecure, "insecure", os.Getenv("ARGOCD_INSECURE") == "true", "skip TLS verification of the Argo CD server")
+	cmd.Flags().BoolVar(&argo.Plaintext, "plaintext", false, "talk to Argo CD over plain HTTP")
+	return cmd
+}
+
+// applyEdits writes each edit atomically, then checks the fleet still
+// validates; if it does not, every file is put back as it was.
+func (a *app) applyEdits(edits []rollout.Edit) error {
+	write := func(file string, data []byte) error {
+		p := filepath.Join(a.root, file)
+		tmp, err := os.CreateTemp(filepath.Dir(p), ".promote-*")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(tmp.Name())
+		if _, err := tmp.Write(data); err != nil {
+			tmp.Close()
+			return err
+		}
+		if err := tmp.Close(); err != nil {
+			return err
+		}
+		return os.Rename(tmp.Name(), p)
+	}
+	restore := func() {
+		for _, e := range edits {
+			_ = write(e.File, e.Before)
+		}
+	}
+	for _, e := range edits {
+		if err := write(e.File, e.After); err != nil {
+			restore()
+			return fail(ExitExternal, "writing %s: %v", e.File, err)
+		}
+	}
+	if _, diags, err := a.loadFleet(); err != nil || diags.HasErrors() {
+		restore()
+		a.printer(a.stderr).Diagnostics(diags)
+		return fail(ExitInput, "the promotion would make the fleet invalid; nothing was changed")
+	}
+	return nil
+}
+
+func indent(s string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if l != "" {
+			b.WriteString("    " + l)
+		}
+	}
+	return b.String()
 }

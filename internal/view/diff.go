@@ -106,6 +106,9 @@ func (p *Printer) DiffText(r *diff.Report) {
 	}
 }
 
+// Unified prints a unified diff, coloured on a terminal.
+func (p *Printer) Unified(u string) { p.unified(p.W, u) }
+
 func (p *Printer) unified(w io.Writer, u string) {
 	for _, line := range strings.SplitAfter(u, "\n") {
 		switch {
