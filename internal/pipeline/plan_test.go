@@ -1,0 +1,90 @@
+package pipeline_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/fleet"
+	"github.com/regionctl/regionctl/internal/pipeline"
+	"github.com/regionctl/regionctl/internal/schema"
+)
+
+func load(t *testing.T, root string) *config.Fleet {
+	c, _ := schema.New(schema.Options{Version: "test"})
+	f, diags := fleet.Load(os.DirFS(root), "config", c)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return f
+}
+
+func names(p *pipeline.Plan) string {
+	var out []string
+	for _, s := range p.Steps {
+		out = append(out, s.Cluster+":"+s.Name)
+	}
+	return strings.Join(out, " ")
+}
+
+func TestCentralPlan(t *testing.T) {
+	f := load(t, "../..")
+	p, err := pipeline.Central(f, "us-east-1", "req1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(p); got != "us-east-1/regional:account us-east-1/regional:assume-role us-east-1/regional:terraform us-east-1/regional:bootstrap" {
+		t.Fatalf("steps %s", got)
+	}
+	tf, boot := p.Steps[2], p.Steps[3]
+	if tf.Root != "terraform/regional-cluster" || tf.Backend["key"] != "regional-cluster/us-east-1/regional.tfstate" || tf.Backend["use_lockfile"] != "true" {
+		t.Errorf("terraform step %+v", tf)
+	}
+	// Every file a plan names is one render writes.
+	for _, f := range []string{tf.VarFile, boot.VarFile} {
+		if _, err := os.Stat("../../" + f); err != nil {
+			t.Errorf("the plan names %s, which deploy/ lacks", f)
+		}
+	}
+	if p.Steps[1].SessionName != "regionctl-req1" {
+		t.Errorf("session %q does not carry the request id", p.Steps[1].SessionName)
+	}
+}
+
+func TestRegionalPlan(t *testing.T) {
+	f := load(t, "../..")
+	p, err := pipeline.Regional(f, "ap-northeast-1", "", "", "req2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// mc02 has delete: true: destroyed, not registered.
+	if got := names(p); got != "ap-northeast-1/mc01:account ap-northeast-1/mc01:assume-role ap-northeast-1/mc01:terraform ap-northeast-1/mc01:register "+
+		"ap-northeast-1/mc02:account ap-northeast-1/mc02:assume-role ap-northeast-1/mc02:terraform" {
+		t.Fatalf("steps %s", got)
+	}
+	role := p.Steps[1]
+	if role.RoleARN != "arn:aws:iam::${account_id}:role/ManagementClusterDeployRole" || role.ExternalID != "regional-pipeline-ap-northeast-1" {
+		t.Errorf("assume-role step %+v", role)
+	}
+	if p.Steps[6].Command != "destroy" {
+		t.Errorf("mc02 is %s, want destroy", p.Steps[6].Command)
+	}
+	if calls := p.Steps[3].Calls; len(calls) != 2 || calls[0] != "GET https://api.ap-northeast-1.hcp.example.com/api/v0/live" || !strings.Contains(calls[1], `"name": "mc01"`) {
+		t.Errorf("register calls %v", calls)
+	}
+	if _, err := pipeline.Regional(f, "ap-northeast-1", "mc09", "", "r"); err == nil || !strings.Contains(err.Error(), "no management cluster mc09") {
+		t.Errorf("an unknown cluster: %v", err)
+	}
+	if _, err := pipeline.Regional(f, "us-east-1", "mc03", "", "r"); err != nil {
+		t.Errorf("us-east-1/mc03: %v", err)
+	}
+	if _, err := pipeline.Regional(f, "eu-west-1", "mc03", "", "r"); err == nil || !strings.Contains(err.Error(), "refusing us-east-1/mc03") {
+		t.Errorf("another region's cluster is not refused: %v", err)
+	}
+	g := load(t, "../../golden/deletions")
+	p, err = pipeline.Regional(g, "eu-central-1", "mc03", "", "r")
+	if err != nil || names(p) != "eu-central-1/mc03:none" {
+		t.Errorf("delete_pipeline: %s %v", names(p), err)
+	}
+}
