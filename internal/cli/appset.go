@@ -24,14 +24,11 @@ charts under charts/<type>/, as the ApplicationSet controller would, and prints
 every generated Application with the RollingSync step (sector) it syncs in.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if output != "text" && output != "json" {
-				return fail(ExitUsage, "--output must be text or json, not %q", output)
-			}
-			f, diags, err := a.loaded()
-			if err != nil {
+			if err := checkOutput(output); err != nil {
 				return err
 			}
-			if err := a.reportDiagnostics(diags); err != nil {
+			f, err := a.validFleet()
+			if err != nil {
 				return err
 			}
 			charts, err := render.ReadCharts(os.DirFS(a.root))

@@ -23,8 +23,8 @@ it, the values it overrode in lower layers.`,
   regionctl explain us-east-1/regional components --output json`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "text" && output != "json" {
-				return fail(ExitUsage, "--output must be text or json, not %q", output)
+			if err := checkOutput(output); err != nil {
+				return err
 			}
 			region, name, ok := strings.Cut(args[0], "/")
 			if !ok || region == "" || name == "" {

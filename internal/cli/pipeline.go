@@ -22,8 +22,8 @@ Running the steps against AWS and Terraform is not available yet.`,
 	var region, cluster, api, output, step, requestID string
 	var dryRun bool
 	run := func(plan func() (*pipeline.Plan, error)) error {
-		if output != "text" && output != "json" {
-			return fail(ExitUsage, "--output must be text or json, not %q", output)
+		if err := checkOutput(output); err != nil {
+			return err
 		}
 		if region == "" {
 			return fail(ExitUsage, "--region is required")
@@ -33,11 +33,7 @@ Running the steps against AWS and Terraform is not available yet.`,
 			_, _ = rand.Read(b)
 			requestID = hex.EncodeToString(b)
 		}
-		_, diags, err := a.loaded()
-		if err != nil {
-			return err
-		}
-		if err := a.reportDiagnostics(diags); err != nil {
+		if _, err := a.validFleet(); err != nil {
 			return err
 		}
 		p, err := plan()

@@ -33,14 +33,11 @@ is still behind or soaking (its soak time from the sector file, counted from
 the commit that gave it the value).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "text" && output != "json" {
-				return fail(ExitUsage, "--output must be text or json, not %q", output)
-			}
-			f, diags, err := a.loaded()
-			if err != nil {
+			if err := checkOutput(output); err != nil {
 				return err
 			}
-			if err := a.reportDiagnostics(diags); err != nil {
+			f, err := a.validFleet()
+			if err != nil {
 				return err
 			}
 			keys, err := schema.RolloutKeys()
@@ -94,11 +91,8 @@ Argo CD is reached like the argocd CLI does: --argocd-server (ARGOCD_SERVER),
   regionctl rollout promote components.hypershift-operator.image quay.io/...@sha256:... --skip-health`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, diags, err := a.loaded()
+			f, err := a.validFleet()
 			if err != nil {
-				return err
-			}
-			if err := a.reportDiagnostics(diags); err != nil {
 				return err
 			}
 			keys, err := schema.RolloutKeys()

@@ -151,6 +151,27 @@ func (a *app) loaded() (*config.Fleet, diag.Diagnostics, error) {
 	return a.fleet, a.fleetDiags, nil
 }
 
+// validFleet returns the fleet of the repository root, or, after listing
+// its problems, fails when it has errors.
+func (a *app) validFleet() (*config.Fleet, error) {
+	f, diags, err := a.loaded()
+	if err != nil {
+		return nil, err
+	}
+	if err := a.reportDiagnostics(diags); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// checkOutput refuses an --output other than text or json.
+func checkOutput(output string) error {
+	if output != "text" && output != "json" {
+		return fail(ExitUsage, "--output must be text or json, not %q", output)
+	}
+	return nil
+}
+
 // loadFleet loads and validates the fleet of the repository root.
 func (a *app) loadFleet() (*config.Fleet, diag.Diagnostics, error) {
 	checker, err := a.checker()
