@@ -35,7 +35,7 @@ func (a *app) review(baseRef, headRef string) (*diff.Report, *render.Output, *ob
 	if err != nil {
 		return nil, nil, nil, fail(ExitExternal, "%v", err)
 	}
-	baseSide, err := a.side(baseFS, fmt.Sprintf("%s (%s)", short(base), baseLabel))
+	baseSide, err := a.side(baseFS, fmt.Sprintf("%s (%s)", short(base), baseLabel), false)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -65,7 +65,7 @@ func (a *app) review(baseRef, headRef string) (*diff.Report, *render.Output, *ob
 			headLabel = fmt.Sprintf("working tree (HEAD %s + uncommitted changes)", short(head))
 		}
 	}
-	headSide, err := a.side(headFS, headLabel)
+	headSide, err := a.side(headFS, headLabel, true)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -78,8 +78,9 @@ func (a *app) review(baseRef, headRef string) (*diff.Report, *render.Output, *ob
 	return r, headSide.Output, head, nil
 }
 
-// side renders one end of a review, with its committed deploy/ for drift.
-func (a *app) side(fsys fs.FS, label string) (diff.Side, error) {
+// side renders one end of a review; withDeploy also reads its committed
+// deploy/, which drift detection needs of the head side only.
+func (a *app) side(fsys fs.FS, label string, withDeploy bool) (diff.Side, error) {
 	f, out, diags, err := a.renderFS(fsys)
 	if err != nil {
 		return diff.Side{}, err
@@ -87,6 +88,9 @@ func (a *app) side(fsys fs.FS, label string) (diff.Side, error) {
 	if diags.HasErrors() || out == nil {
 		a.printer(a.stderr).Diagnostics(diags)
 		return diff.Side{}, fail(ExitInput, "%s does not render; fix the errors above", label)
+	}
+	if !withDeploy {
+		return diff.Side{Label: label, Fleet: f, Output: out}, nil
 	}
 	deploy := map[string][]byte{}
 	_ = fs.WalkDir(fsys, deployDir, func(p string, d fs.DirEntry, err error) error {
