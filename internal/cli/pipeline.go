@@ -1,70 +1,63 @@
 package cli
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/regionctl/regionctl/internal/awsx"
 	"github.com/regionctl/regionctl/internal/pipeline"
+	"github.com/regionctl/regionctl/internal/platformapi"
+	"github.com/regionctl/regionctl/internal/tfrun"
 )
+
+// pipelineFlags are the flags of pipeline central and regional.
+type pipelineFlags struct {
+	region, cluster, api, output, step, requestID string
+	dryRun                                        bool
+	workDir, logFile, terraformDir, template      string
+	accountWait, liveWait                         time.Duration
+}
 
 func (a *app) pipelineCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pipeline",
-		Short: "The central and regional provisioning pipelines (plans only, with --dry-run, in this version)",
-		Long: `pipeline central provisions a region's account, regional cluster and regional
-pipeline; pipeline regional provisions the management clusters of its own region.
-This version prints their plans with --dry-run: every account, role ARN,
-ExternalId, Terraform root, variables file, state backend and API call, in order.
-Running the steps against AWS and Terraform is not available yet.`,
+		Short: "The central and regional provisioning pipelines",
+		Long: `pipeline central provisions a region: its account (AWS Organizations), the
+regional cluster (terraform/regional-cluster) and the regional pipeline's
+bootstrap (terraform/central-bootstrap). pipeline regional provisions the
+management clusters of its own region: their accounts, ManagementClusterDeployRole
+assumed with the region's ExternalId, terraform/management-cluster, and their
+registration with the platform API.
+
+Every step is idempotent: after a failure, run the same command again; it
+resumes and creates nothing twice. --dry-run prints every account, role ARN,
+ExternalId, Terraform root, variables file, state backend and API call in order,
+calling nothing.
+
+AWS is reached with the usual SDK configuration (AWS_PROFILE, AWS_REGION,
+AWS_ENDPOINT_URL, ...). When AWS_ENDPOINT_URL is a loopback address (an
+emulator such as moto), Terraform workspaces get the emulator overrides of
+internal/tfrun/emulator.go.`,
 	}
-	var region, cluster, api, output, step, requestID string
-	var dryRun bool
-	run := func(plan func() (*pipeline.Plan, error)) error {
-		if err := checkOutput(output); err != nil {
-			return err
-		}
-		if region == "" {
-			return fail(ExitUsage, "--region is required")
-		}
-		if requestID == "" {
-			b := make([]byte, 6)
-			_, _ = rand.Read(b)
-			requestID = hex.EncodeToString(b)
-		}
-		if _, err := a.validFleet(); err != nil {
-			return err
-		}
-		p, err := plan()
-		if err != nil {
-			return fail(ExitInput, "%v", err)
-		}
-		if step != "" {
-			var kept []pipeline.Step
-			for _, s := range p.Steps {
-				if s.Name == step {
-					kept = append(kept, s)
-				}
-			}
-			p.Steps = kept
-		}
-		if !dryRun {
-			a.printer(a.stdout).PipelinePlan(p)
-			return fail(ExitUsage, "running the %s pipeline's steps is not available in this version; the plan above is what it will do (--dry-run prints it without this error)", p.Pipeline)
-		}
-		if output == "json" {
-			return writeJSON(a.stdout, p)
-		}
-		a.printer(a.stdout).PipelinePlan(p)
-		return nil
-	}
+	var f pipelineFlags
 	central := &cobra.Command{
 		Use:   "central --region R [--dry-run]",
 		Short: "The central pipeline of one region",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return run(func() (*pipeline.Plan, error) { return pipeline.Central(a.fleet, region, requestID) })
+			return a.runPipeline(&f, func() (*pipeline.Plan, error) { return pipeline.Central(a.fleet, f.region, f.requestID) })
 		},
 	}
 	regional := &cobra.Command{
@@ -72,18 +65,170 @@ Running the steps against AWS and Terraform is not available yet.`,
 		Short: "The regional pipeline: the management clusters of one region",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return run(func() (*pipeline.Plan, error) { return pipeline.Regional(a.fleet, region, cluster, api, requestID) })
+			return a.runPipeline(&f, func() (*pipeline.Plan, error) {
+				return pipeline.Regional(a.fleet, f.region, f.cluster, f.api, f.requestID)
+			})
 		},
 	}
 	for _, c := range []*cobra.Command{central, regional} {
-		c.Flags().StringVar(&region, "region", "", "the region to run for (required)")
-		c.Flags().StringVar(&cluster, "cluster", "", "only this cluster")
-		c.Flags().BoolVar(&dryRun, "dry-run", false, "print the plan; call no AWS or Terraform")
-		c.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
-		c.Flags().StringVar(&step, "step", "", "only this step (account, assume-role, terraform, bootstrap, register)")
-		c.Flags().StringVar(&requestID, "request-id", "", "id carried into session names, logs and API calls (default: generated)")
+		fl := c.Flags()
+		fl.StringVar(&f.region, "region", "", "the region to run for (required)")
+		fl.StringVar(&f.cluster, "cluster", "", "only this cluster")
+		fl.BoolVar(&f.dryRun, "dry-run", false, "print the plan; call no AWS or Terraform")
+		fl.StringVarP(&f.output, "output", "o", "text", "output format: text or json")
+		fl.StringVar(&f.step, "step", "", "only this step (account, assume-role, terraform, bootstrap, register); what earlier steps learned is kept in --work-dir")
+		fl.StringVar(&f.requestID, "request-id", "", "id carried into session names, logs and API calls (default: generated)")
+		fl.StringVar(&f.workDir, "work-dir", "", "Terraform workspaces and step state (default: <root>/.regionctl/work)")
+		fl.StringVar(&f.logFile, "log-file", "", "Terraform's output, prefixed by cluster (default: <root>/.regionctl/logs/<pipeline>-<region>-<request id>.log)")
+		fl.StringVar(&f.terraformDir, "terraform-dir", "", "the Terraform roots and modules (default: <root>/terraform)")
+		fl.StringVar(&f.template, "terraform-template", "", "a directory with an initialised .terraform/providers and lock file to seed new workspaces from")
+		fl.DurationVar(&f.accountWait, "account-wait", 15*time.Minute, "how long to wait for AWS Organizations to create an account")
 	}
-	regional.Flags().StringVar(&api, "api-endpoint", "", "platform API base URL (default: the regional cluster's platform_api.endpoint)")
+	regional.Flags().StringVar(&f.api, "api-endpoint", "", "platform API base URL (default: the platform_api_endpoint output of the regional cluster's Terraform state)")
+	regional.Flags().DurationVar(&f.liveWait, "live-wait", 5*time.Minute, "how long to wait for GET /api/v0/live to answer")
 	cmd.AddCommand(central, regional)
 	return cmd
 }
+
+func (a *app) runPipeline(f *pipelineFlags, plan func() (*pipeline.Plan, error)) error {
+	if err := checkOutput(f.output); err != nil {
+		return err
+	}
+	if f.region == "" {
+		return fail(ExitUsage, "--region is required")
+	}
+	if f.requestID == "" {
+		b := make([]byte, 6)
+		_, _ = rand.Read(b)
+		f.requestID = hex.EncodeToString(b)
+	}
+	if _, err := a.validFleet(); err != nil {
+		return err
+	}
+	p, err := plan()
+	if err != nil {
+		return fail(ExitInput, "%v", err)
+	}
+	if f.step != "" {
+		var kept []pipeline.Step
+		for _, s := range p.Steps {
+			if s.Name == f.step {
+				kept = append(kept, s)
+			}
+		}
+		if len(kept) == 0 {
+			return fail(ExitUsage, "the %s pipeline has no step %q", p.Pipeline, f.step)
+		}
+		p.Steps = kept
+	}
+	if f.dryRun {
+		if f.output == "json" {
+			return writeJSON(a.stdout, p)
+		}
+		a.printer(a.stdout).PipelinePlan(p)
+		return nil
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	runner, closeLog, err := a.pipelineRunner(ctx, f, p)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	// Progress goes to stderr when stdout carries JSON.
+	progressTo := a.stdout
+	if f.output == "json" {
+		progressTo = a.stderr
+	}
+	printer := a.printer(progressTo)
+	fmt.Fprintf(progressTo, "%s pipeline of %s, request %s; Terraform output: %s\n", p.Pipeline, p.Region, p.RequestID, runner.logPath)
+	progress := printer.NewProgress()
+	runner.Events = progress.Event
+	start := time.Now()
+	results, err := runner.Run(ctx, p)
+	progress.Close()
+	if f.output == "json" {
+		_ = writeJSON(a.stdout, map[string]any{"pipeline": p.Pipeline, "region": p.Region, "request_id": p.RequestID, "steps": results, "error": errString(err)})
+	}
+	if err != nil {
+		var held *pipeline.LockHeldError
+		if errors.As(err, &held) {
+			return fail(ExitExternal, "%v", err)
+		}
+		return fail(ExitExternal, "%v\nThe steps before it are done; run the same command again to resume (request %s; Terraform output in %s).", err, p.RequestID, runner.logPath)
+	}
+	printer.OK("%s pipeline of %s done in %s (%d steps, request %s)", p.Pipeline, p.Region, time.Since(start).Round(time.Second), len(results), p.RequestID)
+	return nil
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// loggedRunner is a pipeline.Runner with the log file it writes.
+type loggedRunner struct {
+	*pipeline.Runner
+	logPath string
+}
+
+// pipelineRunner wires the runner to AWS (aws-sdk-go-v2), Terraform
+// (terraform-exec) and the platform API.
+func (a *app) pipelineRunner(ctx context.Context, f *pipelineFlags, p *pipeline.Plan) (*loggedRunner, func(), error) {
+	root, err := filepath.Abs(a.root)
+	if err != nil {
+		return nil, nil, fail(ExitUsage, "%v", err)
+	}
+	or := func(v, def string) string {
+		if v != "" {
+			return v
+		}
+		return def
+	}
+	workDir := or(f.workDir, filepath.Join(root, ".regionctl", "work"))
+	logPath := or(f.logFile, filepath.Join(root, ".regionctl", "logs", fmt.Sprintf("%s-%s-%s.log", p.Pipeline, p.Region, p.RequestID)))
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+		return nil, nil, fail(ExitExternal, "creating the log directory: %v", err)
+	}
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, nil, fail(ExitExternal, "opening the log file: %v", err)
+	}
+	fmt.Fprintf(logFile, "# regionctl %s pipeline of %s, request %s, started %s\n", p.Pipeline, p.Region, p.RequestID, time.Now().UTC().Format(time.RFC3339))
+	cloud, err := awsx.New(ctx, awsx.Options{Region: p.Region, RequestID: p.RequestID, AccountWait: f.accountWait})
+	if err != nil {
+		logFile.Close()
+		return nil, nil, fail(ExitExternal, "%v", err)
+	}
+	host, _ := os.Hostname()
+	tf := &tfrun.Runner{Source: or(f.terraformDir, filepath.Join(root, "terraform")), WorkDir: workDir, Template: f.template, Emulator: emulatorEndpoint()}
+	registry := &platformapi.Client{Credentials: cloud.Config(pipeline.Credentials{}, "").Credentials, LiveWait: f.liveWait}
+	r := &pipeline.Runner{Cloud: cloud, Terraform: tf, Registry: registry, Dir: root, Log: logFile,
+		Host: host, PID: os.Getpid(), Alive: processAlive, StateDir: workDir}
+	return &loggedRunner{Runner: r, logPath: logPath}, func() { logFile.Close() }, nil
+}
+
+// emulatorEndpoint is AWS_ENDPOINT_URL when it names a loopback host: an
+// AWS emulator, for which Terraform needs overrides.
+func emulatorEndpoint() string {
+	raw := os.Getenv("AWS_ENDPOINT_URL")
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	if h := u.Hostname(); h == "localhost" || (net.ParseIP(h) != nil && net.ParseIP(h).IsLoopback()) {
+		return raw
+	}
+	return ""
+}
+
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+

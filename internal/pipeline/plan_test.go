@@ -70,8 +70,22 @@ func TestRegionalPlan(t *testing.T) {
 	if p.Steps[6].Command != "destroy" {
 		t.Errorf("mc02 is %s, want destroy", p.Steps[6].Command)
 	}
-	if calls := p.Steps[3].Calls; len(calls) != 2 || calls[0] != "GET https://api.ap-northeast-1.hcp.example.com/api/v0/live" || !strings.Contains(calls[1], `"name": "mc01"`) {
+	reg := p.Steps[3]
+	if calls := reg.Calls; len(calls) != 2 || calls[0] != "GET ${platform_api_endpoint}/api/v0/live" || !strings.Contains(calls[1], `"name":"mc01"`) {
 		t.Errorf("register calls %v", calls)
+	}
+	if reg.EndpointState["key"] != "regional-cluster/ap-northeast-1/regional.tfstate" || reg.Labels["region"] != "ap-northeast-1" {
+		t.Errorf("register reads the endpoint from %v, labels %v", reg.EndpointState, reg.Labels)
+	}
+	if acc := p.Steps[0]; acc.DeployRoleTrust != "deploy/production/ap-northeast-1/iam/management-cluster-deploy-role-trust.json" || acc.AccountTags["regionctl:region"] != "ap-northeast-1" {
+		t.Errorf("account step %+v", acc)
+	}
+	withFlag, err := pipeline.Regional(f, "ap-northeast-1", "mc01", "http://127.0.0.1:9", "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := withFlag.Steps[3]; s.Endpoint != "http://127.0.0.1:9" || s.EndpointState != nil || s.Calls[0] != "GET http://127.0.0.1:9/api/v0/live" {
+		t.Errorf("--api-endpoint: %+v", s)
 	}
 	if _, err := pipeline.Regional(f, "ap-northeast-1", "mc09", "", "r"); err == nil || !strings.Contains(err.Error(), "no management cluster mc09") {
 		t.Errorf("an unknown cluster: %v", err)

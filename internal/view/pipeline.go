@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/regionctl/regionctl/internal/pipeline"
 )
@@ -39,4 +41,80 @@ func (p *Printer) PipelinePlan(plan *pipeline.Plan) {
 			detail("api call", c)
 		}
 	}
+}
+
+// Progress prints one line per pipeline step as it ends and, on a
+// terminal, a live status line for the step that is running.
+type Progress struct {
+	p       *Printer
+	live    bool
+	mu      sync.Mutex
+	running *pipeline.Event
+	started time.Time
+	stop    chan struct{}
+}
+
+// NewProgress returns a Progress writing to the printer's writer; the live
+// line is shown only on a terminal.
+func (p *Printer) NewProgress() *Progress {
+	return &Progress{p: p, live: isTerminal(p.W)}
+}
+
+// Event records a step's start or end.
+func (g *Progress) Event(e pipeline.Event) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if e.Status == "start" {
+		g.running, g.started = &e, time.Now()
+		if g.live && g.stop == nil {
+			g.stop = make(chan struct{})
+			go g.tick(g.stop)
+		}
+		g.redraw()
+		return
+	}
+	g.running = nil
+	if g.live {
+		fmt.Fprint(g.p.W, "\r\033[K")
+	}
+	mark := g.p.paint(green, "ok")
+	switch e.Status {
+	case "failed":
+		mark = g.p.paint(red, "FAILED")
+	case "skipped":
+		mark = g.p.paint(dim, "skipped")
+	}
+	fmt.Fprintf(g.p.W, "%8s  %-22s %-12s %s  %s\n", e.Elapsed.Round(100*time.Millisecond), e.Cluster, e.Step, mark, e.Detail)
+}
+
+// Close stops the live line.
+func (g *Progress) Close() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.stop != nil {
+		close(g.stop)
+		g.stop = nil
+	}
+}
+
+func (g *Progress) tick(stop chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			g.mu.Lock()
+			g.redraw()
+			g.mu.Unlock()
+		}
+	}
+}
+
+func (g *Progress) redraw() {
+	if !g.live || g.running == nil {
+		return
+	}
+	fmt.Fprintf(g.p.W, "\r\033[K%8s  %-22s %-12s %s", time.Since(g.started).Round(time.Second), g.running.Cluster, g.running.Step, g.p.paint(dim, "running…"))
 }

@@ -1,0 +1,122 @@
+package platformapi_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/regionctl/regionctl/internal/pipeline"
+	"github.com/regionctl/regionctl/internal/platformapi"
+)
+
+var creds = aws.Credentials{AccessKeyID: "AKIDTEST", SecretAccessKey: "secret", SessionToken: "token"}
+
+func setup(t *testing.T, inject func(*http.Request) int) (*platformapi.Server, *platformapi.Client, pipeline.Registration) {
+	s := &platformapi.Server{Credentials: creds, Inject: inject}
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	c := &platformapi.Client{Credentials: credentials.NewStaticCredentialsProvider(creds.AccessKeyID, creds.SecretAccessKey, creds.SessionToken),
+		LiveWait: 2 * time.Second, Backoff: 10 * time.Millisecond, Attempts: 4}
+	reg := pipeline.Registration{Endpoint: ts.URL, Name: "mc01", Region: "eu-west-1", RequestID: "req-1",
+		Labels: map[string]string{"cluster_type": "management", "region": "eu-west-1"}}
+	return s, c, reg
+}
+
+func TestRegisterOnceThenConflict(t *testing.T) {
+	s, c, reg := setup(t, nil)
+	for i, want := range []string{"created", "already registered"} {
+		got, err := c.Register(context.Background(), reg)
+		if err != nil || got != want {
+			t.Fatalf("registration %d: %q, %v; want %q", i+1, got, err, want)
+		}
+	}
+	r := s.Registered()
+	if len(r) != 1 || r[0].Name != "mc01" || r[0].RequestID != "req-1" || r[0].Region != "eu-west-1" || r[0].Labels["cluster_type"] != "management" {
+		t.Fatalf("registered %+v", r)
+	}
+}
+
+func TestWrongCredentialsAreRefused(t *testing.T) {
+	_, c, reg := setup(t, nil)
+	reg.Creds = pipeline.Credentials{AccessKeyID: "AKIDTEST", SecretAccessKey: "not-the-secret"}
+	c.LiveWait = 50 * time.Millisecond
+	_, err := c.Register(context.Background(), reg)
+	if err == nil || !strings.Contains(err.Error(), "signature does not match") {
+		t.Fatalf("a bad signature: %v", err)
+	}
+}
+
+func TestRetriesThrottlingAnd5xx(t *testing.T) {
+	var posts atomic.Int32
+	s, c, reg := setup(t, func(r *http.Request) int {
+		if r.Method == http.MethodPost {
+			switch posts.Add(1) {
+			case 1:
+				return http.StatusTooManyRequests
+			case 2:
+				return http.StatusInternalServerError
+			}
+		}
+		return 0
+	})
+	if got, err := c.Register(context.Background(), reg); err != nil || got != "created" {
+		t.Fatalf("%q %v", got, err)
+	}
+	if posts.Load() != 3 || len(s.Registered()) != 1 {
+		t.Fatalf("%d posts, %d registrations", posts.Load(), len(s.Registered()))
+	}
+}
+
+func TestAlreadyExistsBody(t *testing.T) {
+	_, c, reg := setup(t, func(r *http.Request) int {
+		if r.Method == http.MethodPost {
+			return http.StatusBadRequest // with the injected body below
+		}
+		return 0
+	})
+	// A 400 whose body does not say "already exists" is a failure.
+	if _, err := c.Register(context.Background(), reg); err == nil || !strings.Contains(err.Error(), "HTTP 400") {
+		t.Fatalf("a 400: %v", err)
+	}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte(`{"error":"Consumer mc01 already exists"}`))
+		}
+	}))
+	defer ts.Close()
+	reg.Endpoint = ts.URL
+	if got, err := c.Register(context.Background(), reg); err != nil || got != "already registered" {
+		t.Fatalf("an 'already exists' answer: %q %v", got, err)
+	}
+}
+
+func TestWaitsForLiveThenGivesUp(t *testing.T) {
+	var down atomic.Bool
+	down.Store(true)
+	s, c, reg := setup(t, func(r *http.Request) int {
+		if down.Load() {
+			return http.StatusServiceUnavailable
+		}
+		return 0
+	})
+	c.LiveWait = 100 * time.Millisecond
+	if _, err := c.Register(context.Background(), reg); err == nil || !strings.Contains(err.Error(), "is not live after") {
+		t.Fatalf("an API that stays down: %v", err)
+	}
+	go func() { time.Sleep(100 * time.Millisecond); down.Store(false) }()
+	c.LiveWait = 5 * time.Second
+	if got, err := c.Register(context.Background(), reg); err != nil || got != "created" {
+		t.Fatalf("an API that comes up: %q %v", got, err)
+	}
+	if len(s.Registered()) != 1 {
+		t.Fatal(s.Registered())
+	}
+}

@@ -1,0 +1,53 @@
+package tfrun
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// emulatorServices are the services the roots call, each pointed at the
+// emulator.
+var emulatorServices = []string{"apigatewayv2", "ec2", "eks", "iam", "iot", "organizations", "s3", "sts"}
+
+// emulatorOverrides are the Terraform override files written into a
+// workspace when it runs against an AWS emulator (moto), by path inside
+// the workspace. They are the one place where an emulator run differs
+// from a real one:
+//
+//   - the provider talks to the emulator, skips the checks an emulator
+//     cannot answer, and retries a failing call once, not for minutes;
+//   - maestro-iot's aws_iot_policy is not created: moto does not implement
+//     IoT ListTagsForResource, which the provider calls after creating any
+//     tagged IoT policy, so the apply fails. The resource stays in the
+//     product's module; only emulator runs set its count to 0.
+func emulatorOverrides(root, endpoint string) map[string]string {
+	var eps []string
+	for _, s := range emulatorServices {
+		eps = append(eps, fmt.Sprintf("    %-13s = %q", s, endpoint))
+	}
+	const header = "# Written by regionctl for a run against the AWS emulator at %s; never present in a real run.\n"
+	return map[string]string{
+		path.Join(root, "regionctl_emulator_override.tf"): fmt.Sprintf(header+`provider "aws" {
+  skip_credentials_validation = true
+  skip_metadata_api_check     = true
+  skip_requesting_account_id  = true
+  skip_region_validation      = true
+  s3_use_path_style           = true
+  max_retries                 = 1
+  endpoints {
+%s
+  }
+}
+`, endpoint, strings.Join(eps, "\n")),
+		"modules/maestro-iot/regionctl_emulator_override.tf": fmt.Sprintf(header+`# moto lacks IoT ListTagsForResource: the policy is left out of emulator runs.
+resource "aws_iot_policy" "maestro" {
+  count = 0
+}
+
+output "policy_name" {
+  value = "${var.region}-maestro (not created against the emulator)"
+}
+`, endpoint),
+	}
+}

@@ -1,0 +1,267 @@
+// Package tfrun implements the pipeline's Terraform port with
+// terraform-exec: each cluster gets a workspace holding a copy of its root
+// and the shared modules, initialised with an S3 backend and applied (or
+// destroyed) with the rendered variables file.
+//
+// Entry point: Runner.Run.
+package tfrun
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/terraform-exec/tfexec"
+
+	"github.com/regionctl/regionctl/internal/pipeline"
+)
+
+// Runner runs Terraform roots for the pipelines.
+type Runner struct {
+	Source   string // the directory holding the roots and modules/ (the repository's terraform/)
+	WorkDir  string // where workspaces are made, one per cluster and root
+	ExecPath string // the terraform binary; default: terraform on PATH
+	// Template, when set, is a directory holding an initialised
+	// .terraform/providers and .terraform.lock.hcl, copied into new
+	// workspaces so that init does not unpack the provider again.
+	Template string
+	// Emulator, when set, is the AWS endpoint URL of an emulator: the
+	// workspace gets an override file pointing the provider at it (see
+	// emulatorOverride).
+	Emulator string
+	// Env is added to Terraform's environment (TF_CLI_CONFIG_FILE, ...).
+	Env map[string]string
+}
+
+var _ pipeline.Terraform = (*Runner)(nil)
+
+// Workspace is the directory a job runs in.
+func (r *Runner) Workspace(job pipeline.TerraformJob) string {
+	return filepath.Join(r.WorkDir, filepath.FromSlash(job.Cluster), job.Root)
+}
+
+// Run inits the job's root with its S3 backend and applies or destroys it.
+func (r *Runner) Run(ctx context.Context, job pipeline.TerraformJob) (map[string]string, error) {
+	tf, err := r.prepare(job)
+	if err != nil {
+		return nil, err
+	}
+	var backend []tfexec.InitOption
+	for _, k := range sortedKeys(job.Backend) {
+		backend = append(backend, tfexec.BackendConfig(k+"="+job.Backend[k]))
+	}
+	if r.Emulator != "" {
+		for _, kv := range []string{"use_path_style=true", "skip_credentials_validation=true", "skip_requesting_account_id=true",
+			"skip_metadata_api_check=true", "skip_region_validation=true", "endpoints={s3=\"" + r.Emulator + "\",sts=\"" + r.Emulator + "\",iam=\"" + r.Emulator + "\"}"} {
+			backend = append(backend, tfexec.BackendConfig(kv))
+		}
+	}
+	backend = append(backend, tfexec.Reconfigure(true), tfexec.Upgrade(false))
+	if err := tf.Init(ctx, backend...); err != nil {
+		return nil, classify("terraform init", err)
+	}
+	if job.Destroy {
+		if err := tf.Destroy(ctx, tfexec.VarFile(job.VarFile)); err != nil {
+			return nil, classify("terraform destroy", err)
+		}
+		return map[string]string{}, nil
+	}
+	if err := tf.Apply(ctx, tfexec.VarFile(job.VarFile)); err != nil {
+		return nil, classify("terraform apply", err)
+	}
+	outs, err := tf.Output(ctx)
+	if err != nil {
+		return nil, classify("terraform output", err)
+	}
+	values := map[string]string{}
+	for k, v := range outs {
+		values[k] = strings.Trim(string(v.Value), `"`)
+	}
+	return values, nil
+}
+
+// ForceUnlock releases a lock left by a killed run.
+func (r *Runner) ForceUnlock(ctx context.Context, job pipeline.TerraformJob, lockID string) error {
+	tf, err := r.prepare(job)
+	if err != nil {
+		return err
+	}
+	return classify("terraform force-unlock", tf.ForceUnlock(ctx, lockID))
+}
+
+func (r *Runner) prepare(job pipeline.TerraformJob) (*tfexec.Terraform, error) {
+	ws := r.Workspace(job)
+	if err := r.stage(job.Root, ws); err != nil {
+		return nil, fmt.Errorf("preparing the workspace %s: %w", ws, err)
+	}
+	execPath := r.ExecPath
+	if execPath == "" {
+		var err error
+		if execPath, err = exec.LookPath("terraform"); err != nil {
+			return nil, fmt.Errorf("terraform is not on PATH: %w", err)
+		}
+	}
+	tf, err := tfexec.NewTerraform(filepath.Join(ws, job.Root), execPath)
+	if err != nil {
+		return nil, err
+	}
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	for k, v := range r.Env {
+		env[k] = v
+	}
+	if job.Creds.AccessKeyID != "" {
+		env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"], env["AWS_SESSION_TOKEN"] = job.Creds.AccessKeyID, job.Creds.SecretAccessKey, job.Creds.SessionToken
+		delete(env, "AWS_PROFILE")
+	}
+	if job.Region != "" {
+		env["AWS_REGION"] = job.Region
+	}
+	if err := tf.SetEnv(tfexec.CleanEnv(env)); err != nil {
+		return nil, err
+	}
+	if job.Log != nil {
+		prefix := "[" + job.Cluster + "] "
+		tf.SetStdout(&prefixer{w: job.Log, prefix: prefix})
+		tf.SetStderr(&prefixer{w: job.Log, prefix: prefix})
+	}
+	return tf, nil
+}
+
+// stage copies the root and the modules into the workspace, keeping its
+// .terraform directory so that a re-run does not install again.
+func (r *Runner) stage(root, ws string) error {
+	for _, dir := range []string{root, "modules"} {
+		src := filepath.Join(r.Source, dir)
+		if _, err := os.Stat(src); os.IsNotExist(err) && dir == "modules" {
+			continue
+		}
+		if err := copyTree(src, filepath.Join(ws, dir)); err != nil {
+			return err
+		}
+	}
+	rootWS := filepath.Join(ws, root)
+	if r.Emulator != "" {
+		for rel, text := range emulatorOverrides(root, r.Emulator) {
+			if _, err := os.Stat(filepath.Dir(filepath.Join(ws, rel))); err != nil {
+				continue // a module this root does not copy
+			}
+			if err := os.WriteFile(filepath.Join(ws, rel), []byte(text), 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	if r.Template == "" {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(rootWS, ".terraform", "providers")); err == nil {
+		return nil
+	}
+	if err := copyTree(filepath.Join(r.Template, ".terraform", "providers"), filepath.Join(rootWS, ".terraform", "providers")); err != nil {
+		return fmt.Errorf("copying the initialised providers of %s: %w", r.Template, err)
+	}
+	lock, err := os.ReadFile(filepath.Join(r.Template, ".terraform.lock.hcl"))
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(rootWS, ".terraform.lock.hcl"), lock, 0o644)
+}
+
+// copyTree mirrors src's files into dst (skipping .terraform), replacing
+// files that differ; providers are hard-linked where possible.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() && d.Name() == ".terraform" && p != src && !strings.Contains(src, ".terraform") {
+			return filepath.SkipDir
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			link, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			_ = os.Remove(target)
+			return os.Symlink(link, target)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if info.Size() > 1<<20 {
+			_ = os.Remove(target)
+			if os.Link(p, target) == nil {
+				return nil
+			}
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if old, err := os.ReadFile(target); err == nil && string(old) == string(b) {
+			return nil
+		}
+		return os.WriteFile(target, b, info.Mode().Perm())
+	})
+}
+
+var lockID = regexp.MustCompile(`(?s)Error acquiring the state lock.*?ID:\s+(\S+)`)
+
+// classify turns a state-lock failure into a *pipeline.LockedError.
+func classify(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if m := lockID.FindStringSubmatch(err.Error()); m != nil {
+		return &pipeline.LockedError{ID: m[1], Err: fmt.Errorf("%s: %w", what, err)}
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// prefixer writes each line with a prefix.
+type prefixer struct {
+	w       io.Writer
+	prefix  string
+	partial []byte
+}
+
+func (p *prefixer) Write(b []byte) (int, error) {
+	p.partial = append(p.partial, b...)
+	for {
+		i := strings.IndexByte(string(p.partial), '\n')
+		if i < 0 {
+			break
+		}
+		if _, err := fmt.Fprintf(p.w, "%s%s\n", p.prefix, p.partial[:i]); err != nil {
+			return 0, err
+		}
+		p.partial = p.partial[i+1:]
+	}
+	return len(b), nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
