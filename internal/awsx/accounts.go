@@ -35,9 +35,12 @@ func (c *Client) EnsureAccount(ctx context.Context, spec pipeline.AccountSpec) (
 			for _, k := range sortedKeys(spec.Tags) {
 				in.Tags = append(in.Tags, orgtypes.Tag{Key: aws.String(k), Value: aws.String(spec.Tags[k])})
 			}
-			out, err := org.CreateAccount(ctx, in)
+			// CreateAccount is not idempotent: a retried call whose first
+			// answer was lost makes a second account. It is tried once; a
+			// re-run finds the account (or the request) by name instead.
+			out, err := org.CreateAccount(ctx, in, func(o *organizations.Options) { o.RetryMaxAttempts = 1 })
 			if err != nil {
-				return acc, fmt.Errorf("creating the account %s: %w", spec.Name, err)
+				return acc, fmt.Errorf("creating the account %s (not retried; a re-run finds it by name if AWS made it): %w", spec.Name, err)
 			}
 			requestID = aws.ToString(out.CreateAccountStatus.Id)
 		}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -30,7 +31,8 @@ type Options struct {
 	// PollEvery spaces its DescribeCreateAccountStatus calls.
 	AccountWait time.Duration
 	PollEvery   time.Duration
-	// MaxAttempts bounds the SDK's retries of throttling and 5xx answers.
+	// MaxAttempts bounds the SDK's retries of throttling and 5xx answers
+	// (AWS_MAX_ATTEMPTS, when set, wins).
 	MaxAttempts int
 }
 
@@ -53,7 +55,10 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if opts.MaxAttempts == 0 {
 		opts.MaxAttempts = 6
 	}
-	loads := []func(*config.LoadOptions) error{config.WithRetryMaxAttempts(opts.MaxAttempts)}
+	var loads []func(*config.LoadOptions) error
+	if os.Getenv("AWS_MAX_ATTEMPTS") == "" {
+		loads = append(loads, config.WithRetryMaxAttempts(opts.MaxAttempts))
+	}
 	if opts.Region != "" {
 		loads = append(loads, config.WithRegion(opts.Region))
 	}

@@ -154,8 +154,8 @@ func (r *Runner) stage(root, ws string) error {
 	rootWS := filepath.Join(ws, root)
 	if r.Emulator != "" {
 		for rel, text := range emulatorOverrides(root, r.Emulator) {
-			if _, err := os.Stat(filepath.Dir(filepath.Join(ws, rel))); err != nil {
-				continue // a module this root does not copy
+			if !declaresAWS(filepath.Dir(filepath.Join(ws, rel))) {
+				continue // a module this root does not copy, or one without the aws provider
 			}
 			if err := os.WriteFile(filepath.Join(ws, rel), []byte(text), 0o644); err != nil {
 				return err
@@ -220,6 +220,21 @@ func copyTree(src, dst string) error {
 		}
 		return os.WriteFile(target, b, info.Mode().Perm())
 	})
+}
+
+// declaresAWS says whether a module directory uses the aws provider, so
+// that an override of its configuration has something to override.
+func declaresAWS(dir string) bool {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.tf"))
+	for _, f := range files {
+		if strings.HasSuffix(f, "_override.tf") {
+			continue
+		}
+		if b, err := os.ReadFile(f); err == nil && (strings.Contains(string(b), `provider "aws"`) || strings.Contains(string(b), `resource "aws_`)) {
+			return true
+		}
+	}
+	return false
 }
 
 var lockID = regexp.MustCompile(`(?s)Error acquiring the state lock.*?ID:\s+(\S+)`)

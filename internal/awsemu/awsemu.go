@@ -1,0 +1,202 @@
+// Package awsemu starts and stops moto_server, an AWS emulator, on a free
+// loopback port, for the end-to-end tests and `make demo`. Only 127.0.0.1
+// is ever used.
+//
+// Entry point: Start.
+package awsemu
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+)
+
+// Credentials the emulator accepts (it checks none).
+const (
+	AccessKeyID     = "testing"
+	SecretAccessKey = "testing"
+)
+
+// Emulator is a running moto_server.
+type Emulator struct {
+	URL string
+	PID int
+	cmd *exec.Cmd
+	log *os.File
+}
+
+// Start runs moto_server on 127.0.0.1 at a free port and waits until it
+// answers. log receives its output (nil: discarded).
+func Start(ctx context.Context, logPath string) (*Emulator, error) {
+	bin, err := exec.LookPath("moto_server")
+	if err != nil {
+		return nil, fmt.Errorf("moto_server is not on PATH (pip install 'moto[server]'): %w", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(bin, "-H", "127.0.0.1", "-p", fmt.Sprint(port))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	// The deploy role attaches the AWS managed AdministratorAccess policy,
+	// which moto knows only when told to load the managed policies.
+	cmd.Env = append(os.Environ(), "MOTO_IAM_LOAD_MANAGED_POLICIES=true")
+	e := &Emulator{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd}
+	if logPath != "" {
+		if e.log, err = os.Create(logPath); err != nil {
+			return nil, err
+		}
+		cmd.Stdout, cmd.Stderr = e.log, e.log
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting moto_server: %w", err)
+	}
+	e.PID = cmd.Process.Pid
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(e.URL + "/moto-api/data.json")
+		if err == nil {
+			resp.Body.Close()
+			return e, nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			_ = e.Stop()
+			return nil, fmt.Errorf("moto_server on %s did not answer within 60s: %v", e.URL, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Stop ends the emulator by its PID (its process group), waiting for it.
+func (e *Emulator) Stop() error {
+	if e == nil || e.cmd == nil {
+		return nil
+	}
+	_ = syscall.Kill(-e.PID, syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- e.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = syscall.Kill(-e.PID, syscall.SIGKILL)
+		<-done
+	}
+	if e.log != nil {
+		e.log.Close()
+	}
+	e.cmd = nil
+	return nil
+}
+
+// Reset empties every service's state.
+func (e *Emulator) Reset() error {
+	resp, err := http.Post(e.URL+"/moto-api/reset", "application/json", nil)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("moto reset: HTTP %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// Env is the environment that points aws-sdk-go-v2, Terraform and the
+// aws provider at the emulator.
+func (e *Emulator) Env() map[string]string {
+	return map[string]string{
+		"AWS_ENDPOINT_URL":          e.URL,
+		"AWS_ACCESS_KEY_ID":         AccessKeyID,
+		"AWS_SECRET_ACCESS_KEY":     SecretAccessKey,
+		"AWS_REGION":                "us-east-1",
+		"AWS_EC2_METADATA_DISABLED": "true",
+	}
+}
+
+// warmCalls are one cheap read per service, as moto loads a service's
+// backend (slowly, on two cores) on its first call.
+var warmCalls = map[string][2]string{
+	"ec2":           {"POST", "Action=DescribeVpcs&Version=2016-11-15"},
+	"iam":           {"POST", "Action=ListRoles&Version=2010-05-08"},
+	"sts":           {"POST", "Action=GetCallerIdentity&Version=2011-06-15"},
+	"eks":           {"GET", "/clusters"},
+	"apigateway":    {"GET", "/v2/apis"},
+	"iot":           {"GET", "/policies"},
+	"s3":            {"GET", "/"},
+	"organizations": {"POST", "AWSOrganizationsV20161128.ListRoots"},
+}
+
+// Prewarm touches each service once, in parallel.
+func (e *Emulator) Prewarm(ctx context.Context, services ...string) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(services))
+	for i, svc := range services {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = e.touch(ctx, svc)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (e *Emulator) touch(ctx context.Context, svc string) error {
+	call, ok := warmCalls[svc]
+	if !ok {
+		return fmt.Errorf("no warm-up call for %s", svc)
+	}
+	var req *http.Request
+	var body []byte
+	var err error
+	switch {
+	case call[0] == "GET":
+		req, err = http.NewRequestWithContext(ctx, "GET", e.URL+call[1], nil)
+	case strings.HasPrefix(call[1], "AWS"):
+		body = []byte("{}")
+		req, err = http.NewRequestWithContext(ctx, "POST", e.URL+"/", bytes.NewReader(body))
+		if err == nil {
+			req.Header.Set("X-Amz-Target", call[1])
+			req.Header.Set("Content-Type", "application/x-amz-json-1.1")
+		}
+	default:
+		body = []byte(call[1])
+		req, err = http.NewRequestWithContext(ctx, "POST", e.URL+"/", bytes.NewReader(body))
+		if err == nil {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+	}
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(body)
+	creds := aws.Credentials{AccessKeyID: AccessKeyID, SecretAccessKey: SecretAccessKey}
+	if err := v4.NewSigner().SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), svc, "us-east-1", time.Now()); err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("warming %s: %w", svc, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode >= 500 { // a 4xx (no organisation yet) still loaded the service
+		return fmt.Errorf("warming %s: HTTP %d", svc, resp.StatusCode)
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/organizations"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+)
+
+// accounts maps each account name to its ids (more than one is a bug).
+func (e *env) accounts() map[string][]string {
+	e.t.Helper()
+	out, err := organizations.NewFromConfig(e.awsConfig()).ListAccounts(context.Background(), &organizations.ListAccountsInput{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	m := map[string][]string{}
+	for _, a := range out.Accounts {
+		m[aws.ToString(a.Name)] = append(m[aws.ToString(a.Name)], aws.ToString(a.Id))
+	}
+	return m
+}
+
+// ouPath is the OU path of an account, such as /platform/staging.
+func (e *env) ouPath(account string) string {
+	e.t.Helper()
+	org := organizations.NewFromConfig(e.awsConfig())
+	var names []string
+	child := account
+	for {
+		parents, err := org.ListParents(context.Background(), &organizations.ListParentsInput{ChildId: aws.String(child)})
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		p := parents.Parents[0]
+		if p.Type == "ROOT" {
+			break
+		}
+		ou, err := org.DescribeOrganizationalUnit(context.Background(), &organizations.DescribeOrganizationalUnitInput{OrganizationalUnitId: p.Id})
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		names = append([]string{aws.ToString(ou.OrganizationalUnit.Name)}, names...)
+		child = aws.ToString(p.Id)
+	}
+	return "/" + strings.Join(names, "/")
+}
+
+// in returns a configuration acting in account through its bootstrap role.
+func (e *env) in(account string) aws.Config {
+	e.t.Helper()
+	cfg := e.awsConfig()
+	out, err := sts.NewFromConfig(cfg).AssumeRole(context.Background(), &sts.AssumeRoleInput{
+		RoleArn: aws.String("arn:aws:iam::" + account + ":role/OrganizationAccountAccessRole"), RoleSessionName: aws.String("e2e-check")})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	c := out.Credentials
+	cfg.Credentials = credentials.NewStaticCredentialsProvider(aws.ToString(c.AccessKeyId), aws.ToString(c.SecretAccessKey), aws.ToString(c.SessionToken))
+	return cfg
+}
+
+// role returns a role's trust policy and attached policy ARNs, or ok false.
+func (e *env) role(account, name string) (trust string, attached []string, ok bool) {
+	e.t.Helper()
+	client := iam.NewFromConfig(e.in(account))
+	out, err := client.GetRole(context.Background(), &iam.GetRoleInput{RoleName: aws.String(name)})
+	if err != nil {
+		return "", nil, false
+	}
+	trust, _ = url.QueryUnescape(aws.ToString(out.Role.AssumeRolePolicyDocument))
+	pols, err := client.ListAttachedRolePolicies(context.Background(), &iam.ListAttachedRolePoliciesInput{RoleName: aws.String(name)})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, p := range pols.AttachedPolicies {
+		attached = append(attached, aws.ToString(p.PolicyArn))
+	}
+	return trust, attached, true
+}
+
+// object reads an S3 object, or ok false.
+func (e *env) object(bucket, key string) ([]byte, bool) {
+	e.t.Helper()
+	client := s3.NewFromConfig(e.awsConfig(), func(o *s3.Options) { o.UsePathStyle = true })
+	out, err := client.GetObject(context.Background(), &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err != nil {
+		return nil, false
+	}
+	defer out.Body.Close()
+	b, _ := io.ReadAll(out.Body)
+	return b, true
+}
+
+// stateResources lists "type.name[index]" of every resource instance in
+// a state object.
+func (e *env) stateResources(bucket, key string) []string {
+	e.t.Helper()
+	b, ok := e.object(bucket, key)
+	if !ok {
+		e.t.Fatalf("no state s3://%s/%s", bucket, key)
+	}
+	var st struct {
+		Resources []struct {
+			Type, Name string
+			Instances  []struct {
+				IndexKey any `json:"index_key"`
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		e.t.Fatal(err)
+	}
+	var out []string
+	for _, r := range st.Resources {
+		for range r.Instances {
+			out = append(out, r.Type+"."+r.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
