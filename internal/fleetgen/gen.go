@@ -113,7 +113,7 @@ eks:
   node_min: 3
   node_max: 12
 hypershift:
-  oidc_bucket: hypershift-oidc-${environment}-${region}
+  oidc_bucket: hypershift-oidc-${environment}-${region}-${cluster}
   operator_image: quay.io/platform/hypershift-operator@sha256:` + strings.Repeat("4f1c", 16) + `
 maestro:
   mqtt_endpoint: mqtts://a3k7odshaiipe8-ats.iot.${region}.amazonaws.com:8883
