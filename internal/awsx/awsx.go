@@ -164,5 +164,8 @@ func (c *Client) orgs() *organizations.Client {
 }
 
 func (c *Client) s3(creds pipeline.Credentials, region string) *s3.Client {
-	return s3.NewFromConfig(c.Config(creds, region), func(o *s3.Options) { o.UsePathStyle = pathStyle() })
+	return s3.NewFromConfig(c.Config(creds, region), func(o *s3.Options) {
+		o.UsePathStyle = pathStyle()
+		o.DisableLogOutputChecksumValidationSkipped = true
+	})
 }

@@ -237,7 +237,7 @@ func declaresAWS(dir string) bool {
 	return false
 }
 
-var lockID = regexp.MustCompile(`(?s)Error acquiring the state lock.*?ID:\s+(\S+)`)
+var lockID = regexp.MustCompile(`(?s)Error acquiring the state lock.*?Lock Info:\s*ID:\s+(\S+)`)
 
 // classify turns a state-lock failure into a *pipeline.LockedError.
 func classify(what string, err error) error {
