@@ -28,6 +28,33 @@ type pipelineFlags struct {
 	dryRun                                        bool
 	workDir, logFile, terraformDir, template      string
 	accountWait, liveWait                         time.Duration
+	// What the caller (a Tekton PipelineRun) expects the plan to use;
+	// a difference means the PipelineRun is stale.
+	expectRoleARN, expectExternalID, expectTFVars, expectDestroy string
+}
+
+// checkExpectations refuses a plan that differs from what the caller
+// passed, naming both.
+func (f *pipelineFlags) checkExpectations(p *pipeline.Plan) error {
+	for _, s := range p.Steps {
+		command := ""
+		if f.expectDestroy != "" {
+			command = map[string]string{"true": "destroy", "false": "apply"}[f.expectDestroy]
+		}
+		for _, c := range []struct{ flag, want, got string }{
+			{"--role-arn", f.expectRoleARN, s.RoleARN},
+			{"--external-id", f.expectExternalID, s.ExternalID},
+			{"--tfvars", f.expectTFVars, s.VarFile},
+			{"--destroy", command, s.Command},
+		} {
+			relevant := map[string]bool{"--role-arn": s.Name == "assume-role", "--external-id": s.Name == "assume-role",
+				"--tfvars": s.Name == "terraform", "--destroy": s.Name == "terraform"}[c.flag]
+			if c.want != "" && relevant && c.want != c.got {
+				return fail(ExitInput, "%s %s: the caller expects %s %q but the fleet config plans %q; the PipelineRun is stale: re-render deploy/ and start it again", s.Cluster, s.Name, c.flag, c.want, c.got)
+			}
+		}
+	}
+	return nil
 }
 
 func (a *app) pipelineCommand() *cobra.Command {
@@ -83,6 +110,10 @@ internal/tfrun/emulator.go.`,
 		fl.StringVar(&f.terraformDir, "terraform-dir", "", "the Terraform roots and modules (default: <root>/terraform)")
 		fl.StringVar(&f.template, "terraform-template", "", "a directory with an initialised .terraform/providers and lock file to seed new workspaces from")
 		fl.DurationVar(&f.accountWait, "account-wait", 15*time.Minute, "how long to wait for AWS Organizations to create an account")
+		fl.StringVar(&f.expectRoleARN, "role-arn", "", "refuse to run unless the assume-role step uses this role ARN (as a PipelineRun passes it)")
+		fl.StringVar(&f.expectExternalID, "external-id", "", "refuse to run unless the assume-role step uses this ExternalId")
+		fl.StringVar(&f.expectTFVars, "tfvars", "", "refuse to run unless the terraform step uses this variables file")
+		fl.StringVar(&f.expectDestroy, "destroy", "", "refuse to run unless the terraform step destroys (true) or applies (false)")
 	}
 	regional.Flags().StringVar(&f.api, "api-endpoint", "", "platform API base URL (default: the platform_api_endpoint output of the regional cluster's Terraform state)")
 	regional.Flags().DurationVar(&f.liveWait, "live-wait", 5*time.Minute, "how long to wait for GET /api/v0/live to answer")
@@ -120,6 +151,12 @@ func (a *app) runPipeline(f *pipelineFlags, plan func() (*pipeline.Plan, error))
 			return fail(ExitUsage, "the %s pipeline has no step %q", p.Pipeline, f.step)
 		}
 		p.Steps = kept
+	}
+	if f.expectDestroy != "" && f.expectDestroy != "true" && f.expectDestroy != "false" {
+		return fail(ExitUsage, "--destroy must be true or false, not %q", f.expectDestroy)
+	}
+	if err := f.checkExpectations(p); err != nil {
+		return err
 	}
 	if f.dryRun {
 		if f.output == "json" {

@@ -129,3 +129,9 @@ func (e *env) stateResources(bucket, key string) []string {
 	sort.Strings(out)
 	return out
 }
+
+func (e *env) bucketExists(bucket string) bool {
+	client := s3.NewFromConfig(e.awsConfig(), func(o *s3.Options) { o.UsePathStyle = true })
+	_, err := client.HeadBucket(context.Background(), &s3.HeadBucketInput{Bucket: aws.String(bucket)})
+	return err == nil
+}

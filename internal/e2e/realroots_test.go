@@ -124,10 +124,13 @@ func TestRealRoots(t *testing.T) {
 	if !strings.Contains(res, "aws_apigatewayv2_api.this") || strings.Contains(res, "aws_iot_policy") {
 		t.Errorf("regional state: %s", res)
 	}
-	for _, b := range []string{"hypershift-oidc-staging-eu-west-1-mc01", "hypershift-oidc-staging-eu-west-1-mc02"} {
-		if _, ok := e.object(b, "does-not-exist"); ok {
-			t.Errorf("bucket %s", b)
+	for _, b := range []string{"hypershift-oidc-staging-eu-west-1-mc01", "hypershift-oidc-staging-eu-west-1-mc02", "regionctl-regional-pipeline-eu-west-1"} {
+		if !e.bucketExists(b) {
+			t.Errorf("no bucket %s", b)
 		}
+	}
+	if e.bucketExists("hypershift-oidc-staging-eu-west-1") {
+		t.Error("the region-wide OIDC bucket of old exists")
 	}
 	if regs := e.api.Registered(); len(regs) != 2 {
 		t.Errorf("registrations %+v", regs)
