@@ -10,12 +10,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -199,4 +201,30 @@ func (e *Emulator) touch(ctx context.Context, svc string) error {
 		return fmt.Errorf("warming %s: HTTP %d", svc, resp.StatusCode)
 	}
 	return nil
+}
+
+// EKSClusters lists the EKS clusters that creds' account has in region
+// (a signed GET /clusters, so that no EKS client is needed).
+func (e *Emulator) EKSClusters(ctx context.Context, creds aws.Credentials, region string) ([]string, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", e.URL+"/clusters", nil)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(nil)
+	if err := v4.NewSigner().SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), "eks", region, time.Now()); err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Clusters []string `json:"clusters"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return nil, fmt.Errorf("listing EKS clusters: %w", err)
+	}
+	sort.Strings(out.Clusters)
+	return out.Clusters, nil
 }

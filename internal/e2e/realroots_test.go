@@ -2,20 +2,14 @@ package e2e
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/hashicorp/terraform-exec/tfexec"
 
@@ -142,31 +136,15 @@ func (e *env) log(name string) string {
 	return string(b)
 }
 
-// eksClusters lists the EKS clusters of an account in the test's region
-// (a signed GET /clusters; the SDK's EKS client is not a dependency).
 func (e *env) eksClusters(account string) []string {
 	e.t.Helper()
-	cfg := e.in(account)
-	creds, err := cfg.Credentials.Retrieve(context.Background())
+	creds, err := e.in(account).Credentials.Retrieve(context.Background())
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	req, _ := http.NewRequest("GET", emu.URL+"/clusters", nil)
-	sum := sha256.Sum256(nil)
-	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hex.EncodeToString(sum[:]), "eks", region, time.Now()); err != nil {
-		e.t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
+	clusters, err := emu.EKSClusters(context.Background(), creds, region)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	var out struct {
-		Clusters []string `json:"clusters"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		e.t.Fatal(err)
-	}
-	sort.Strings(out.Clusters)
-	return out.Clusters
+	return clusters
 }

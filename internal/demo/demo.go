@@ -1,0 +1,219 @@
+// Package demo provisions one region of the example fleet end to end on
+// this machine: it starts moto_server on a free loopback port and a local
+// platform API, renders a copy of the repository, runs the central and
+// regional pipelines with the real Terraform roots, prints what was
+// created, and cleans up after itself. `make demo` runs it.
+//
+// Entry point: Run.
+package demo
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/organizations"
+	orgtypes "github.com/aws/aws-sdk-go-v2/service/organizations/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+
+	"github.com/regionctl/regionctl/internal/awsemu"
+	"github.com/regionctl/regionctl/internal/platformapi"
+)
+
+// Options say what to provision and where the repository is.
+type Options struct {
+	Root   string // the repository: config/, charts/, pipelines/, terraform/
+	Region string
+	Keep   bool // leave the working copy (its .regionctl/ logs) behind
+	// Regionctl runs a regionctl command in this process and returns its
+	// exit code (the CLI, passed in to keep this package below it).
+	Regionctl func(args ...string) int
+}
+
+// Run runs the demo, writing its story to w.
+func Run(ctx context.Context, o Options, w io.Writer) error {
+	start := time.Now()
+	root, err := filepath.Abs(o.Root)
+	if err != nil {
+		return err
+	}
+	o.Root = root
+	say := func(format string, args ...any) { fmt.Fprintf(w, "==> "+format+"\n", args...) }
+
+	work, err := os.MkdirTemp("", "regionctl-demo-")
+	if err != nil {
+		return err
+	}
+	if o.Keep {
+		defer say("kept the working copy %s", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
+	for _, dir := range []string{"config", "charts", "pipelines"} {
+		if err := os.CopyFS(filepath.Join(work, dir), os.DirFS(filepath.Join(o.Root, dir))); err != nil {
+			return fmt.Errorf("copying %s: %w", dir, err)
+		}
+	}
+
+	say("starting the AWS emulator (moto_server on 127.0.0.1)")
+	emu, err := awsemu.Start(ctx, filepath.Join(work, "moto.log"))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		_ = emu.Stop()
+		say("stopped the emulator (pid %d)", emu.PID)
+	}()
+	say("emulator at %s (pid %d); warming its services", emu.URL, emu.PID)
+	warmed := make(chan error, 1)
+	go func() {
+		warmed <- emu.Prewarm(ctx, "ec2", "iam", "sts", "eks", "apigateway", "iot", "s3", "organizations")
+	}()
+	for k, v := range emu.Env() {
+		os.Setenv(k, v)
+	}
+
+	api := &platformapi.Server{Credentials: aws.Credentials{AccessKeyID: awsemu.AccessKeyID, SecretAccessKey: awsemu.SecretAccessKey}}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	defer srv.Close()
+	apiURL := "http://" + l.Addr().String()
+	say("local platform API at %s (verifies SigV4 for execute-api)", apiURL)
+
+	cfg := awsConfig(emu.URL)
+	if _, err := organizations.NewFromConfig(cfg).CreateOrganization(ctx, &organizations.CreateOrganizationInput{FeatureSet: orgtypes.OrganizationFeatureSetAll}); err != nil {
+		return fmt.Errorf("creating the emulator's organisation: %w", err)
+	}
+	if err := <-warmed; err != nil {
+		return err
+	}
+
+	base := []string{"--root", work, "--no-cache"}
+	steps := [][]string{
+		{"render"},
+		{"pipeline", "central", "--region", o.Region, "--request-id", "demo-central", "--terraform-dir", filepath.Join(o.Root, "terraform")},
+		{"pipeline", "regional", "--region", o.Region, "--request-id", "demo-regional", "--terraform-dir", filepath.Join(o.Root, "terraform"), "--api-endpoint", apiURL},
+	}
+	for _, args := range steps {
+		say("regionctl %s", strings.Join(args, " "))
+		if code := o.Regionctl(append(base, args...)...); code != 0 {
+			return fmt.Errorf("regionctl %s exited %d; Terraform's output is in %s", args[0], code, filepath.Join(work, ".regionctl", "logs"))
+		}
+	}
+
+	say("what exists now")
+	if err := inventory(ctx, cfg, emu, o.Region, w); err != nil {
+		return err
+	}
+	for _, r := range api.Registered() {
+		fmt.Fprintf(w, "platform API registration  %s  labels %v  request %s\n", r.Name, r.Labels, r.RequestID)
+	}
+	say("provisioned %s end to end in %s", o.Region, time.Since(start).Round(time.Second))
+	return nil
+}
+
+func awsConfig(endpoint string) aws.Config {
+	cfg, _ := config.LoadDefaultConfig(context.Background(), config.WithRegion("us-east-1"), config.WithBaseEndpoint(endpoint),
+		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(awsemu.AccessKeyID, awsemu.SecretAccessKey, "")))
+	return cfg
+}
+
+// inventory prints each account with its OU, roles and buckets, and the
+// state objects and EKS clusters in it.
+func inventory(ctx context.Context, cfg aws.Config, emu *awsemu.Emulator, region string, w io.Writer) error {
+	org := organizations.NewFromConfig(cfg)
+	accounts, err := org.ListAccounts(ctx, &organizations.ListAccountsInput{})
+	if err != nil {
+		return err
+	}
+	sort.Slice(accounts.Accounts, func(i, j int) bool { return aws.ToString(accounts.Accounts[i].Name) < aws.ToString(accounts.Accounts[j].Name) })
+	for _, a := range accounts.Accounts {
+		id := aws.ToString(a.Id)
+		fmt.Fprintf(w, "account %s  %s  %s\n", id, aws.ToString(a.Name), ouPath(ctx, org, id))
+		if aws.ToString(a.Name) == "master" || id == "123456789012" {
+			continue
+		}
+		in, err := assumed(ctx, cfg, id)
+		if err != nil {
+			return err
+		}
+		creds, err := in.Credentials.Retrieve(ctx)
+		if err != nil {
+			return err
+		}
+		clusters, err := emu.EKSClusters(ctx, creds, region)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "    eks     %v\n", clusters)
+		roles, err := iam.NewFromConfig(in).ListRoles(ctx, &iam.ListRolesInput{})
+		if err != nil {
+			return err
+		}
+		sort.Slice(roles.Roles, func(i, j int) bool { return aws.ToString(roles.Roles[i].RoleName) < aws.ToString(roles.Roles[j].RoleName) })
+		for _, r := range roles.Roles {
+			if name := aws.ToString(r.RoleName); name != "OrganizationAccountAccessRole" {
+				fmt.Fprintf(w, "    role    %s\n", name)
+			}
+		}
+		client := s3.NewFromConfig(in, func(o *s3.Options) { o.UsePathStyle, o.DisableLogOutputChecksumValidationSkipped = true, true })
+		buckets, err := client.ListBuckets(ctx, &s3.ListBucketsInput{})
+		if err != nil {
+			return err
+		}
+		for _, b := range buckets.Buckets {
+			objects, _ := client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: b.Name})
+			var keys []string
+			if objects != nil {
+				for _, o := range objects.Contents {
+					keys = append(keys, aws.ToString(o.Key))
+				}
+			}
+			fmt.Fprintf(w, "    bucket  %s %v\n", aws.ToString(b.Name), keys)
+		}
+	}
+	return nil
+}
+
+func ouPath(ctx context.Context, org *organizations.Client, child string) string {
+	var names []string
+	for {
+		parents, err := org.ListParents(ctx, &organizations.ListParentsInput{ChildId: aws.String(child)})
+		if err != nil || len(parents.Parents) == 0 || parents.Parents[0].Type == orgtypes.ParentTypeRoot {
+			break
+		}
+		ou, err := org.DescribeOrganizationalUnit(ctx, &organizations.DescribeOrganizationalUnitInput{OrganizationalUnitId: parents.Parents[0].Id})
+		if err != nil {
+			break
+		}
+		names = append([]string{aws.ToString(ou.OrganizationalUnit.Name)}, names...)
+		child = aws.ToString(parents.Parents[0].Id)
+	}
+	return "/" + strings.Join(names, "/")
+}
+
+func assumed(ctx context.Context, cfg aws.Config, account string) (aws.Config, error) {
+	out, err := sts.NewFromConfig(cfg).AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String("arn:aws:iam::" + account + ":role/OrganizationAccountAccessRole"), RoleSessionName: aws.String("regionctl-demo")})
+	if err != nil {
+		return cfg, err
+	}
+	c := cfg.Copy()
+	c.Credentials = credentials.NewStaticCredentialsProvider(aws.ToString(out.Credentials.AccessKeyId), aws.ToString(out.Credentials.SecretAccessKey), aws.ToString(out.Credentials.SessionToken))
+	return c, nil
+}
