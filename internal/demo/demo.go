@@ -142,7 +142,9 @@ func inventory(ctx context.Context, cfg aws.Config, emu *awsemu.Emulator, region
 	if err != nil {
 		return err
 	}
-	sort.Slice(accounts.Accounts, func(i, j int) bool { return aws.ToString(accounts.Accounts[i].Name) < aws.ToString(accounts.Accounts[j].Name) })
+	sort.Slice(accounts.Accounts, func(i, j int) bool {
+		return aws.ToString(accounts.Accounts[i].Name) < aws.ToString(accounts.Accounts[j].Name)
+	})
 	for _, a := range accounts.Accounts {
 		id := aws.ToString(a.Id)
 		fmt.Fprintf(w, "account %s  %s  %s\n", id, aws.ToString(a.Name), ouPath(ctx, org, id))
@@ -166,7 +168,9 @@ func inventory(ctx context.Context, cfg aws.Config, emu *awsemu.Emulator, region
 		if err != nil {
 			return err
 		}
-		sort.Slice(roles.Roles, func(i, j int) bool { return aws.ToString(roles.Roles[i].RoleName) < aws.ToString(roles.Roles[j].RoleName) })
+		sort.Slice(roles.Roles, func(i, j int) bool {
+			return aws.ToString(roles.Roles[i].RoleName) < aws.ToString(roles.Roles[j].RoleName)
+		})
 		for _, r := range roles.Roles {
 			if name := aws.ToString(r.RoleName); name != "OrganizationAccountAccessRole" {
 				fmt.Fprintf(w, "    role    %s\n", name)
