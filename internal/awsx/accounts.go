@@ -50,6 +50,9 @@ func (c *Client) EnsureAccount(ctx context.Context, spec pipeline.AccountSpec) (
 		acc.Created = true
 	}
 	acc.ID = id
+	if err := checkRegionTag(ctx, org, id, spec); err != nil {
+		return acc, err
+	}
 	if spec.OU == "" {
 		return acc, nil
 	}
@@ -71,6 +74,26 @@ func (c *Client) EnsureAccount(ctx context.Context, spec pipeline.AccountSpec) (
 		acc.Moved = true
 	}
 	return acc, nil
+}
+
+// checkRegionTag refuses an account found by name that belongs to
+// another region (its regionctl:region tag), so that a pipeline never
+// touches another region's account.
+func checkRegionTag(ctx context.Context, org *organizations.Client, id string, spec pipeline.AccountSpec) error {
+	want := spec.Tags["regionctl:region"]
+	if want == "" {
+		return nil
+	}
+	out, err := org.ListTagsForResource(ctx, &organizations.ListTagsForResourceInput{ResourceId: aws.String(id)})
+	if err != nil {
+		return fmt.Errorf("reading the tags of %s: %w", id, err)
+	}
+	for _, t := range out.Tags {
+		if aws.ToString(t.Key) == "regionctl:region" && aws.ToString(t.Value) != want {
+			return fmt.Errorf("refusing the account %s (%s): it is tagged regionctl:region=%s, not %s", spec.Name, id, aws.ToString(t.Value), want)
+		}
+	}
+	return nil
 }
 
 func findAccount(ctx context.Context, org *organizations.Client, name string) (string, error) {
@@ -119,6 +142,7 @@ func pendingRequest(ctx context.Context, org *organizations.Client, name string)
 // the bounded wait runs out.
 func (c *Client) waitCreated(ctx context.Context, org *organizations.Client, name, requestID string) (string, error) {
 	deadline := time.Now().Add(c.opts.AccountWait)
+	every := min(c.opts.PollEvery, max(c.opts.AccountWait/5, 100*time.Millisecond))
 	for {
 		out, err := org.DescribeCreateAccountStatus(ctx, &organizations.DescribeCreateAccountStatusInput{CreateAccountRequestId: aws.String(requestID)})
 		if err != nil {
@@ -137,7 +161,7 @@ func (c *Client) waitCreated(ctx context.Context, org *organizations.Client, nam
 		select {
 		case <-ctx.Done():
 			return "", ctx.Err()
-		case <-time.After(c.opts.PollEvery):
+		case <-time.After(every):
 		}
 	}
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,6 +11,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/organizations"
+	orgtypes "github.com/aws/aws-sdk-go-v2/service/organizations/types"
 )
 
 // Each fault test breaks one step, shows the run fails with exit 3 and
@@ -172,4 +177,35 @@ func TestFaultKilledMidTerraform(t *testing.T) {
 		t.Fatalf("resume: exit %d", code)
 	}
 	e.wantOnce(2)
+}
+
+func TestAccountCreationTimesOutThenResumes(t *testing.T) {
+	e := setup(t)
+	// AWS Organizations is slow today: the request stays IN_PROGRESS.
+	e.proxy.inject("DescribeCreateAccountStatus", always(http.StatusOK, `{"CreateAccountStatus":{"Id":"car-slow","AccountName":"staging-eu-west-1-mc01","State":"IN_PROGRESS"}}`))
+	code, _, stderr := e.regional("r1", "--account-wait", "1s")
+	if code != 3 || !strings.Contains(stderr, "the account staging-eu-west-1-mc01 is still being created after 1s (request car-") {
+		t.Fatalf("exit %d", code)
+	}
+	e.proxy.clear()
+	if code, _, _ := e.regional("r2"); code != 0 {
+		t.Fatalf("re-run: exit %d", code)
+	}
+	e.wantOnce(2)
+}
+
+func TestAccountOfAnotherRegionIsRefused(t *testing.T) {
+	e := setup(t)
+	org := organizations.NewFromConfig(e.awsConfig())
+	if _, err := org.CreateAccount(context.Background(), &organizations.CreateAccountInput{AccountName: aws.String("staging-eu-west-1-mc01"), Email: aws.String("x@example.com"),
+		Tags: []orgtypes.Tag{{Key: aws.String("regionctl:region"), Value: aws.String("us-east-1")}}}); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := e.regional("r1", "--cluster", "mc01")
+	if code != 3 || !strings.Contains(stderr, "refusing the account staging-eu-west-1-mc01") || !strings.Contains(stderr, "tagged regionctl:region=us-east-1, not eu-west-1") {
+		t.Fatalf("exit %d", code)
+	}
+	if n := e.proxy.count("AssumeRole"); n != 0 {
+		t.Errorf("%d AssumeRole calls after the refusal", n)
+	}
 }

@@ -227,3 +227,18 @@ func TestEndpointFromRegionalState(t *testing.T) {
 		t.Fatalf("%v %+v", err, reg.regs)
 	}
 }
+
+func TestDeletedClusterIsDestroyedNotRegistered(t *testing.T) {
+	f := load(t, "../..")
+	p, err := pipeline.Regional(f, "ap-northeast-1", "mc02", "https://api.flag", "req")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf, reg := &fakeTerraform{}, &fakeRegistry{}
+	if _, err := runner(newCloud(), tf, reg).Run(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	if len(tf.jobs) != 1 || !tf.jobs[0].Destroy || len(reg.regs) != 0 {
+		t.Errorf("jobs %+v, registrations %+v", tf.jobs, reg.regs)
+	}
+}
