@@ -3,6 +3,8 @@ package awsx
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -32,7 +34,7 @@ func (c *Client) EnsureAccount(ctx context.Context, spec pipeline.AccountSpec) (
 		}
 		if requestID == "" {
 			in := &organizations.CreateAccountInput{AccountName: aws.String(spec.Name), Email: aws.String(spec.Email)}
-			for _, k := range sortedKeys(spec.Tags) {
+			for _, k := range slices.Sorted(maps.Keys(spec.Tags)) {
 				in.Tags = append(in.Tags, orgtypes.Tag{Key: aws.String(k), Value: aws.String(spec.Tags[k])})
 			}
 			// CreateAccount is not idempotent: a retried call whose first

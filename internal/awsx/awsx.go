@@ -9,7 +9,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -105,7 +107,7 @@ func (c *Client) AssumeRole(ctx context.Context, req pipeline.AssumeRequest) (pi
 	if req.ExternalID != "" {
 		in.ExternalId = aws.String(req.ExternalID)
 	}
-	for _, k := range sortedKeys(req.Tags) {
+	for _, k := range slices.Sorted(maps.Keys(req.Tags)) {
 		in.Tags = append(in.Tags, ststag(k, req.Tags[k]))
 	}
 	out, err := sts.NewFromConfig(c.Config(req.Base, "")).AssumeRole(ctx, in)
@@ -141,7 +143,7 @@ func (c *Client) EnsureRole(ctx context.Context, creds pipeline.Credentials, spe
 		}
 	case errors.As(err, &missing) && missing.ErrorCode() == "NoSuchEntity":
 		in := &iam.CreateRoleInput{RoleName: aws.String(spec.Name), AssumeRolePolicyDocument: aws.String(spec.TrustJSON)}
-		for _, k := range sortedKeys(spec.Tags) {
+		for _, k := range slices.Sorted(maps.Keys(spec.Tags)) {
 			in.Tags = append(in.Tags, iamtag(k, spec.Tags[k]))
 		}
 		if _, err := client.CreateRole(ctx, in); err != nil {

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"sort"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
@@ -104,14 +103,6 @@ func pathStyle() bool {
 	return h == "localhost" || net.ParseIP(h) != nil
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
 
 func ststag(k, v string) ststypes.Tag { return ststypes.Tag{Key: aws.String(k), Value: aws.String(v)} }
 func iamtag(k, v string) iamtypes.Tag { return iamtypes.Tag{Key: aws.String(k), Value: aws.String(v)} }

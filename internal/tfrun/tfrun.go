@@ -11,11 +11,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-exec/tfexec"
@@ -54,7 +55,7 @@ func (r *Runner) Run(ctx context.Context, job pipeline.TerraformJob) (map[string
 		return nil, err
 	}
 	var backend []tfexec.InitOption
-	for _, k := range sortedKeys(job.Backend) {
+	for _, k := range slices.Sorted(maps.Keys(job.Backend)) {
 		backend = append(backend, tfexec.BackendConfig(k+"="+job.Backend[k]))
 	}
 	if r.Emulator != "" {
@@ -272,11 +273,3 @@ func (p *prefixer) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
