@@ -103,6 +103,5 @@ func pathStyle() bool {
 	return h == "localhost" || net.ParseIP(h) != nil
 }
 
-
 func ststag(k, v string) ststypes.Tag { return ststypes.Tag{Key: aws.String(k), Value: aws.String(v)} }
 func iamtag(k, v string) iamtypes.Tag { return iamtypes.Tag{Key: aws.String(k), Value: aws.String(v)} }

@@ -272,4 +272,3 @@ func (p *prefixer) Write(b []byte) (int, error) {
 	}
 	return len(b), nil
 }
-
