@@ -59,6 +59,9 @@ func record(r result) {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	for _, f := range fixtures {
+		os.RemoveAll(f.dir) // generated fleets are hundreds of MiB
+	}
 	if len(results) > 0 {
 		printTable()
 	}
