@@ -98,7 +98,7 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	var arts []Artifact
 	var diags diag.Diagnostics
 	for _, reg := range f.Regions {
-		a, ds := r.region(reg)
+		a, ds := r.cachedRegion(reg)
 		arts = append(arts, a...)
 		diags = append(diags, ds...)
 	}
@@ -183,6 +183,16 @@ func (r *renderer) region(reg *config.Region) ([]Artifact, diag.Diagnostics) {
 	}, nil
 }
 
+// cachedRegion renders a region's artifacts, from the cache when its
+// inputs (its name, environment and sector) are known.
+func (r *renderer) cachedRegion(reg *config.Region) ([]Artifact, diag.Diagnostics) {
+	if r.opts.Cache == nil || reg.Sector == nil {
+		return r.region(reg)
+	}
+	key := fmt.Sprintf("G%x", sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%s", r.opts.Version, r.opts.CacheSalt, reg.Name, reg.Sector.Environment, reg.Sector.Name)))
+	return r.cached(key, func() ([]Artifact, diag.Diagnostics) { return r.region(reg) })
+}
+
 // cluster renders c's artifacts, from the cache when its inputs are known.
 func (r *renderer) cluster(c *config.Cluster) ([]Artifact, diag.Diagnostics) {
 	if r.opts.Cache == nil {
@@ -191,6 +201,12 @@ func (r *renderer) cluster(c *config.Cluster) ([]Artifact, diag.Diagnostics) {
 	h := config.HashWithOrigins(c.Effective)
 	key := fmt.Sprintf("R%x", sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%x\x00%s",
 		r.opts.Version, r.opts.CacheSalt, c.ID(), c.Type, c.SectorName(), c.Environment(), h, strings.Join(r.opts.Charts[c.Type], ",")+"|"+r.opts.Pipelines.Signature()+"|"+r.source.RepoURL+"|"+r.source.Revision)))
+	return r.cached(key, func() ([]Artifact, diag.Diagnostics) { return r.renderCluster(c) })
+}
+
+// cached returns the artifacts stored under key (in this run's memo, then
+// the result cache), or makes them and stores them when they have no error.
+func (r *renderer) cached(key string, make func() ([]Artifact, diag.Diagnostics)) ([]Artifact, diag.Diagnostics) {
 	if r.opts.Memo != nil {
 		if m, ok := r.opts.Memo.m.Load(key); ok {
 			return m.([]Artifact), nil
@@ -203,7 +219,7 @@ func (r *renderer) cluster(c *config.Cluster) ([]Artifact, diag.Diagnostics) {
 			return arts, nil
 		}
 	}
-	arts, diags := r.renderCluster(c)
+	arts, diags := make()
 	if !diags.HasErrors() {
 		r.remember(key, arts)
 		var buf bytes.Buffer
