@@ -104,9 +104,14 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	}
 	perCluster := make([][]Artifact, len(f.Clusters))
 	perDiags := make([]diag.Diagnostics, len(f.Clusters))
+	perHash := make([]string, len(f.Clusters))
 	parallel(len(f.Clusters), func(i int) {
-		perCluster[i], perDiags[i] = r.cluster(f.Clusters[i])
+		perCluster[i], perDiags[i], perHash[i] = r.cluster(f.Clusters[i])
 	})
+	hashes := make(map[string]string, len(f.Clusters))
+	for i, c := range f.Clusters {
+		hashes[c.ID()] = perHash[i]
+	}
 	for i := range f.Clusters {
 		arts = append(arts, perCluster[i]...)
 		diags = append(diags, perDiags[i]...)
@@ -118,7 +123,7 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 		return nil, diags
 	}
 	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
-	idx := buildIndex(f, arts, opts.Version)
+	idx := buildIndex(f, arts, opts.Version, hashes)
 	b, err := MarshalIndex(idx)
 	if err != nil {
 		return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "deploy/index.json"}, err.Error(), "cannot encode index.json")}
@@ -134,7 +139,10 @@ func MarshalIndex(idx *Index) ([]byte, error) { return tfvars.MarshalJSON(idx) }
 // Memo keeps decoded artifacts of cached clusters for one invocation, keyed
 // like the cache (content hashes): the two renders of a review share most
 // clusters. Artifacts are never modified once built.
-type Memo struct{ m sync.Map }
+type Memo struct {
+	m      sync.Map // key → []Artifact
+	hashes sync.Map // key → the hash of those artifacts in index.json
+}
 
 // IndexPath is where index.json lives in deploy/.
 const IndexPath = "index.json"
@@ -193,15 +201,33 @@ func (r *renderer) cachedRegion(reg *config.Region) ([]Artifact, diag.Diagnostic
 	return r.cached(key, func() ([]Artifact, diag.Diagnostics) { return r.region(reg) })
 }
 
-// cluster renders c's artifacts, from the cache when its inputs are known.
-func (r *renderer) cluster(c *config.Cluster) ([]Artifact, diag.Diagnostics) {
+// cluster renders c's artifacts, from the cache when its inputs are known,
+// with their hash for index.json.
+func (r *renderer) cluster(c *config.Cluster) ([]Artifact, diag.Diagnostics, string) {
 	if r.opts.Cache == nil {
-		return r.renderCluster(c)
+		arts, diags := r.renderCluster(c)
+		return arts, diags, hashSorted(arts)
 	}
 	h := config.HashWithOrigins(c.Effective)
 	key := fmt.Sprintf("R%x", sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%x\x00%s",
 		r.opts.Version, r.opts.CacheSalt, c.ID(), c.Type, c.SectorName(), c.Environment(), h, strings.Join(r.opts.Charts[c.Type], ",")+"|"+r.opts.Pipelines.Signature()+"|"+r.source.RepoURL+"|"+r.source.Revision)))
-	return r.cached(key, func() ([]Artifact, diag.Diagnostics) { return r.renderCluster(c) })
+	arts, diags := r.cached(key, func() ([]Artifact, diag.Diagnostics) { return r.renderCluster(c) })
+	if r.opts.Memo == nil || diags.HasErrors() {
+		return arts, diags, hashSorted(arts)
+	}
+	if known, ok := r.opts.Memo.hashes.Load(key); ok {
+		return arts, diags, known.(string)
+	}
+	sum := hashSorted(arts)
+	r.opts.Memo.hashes.Store(key, sum)
+	return arts, diags, sum
+}
+
+// hashSorted is hashFiles of arts in path order, as index.json lists them.
+func hashSorted(arts []Artifact) string {
+	sorted := append([]Artifact(nil), arts...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
+	return hashFiles(sorted)
 }
 
 // cached returns the artifacts stored under key (in this run's memo, then

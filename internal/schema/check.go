@@ -37,7 +37,8 @@ type Checker struct {
 	pool []*compiled
 	// memo keeps decoded cluster results for the life of the Checker: the
 	// two sides of a review share most clusters.
-	memo sync.Map // key → clusterResult
+	memo  sync.Map // key → clusterResult
+	trees sync.Map // key → *config.Value, the defaults tree of a clusterResult
 }
 
 // New compiles the embedded schema once per worker.
@@ -169,6 +170,7 @@ type defaultValue struct {
 // marks clusters that fail as Partial.
 func (c *Checker) CheckClusters(f *config.Fleet) diag.Diagnostics {
 	results := make([]*clusterResult, len(f.Clusters))
+	keys := make([]string, len(f.Clusters))
 	c.parallel(len(f.Clusters), func(w *compiled, i int) {
 		cl := f.Clusters[i]
 		if cl.Partial || cl.Effective == nil {
@@ -177,6 +179,7 @@ func (c *Checker) CheckClusters(f *config.Fleet) diag.Diagnostics {
 		in := w.clusterInput(cl.Effective)
 		h := config.Hash(in)
 		key := c.key("C", h[:])
+		keys[i] = key
 		if m, ok := c.memo.Load(key); ok {
 			r := m.(clusterResult)
 			results[i] = &r
@@ -210,7 +213,13 @@ func (c *Checker) CheckClusters(f *config.Fleet) diag.Diagnostics {
 			continue
 		}
 		if len(r.Defaults) > 0 {
-			cl.Effective = config.Merge(defaultsTree(r.Defaults), cl.Effective)
+			// Clusters with the same input share one defaults tree (values
+			// are never modified once built).
+			tree, ok := c.trees.Load(keys[i])
+			if !ok {
+				tree, _ = c.trees.LoadOrStore(keys[i], defaultsTree(r.Defaults))
+			}
+			cl.Effective = config.Merge(tree.(*config.Value), cl.Effective)
 		}
 	}
 	return diags
