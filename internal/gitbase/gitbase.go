@@ -45,6 +45,10 @@ func (r *Repo) Repository() *git.Repository { return r.repo }
 // commit.
 func (r *Repo) Commit(rev string) (*object.Commit, error) {
 	h, err := r.repo.ResolveRevision(plumbing.Revision(rev))
+	if errors.Is(err, io.EOF) {
+		// go-git's answer when a ~N or ^N walks past the first commit.
+		return nil, fmt.Errorf("resolving %q: the history has no such commit (it walks past the first one)", rev)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("resolving %q: %w", rev, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -63,5 +64,30 @@ func TestCommitTreeIsAnFS(t *testing.T) {
 	dirty, err := gitbase.Dirty(c, dir, "config")
 	if err != nil || len(dirty) != 2 || dirty[0] != "config/global/a.yaml" || dirty[1] != "config/global/new.yaml" {
 		t.Errorf("dirty = %v, %v", dirty, err)
+	}
+}
+
+func TestCommitPastTheFirst(t *testing.T) {
+	dir := t.TempDir()
+	g, err := git.PlainInit(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a"), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wt, _ := g.Worktree()
+	if _, err := wt.Add("a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wt.Commit("one", &git.CommitOptions{Author: &object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(0, 0)}}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := gitbase.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Commit("HEAD~1"); err == nil || !strings.Contains(err.Error(), "the history has no such commit") {
+		t.Fatalf("HEAD~1 of a one-commit history: %v", err)
 	}
 }
