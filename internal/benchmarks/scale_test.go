@@ -68,10 +68,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-var ops = []string{"validate cold", "validate unchanged", "validate+render cold", "render unchanged", "render --diff cold", "render --diff warm", "affected warm"}
+var ops = []string{"validate cold", "validate unchanged", "validate+render cold", "validate+render cold, current", "render unchanged", "render --diff cold", "render --diff warm", "affected warm"}
 
 func printTable() {
-	fmt.Printf("\n%-22s %8s %12s %14s %10s %16s\n", "operation", "clusters", "time/op", "allocs/op", "peak RSS", "time ratio")
+	fmt.Printf("\n%-30s %8s %12s %14s %10s %16s\n", "operation", "clusters", "time/op", "allocs/op", "peak RSS", "time ratio")
 	for _, op := range ops {
 		var prev *result
 		for _, s := range sizes {
@@ -87,11 +87,11 @@ func printTable() {
 			if r.peakMiB > 0 {
 				peak = fmt.Sprintf("%.0f MiB", r.peakMiB)
 			}
-			fmt.Printf("%-22s %8d %12s %14d %10s %16s\n", op, r.clusters, r.perOp.Round(time.Millisecond), r.allocs, peak, ratio)
+			fmt.Printf("%-30s %8d %12s %14d %10s %16s\n", op, r.clusters, r.perOp.Round(time.Millisecond), r.allocs, peak, ratio)
 			prev = &r
 		}
 		if a, b := results[op+"/1000"], results[op+"/5000"]; a.perOp > 0 && b.perOp > 0 {
-			fmt.Printf("%-22s %8s growth 1,000→5,000 clusters: ×%.2f (linear is ×5)\n", "", "", float64(b.perOp)/float64(a.perOp))
+			fmt.Printf("%-30s %8s growth 1,000→5,000 clusters: ×%.2f (linear is ×5)\n", "", "", float64(b.perOp)/float64(a.perOp))
 		}
 	}
 }
@@ -255,6 +255,22 @@ func BenchmarkScale(b *testing.B) {
 						b.Fatal(err)
 					}
 					written = append(written, dir) // removed after the timing
+				})
+			})
+			b.Run("render-cold-current", func(b *testing.B) {
+				// A fresh clone: deploy/ is committed and current, nothing is
+				// cached (CI's render --check --no-cache, a first render).
+				dir := filepath.Join(b.TempDir(), "deploy")
+				_, out, _, _ := render.FromFS(fsys, checker(b, nil), render.Options{Version: "bench"})
+				deploytree.Write(deploytree.OS{}, dir, out, deploytree.Options{})
+				measure(b, "validate+render cold, current", s.clusters, func() {
+					_, out, d, err := render.FromFS(fsys, checker(b, nil), render.Options{Version: "bench"})
+					if err != nil || d.HasErrors() {
+						b.Fatal(err, d)
+					}
+					if ch, err := deploytree.Write(deploytree.OS{}, dir, out, deploytree.Options{}); err != nil || !ch.Clean() {
+						b.Fatal(err)
+					}
 				})
 			})
 			b.Run("render-unchanged", func(b *testing.B) {

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
@@ -150,6 +151,10 @@ func MarshalJSON(v any) ([]byte, error) {
 // Checker validates variables against the roots' declarations.
 type Checker struct {
 	roots map[string]map[string]variable
+	// seen remembers the verdict on each (root, variable, JSON value):
+	// most values repeat across a fleet's clusters, and converting a value
+	// to its cty type costs more than rendering it.
+	seen sync.Map // string → string ("" when it converts)
 }
 
 type variable struct {
@@ -188,6 +193,23 @@ func NewChecker(roots fs.FS) (*Checker, error) {
 	return c, nil
 }
 
+// convertProblem says why the JSON value b of variable name does not
+// convert to its declared type, or "" when it does.
+func convertProblem(name string, b []byte, d variable) string {
+	implied, err := ctyjson.ImpliedType(b)
+	if err != nil {
+		return fmt.Sprintf("%s: %v", name, err)
+	}
+	cv, err := ctyjson.Unmarshal(b, implied)
+	if err == nil {
+		_, err = convert.Convert(cv, d.typ)
+	}
+	if err != nil {
+		return fmt.Sprintf("%s: value does not convert to %s: %v", name, typeexpr.TypeString(d.typ), err)
+	}
+	return ""
+}
+
 // Check reports every variable of vars the root does not declare or cannot
 // convert to its declared type, and every required variable vars lacks.
 func (c *Checker) Check(root string, vars Vars) []string {
@@ -207,17 +229,14 @@ func (c *Checker) Check(root string, vars Vars) []string {
 			problems = append(problems, fmt.Sprintf("%s: %v", name, err))
 			continue
 		}
-		implied, err := ctyjson.ImpliedType(b)
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", name, err))
-			continue
+		key := root + "\x00" + name + "\x00" + string(b)
+		verdict, ok := c.seen.Load(key)
+		if !ok {
+			verdict = convertProblem(name, b, d)
+			c.seen.Store(key, verdict)
 		}
-		cv, err := ctyjson.Unmarshal(b, implied)
-		if err == nil {
-			_, err = convert.Convert(cv, d.typ)
-		}
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: value does not convert to %s: %v", name, typeexpr.TypeString(d.typ), err))
+		if verdict != "" {
+			problems = append(problems, verdict.(string))
 		}
 	}
 	for name, d := range decl {
