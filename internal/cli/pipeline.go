@@ -28,6 +28,7 @@ type pipelineFlags struct {
 	dryRun                                        bool
 	workDir, logFile, terraformDir, template      string
 	accountWait, liveWait                         time.Duration
+	parallel                                      int
 	// What the caller (a Tekton PipelineRun) expects the plan to use;
 	// a difference means the PipelineRun is stale.
 	expectRoleARN, expectExternalID, expectTFVars, expectDestroy string
@@ -117,6 +118,7 @@ internal/tfrun/emulator.go.`,
 	}
 	regional.Flags().StringVar(&f.api, "api-endpoint", "", "platform API base URL (default: the platform_api_endpoint output of the regional cluster's Terraform state)")
 	regional.Flags().DurationVar(&f.liveWait, "live-wait", 5*time.Minute, "how long to wait for GET /api/v0/live to answer")
+	regional.Flags().IntVar(&f.parallel, "parallel", 1, "how many management clusters run at once; with more than 1, a failure stops only its cluster")
 	cmd.AddCommand(central, regional)
 	return cmd
 }
@@ -243,7 +245,7 @@ func (a *app) pipelineRunner(ctx context.Context, f *pipelineFlags, p *pipeline.
 	tf := &tfrun.Runner{Source: or(f.terraformDir, filepath.Join(root, "terraform")), WorkDir: workDir, Template: f.template, Emulator: emulatorEndpoint()}
 	registry := &platformapi.Client{Credentials: cloud.Config(pipeline.Credentials{}, "").Credentials, LiveWait: f.liveWait}
 	r := &pipeline.Runner{Cloud: cloud, Terraform: tf, Registry: registry, Dir: root, Log: logFile,
-		Host: host, PID: os.Getpid(), Alive: processAlive, StateDir: workDir}
+		Host: host, PID: os.Getpid(), Alive: processAlive, StateDir: workDir, Parallel: f.parallel}
 	return &loggedRunner{Runner: r, logPath: logPath}, func() { logFile.Close() }, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/regionctl/regionctl/internal/render/iam"
@@ -33,6 +34,9 @@ type Runner struct {
 	// that a step run alone (--step, one Tekton Task per step) finds what
 	// the steps before it left.
 	StateDir string
+	// Parallel is how many clusters run at once (1 or less: one at a time).
+	// Events and Log must then be safe for concurrent use.
+	Parallel int
 }
 
 // Event reports a step starting or ending.
@@ -100,16 +104,56 @@ func (r *Runner) saveState(cluster string, st *clusterState) error {
 	return os.Rename(tmp, path)
 }
 
-// Run carries out the steps of p in order and stops at the first failure.
+// Run carries out the steps of p. Each cluster's steps run in order and
+// stop at its first failure. With Parallel above 1, up to that many
+// clusters run at once and a failure stops only its own cluster;
+// otherwise the run stops at the first failure.
 func (r *Runner) Run(ctx context.Context, p *Plan) ([]StepResult, error) {
-	states := map[string]*clusterState{}
-	var results []StepResult
+	var order []string
+	steps := map[string][]Step{}
 	for _, s := range p.Steps {
-		st := states[s.Cluster]
-		if st == nil {
-			st = r.loadState(s.Cluster)
-			states[s.Cluster] = st
+		if steps[s.Cluster] == nil {
+			order = append(order, s.Cluster)
 		}
+		steps[s.Cluster] = append(steps[s.Cluster], s)
+	}
+	results := make([][]StepResult, len(order))
+	errs := make([]error, len(order))
+	if r.Parallel <= 1 {
+		var all []StepResult
+		for i, c := range order {
+			results[i], errs[i] = r.runCluster(ctx, p, steps[c])
+			all = append(all, results[i]...)
+			if errs[i] != nil {
+				return all, errs[i]
+			}
+		}
+		return all, nil
+	}
+	sem := make(chan struct{}, r.Parallel)
+	var wg sync.WaitGroup
+	for i, c := range order {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i], errs[i] = r.runCluster(ctx, p, steps[c])
+		}()
+	}
+	wg.Wait()
+	var all []StepResult
+	for _, rs := range results {
+		all = append(all, rs...)
+	}
+	return all, errors.Join(errs...)
+}
+
+// runCluster carries out one cluster's steps in order.
+func (r *Runner) runCluster(ctx context.Context, p *Plan, steps []Step) ([]StepResult, error) {
+	var results []StepResult
+	st := r.loadState(steps[0].Cluster)
+	for _, s := range steps {
 		start := r.now()
 		r.emit(Event{Cluster: s.Cluster, Step: s.Name, Status: "start"})
 		outcome, err := r.step(ctx, p, s, st)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 // fakeCloud is an in-memory AWS: accounts by name, objects by bucket/key.
 type fakeCloud struct {
+	mu       sync.Mutex
 	calls    []string
 	accounts map[string]string
 	objects  map[string][]byte
@@ -23,6 +25,8 @@ func newCloud() *fakeCloud {
 }
 
 func (c *fakeCloud) EnsureAccount(_ context.Context, s pipeline.AccountSpec) (pipeline.Account, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.calls = append(c.calls, "account "+s.Name)
 	if id, ok := c.accounts[s.Name]; ok {
 		return pipeline.Account{ID: id}, nil
@@ -33,11 +37,15 @@ func (c *fakeCloud) EnsureAccount(_ context.Context, s pipeline.AccountSpec) (pi
 }
 
 func (c *fakeCloud) AssumeRole(_ context.Context, r pipeline.AssumeRequest) (pipeline.Credentials, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.calls = append(c.calls, "assume "+r.RoleARN+" "+r.ExternalID+" "+r.SessionName)
 	return pipeline.Credentials{AccessKeyID: "AK-" + r.RoleARN}, nil
 }
 
 func (c *fakeCloud) EnsureRole(_ context.Context, creds pipeline.Credentials, s pipeline.RoleSpec) (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.calls = append(c.calls, "role "+s.Name+" as "+creds.AccessKeyID)
 	if !strings.Contains(s.TrustJSON, "arn:aws:iam::999999999999:role/regional-pipeline-") {
 		return false, fmt.Errorf("trust not bound to the pipeline account: %s", s.TrustJSON)
@@ -50,11 +58,15 @@ func (c *fakeCloud) CallerAccount(context.Context, pipeline.Credentials) (string
 }
 
 func (c *fakeCloud) EnsureBucket(_ context.Context, _ pipeline.Credentials, b, _ string) (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.calls = append(c.calls, "bucket "+b)
 	return false, nil
 }
 
 func (c *fakeCloud) PutIfAbsent(_ context.Context, _ pipeline.Credentials, b, k string, body []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if _, ok := c.objects[b+"/"+k]; ok {
 		return pipeline.ErrExists
 	}
@@ -63,6 +75,8 @@ func (c *fakeCloud) PutIfAbsent(_ context.Context, _ pipeline.Credentials, b, k 
 }
 
 func (c *fakeCloud) Get(_ context.Context, _ pipeline.Credentials, b, k string) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if body, ok := c.objects[b+"/"+k]; ok {
 		return body, nil
 	}
@@ -70,18 +84,27 @@ func (c *fakeCloud) Get(_ context.Context, _ pipeline.Credentials, b, k string) 
 }
 
 func (c *fakeCloud) Delete(_ context.Context, _ pipeline.Credentials, b, k string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	delete(c.objects, b+"/"+k)
 	return nil
 }
 
 // fakeTerraform records jobs; locked makes the next Run find a lock.
 type fakeTerraform struct {
+	mu       sync.Mutex
+	fail     string // a cluster whose apply fails
 	jobs     []pipeline.TerraformJob
 	locked   string
 	unlocked []string
 }
 
 func (f *fakeTerraform) Run(_ context.Context, j pipeline.TerraformJob) (map[string]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if j.Cluster == f.fail {
+		return nil, errors.New("terraform apply: exit status 1")
+	}
 	if f.locked != "" {
 		return nil, &pipeline.LockedError{ID: f.locked, Err: errors.New("Error acquiring the state lock")}
 	}
@@ -95,9 +118,14 @@ func (f *fakeTerraform) ForceUnlock(_ context.Context, _ pipeline.TerraformJob, 
 	return nil
 }
 
-type fakeRegistry struct{ regs []pipeline.Registration }
+type fakeRegistry struct {
+	mu   sync.Mutex
+	regs []pipeline.Registration
+}
 
 func (f *fakeRegistry) Register(_ context.Context, r pipeline.Registration) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.regs = append(f.regs, r)
 	return "created", nil
 }
@@ -240,5 +268,41 @@ func TestDeletedClusterIsDestroyedNotRegistered(t *testing.T) {
 	}
 	if len(tf.jobs) != 1 || !tf.jobs[0].Destroy || len(reg.regs) != 0 {
 		t.Errorf("jobs %+v, registrations %+v", tf.jobs, reg.regs)
+	}
+}
+
+func TestParallelClustersFailIndependently(t *testing.T) {
+	f := load(t, "../..")
+	p, err := pipeline.Regional(f, "eu-west-1", "", "https://api.flag", "req")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf, reg := &fakeTerraform{fail: "eu-west-1/mc01"}, &fakeRegistry{}
+	r := runner(newCloud(), tf, reg)
+	r.Parallel = 2
+	var mu sync.Mutex
+	ended := map[string]string{}
+	r.Events = func(e pipeline.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if e.Status != "start" {
+			ended[e.Cluster+" "+e.Step] = e.Status
+		}
+	}
+	results, err := r.Run(context.Background(), p)
+	var se *pipeline.StepError
+	if !errors.As(err, &se) || se.Cluster != "eu-west-1/mc01" || se.Step != "terraform" {
+		t.Fatalf("error %v", err)
+	}
+	if len(reg.regs) != 1 || reg.regs[0].Name != "mc02" || ended["eu-west-1/mc02 register"] != "ok" || ended["eu-west-1/mc01 terraform"] != "failed" {
+		t.Errorf("registrations %+v, events %v", reg.regs, ended)
+	}
+	if len(results) != 6 { // mc01: account, assume-role; mc02: all four
+		t.Errorf("%d results", len(results))
+	}
+	// One at a time, the run stops at mc01's failure and mc02 never starts.
+	reg2 := &fakeRegistry{}
+	if _, err := runner(newCloud(), &fakeTerraform{fail: "eu-west-1/mc01"}, reg2).Run(context.Background(), p); err == nil || len(reg2.regs) != 0 {
+		t.Errorf("sequential: %v, %+v", err, reg2.regs)
 	}
 }

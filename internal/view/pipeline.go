@@ -44,28 +44,29 @@ func (p *Printer) PipelinePlan(plan *pipeline.Plan) {
 }
 
 // Progress prints one line per pipeline step as it ends and, on a
-// terminal, a live status line for the step that is running.
+// terminal, a live status line for the steps that are running. It is safe
+// for concurrent use (clusters may run in parallel).
 type Progress struct {
 	p       *Printer
 	live    bool
 	mu      sync.Mutex
-	running *pipeline.Event
-	started time.Time
+	running map[string]time.Time // "cluster step" → started
 	stop    chan struct{}
 }
 
 // NewProgress returns a Progress writing to the printer's writer; the live
 // line is shown only on a terminal.
 func (p *Printer) NewProgress() *Progress {
-	return &Progress{p: p, live: isTerminal(p.W)}
+	return &Progress{p: p, live: isTerminal(p.W), running: map[string]time.Time{}}
 }
 
 // Event records a step's start or end.
 func (g *Progress) Event(e pipeline.Event) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	key := fmt.Sprintf("%-22s %-12s", e.Cluster, e.Step)
 	if e.Status == "start" {
-		g.running, g.started = &e, time.Now()
+		g.running[key] = time.Now()
 		if g.live && g.stop == nil {
 			g.stop = make(chan struct{})
 			go g.tick(g.stop)
@@ -73,7 +74,7 @@ func (g *Progress) Event(e pipeline.Event) {
 		g.redraw()
 		return
 	}
-	g.running = nil
+	delete(g.running, key)
 	if g.live {
 		fmt.Fprint(g.p.W, "\r\033[K")
 	}
@@ -84,7 +85,8 @@ func (g *Progress) Event(e pipeline.Event) {
 	case "skipped":
 		mark = g.p.paint(dim, "skipped")
 	}
-	fmt.Fprintf(g.p.W, "%8s  %-22s %-12s %s  %s\n", e.Elapsed.Round(100*time.Millisecond), e.Cluster, e.Step, mark, e.Detail)
+	fmt.Fprintf(g.p.W, "%8s  %s %s  %s\n", e.Elapsed.Round(100*time.Millisecond), key, mark, e.Detail)
+	g.redraw()
 }
 
 // Close stops the live line.
@@ -112,9 +114,21 @@ func (g *Progress) tick(stop chan struct{}) {
 	}
 }
 
+// redraw shows the longest-running step and how many others run.
 func (g *Progress) redraw() {
-	if !g.live || g.running == nil {
+	if !g.live || len(g.running) == 0 {
 		return
 	}
-	fmt.Fprintf(g.p.W, "\r\033[K%8s  %-22s %-12s %s", time.Since(g.started).Round(time.Second), g.running.Cluster, g.running.Step, g.p.paint(dim, "running…"))
+	var oldest string
+	var since time.Time
+	for k, t := range g.running {
+		if oldest == "" || t.Before(since) || (t.Equal(since) && k < oldest) {
+			oldest, since = k, t
+		}
+	}
+	more := ""
+	if n := len(g.running) - 1; n > 0 {
+		more = fmt.Sprintf(" (+%d more)", n)
+	}
+	fmt.Fprintf(g.p.W, "\r\033[K%8s  %s %s%s", time.Since(since).Round(time.Second), oldest, g.p.paint(dim, "running…"), more)
 }
