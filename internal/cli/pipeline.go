@@ -37,21 +37,18 @@ type pipelineFlags struct {
 // checkExpectations refuses a plan that differs from what the caller
 // passed, naming both.
 func (f *pipelineFlags) checkExpectations(p *pipeline.Plan) error {
+	command := map[string]string{"true": "destroy", "false": "apply"}[f.expectDestroy]
 	for _, s := range p.Steps {
-		command := ""
-		if f.expectDestroy != "" {
-			command = map[string]string{"true": "destroy", "false": "apply"}[f.expectDestroy]
+		var checks [][3]string // flag, expected, planned
+		switch s.Name {
+		case "assume-role":
+			checks = [][3]string{{"--role-arn", f.expectRoleARN, s.RoleARN}, {"--external-id", f.expectExternalID, s.ExternalID}}
+		case "terraform":
+			checks = [][3]string{{"--tfvars", f.expectTFVars, s.VarFile}, {"--destroy", command, s.Command}}
 		}
-		for _, c := range []struct{ flag, want, got string }{
-			{"--role-arn", f.expectRoleARN, s.RoleARN},
-			{"--external-id", f.expectExternalID, s.ExternalID},
-			{"--tfvars", f.expectTFVars, s.VarFile},
-			{"--destroy", command, s.Command},
-		} {
-			relevant := map[string]bool{"--role-arn": s.Name == "assume-role", "--external-id": s.Name == "assume-role",
-				"--tfvars": s.Name == "terraform", "--destroy": s.Name == "terraform"}[c.flag]
-			if c.want != "" && relevant && c.want != c.got {
-				return fail(ExitInput, "%s %s: the caller expects %s %q but the fleet config plans %q; the PipelineRun is stale: re-render deploy/ and start it again", s.Cluster, s.Name, c.flag, c.want, c.got)
+		for _, c := range checks {
+			if c[1] != "" && c[1] != c[2] {
+				return fail(ExitInput, "%s %s: the caller expects %s %q but the fleet config plans %q; the PipelineRun is stale: re-render deploy/ and start it again", s.Cluster, s.Name, c[0], c[1], c[2])
 			}
 		}
 	}

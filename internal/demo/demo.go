@@ -26,7 +26,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/organizations"
 	orgtypes "github.com/aws/aws-sdk-go-v2/service/organizations/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/sts"
 
 	"github.com/regionctl/regionctl/internal/awsemu"
 	"github.com/regionctl/regionctl/internal/platformapi"
@@ -147,11 +146,15 @@ func inventory(ctx context.Context, cfg aws.Config, emu *awsemu.Emulator, region
 	})
 	for _, a := range accounts.Accounts {
 		id := aws.ToString(a.Id)
-		fmt.Fprintf(w, "account %s  %s  %s\n", id, aws.ToString(a.Name), ouPath(ctx, org, id))
+		ou, err := awsemu.OUPath(ctx, org, id)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "account %s  %s  %s\n", id, aws.ToString(a.Name), ou)
 		if aws.ToString(a.Name) == "master" || id == "123456789012" {
 			continue
 		}
-		in, err := assumed(ctx, cfg, id)
+		in, err := awsemu.InAccount(ctx, cfg, id)
 		if err != nil {
 			return err
 		}
@@ -193,31 +196,4 @@ func inventory(ctx context.Context, cfg aws.Config, emu *awsemu.Emulator, region
 		}
 	}
 	return nil
-}
-
-func ouPath(ctx context.Context, org *organizations.Client, child string) string {
-	var names []string
-	for {
-		parents, err := org.ListParents(ctx, &organizations.ListParentsInput{ChildId: aws.String(child)})
-		if err != nil || len(parents.Parents) == 0 || parents.Parents[0].Type == orgtypes.ParentTypeRoot {
-			break
-		}
-		ou, err := org.DescribeOrganizationalUnit(ctx, &organizations.DescribeOrganizationalUnitInput{OrganizationalUnitId: parents.Parents[0].Id})
-		if err != nil {
-			break
-		}
-		names = append([]string{aws.ToString(ou.OrganizationalUnit.Name)}, names...)
-		child = aws.ToString(parents.Parents[0].Id)
-	}
-	return "/" + strings.Join(names, "/")
-}
-
-func assumed(ctx context.Context, cfg aws.Config, account string) (aws.Config, error) {
-	out, err := sts.NewFromConfig(cfg).AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String("arn:aws:iam::" + account + ":role/OrganizationAccountAccessRole"), RoleSessionName: aws.String("regionctl-demo")})
-	if err != nil {
-		return cfg, err
-	}
-	c := cfg.Copy()
-	c.Credentials = credentials.NewStaticCredentialsProvider(aws.ToString(out.Credentials.AccessKeyId), aws.ToString(out.Credentials.SecretAccessKey), aws.ToString(out.Credentials.SessionToken))
-	return c, nil
 }

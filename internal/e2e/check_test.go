@@ -6,14 +6,13 @@ import (
 	"io"
 	"net/url"
 	"sort"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/organizations"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/sts"
+
+	"github.com/regionctl/regionctl/internal/awsemu"
 )
 
 // accounts maps each account name to its ids (more than one is a bug).
@@ -33,39 +32,20 @@ func (e *env) accounts() map[string][]string {
 // ouPath is the OU path of an account, such as /platform/staging.
 func (e *env) ouPath(account string) string {
 	e.t.Helper()
-	org := organizations.NewFromConfig(e.awsConfig())
-	var names []string
-	child := account
-	for {
-		parents, err := org.ListParents(context.Background(), &organizations.ListParentsInput{ChildId: aws.String(child)})
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		p := parents.Parents[0]
-		if p.Type == "ROOT" {
-			break
-		}
-		ou, err := org.DescribeOrganizationalUnit(context.Background(), &organizations.DescribeOrganizationalUnitInput{OrganizationalUnitId: p.Id})
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		names = append([]string{aws.ToString(ou.OrganizationalUnit.Name)}, names...)
-		child = aws.ToString(p.Id)
+	p, err := awsemu.OUPath(context.Background(), organizations.NewFromConfig(e.awsConfig()), account)
+	if err != nil {
+		e.t.Fatal(err)
 	}
-	return "/" + strings.Join(names, "/")
+	return p
 }
 
 // in returns a configuration acting in account through its bootstrap role.
 func (e *env) in(account string) aws.Config {
 	e.t.Helper()
-	cfg := e.awsConfig()
-	out, err := sts.NewFromConfig(cfg).AssumeRole(context.Background(), &sts.AssumeRoleInput{
-		RoleArn: aws.String("arn:aws:iam::" + account + ":role/OrganizationAccountAccessRole"), RoleSessionName: aws.String("e2e-check")})
+	cfg, err := awsemu.InAccount(context.Background(), e.awsConfig(), account)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	c := out.Credentials
-	cfg.Credentials = credentials.NewStaticCredentialsProvider(aws.ToString(c.AccessKeyId), aws.ToString(c.SecretAccessKey), aws.ToString(c.SessionToken))
 	return cfg
 }
 
