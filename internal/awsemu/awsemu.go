@@ -187,12 +187,7 @@ func (e *Emulator) touch(ctx context.Context, svc string) error {
 	if err != nil {
 		return err
 	}
-	sum := sha256.Sum256(body)
-	creds := aws.Credentials{AccessKeyID: AccessKeyID, SecretAccessKey: SecretAccessKey}
-	if err := v4.NewSigner().SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), svc, "us-east-1", time.Now()); err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := send(ctx, req, body, aws.Credentials{AccessKeyID: AccessKeyID, SecretAccessKey: SecretAccessKey}, svc, "us-east-1")
 	if err != nil {
 		return fmt.Errorf("warming %s: %w", svc, err)
 	}
@@ -210,11 +205,7 @@ func (e *Emulator) EKSClusters(ctx context.Context, creds aws.Credentials, regio
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(nil)
-	if err := v4.NewSigner().SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), "eks", region, time.Now()); err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := send(ctx, req, nil, creds, "eks", region)
 	if err != nil {
 		return nil, err
 	}
@@ -227,4 +218,14 @@ func (e *Emulator) EKSClusters(ctx context.Context, creds aws.Credentials, regio
 	}
 	sort.Strings(out.Clusters)
 	return out.Clusters, nil
+}
+
+// send signs req (whose body is body) with SigV4 for svc in region and
+// sends it.
+func send(ctx context.Context, req *http.Request, body []byte, creds aws.Credentials, svc, region string) (*http.Response, error) {
+	sum := sha256.Sum256(body)
+	if err := v4.NewSigner().SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), svc, region, time.Now()); err != nil {
+		return nil, err
+	}
+	return http.DefaultClient.Do(req)
 }
