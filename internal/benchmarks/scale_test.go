@@ -2,6 +2,7 @@ package benchmarks_test
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,10 +19,8 @@ import (
 	"github.com/regionctl/regionctl/internal/cache"
 	"github.com/regionctl/regionctl/internal/cli"
 	"github.com/regionctl/regionctl/internal/deploytree"
-	"github.com/regionctl/regionctl/internal/diff"
 	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/fleetgen"
-	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/schema"
 )
@@ -59,6 +58,9 @@ func record(r result) {
 }
 
 func TestMain(m *testing.M) {
+	if os.Getenv(peakHelper) != "" {
+		os.Exit(runForPeak())
+	}
 	cli.TuneGC() // as cmd/regionctl does
 	code := m.Run()
 	for _, f := range fixtures {
@@ -152,10 +154,20 @@ func getFixture(b *testing.B, clusters int, o fleetgen.Options) *fixture {
 			b.Fatal(err)
 		}
 	}
+	// Each commit holds its rendered deploy/, as the repositories regionctl
+	// serves do (CI's render --check keeps it current).
+	render := func() {
+		var out strings.Builder
+		if code := cli.Run([]string{"--root", dir, "render", "--no-cache"}, io.Discard, &out); code != 0 {
+			b.Fatalf("rendering the fixture: exit %d\n%s", code, out.String())
+		}
+	}
+	render()
 	commit("fleet")
 	sector := "config/sectors/sector-2.yaml"
 	files[sector] = []byte(strings.Replace(string(files[sector]), "soak: 72h", "soak: 72h\neks:\n  node_max: 16", 1))
 	write()
+	render()
 	commit("one sector change")
 	// A clone holds its objects packed, not loose: read them as CI would.
 	if err := g.RepackObjects(&git.RepackConfig{}); err != nil {
@@ -197,23 +209,49 @@ func measure(b *testing.B, name string, clusters int, op func()) {
 }
 
 // peak runs the regionctl binary ($REGIONCTL_BIN) and records its peak RSS.
+//
+// The binary is started by a fresh copy of this test binary (runForPeak),
+// not by this process: Go starts children with vfork, and Linux counts the
+// parent's resident memory at that moment in the child's ru_maxrss, which
+// here would be the benchmark's own hundreds of MiB.
 func peak(b *testing.B, name string, clusters int, dir string, args ...string) {
 	bin := os.Getenv("REGIONCTL_BIN")
 	if bin == "" {
 		return
 	}
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(os.Args[0], append([]string{bin}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "REGIONCTL_CACHE_DIR="+filepath.Join(dir, ".cache"))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("%s %v: %v\n%s", bin, args, err, out)
+	cmd.Env = append(os.Environ(), peakHelper+"=1", "REGIONCTL_CACHE_DIR="+filepath.Join(dir, ".cache"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		b.Fatalf("%s %v: %v\n%s", bin, args, err, stderr.String())
 	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	var kib int64
+	if _, err := fmt.Sscan(string(out), &kib); err != nil {
+		b.Fatalf("peak of %s %v: %q: %v", bin, args, out, err)
+	}
 	mu.Lock()
 	r := results[fmt.Sprintf("%s/%d", name, clusters)]
-	r.op, r.clusters, r.peakMiB = name, clusters, float64(ru.Maxrss)/1024
+	r.op, r.clusters, r.peakMiB = name, clusters, float64(kib)/1024
 	results[fmt.Sprintf("%s/%d", name, clusters)] = r
 	mu.Unlock()
+}
+
+// peakHelper marks the copy of the test binary that starts the measured
+// binary (os.Args[1:]) and prints its peak RSS in KiB.
+const peakHelper = "REGIONCTL_BENCH_PEAK_HELPER"
+
+func runForPeak() int {
+	cmd := exec.Command(os.Args[1], os.Args[2:]...)
+	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
+	return 0
 }
 
 func BenchmarkScale(b *testing.B) {
@@ -239,8 +277,9 @@ func BenchmarkScale(b *testing.B) {
 				})
 			})
 			b.Run("validate+render-cold", func(b *testing.B) {
-				peak(b, "validate+render cold", s.clusters, fx.dir, "render", "--no-cache", "--prune-foreign")
+				// The committed deploy/ is removed and rendered again, the same.
 				os.RemoveAll(filepath.Join(fx.dir, "deploy"))
+				peak(b, "validate+render cold", s.clusters, fx.dir, "render", "--no-cache")
 				var written []string
 				defer func() {
 					for _, d := range written {
@@ -290,47 +329,33 @@ func BenchmarkScale(b *testing.B) {
 					}
 				})
 			})
-			review := func(mem *cache.Memory, full bool) {
-				gb, err := gitbase.Open(fx.dir)
-				if err != nil {
-					b.Fatal(err)
-				}
-				c := checker(b, mem)
-				memo := &render.Memo{} // one per review, as one regionctl run
-				side := func(rev string) diff.Side {
-					commit, err := gb.Commit(rev)
-					if err != nil {
-						b.Fatal(err)
-					}
-					tree, _ := gb.FS(commit)
-					f, out, d, err := render.FromFS(tree, c, render.Options{Version: "bench", Cache: mem, Memo: memo})
-					if err != nil || d.HasErrors() {
-						b.Fatal(err, d)
-					}
-					return diff.Side{Label: rev, Fleet: f, Output: out}
-				}
-				base, head := side("HEAD~1"), side("HEAD")
-				if full {
-					diff.Compare(base, head, []string{"eks.version"})
-				} else if len(diff.Affected(base.Output, head.Output)) == 0 {
-					b.Fatal("nothing affected")
+			// The review rows run the command itself, in-process: both sides
+			// loaded and rendered (only what differs, when the base's deploy/
+			// is current), the head's deploy/ read for drift, the report
+			// encoded.
+			run := func(args ...string) {
+				var errs strings.Builder
+				if code := cli.Run(append([]string{"--root", fx.dir}, args...), io.Discard, &errs); code != 0 {
+					b.Fatalf("regionctl %v: exit %d\n%s", args, code, errs.String())
 				}
 			}
+			diffArgs := []string{"render", "--diff", "--base", "HEAD~1", "--format", "json"}
+			b.Setenv("REGIONCTL_CACHE_DIR", filepath.Join(fx.dir, ".cache"))
 			b.Run("diff-cold", func(b *testing.B) {
-				peak(b, "render --diff cold", s.clusters, fx.dir, "render", "--diff", "--base", "HEAD~1", "--no-cache", "--format", "json")
-				measure(b, "render --diff cold", s.clusters, func() { review(cache.NewMemory(), true) })
+				peak(b, "render --diff cold", s.clusters, fx.dir, append(diffArgs, "--no-cache")...)
+				measure(b, "render --diff cold", s.clusters, func() { run(append(diffArgs, "--no-cache")...) })
 			})
-			warm := cache.NewMemory()
-			review(warm, true)
 			b.Run("diff-warm", func(b *testing.B) {
-				// The binary's file cache warmed by one run, then measured.
-				peak(b, "render --diff warm", s.clusters, fx.dir, "render", "--diff", "--base", "HEAD~1", "--format", "json")
-				peak(b, "render --diff warm", s.clusters, fx.dir, "render", "--diff", "--base", "HEAD~1", "--format", "json")
-				measure(b, "render --diff warm", s.clusters, func() { review(warm, true) })
+				// The file cache warmed by one run, then measured.
+				peak(b, "render --diff warm", s.clusters, fx.dir, diffArgs...)
+				peak(b, "render --diff warm", s.clusters, fx.dir, diffArgs...)
+				run(diffArgs...) // this binary's own cache entries (the salt differs)
+				measure(b, "render --diff warm", s.clusters, func() { run(diffArgs...) })
 			})
+			affectedArgs := []string{"affected", "--base", "HEAD~1", "--head", "HEAD", "--emit", "json"}
 			b.Run("affected-warm", func(b *testing.B) {
-				peak(b, "affected warm", s.clusters, fx.dir, "affected", "--base", "HEAD~1", "--head", "HEAD", "--emit", "json")
-				measure(b, "affected warm", s.clusters, func() { review(warm, false) })
+				peak(b, "affected warm", s.clusters, fx.dir, affectedArgs...)
+				measure(b, "affected warm", s.clusters, func() { run(affectedArgs...) })
 			})
 		})
 	}

@@ -62,6 +62,7 @@ for 'kubectl create -f -'.`,
 	cmd.Flags().StringVar(&base, "base", "", "git ref before the change (default: merge base of HEAD and origin/main, else main)")
 	cmd.Flags().StringVar(&head, "head", "", "git ref after the change (default: the working tree)")
 	cmd.Flags().StringVar(&emit, "emit", "text", "output: text, json or pipelineruns")
+	cmd.Flags().BoolVar(&a.fullReview, "full", false, "render every cluster on both sides, not only those whose inputs differ")
 	return cmd
 }
 

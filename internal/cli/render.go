@@ -40,14 +40,21 @@ the working tree, and shows what the change does: destroyed clusters and
 pruned files, skipped rollout waves, drift, the blast radius by sector in
 rollout order with the pipelines that will run, every changed value with the
 file and line that set it, and the rendered files' diffs. --format markdown
-fits one pull request comment; --format json is for bots (docs/diff-json.md).`,
+fits one pull request comment; --format json is for bots (docs/diff-json.md).
+
+When the base's committed deploy/ was rendered by this version of regionctl,
+--diff checks and renders only the clusters whose inputs differ between the
+two sides: the others render the same on both, so they cannot change. Their
+committed files are held to the base's instead, so drift the change adds is
+reported and drift the base already had is left to render --check. --full
+renders every cluster on both sides.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if showDiff {
 				return a.runDiff(base, format)
 			}
-			if cmd.Flags().Changed("base") || cmd.Flags().Changed("format") {
-				return fail(ExitUsage, "--base and --format go with --diff")
+			if cmd.Flags().Changed("base") || cmd.Flags().Changed("format") || cmd.Flags().Changed("full") {
+				return fail(ExitUsage, "--base, --format and --full go with --diff")
 			}
 			out, err := a.renderFleet()
 			if err != nil {
@@ -86,6 +93,7 @@ fits one pull request comment; --format json is for bots (docs/diff-json.md).`,
 	cmd.Flags().BoolVar(&showDiff, "diff", false, "write nothing; show what the change since --base does")
 	cmd.Flags().StringVar(&base, "base", "", "git ref to compare with (default: merge base of HEAD and origin/main, else main)")
 	cmd.Flags().StringVar(&format, "format", "text", "diff format: text, markdown or json")
+	cmd.Flags().BoolVar(&a.fullReview, "full", false, "with --diff: render every cluster on both sides, not only those whose inputs differ")
 	cmd.MarkFlagsMutuallyExclusive("check", "diff")
 	return cmd
 }
@@ -110,6 +118,16 @@ func (a *app) renderFS(fsys fs.FS) (*config.Fleet, *render.Output, diag.Diagnost
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	f, out, diags, err := render.FromFS(fsys, checker, a.renderOptions())
+	if err != nil {
+		return nil, nil, nil, fail(ExitInput, "%v", err)
+	}
+	return f, out, diags, nil
+}
+
+// renderOptions are the options of every render of this invocation: one
+// memo, and the result cache unless --no-cache.
+func (a *app) renderOptions() render.Options {
 	if a.renderMemo == nil {
 		a.renderMemo = &render.Memo{}
 	}
@@ -117,11 +135,7 @@ func (a *app) renderFS(fsys fs.FS) (*config.Fleet, *render.Output, diag.Diagnost
 	if a.store != nil {
 		opts.Cache = a.store
 	}
-	f, out, diags, err := render.FromFS(fsys, checker, opts)
-	if err != nil {
-		return nil, nil, nil, fail(ExitInput, "%v", err)
-	}
-	return f, out, diags, nil
+	return opts
 }
 
 func (a *app) reportCheck(dir string, ch *deploytree.Changes) error {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/diff"
 	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/render"
@@ -15,7 +17,11 @@ import (
 )
 
 // review renders a base ref and a head (a ref, or the working tree when
-// headRef is empty) and compares them.
+// headRef is empty) and compares them. When the base's committed deploy/
+// was rendered by this version of regionctl, the clusters whose inputs are
+// the same on both sides are neither checked nor rendered (they cannot
+// differ), and the head's committed files of those clusters are held to the
+// base's for drift.
 func (a *app) review(baseRef, headRef string) (*diff.Report, *render.Output, *object.Commit, error) {
 	repo, err := gitbase.Open(a.root)
 	if err != nil {
@@ -35,10 +41,7 @@ func (a *app) review(baseRef, headRef string) (*diff.Report, *render.Output, *ob
 	if err != nil {
 		return nil, nil, nil, fail(ExitExternal, "%v", err)
 	}
-	baseSide, err := a.side(baseFS, fmt.Sprintf("%s (%s)", short(base), baseLabel), false)
-	if err != nil {
-		return nil, nil, nil, err
-	}
+	baseLabel = fmt.Sprintf("%s (%s)", short(base), baseLabel)
 
 	var headFS fs.FS
 	var head *object.Commit
@@ -65,10 +68,43 @@ func (a *app) review(baseRef, headRef string) (*diff.Report, *render.Output, *ob
 			headLabel = fmt.Sprintf("working tree (HEAD %s + uncommitted changes)", short(head))
 		}
 	}
-	headSide, err := a.side(headFS, headLabel, true)
+
+	checker, err := a.checker()
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	opts := a.renderOptions()
+	var baseIndex *render.Index
+	if !a.fullReview {
+		baseIndex = committedIndex(baseFS)
+	}
+	pair, err := render.FromFSPair(baseFS, headFS, checker, opts, baseIndex != nil)
+	if err == nil && !indexes(baseIndex, pair.Same) {
+		// The base's deploy/ does not list some unchanged cluster (it was
+		// not rendered when committed): compare whole renders instead.
+		pair, err = render.FromFSPair(baseFS, headFS, checker, opts, false)
+	}
+	if err != nil {
+		return nil, nil, nil, fail(ExitInput, "%v", err)
+	}
+	for _, s := range []struct {
+		label string
+		diags diag.Diagnostics
+		out   *render.Output
+	}{{baseLabel, pair.BaseDiags, pair.BaseOut}, {headLabel, pair.HeadDiags, pair.HeadOut}} {
+		if s.diags.HasErrors() || s.out == nil {
+			a.printer(a.stderr).Diagnostics(s.diags)
+			return nil, nil, nil, fail(ExitInput, "%s does not render; fix the errors above", s.label)
+		}
+	}
+	baseSide := diff.Side{Label: baseLabel, Fleet: pair.Base, Output: pair.BaseOut}
+	if len(pair.Same) > 0 {
+		if baseSide.Committed, err = gitbase.BlobHashes(base, deployDir); err != nil {
+			return nil, nil, nil, fail(ExitExternal, "%v", err)
+		}
+		baseSide.Index = baseIndex
+	}
+	headSide := diff.Side{Label: headLabel, Fleet: pair.Head, Output: pair.HeadOut, Deploy: committedDeploy(headFS)}
 	keys, err := schema.RolloutKeys()
 	if err != nil {
 		return nil, nil, nil, fail(ExitExternal, "%v", err)
@@ -78,20 +114,43 @@ func (a *app) review(baseRef, headRef string) (*diff.Report, *render.Output, *ob
 	return r, headSide.Output, head, nil
 }
 
-// side renders one end of a review; withDeploy also reads its committed
-// deploy/, which drift detection needs of the head side only.
-func (a *app) side(fsys fs.FS, label string, withDeploy bool) (diff.Side, error) {
-	f, out, diags, err := a.renderFS(fsys)
+// committedIndex is the deploy/index.json of fsys when this version of
+// regionctl wrote it, else nil.
+func committedIndex(fsys fs.FS) *render.Index {
+	b, err := fs.ReadFile(fsys, deployDir+"/"+render.IndexPath)
 	if err != nil {
-		return diff.Side{}, err
+		return nil
 	}
-	if diags.HasErrors() || out == nil {
-		a.printer(a.stderr).Diagnostics(diags)
-		return diff.Side{}, fail(ExitInput, "%s does not render; fix the errors above", label)
+	var idx render.Index
+	if json.Unmarshal(b, &idx) != nil || idx.Generator != "regionctl "+Version {
+		return nil
 	}
-	if !withDeploy {
-		return diff.Side{Label: label, Fleet: f, Output: out}, nil
+	return &idx
+}
+
+// indexes reports whether idx lists every cluster of ids.
+func indexes(idx *render.Index, ids map[string]bool) bool {
+	if len(ids) == 0 {
+		return true
 	}
+	if idx == nil {
+		return false
+	}
+	listed := map[string]bool{}
+	for _, c := range idx.Clusters {
+		listed[c.ID] = true
+	}
+	for id := range ids {
+		if !listed[id] {
+			return false
+		}
+	}
+	return true
+}
+
+// committedDeploy reads the deploy/ tree of fsys (path → bytes), or nil when
+// nothing is committed yet (no drift to speak of).
+func committedDeploy(fsys fs.FS) map[string][]byte {
 	deploy := map[string][]byte{}
 	_ = fs.WalkDir(fsys, deployDir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -103,9 +162,9 @@ func (a *app) side(fsys fs.FS, label string, withDeploy bool) (diff.Side, error)
 		return nil
 	})
 	if len(deploy) == 0 {
-		deploy = nil // nothing committed yet: no drift to speak of
+		return nil
 	}
-	return diff.Side{Label: label, Fleet: f, Output: out, Deploy: deploy}, nil
+	return deploy
 }
 
 func short(c *object.Commit) string { return c.Hash.String()[:8] }

@@ -63,6 +63,7 @@ type app struct {
 	schemaChecker *schema.Checker
 	mem           *cache.Memory
 	renderMemo    *render.Memo
+	fullReview    bool // --full: a review renders every cluster on both sides
 	cpuProfile    string
 	stopProfile   func()
 

@@ -78,6 +78,12 @@ func (c *Cluster) Bool(key string) bool {
 	return v != nil && v.Kind == Bool && v.Bool
 }
 
+// Deleting reports whether the cluster is being deleted: delete: true, or
+// delete_pipeline: true, which the schema makes imply it. Asking for either
+// key keeps the answer right for a cluster not checked against #Cluster
+// (fleet.LoadPair), whose effective config lacks what the schema derives.
+func (c *Cluster) Deleting() bool { return c.Bool("delete") || c.Bool("delete_pipeline") }
+
 // Meta keys are read by the hierarchy itself and are not merged as settings.
 var metaKeys = map[Layer]map[string]bool{
 	LayerGlobal:  {"additional_regions": true, "gitops": true},

@@ -31,6 +31,9 @@ func (c *Changes) Clean() bool {
 // Plan compares out with the tree at dir. It also returns the index of the
 // render that wrote the tree, if any.
 func Plan(disk Disk, dir string, out *render.Output) (*Changes, *render.Index, error) {
+	if len(out.Skipped) > 0 {
+		return nil, nil, fmt.Errorf("internal error: a render that left out %d clusters cannot be compared with or written to %s", len(out.Skipped), dir)
+	}
 	onDisk, err := disk.Files(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading %s: %w", dir, err)

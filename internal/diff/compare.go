@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/regionctl/regionctl/internal/config"
@@ -20,6 +21,13 @@ type Side struct {
 	// Deploy is the committed deploy/ tree of this side (path → bytes),
 	// for drift detection; nil skips it.
 	Deploy map[string][]byte
+	// Committed and Index describe the base's committed deploy/ when the
+	// review left out the clusters whose inputs did not change (the
+	// outputs' Skipped): the git blob hash of each file, and index.json,
+	// which says which files are each cluster's. The head's committed files
+	// of those clusters are held to the base's instead of to a render.
+	Committed map[string]plumbing.Hash
+	Index     *render.Index
 }
 
 // Report is what a change does. Its JSON form is stable (docs/diff-json.md).
@@ -104,7 +112,7 @@ func Compare(base, head Side, rolloutKeys []string) *Report {
 	changedInputs := changedFiles(base.Fleet, head.Fleet)
 	r.Changes = valueChanges(base.Fleet, head.Fleet, changedInputs, rolloutKeys)
 	r.Waves = skippedWaves(base.Fleet, head.Fleet, rolloutKeys)
-	r.Drift, r.Stale = drift(head.Deploy, base.Output, head.Output)
+	r.Drift, r.Stale = drift(head.Deploy, base, head.Output)
 	r.Destroyed = destroyed(base.Fleet, head.Fleet)
 	r.Sectors = sectors(head.Fleet, base.Fleet, r.Affected)
 	return r
@@ -264,7 +272,7 @@ func destroyed(base, head *config.Fleet) []Cluster {
 		switch {
 		case hc == nil:
 			out = append(out, clusterOf(bc))
-		case hc.Bool("delete") && !bc.Bool("delete"):
+		case hc.Deleting() && !bc.Deleting():
 			out = append(out, clusterOf(hc))
 		}
 	}
@@ -315,14 +323,27 @@ func fileDiffs(base, head map[string][]byte) ([]FileDiff, []string) {
 // drift splits the head's deploy/ files that are not what the head renders
 // into drift (edited by hand: config did not change them, so base and head
 // render them alike) and a count of stale ones (config changed them and
-// nobody ran regionctl render yet).
-func drift(committed map[string][]byte, base, head *render.Output) ([]string, int) {
+// nobody ran regionctl render yet). The files of clusters the review did
+// not render, their inputs being unchanged, are drift where they differ
+// from the base's committed files.
+func drift(committed map[string][]byte, baseSide Side, head *render.Output) ([]string, int) {
 	if committed == nil {
 		return []string{}, 0
 	}
+	base := baseSide.Output
 	rendered, before := head.ByPath(), base.ByPath()
 	d := []string{}
 	stale := 0
+	reused := reusedFiles(baseSide, head.Skipped)
+	for p, want := range reused {
+		if _, ok := rendered[p]; ok {
+			delete(reused, p) // never so: a skipped cluster's file is not rendered
+			continue
+		}
+		if c, ok := committed[p]; !ok || plumbing.ComputeHash(plumbing.BlobObject, c) != want {
+			d = append(d, p)
+		}
+	}
 	check := func(p string) {
 		c, inDeploy := committed[p]
 		h, inHead := rendered[p]
@@ -340,12 +361,34 @@ func drift(committed map[string][]byte, base, head *render.Output) ([]string, in
 		check(p)
 	}
 	for p := range committed {
-		if _, ok := rendered[p]; !ok {
+		_, isRendered := rendered[p]
+		_, isReused := reused[p]
+		if !isRendered && !isReused {
 			check(p)
 		}
 	}
 	sort.Strings(d)
 	return d, stale
+}
+
+// reusedFiles are the base's committed files (path → blob hash) of the
+// clusters neither side rendered.
+func reusedFiles(base Side, skipped map[string]bool) map[string]plumbing.Hash {
+	out := map[string]plumbing.Hash{}
+	if len(skipped) == 0 || base.Index == nil {
+		return out
+	}
+	for _, c := range base.Index.Clusters {
+		if !skipped[c.ID] {
+			continue
+		}
+		for _, f := range c.Files {
+			if h, ok := base.Committed[f]; ok {
+				out[f] = h
+			}
+		}
+	}
+	return out
 }
 
 // sectors groups the affected clusters by sector in rollout order.

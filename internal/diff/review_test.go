@@ -6,115 +6,43 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/regionctl/regionctl/internal/deploytree"
 	"github.com/regionctl/regionctl/internal/diff"
 	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/schema"
+	"github.com/regionctl/regionctl/internal/testrepo"
 )
 
 // repo is a real git repository in a temp dir holding a small fleet.
-type repo struct {
-	t    *testing.T
-	dir  string
-	git  *git.Repository
-	wt   *git.Worktree
-	tick time.Time
-}
-
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+type repo struct{ *testrepo.Repo }
 
 // newRepo starts a repository with the golden uneven-sectors fleet (five
 // sectors, two environments), the repository's Tekton Pipelines and
 // charts, committed on main.
 func newRepo(t *testing.T) *repo {
-	dir := t.TempDir()
-	g, err := git.PlainInit(dir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, plumbing.NewBranchReferenceName("main"))); err != nil {
-		t.Fatal(err)
-	}
-	wt, _ := g.Worktree()
-	r := &repo{t: t, dir: dir, git: g, wt: wt, tick: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}
-	copyTree(t, "../../golden/uneven-sectors/config", filepath.Join(dir, "config"))
-	copyTree(t, "../../golden/uneven-sectors/charts", filepath.Join(dir, "charts"))
-	copyTree(t, "../../pipelines/tekton", filepath.Join(dir, "pipelines", "tekton"))
+	r := &repo{testrepo.Golden(t, "uneven-sectors")}
 	r.commit("base fleet")
 	return r
 }
 
-func (r *repo) write(name, content string) {
-	p := filepath.Join(r.dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		r.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		r.t.Fatal(err)
-	}
-}
-
-func (r *repo) read(name string) string {
-	b, err := os.ReadFile(filepath.Join(r.dir, name))
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	return string(b)
-}
-
-func (r *repo) remove(name string) {
-	if err := os.Remove(filepath.Join(r.dir, name)); err != nil {
-		r.t.Fatal(err)
-	}
-}
-
-func (r *repo) commit(msg string) plumbing.Hash {
-	r.t.Helper()
-	if err := r.wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-		r.t.Fatal(err)
-	}
-	r.tick = r.tick.Add(time.Hour)
-	h, err := r.wt.Commit(msg, &git.CommitOptions{All: true, Author: &object.Signature{Name: "Test", Email: "t@example.com", When: r.tick}})
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	return h
-}
+func (r *repo) write(name, content string)      { r.Write(name, content) }
+func (r *repo) read(name string) string         { return r.Read(name) }
+func (r *repo) remove(name string)              { r.Remove(name) }
+func (r *repo) commit(msg string) plumbing.Hash { return r.Commit(msg) }
 
 // renderDeploy renders the working tree into deploy/, as `regionctl render`.
 func (r *repo) renderDeploy(c *schema.Checker) {
-	_, out, diags, err := render.FromFS(os.DirFS(r.dir), c, render.Options{Version: "test"})
+	_, out, diags, err := render.FromFS(os.DirFS(r.Dir), c, render.Options{Version: "test"})
 	if err != nil || diags.HasErrors() {
-		r.t.Fatal(err, diags)
+		r.T.Fatal(err, diags)
 	}
-	if _, err := deploytree.Write(deploytree.OS{}, filepath.Join(r.dir, "deploy"), out, deploytree.Options{}); err != nil {
-		r.t.Fatal(err)
+	if _, err := deploytree.Write(deploytree.OS{}, filepath.Join(r.Dir, "deploy"), out, deploytree.Options{}); err != nil {
+		r.T.Fatal(err)
 	}
 }
 
@@ -122,23 +50,23 @@ var keys = []string{"components.*.chart_revision", "components.*.image", "eks.ve
 
 // compare renders two commits from git objects and compares them.
 func (r *repo) compare(c *schema.Checker, base, head string) *diff.Report {
-	r.t.Helper()
-	gb, err := gitbase.Open(r.dir)
+	r.T.Helper()
+	gb, err := gitbase.Open(r.Dir)
 	if err != nil {
-		r.t.Fatal(err)
+		r.T.Fatal(err)
 	}
 	side := func(rev string) diff.Side {
 		commit, err := gb.Commit(rev)
 		if err != nil {
-			r.t.Fatal(err)
+			r.T.Fatal(err)
 		}
 		fsys, err := gb.FS(commit)
 		if err != nil {
-			r.t.Fatal(err)
+			r.T.Fatal(err)
 		}
 		f, out, diags, err := render.FromFS(fsys, c, render.Options{Version: "test"})
 		if err != nil || diags.HasErrors() {
-			r.t.Fatalf("%s: %v %v", rev, err, diags)
+			r.T.Fatalf("%s: %v %v", rev, err, diags)
 		}
 		deploy := map[string][]byte{}
 		_ = fs.WalkDir(fsys, "deploy", func(p string, d fs.DirEntry, err error) error {
@@ -325,21 +253,21 @@ func TestHandEditOfDeployIsDrift(t *testing.T) {
 // the branch's report holds its own change only.
 func TestDefaultBaseIsTheMergeBase(t *testing.T) {
 	r, c := newRepo(t), checker(t)
-	branchPoint, _ := r.git.Head()
-	if err := r.wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("feature"), Create: true}); err != nil {
+	branchPoint, _ := r.Git.Head()
+	if err := r.WT.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("feature"), Create: true}); err != nil {
 		t.Fatal(err)
 	}
 	r.write("config/sectors/prod-3.yaml", r.read("config/sectors/prod-3.yaml")+"eks:\n  node_max: 8\n")
 	r.commit("feature: prod-3 node_max")
-	if err := r.wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("main")}); err != nil {
+	if err := r.WT.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("main")}); err != nil {
 		t.Fatal(err)
 	}
 	r.write("config/sectors/prod-1.yaml", r.read("config/sectors/prod-1.yaml")+"eks:\n  node_max: 7\n")
 	r.commit("main: prod-1 node_max")
-	if err := r.wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("feature")}); err != nil {
+	if err := r.WT.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("feature")}); err != nil {
 		t.Fatal(err)
 	}
-	gb, _ := gitbase.Open(r.dir)
+	gb, _ := gitbase.Open(r.Dir)
 	base, label, err := gb.DefaultBase()
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,7 @@ func skippedWaves(base, head *config.Fleet, keys []string) []SkippedWave {
 	fresh := map[kv]map[string]bool{}    // new values → sectors that got them
 	where := map[kv]map[string]string{}  // new values → sector → origin that sets it
 	for _, c := range head.Clusters {
-		if c.Effective == nil || c.Bool("delete") {
+		if c.Effective == nil || c.Deleting() {
 			continue
 		}
 		s := c.SectorName()

@@ -20,3 +20,72 @@ func Load(fsys fs.FS, dir string, checker *schema.Checker) (*config.Fleet, diag.
 	diags = append(diags, checker.CheckFleet(f)...)
 	return f, diags.Sorted()
 }
+
+// Pair is the two ends of a review loaded together.
+type Pair struct {
+	Base, Head           *config.Fleet
+	BaseDiags, HeadDiags diag.Diagnostics
+	// Same names the clusters (by ID) whose effective config is identical
+	// on both sides, values and origin files alike. Neither side checked
+	// them against #Cluster, so their effective configs lack the schema's
+	// defaults; whatever is made of them alone is the same on both sides.
+	Same map[string]bool
+}
+
+// LoadPair loads base and head for a review and validates only what differs
+// between them: a layer file identical (same path, same bytes) on both
+// sides is not checked on either, nor is a cluster whose effective config
+// is identical. The base is taken to be valid where the change does not
+// touch it, as CI held it to be when it merged; what the change touches is
+// checked on both sides.
+func LoadPair(baseFS, headFS fs.FS, dir string, checker *schema.Checker) *Pair {
+	baseDocs, bd := config.Parse(baseFS, dir)
+	headDocs, hd := config.Parse(headFS, dir)
+	files := func(docs *config.Documents) map[string][32]byte {
+		m := map[string][32]byte{}
+		for _, d := range docs.All() {
+			if d.Value != nil {
+				m[d.File] = d.Hash
+			}
+		}
+		return m
+	}
+	inBase, inHead := files(baseDocs), files(headDocs)
+	bd = append(bd, checker.CheckLayersExcept(baseDocs, identical(inHead))...)
+	hd = append(hd, checker.CheckLayersExcept(headDocs, identical(inBase))...)
+	base, ds := config.Build(baseDocs)
+	bd = append(bd, ds...)
+	head, ds := config.Build(headDocs)
+	hd = append(hd, ds...)
+
+	keys := func(f *config.Fleet) map[string][32]byte {
+		m := make(map[string][32]byte, len(f.Clusters))
+		for _, c := range f.Clusters {
+			if !c.Partial && c.Effective != nil {
+				m[c.ID()] = config.HashWithOrigins(c.Effective)
+			}
+		}
+		return m
+	}
+	baseKeys, headKeys := keys(base), keys(head)
+	same := map[string]bool{}
+	for id, k := range headKeys {
+		if bk, ok := baseKeys[id]; ok && bk == k {
+			same[id] = true
+		}
+	}
+	skip := func(c *config.Cluster) bool { return same[c.ID()] }
+	bd = append(bd, checker.CheckClustersExcept(base, skip)...)
+	hd = append(hd, checker.CheckClustersExcept(head, skip)...)
+	bd = append(bd, checker.CheckFleet(base)...)
+	hd = append(hd, checker.CheckFleet(head)...)
+	return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Same: same}
+}
+
+// identical reports the documents whose path and bytes the other side has.
+func identical(other map[string][32]byte) func(*config.Document) bool {
+	return func(d *config.Document) bool {
+		h, ok := other[d.File]
+		return ok && h == d.Hash
+	}
+}

@@ -285,6 +285,42 @@ func (d *dir) ReadDir(n int) ([]fs.DirEntry, error) {
 	return rest[:n], nil
 }
 
+// BlobHashes returns the git blob hash of every file under dir in commit c,
+// by path relative to dir; none when c has no dir. It reads tree objects
+// only, never the files.
+func BlobHashes(c *object.Commit, dir string) (map[string]plumbing.Hash, error) {
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("reading the tree of %s: %w", c.Hash, err)
+	}
+	return treeHashes(tree, dir)
+}
+
+func treeHashes(tree *object.Tree, dir string) (map[string]plumbing.Hash, error) {
+	out := map[string]plumbing.Hash{}
+	sub, err := tree.Tree(dir)
+	if errors.Is(err, object.ErrDirectoryNotFound) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", dir, err)
+	}
+	w := object.NewTreeWalker(sub, true, nil)
+	defer w.Close()
+	for {
+		name, e, err := w.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", dir, err)
+		}
+		if e.Mode.IsFile() {
+			out[name] = e.Hash
+		}
+	}
+}
+
 // Dirty lists the files under dirs whose content in the working tree at
 // root differs from commit c (changed, added or deleted), comparing git
 // blob hashes of just those directories.
@@ -295,16 +331,12 @@ func Dirty(c *object.Commit, root string, dirs ...string) ([]string, error) {
 	}
 	committed := map[string]plumbing.Hash{}
 	for _, d := range dirs {
-		sub, err := tree.Tree(d)
-		if err != nil {
-			continue // not in the commit: every file on disk is new
-		}
-		err = sub.Files().ForEach(func(f *object.File) error {
-			committed[d+"/"+f.Name] = f.Hash
-			return nil
-		})
+		hashes, err := treeHashes(tree, d)
 		if err != nil {
 			return nil, err
+		}
+		for name, h := range hashes {
+			committed[d+"/"+name] = h
 		}
 	}
 	var out []string

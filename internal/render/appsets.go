@@ -72,7 +72,7 @@ func AppSetInputs(f *config.Fleet, charts map[string][]string) []argocd.Input {
 			in := argocd.Input{Environment: env, Type: typ, Charts: charts[typ], GitOps: GitOpsOf(f)}
 			has := map[string]bool{}
 			for _, c := range f.Clusters {
-				if c.Environment() == env && c.Type == typ && !c.Bool("delete") {
+				if c.Environment() == env && c.Type == typ && !c.Deleting() {
 					in.Clusters = append(in.Clusters, c)
 					has[c.SectorName()] = true
 				}

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io/fs"
+	"reflect"
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
@@ -34,4 +35,58 @@ func FromFS(fsys fs.FS, checker *schema.Checker, opts Options) (*config.Fleet, *
 	opts.Charts, opts.Pipelines = charts, pipelines
 	out, rdiags := Render(f, opts)
 	return f, out, append(diags, rdiags...), nil
+}
+
+// Pair is the two renders of a review.
+type Pair struct {
+	Base, Head           *config.Fleet
+	BaseOut, HeadOut     *Output // nil on a side whose diagnostics hold errors
+	BaseDiags, HeadDiags diag.Diagnostics
+	// Same names the clusters neither side checked nor rendered, their
+	// inputs being identical (fleet.LoadPair); empty for a whole render.
+	Same map[string]bool
+}
+
+// FromFSPair loads and renders the base and head of a review. With
+// incremental set, and when both sides have the same charts and Pipelines,
+// the clusters whose effective configs are identical on both sides are
+// neither checked nor rendered: they render the same on both sides, so they
+// cannot differ. Otherwise each side is loaded and rendered whole.
+func FromFSPair(baseFS, headFS fs.FS, checker *schema.Checker, opts Options, incremental bool) (*Pair, error) {
+	var charts [2]map[string][]string
+	var pipelines [2]tekton.Pipelines
+	for i, fsys := range []fs.FS{baseFS, headFS} {
+		var err error
+		if charts[i], err = ReadCharts(fsys); err != nil {
+			return nil, err
+		}
+		if pipelines[i], err = tekton.ReadPipelines(fsys); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", tekton.Dir, err)
+		}
+	}
+	p := &Pair{Same: map[string]bool{}}
+	if incremental && reflect.DeepEqual(charts[0], charts[1]) && (pipelines[0] == nil) == (pipelines[1] == nil) &&
+		pipelines[0].Signature() == pipelines[1].Signature() {
+		lp := fleet.LoadPair(baseFS, headFS, "config", checker)
+		p.Base, p.Head, p.BaseDiags, p.HeadDiags, p.Same = lp.Base, lp.Head, lp.BaseDiags, lp.HeadDiags, lp.Same
+	} else {
+		p.Base, p.BaseDiags = fleet.Load(baseFS, "config", checker)
+		p.Head, p.HeadDiags = fleet.Load(headFS, "config", checker)
+	}
+	render := func(f *config.Fleet, diags *diag.Diagnostics, i int) *Output {
+		if diags.HasErrors() {
+			return nil
+		}
+		o := opts
+		o.Charts, o.Pipelines = charts[i], pipelines[i]
+		if len(p.Same) > 0 {
+			o.Skip = p.Same
+		}
+		out, ds := Render(f, o)
+		*diags = append(*diags, ds...)
+		return out
+	}
+	p.BaseOut = render(p.Base, &p.BaseDiags, 0)
+	p.HeadOut = render(p.Head, &p.HeadDiags, 1)
+	return p, nil
 }

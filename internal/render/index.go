@@ -98,7 +98,7 @@ func buildIndex(f *config.Fleet, arts []Artifact, version string, clusterHashes 
 	}
 	for _, c := range f.Clusters {
 		idx.Clusters = append(idx.Clusters, IndexCluster{ID: c.ID(), Region: c.Region.Name, Name: c.Name, Type: c.Type,
-			Sector: c.SectorName(), Environment: c.Environment(), Delete: c.Bool("delete"), DeletePipeline: c.Bool("delete_pipeline"),
+			Sector: c.SectorName(), Environment: c.Environment(), Delete: c.Deleting(), DeletePipeline: c.Bool("delete_pipeline"),
 			Hash: clusterHashes[c.ID()], Files: files(owned[c.ID()])})
 	}
 	sort.Strings(idx.Files)

@@ -52,6 +52,9 @@ type Options struct {
 	// CacheSalt is mixed into every cache key; the CLI passes a stamp of
 	// its own binary so that a rebuilt regionctl re-renders.
 	CacheSalt string
+	// Skip names clusters (by ID) not to render: a review leaves out the
+	// clusters whose inputs are the same on both sides (fleet.LoadPair).
+	Skip map[string]bool
 }
 
 // Cache stores rendered artifacts by key; safe for concurrent use.
@@ -64,6 +67,10 @@ type Cache interface {
 type Output struct {
 	Artifacts []Artifact // sorted by path, index.json included
 	Index     *Index
+	// Skipped are the clusters Options.Skip left out: their files are
+	// missing and their index entries have no files or hash. Such an output
+	// is for comparison only and is never written.
+	Skipped map[string]bool
 }
 
 // ByPath returns the artifacts as a map from path to bytes.
@@ -80,6 +87,9 @@ func (o *Output) ByPath() map[string][]byte {
 // responsible, and no output.
 func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	for _, c := range f.Clusters {
+		if opts.Skip[c.ID()] {
+			continue
+		}
 		if c.Partial || c.Effective == nil {
 			return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: c.Doc.File},
 				"Run `regionctl validate` and fix its errors first.", "cluster %s has config errors; nothing was rendered", c.ID())}
@@ -106,7 +116,9 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	perDiags := make([]diag.Diagnostics, len(f.Clusters))
 	perHash := make([]string, len(f.Clusters))
 	parallel(len(f.Clusters), func(i int) {
-		perCluster[i], perDiags[i], perHash[i] = r.cluster(f.Clusters[i])
+		if !opts.Skip[f.Clusters[i].ID()] {
+			perCluster[i], perDiags[i], perHash[i] = r.cluster(f.Clusters[i])
+		}
 	})
 	hashes := make(map[string]string, len(f.Clusters))
 	for i, c := range f.Clusters {
@@ -130,7 +142,11 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	}
 	arts = append(arts, Artifact{Path: IndexPath, Bytes: b})
 	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
-	return &Output{Artifacts: arts, Index: idx}, diags
+	var skipped map[string]bool
+	if len(opts.Skip) > 0 {
+		skipped = opts.Skip
+	}
+	return &Output{Artifacts: arts, Index: idx, Skipped: skipped}, diags
 }
 
 // MarshalIndex encodes index.json.

@@ -123,11 +123,17 @@ func cached[T any](c *Checker, key string, compute func() T) T {
 // CheckLayers validates each document against its layer's schema (unknown
 // keys, types, formats) and marks the documents that fail as Invalid.
 func (c *Checker) CheckLayers(docs *config.Documents) diag.Diagnostics {
+	return c.CheckLayersExcept(docs, nil)
+}
+
+// CheckLayersExcept is CheckLayers for the documents skip does not name (a
+// nil skip names none).
+func (c *Checker) CheckLayersExcept(docs *config.Documents, skip func(*config.Document) bool) diag.Diagnostics {
 	all := docs.All()
 	results := make([][]finding, len(all))
 	c.parallel(len(all), func(w *compiled, i int) {
 		d := all[i]
-		if d.Value == nil {
+		if d.Value == nil || (skip != nil && skip(d)) {
 			return
 		}
 		results[i] = cached(c, c.key("L", []byte{byte(d.Layer)}, d.Hash[:]), func() []finding {
@@ -169,11 +175,18 @@ type defaultValue struct {
 // #Cluster, adds the schema's defaults to it (with the schema as origin) and
 // marks clusters that fail as Partial.
 func (c *Checker) CheckClusters(f *config.Fleet) diag.Diagnostics {
+	return c.CheckClustersExcept(f, nil)
+}
+
+// CheckClustersExcept is CheckClusters for the clusters skip does not name
+// (a nil skip names none); the others keep their effective config as the
+// layers made it, without the schema's defaults.
+func (c *Checker) CheckClustersExcept(f *config.Fleet, skip func(*config.Cluster) bool) diag.Diagnostics {
 	results := make([]*clusterResult, len(f.Clusters))
 	keys := make([]string, len(f.Clusters))
 	c.parallel(len(f.Clusters), func(w *compiled, i int) {
 		cl := f.Clusters[i]
-		if cl.Partial || cl.Effective == nil {
+		if cl.Partial || cl.Effective == nil || (skip != nil && skip(cl)) {
 			return
 		}
 		in := w.clusterInput(cl.Effective)

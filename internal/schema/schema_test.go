@@ -64,3 +64,33 @@ func TestRolloutKeys(t *testing.T) {
 		t.Errorf("rollout keys %s, want %s", got, want)
 	}
 }
+
+// TestRolloutKeysHaveNoDefault: a review leaves unchecked the clusters whose
+// inputs did not change (fleet.LoadPair), so their effective configs lack
+// the schema's defaults; the skipped-wave check compares rollout values
+// across all clusters, which holds only while the schema gives none of them
+// a default.
+func TestRolloutKeysHaveNoDefault(t *testing.T) {
+	w := compiledForTest(t)
+	keys, err := RolloutKeys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		v := w.cluster
+		for _, part := range strings.Split(k, ".") {
+			if part == "*" {
+				v = v.FillPath(cue.MakePath(cue.Str("probe")), struct{}{})
+				part = "probe"
+			}
+			v = v.LookupPath(cue.MakePath(cue.Str(part).Optional()))
+		}
+		if !v.Exists() {
+			t.Errorf("rollout key %s: not found in #Cluster", k)
+			continue
+		}
+		if d, ok := v.Default(); ok {
+			t.Errorf("rollout key %s has a default (%v); fleet.LoadPair's unchecked clusters would lack it", k, d)
+		}
+	}
+}

@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/regionctl/regionctl/internal/testrepo"
+)
+
+// reviewRepo is a git repository holding the golden uneven-sectors fleet
+// (five sectors, two environments, five regions) with its deploy/ rendered
+// and committed, as a fleet repository's main is.
+type reviewRepo struct{ *testrepo.Repo }
+
+func newReviewRepo(t *testing.T) *reviewRepo {
+	t.Helper()
+	r := &reviewRepo{testrepo.Golden(t, "uneven-sectors")}
+	r.render()
+	r.Commit("fleet")
+	return r
+}
+
+func (r *reviewRepo) render() {
+	r.T.Helper()
+	var errs strings.Builder
+	if code := Run([]string{"--root", r.Dir, "--no-cache", "render"}, io.Discard, &errs); code != 0 {
+		r.T.Fatalf("render: exit %d\n%s", code, errs.String())
+	}
+}
+
+// TestIncrementalReviewMatchesFull: a review that leaves out the clusters
+// whose inputs did not change reports exactly what rendering every cluster
+// on both sides reports, for changes of every kind, drift the change adds
+// included.
+func TestIncrementalReviewMatchesFull(t *testing.T) {
+	const mc = "deploy/production/us-east-1/terraform/mc01.tfvars.json" // prod-1, untouched by the sector edits
+	for _, tc := range []struct {
+		name   string
+		before func(r *reviewRepo) // rendered and committed before the change
+		change func(r *reviewRepo)
+		head   string // "" is the working tree
+		whole  bool   // every cluster's inputs change: nothing can be left out
+	}{
+		{name: "sector change, rendered", head: "HEAD", change: func(r *reviewRepo) {
+			r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
+			r.render()
+		}},
+		{name: "sector change, not rendered yet", head: "HEAD", change: func(r *reviewRepo) {
+			r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
+		}},
+		{name: "sector change in the working tree", head: "", change: func(r *reviewRepo) {
+			r.Edit("config/sectors/stage-a.yaml", "max_update: 100%", "max_update: 100%\neks:\n  node_max: 12")
+		}},
+		{name: "hand edit of an unchanged cluster's file", head: "HEAD", change: func(r *reviewRepo) {
+			r.Edit(mc, `"node_max": 6`, `"node_max": 60`)
+		}},
+		{name: "hand removal of an unchanged cluster's file", head: "HEAD", change: func(r *reviewRepo) {
+			if err := os.Remove(filepath.Join(r.Dir, mc)); err != nil {
+				r.T.Fatal(err)
+			}
+		}},
+		{name: "file added by hand", head: "HEAD", change: func(r *reviewRepo) {
+			r.Write("deploy/production/us-east-1/effective/mc09.yaml", "eks: {}\n")
+		}},
+		{name: "hand edit beside a rendered change", head: "HEAD", change: func(r *reviewRepo) {
+			r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
+			r.render()
+			r.Edit(mc, `"node_max": 6`, `"node_max": 60`)
+		}},
+		{name: "cluster added", head: "HEAD", change: func(r *reviewRepo) {
+			r.Write("config/clusters/us-east-1/mc02.yaml", "type: management\n")
+			r.render()
+		}},
+		{name: "cluster being deleted", head: "HEAD", change: func(r *reviewRepo) {
+			r.Write("config/clusters/eu-west-1/mc02.yaml", r.Read("config/clusters/eu-west-1/mc02.yaml")+"delete: true\n")
+			r.render()
+		}},
+		{name: "global change", head: "HEAD", whole: true, change: func(r *reviewRepo) {
+			r.Edit("config/global/defaults.yaml", "node_instance_family: m6i", "node_instance_family: m7i")
+			r.render()
+		}},
+		{name: "sector change beside a cluster whose pipeline is removed", head: "HEAD",
+			before: func(r *reviewRepo) {
+				// delete_pipeline alone: the schema makes delete: true of it,
+				// and the ApplicationSet leaves out prod-1, where this is the
+				// only management cluster.
+				r.Write("config/clusters/us-east-1/mc01.yaml", r.Read("config/clusters/us-east-1/mc01.yaml")+"delete_pipeline: true\n")
+			},
+			change: func(r *reviewRepo) {
+				r.Edit("config/sectors/prod-3.yaml", "order: 7", "order: 7\neks:\n  node_max: 16")
+				r.render()
+			}},
+		{name: "chart added", head: "HEAD", whole: true, change: func(r *reviewRepo) {
+			r.Write("charts/management/logging/Chart.yaml", "apiVersion: v2\nname: logging\nversion: 0.1.0\n")
+			r.render()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newReviewRepo(t)
+			if tc.before != nil {
+				tc.before(r)
+				r.render()
+				r.Commit("before")
+			}
+			tc.change(r)
+			base := "HEAD"
+			if tc.head != "" {
+				r.Commit(tc.name)
+				base = "HEAD~1"
+			}
+			review := func(full bool) (any, int) {
+				a := &app{stdout: io.Discard, stderr: io.Discard, root: r.Dir, noCache: true, fullReview: full}
+				rep, out, _, err := a.review(base, tc.head)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return rep, len(out.Skipped)
+			}
+			full, none := review(true)
+			inc, skipped := review(false)
+			if d := cmp.Diff(full, inc); d != "" {
+				t.Errorf("the incremental review differs from the full one (-full +incremental):\n%s", d)
+			}
+			if none != 0 {
+				t.Errorf("--full left out %d clusters", none)
+			}
+			if tc.whole && skipped != 0 {
+				t.Errorf("left out %d clusters though every cluster's inputs changed", skipped)
+			}
+			if !tc.whole && skipped == 0 {
+				t.Error("the incremental review rendered every cluster")
+			}
+		})
+	}
+}
+
+// TestReviewOfAStaleBaseIsWhole: when the base's deploy/ does not list a
+// cluster (it was not rendered when committed), nothing is left out.
+func TestReviewOfAStaleBaseIsWhole(t *testing.T) {
+	r := newReviewRepo(t)
+	r.Write("config/clusters/us-east-1/mc02.yaml", "type: management\n")
+	r.Commit("a cluster, not rendered")
+	r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
+	r.render()
+	r.Commit("sector change, rendered")
+	a := &app{stdout: io.Discard, stderr: io.Discard, root: r.Dir, noCache: true}
+	rep, out, _, err := a.review("HEAD~1", "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Skipped) != 0 {
+		t.Errorf("left out %d clusters of a stale base", len(out.Skipped))
+	}
+	if len(rep.Drift) != 0 {
+		t.Errorf("drift %v", rep.Drift)
+	}
+}
