@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
 
@@ -27,6 +29,7 @@ func (a *app) review(baseRef, headRef string) (*diff.Report, *render.Output, *ob
 	if err != nil {
 		return nil, nil, nil, fail(ExitExternal, "%v", err)
 	}
+	defer repo.Close()
 	var base *object.Commit
 	baseLabel := baseRef
 	if baseRef == "" {
@@ -151,18 +154,38 @@ func indexes(idx *render.Index, ids map[string]bool) bool {
 // committedDeploy reads the deploy/ tree of fsys (path → bytes), or nil when
 // nothing is committed yet (no drift to speak of).
 func committedDeploy(fsys fs.FS) map[string][]byte {
-	deploy := map[string][]byte{}
+	var paths []string
 	_ = fs.WalkDir(fsys, deployDir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
-		}
-		if b, err := fs.ReadFile(fsys, p); err == nil {
-			deploy[strings.TrimPrefix(p, deployDir+"/")] = b
+		if err == nil && !d.IsDir() {
+			paths = append(paths, p)
 		}
 		return nil
 	})
-	if len(deploy) == 0 {
+	if len(paths) == 0 {
 		return nil
+	}
+	// Several readers: a cold page cache waits on the disk, a warm one on
+	// the kernel's copying, and a fleet's tree has thousands of files.
+	contents := make([][]byte, len(paths))
+	read := make([]bool, len(paths))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
+				b, err := fs.ReadFile(fsys, paths[i])
+				contents[i], read[i] = b, err == nil
+			}
+		}()
+	}
+	wg.Wait()
+	deploy := make(map[string][]byte, len(paths))
+	for i, p := range paths {
+		if read[i] {
+			deploy[strings.TrimPrefix(p, deployDir+"/")] = contents[i]
+		}
 	}
 	return deploy
 }

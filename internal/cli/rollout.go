@@ -46,6 +46,7 @@ the commit that gave it the value).`,
 			}
 			var history rollout.Blamer
 			if repo, err := gitbase.Open(a.root); err == nil {
+				defer repo.Close()
 				if head, err := repo.Commit("HEAD"); err == nil {
 					history = repo.Blamer(head, a.root)
 				}
@@ -109,6 +110,7 @@ Argo CD is reached like the argocd CLI does: --argocd-server (ARGOCD_SERVER),
 			opts := rollout.PromoteOptions{Now: time.Now(), SkipHealth: skipHealth,
 				Read: func(file string) ([]byte, error) { return os.ReadFile(filepath.Join(a.root, file)) }}
 			if repo, err := gitbase.Open(a.root); err == nil {
+				defer repo.Close()
 				if head, err := repo.Commit("HEAD"); err == nil {
 					opts.History = repo.Blamer(head, a.root)
 				}

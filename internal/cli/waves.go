@@ -25,6 +25,7 @@ func (a *app) waveDiagnostics(head *config.Fleet) (diag.Diagnostics, error) {
 	if err != nil {
 		return nil, nil
 	}
+	defer repo.Close()
 	base, label, err := repo.DefaultBase()
 	if err != nil {
 		return nil, nil

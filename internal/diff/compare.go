@@ -110,7 +110,7 @@ func Compare(base, head Side, rolloutKeys []string) *Report {
 	r.Affected = Affected(base.Output, head.Output)
 	r.Files, r.Pruned = fileDiffs(base.Output.ByPath(), head.Output.ByPath())
 	changedInputs := changedFiles(base.Fleet, head.Fleet)
-	r.Changes = valueChanges(base.Fleet, head.Fleet, changedInputs, rolloutKeys)
+	r.Changes = valueChanges(base.Fleet, head.Fleet, head.Output.Skipped, changedInputs, rolloutKeys)
 	r.Waves = skippedWaves(base.Fleet, head.Fleet, rolloutKeys)
 	r.Drift, r.Stale = drift(head.Deploy, base, head.Output)
 	r.Destroyed = destroyed(base.Fleet, head.Fleet)
@@ -155,13 +155,14 @@ func changedFiles(base, head *config.Fleet) map[string]bool {
 }
 
 // valueChanges lists every leaf that differs in clusters present on both
-// sides, grouping identical changes from one origin across clusters.
-func valueChanges(base, head *config.Fleet, changed map[string]bool, rolloutKeys []string) []ValueChange {
+// sides, grouping identical changes from one origin across clusters. The
+// clusters in same have identical effective configs by construction.
+func valueChanges(base, head *config.Fleet, same, changed map[string]bool, rolloutKeys []string) []ValueChange {
 	bm := clusterMap(base)
 	groups := map[string]*ValueChange{}
 	for _, hc := range head.Clusters {
 		bc := bm[hc.ID()]
-		if bc == nil || bc.Effective == nil || hc.Effective == nil {
+		if bc == nil || bc.Effective == nil || hc.Effective == nil || same[hc.ID()] {
 			continue
 		}
 		if config.Hash(bc.Effective) == config.Hash(hc.Effective) {

@@ -34,12 +34,9 @@ func skippedWaves(base, head *config.Fleet, keys []string) []SkippedWave {
 		}
 		var old map[string]*config.Value
 		if bc := bm[c.ID()]; bc != nil && bc.Effective != nil {
-			old = leaves(bc.Effective)
+			old = rolloutValues(bc.Effective, keys)
 		}
-		for p, v := range leaves(c.Effective) {
-			if !isRollout(p, keys) || v.Kind != config.String {
-				continue
-			}
+		for p, v := range rolloutValues(c.Effective, keys) {
 			k := kv{p, v.Str}
 			bySector[s][k] = true
 			if o := old[p]; old != nil && o != nil && o.Kind == config.String && o.Str == v.Str {
@@ -82,6 +79,44 @@ func skippedWaves(base, head *config.Fleet, keys []string) []SkippedWave {
 	})
 	if out == nil {
 		out = []SkippedWave{}
+	}
+	return out
+}
+
+// rolloutValues returns the strings v holds at the rollout keys' paths (a
+// "*" segment standing for every key of a map), by dotted path.
+func rolloutValues(v *config.Value, keys []string) map[string]*config.Value {
+	out := map[string]*config.Value{}
+	var walk func(v *config.Value, parts []string, path string)
+	walk = func(v *config.Value, parts []string, path string) {
+		if v == nil {
+			return
+		}
+		if len(parts) == 0 {
+			if v.Kind == config.String {
+				out[path] = v
+			}
+			return
+		}
+		if v.Kind != config.Map {
+			return
+		}
+		join := func(k string) string {
+			if path == "" {
+				return k
+			}
+			return path + "." + k
+		}
+		if parts[0] == "*" {
+			for _, f := range v.Fields {
+				walk(f.Value, parts[1:], join(f.Key))
+			}
+			return
+		}
+		walk(v.Get(parts[0]), parts[1:], join(parts[0]))
+	}
+	for _, k := range keys {
+		walk(v, strings.Split(k, "."), "")
 	}
 	return out
 }

@@ -18,15 +18,27 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // Repo is an opened repository.
 type Repo struct {
-	repo *git.Repository
+	repo    *git.Repository
+	storage *filesystem.Storage // nil unless it keeps pack files open
+}
+
+// Close closes the pack files the repository keeps open.
+func (r *Repo) Close() error {
+	if r.storage == nil {
+		return nil
+	}
+	return r.storage.Close()
 }
 
 // Open opens the repository containing dir.
@@ -34,6 +46,18 @@ func Open(dir string) (*Repo, error) {
 	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
 	if err != nil {
 		return nil, fmt.Errorf("opening the git repository at %s: %w", dir, err)
+	}
+	// Open again over the same directories, keeping the pack files open:
+	// by default go-git opens the pack anew for every object it reads.
+	if st, ok := r.Storer.(*filesystem.Storage); ok {
+		var wt billy.Filesystem
+		if w, err := r.Worktree(); err == nil {
+			wt = w.Filesystem
+		}
+		storage := filesystem.NewStorageWithOptions(st.Filesystem(), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+		if kept, err := git.Open(storage, wt); err == nil {
+			return &Repo{repo: kept, storage: storage}, nil
+		}
 	}
 	return &Repo{repo: r}, nil
 }

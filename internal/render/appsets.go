@@ -90,42 +90,53 @@ func AppSetInputs(f *config.Fleet, charts map[string][]string) []argocd.Input {
 	return out
 }
 
+// appsets renders the ApplicationSets (one per environment and cluster
+// type, each on its own core).
 func (r *renderer) appsets(f *config.Fleet) ([]Artifact, diag.Diagnostics) {
+	inputs := AppSetInputs(f, r.opts.Charts)
+	out := make([]*Artifact, len(inputs))
+	problems := make([]diag.Diagnostics, len(inputs))
+	parallel(len(inputs), func(i int) {
+		out[i], problems[i] = r.appset(inputs[i])
+	})
 	var arts []Artifact
 	var diags diag.Diagnostics
-	for _, in := range AppSetInputs(f, r.opts.Charts) {
-		set := argocd.Build(in)
-		at := diag.Pos{File: in.Sectors[0].Doc.File}
-		b, err := yaml.Marshal(set)
-		if err != nil {
-			diags = append(diags, diag.Errorf(at, err.Error(), "cannot encode the %s %s ApplicationSet", in.Environment, in.Type))
-			continue
+	for i := range inputs {
+		if out[i] != nil {
+			arts = append(arts, *out[i])
 		}
-		art := Artifact{Path: argocd.Path(in.Environment, in.Type), Bytes: append([]byte(yamlMarker+"\n"), b...)}
-		// The expansion depends on the document and the clusters' labels
-		// only: a run that saw the same ones already checked it.
-		key := r.appsetKey(art.Bytes, in)
-		if r.opts.Cache != nil {
-			if _, ok := r.opts.Cache.Get(key); ok {
-				arts = append(arts, art)
-				continue
-			}
-		}
-		apps, err := argocd.Expand(set, in)
-		if err != nil {
-			diags = append(diags, diag.Errorf(at, err.Error(), "cannot expand the %s %s ApplicationSet", in.Environment, in.Type))
-			continue
-		}
-		if problems := argocd.Check(set, in, apps); len(problems) > 0 {
-			diags = append(diags, diag.Errorf(at, strings.Join(problems, "\n"), "the %s %s ApplicationSet does not roll out sector by sector", in.Environment, in.Type))
-			continue
-		}
-		if r.opts.Cache != nil {
-			r.opts.Cache.Put(key, []byte{1})
-		}
-		arts = append(arts, art)
+		diags = append(diags, problems[i]...)
 	}
 	return arts, diags
+}
+
+func (r *renderer) appset(in argocd.Input) (*Artifact, diag.Diagnostics) {
+	set := argocd.Build(in)
+	at := diag.Pos{File: in.Sectors[0].Doc.File}
+	b, err := yaml.Marshal(set)
+	if err != nil {
+		return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode the %s %s ApplicationSet", in.Environment, in.Type)}
+	}
+	art := &Artifact{Path: argocd.Path(in.Environment, in.Type), Bytes: append([]byte(yamlMarker+"\n"), b...)}
+	// The expansion depends on the document and the clusters' labels
+	// only: a run that saw the same ones already checked it.
+	key := r.appsetKey(art.Bytes, in)
+	if r.opts.Cache != nil {
+		if _, ok := r.opts.Cache.Get(key); ok {
+			return art, nil
+		}
+	}
+	apps, err := argocd.Expand(set, in)
+	if err != nil {
+		return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot expand the %s %s ApplicationSet", in.Environment, in.Type)}
+	}
+	if problems := argocd.Check(set, in, apps); len(problems) > 0 {
+		return nil, diag.Diagnostics{diag.Errorf(at, strings.Join(problems, "\n"), "the %s %s ApplicationSet does not roll out sector by sector", in.Environment, in.Type)}
+	}
+	if r.opts.Cache != nil {
+		r.opts.Cache.Put(key, []byte{1})
+	}
+	return art, nil
 }
 
 func (r *renderer) appsetKey(doc []byte, in argocd.Input) string {

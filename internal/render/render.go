@@ -105,12 +105,16 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	}
 	g := GitOpsOf(f)
 	r := &renderer{tf: tfc, opts: opts, source: tekton.Source{RepoURL: g.RepoURL, Revision: g.Revision}}
+	perRegion := make([][]Artifact, len(f.Regions))
+	perRegionDiags := make([]diag.Diagnostics, len(f.Regions))
+	parallel(len(f.Regions), func(i int) {
+		perRegion[i], perRegionDiags[i] = r.cachedRegion(f.Regions[i])
+	})
 	var arts []Artifact
 	var diags diag.Diagnostics
-	for _, reg := range f.Regions {
-		a, ds := r.cachedRegion(reg)
-		arts = append(arts, a...)
-		diags = append(diags, ds...)
+	for i := range f.Regions {
+		arts = append(arts, perRegion[i]...)
+		diags = append(diags, perRegionDiags[i]...)
 	}
 	perCluster := make([][]Artifact, len(f.Clusters))
 	perDiags := make([]diag.Diagnostics, len(f.Clusters))
