@@ -75,7 +75,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-var ops = []string{"validate cold", "validate unchanged", "validate+render cold", "validate+render cold, current", "render unchanged", "render --diff cold", "render --diff warm", "affected warm"}
+var ops = []string{"validate cold", "validate unchanged", "validate+render cold", "validate+render cold, current", "render unchanged", "render --diff cold", "render --diff cold, --full", "render --diff warm", "affected cold", "affected warm"}
 
 func printTable() {
 	fmt.Printf("\n%-30s %8s %12s %14s %10s %16s\n", "operation", "clusters", "time/op", "allocs/op", "peak RSS", "time ratio")
@@ -381,6 +381,12 @@ func BenchmarkScale(b *testing.B) {
 				peak(b, "render --diff cold", s.clusters, fx.dir, append(diffArgs, "--no-cache")...)
 				measure(b, "render --diff cold", s.clusters, func() { run(append(diffArgs, "--no-cache")...) })
 			})
+			b.Run("diff-cold-full", func(b *testing.B) {
+				// Every cluster checked and rendered on both sides: the
+				// review before it learnt to skip the unchanged ones.
+				peak(b, "render --diff cold, --full", s.clusters, fx.dir, append(diffArgs, "--no-cache", "--full")...)
+				measure(b, "render --diff cold, --full", s.clusters, func() { run(append(diffArgs, "--no-cache", "--full")...) })
+			})
 			b.Run("diff-warm", func(b *testing.B) {
 				// The file cache warmed by one run, then measured.
 				peak(b, "render --diff warm", s.clusters, fx.dir, diffArgs...)
@@ -389,6 +395,10 @@ func BenchmarkScale(b *testing.B) {
 				measure(b, "render --diff warm", s.clusters, func() { run(diffArgs...) })
 			})
 			affectedArgs := []string{"affected", "--base", "HEAD~1", "--head", "HEAD", "--emit", "json"}
+			b.Run("affected-cold", func(b *testing.B) {
+				peak(b, "affected cold", s.clusters, fx.dir, append(affectedArgs, "--no-cache")...)
+				measure(b, "affected cold", s.clusters, func() { run(append(affectedArgs, "--no-cache")...) })
+			})
 			b.Run("affected-warm", func(b *testing.B) {
 				peak(b, "affected warm", s.clusters, fx.dir, affectedArgs...)
 				measure(b, "affected warm", s.clusters, func() { run(affectedArgs...) })

@@ -30,7 +30,7 @@ for 'kubectl create -f -'.`,
 			if emit != "json" && emit != "pipelineruns" && emit != "text" {
 				return fail(ExitUsage, "--emit must be json or pipelineruns, not %q", emit)
 			}
-			r, headOut, headCommit, err := a.review(base, head)
+			r, headOut, headCommit, err := a.review(base, head, false) // affected shows no drift
 			if err != nil {
 				return err
 			}

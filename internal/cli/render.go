@@ -164,7 +164,7 @@ func (a *app) runDiff(base, format string) error {
 	if format != "text" && format != "markdown" && format != "json" {
 		return fail(ExitUsage, "--format must be text, markdown or json, not %q", format)
 	}
-	r, _, _, err := a.review(base, "")
+	r, _, _, err := a.review(base, "", true)
 	if err != nil {
 		return err
 	}

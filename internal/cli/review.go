@@ -19,12 +19,13 @@ import (
 )
 
 // review renders a base ref and a head (a ref, or the working tree when
-// headRef is empty) and compares them. When the base's committed deploy/
+// headRef is empty) and compares them; with drift, it also holds the head's
+// committed deploy/ to the head's render. When the base's committed deploy/
 // was rendered by this version of regionctl, the clusters whose inputs are
 // the same on both sides are neither checked nor rendered (they cannot
 // differ), and the head's committed files of those clusters are held to the
 // base's for drift.
-func (a *app) review(baseRef, headRef string) (*diff.Report, *render.Output, *object.Commit, error) {
+func (a *app) review(baseRef, headRef string, drift bool) (*diff.Report, *render.Output, *object.Commit, error) {
 	repo, err := gitbase.Open(a.root)
 	if err != nil {
 		return nil, nil, nil, fail(ExitExternal, "%v", err)
@@ -101,13 +102,16 @@ func (a *app) review(baseRef, headRef string) (*diff.Report, *render.Output, *ob
 		}
 	}
 	baseSide := diff.Side{Label: baseLabel, Fleet: pair.Base, Output: pair.BaseOut}
-	if len(pair.Same) > 0 {
+	if len(pair.Same) > 0 && drift {
 		if baseSide.Committed, err = gitbase.BlobHashes(base, deployDir); err != nil {
 			return nil, nil, nil, fail(ExitExternal, "%v", err)
 		}
 		baseSide.Index = baseIndex
 	}
-	headSide := diff.Side{Label: headLabel, Fleet: pair.Head, Output: pair.HeadOut, Deploy: committedDeploy(headFS)}
+	headSide := diff.Side{Label: headLabel, Fleet: pair.Head, Output: pair.HeadOut}
+	if drift {
+		headSide.Deploy = committedDeploy(headFS)
+	}
 	keys, err := schema.RolloutKeys()
 	if err != nil {
 		return nil, nil, nil, fail(ExitExternal, "%v", err)

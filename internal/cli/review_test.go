@@ -115,7 +115,7 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 			}
 			review := func(full bool) (any, int) {
 				a := &app{stdout: io.Discard, stderr: io.Discard, root: r.Dir, noCache: true, fullReview: full}
-				rep, out, _, err := a.review(base, tc.head)
+				rep, out, _, err := a.review(base, tc.head, true)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -149,7 +149,7 @@ func TestReviewOfAStaleBaseIsWhole(t *testing.T) {
 	r.render()
 	r.Commit("sector change, rendered")
 	a := &app{stdout: io.Discard, stderr: io.Discard, root: r.Dir, noCache: true}
-	rep, out, _, err := a.review("HEAD~1", "HEAD")
+	rep, out, _, err := a.review("HEAD~1", "HEAD", true)
 	if err != nil {
 		t.Fatal(err)
 	}
