@@ -118,10 +118,7 @@ func getFixture(b *testing.B, clusters int, o fleetgen.Options) *fixture {
 	if f := fixtures[clusters]; f != nil {
 		return f
 	}
-	dir, err := os.MkdirTemp("", fmt.Sprintf("fleet-%d-", clusters))
-	if err != nil {
-		b.Fatal(err)
-	}
+	dir := leftover(b, fmt.Sprintf("fleet-%d-", clusters))
 	files := fleetgen.Generate(o)
 	for _, t := range []string{"regional", "management"} {
 		for _, c := range fleetgen.Charts[t] {
@@ -170,13 +167,21 @@ func getFixture(b *testing.B, clusters int, o fleetgen.Options) *fixture {
 	sector := "config/sectors/sector-2.yaml"
 	files[sector] = []byte(strings.Replace(string(files[sector]), "soak: 72h", "soak: 72h\neks:\n  node_max: 16", 1))
 	write()
-	render()
-	commit("one sector change")
-	// A clone holds its objects packed, not loose: read them as CI would.
-	if err := g.RepackObjects(&git.RepackConfig{}); err != nil {
+	// Rendered afresh rather than over the first tree, which would delete
+	// the files it replaces (see settle); the first tree is moved aside
+	// and removed at the end.
+	if err := os.Rename(filepath.Join(dir, "deploy"), filepath.Join(leftover(b, "first-deploy-"), "deploy")); err != nil {
 		b.Fatal(err)
 	}
-	f := &fixture{dir: dir, fs: files}
+	render()
+	commit("one sector change")
+	// Measured in a clone, whose objects are packed as CI's checkout's are
+	// (the repository built here holds them loose).
+	clone := leftover(b, fmt.Sprintf("fleet-%d-clone-", clusters))
+	if _, err := git.PlainClone(clone, false, &git.CloneOptions{URL: dir}); err != nil {
+		b.Fatal(err)
+	}
+	f := &fixture{dir: clone, fs: files}
 	fixtures[clusters] = f
 	return f
 }
@@ -213,7 +218,10 @@ func measure(b *testing.B, name string, clusters int, op func()) {
 
 // leftovers are directories the benchmarks wrote, removed only when all
 // have run (see settle).
-var leftovers []string
+var (
+	leftovers   []string
+	leftoversMu sync.Mutex
+)
 
 // leftover makes a temporary directory removed at the end of the run.
 func leftover(b *testing.B, pattern string) string {
@@ -221,26 +229,26 @@ func leftover(b *testing.B, pattern string) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	mu.Lock()
+	leftoversMu.Lock()
 	leftovers = append(leftovers, dir)
-	mu.Unlock()
+	leftoversMu.Unlock()
 	return dir
 }
 
-// settle lets the file system forget recent deletions before a render
-// that creates every file is timed. On ext4 without a journal (this
-// machine's root file system) the inode allocator skips inodes deleted in
-// the last 30 seconds, five minutes while their inode table is not written
-// back, and looks each one up as it goes: right after a few thousand
-// deletions, creating 9,400 files in 1,000 new directories took 5 s
-// instead of 0.35 s, all of it in the kernel (perf: recently_deleted in
-// __ext4_new_inode). A repository's first render follows a clone, not a
-// deletion, so the benchmark deletes nothing until the end and waits here
-// for what the fixtures and earlier sizes deleted.
-func settle() {
+// settle lets the file system forget deletions made before the benchmark
+// ran (by an earlier run's clean-up) before a render that creates every
+// file is timed. On ext4 without a journal (this machine's root file
+// system) the inode allocator skips inodes deleted in the last 30 seconds,
+// or 5 minutes while their inode table block is dirty (as creating files
+// beside them makes it), looking each one up as it goes: right after a few
+// thousand deletions, creating 9,400 files in 1,000 new directories took
+// 5 s instead of 0.35 s, all of it in the kernel (perf: recently_deleted
+// under __ext4_new_inode). A repository's first render follows a clone,
+// not a deletion, so the benchmark itself deletes nothing until the end.
+var settle = sync.OnceFunc(func() {
 	syscall.Sync()
 	time.Sleep(35 * time.Second)
-}
+})
 
 // peak runs the regionctl binary ($REGIONCTL_BIN) and records its peak RSS.
 //
@@ -337,7 +345,7 @@ func BenchmarkScale(b *testing.B) {
 			b.Run("render-cold-current", func(b *testing.B) {
 				// A fresh clone: deploy/ is committed and current, nothing is
 				// cached (CI's render --check --no-cache, a first render).
-				dir := filepath.Join(b.TempDir(), "deploy")
+				dir := filepath.Join(leftover(b, "deploy-"), "deploy")
 				_, out, _, _ := render.FromFS(fsys, checker(b, nil), render.Options{Version: "bench"})
 				deploytree.Write(deploytree.OS{}, dir, out, deploytree.Options{})
 				measure(b, "validate+render cold, current", s.clusters, func() {
@@ -352,7 +360,7 @@ func BenchmarkScale(b *testing.B) {
 			})
 			b.Run("render-unchanged", func(b *testing.B) {
 				mem := cache.NewMemory()
-				dir := filepath.Join(b.TempDir(), "deploy")
+				dir := filepath.Join(leftover(b, "deploy-"), "deploy")
 				_, out, _, _ := render.FromFS(fsys, checker(b, mem), render.Options{Version: "bench", Cache: mem})
 				deploytree.Write(deploytree.OS{}, dir, out, deploytree.Options{})
 				measure(b, "render unchanged", s.clusters, func() {
