@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -200,14 +201,18 @@ func measure(b *testing.B, name string, clusters int, op func()) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	b.ResetTimer()
-	start := time.Now()
+	times := make([]time.Duration, b.N)
 	for i := 0; i < b.N; i++ {
+		start := time.Now()
 		op()
+		times[i] = time.Since(start)
 	}
-	elapsed := time.Since(start)
 	b.StopTimer()
 	runtime.ReadMemStats(&after)
-	r := result{op: name, clusters: clusters, perOp: elapsed / time.Duration(b.N), allocs: (after.Mallocs - before.Mallocs) / uint64(b.N)}
+	// The median: on a shared 2-core machine one slow run in five would
+	// otherwise move a growth ratio by a tenth.
+	slices.Sort(times)
+	r := result{op: name, clusters: clusters, perOp: times[len(times)/2], allocs: (after.Mallocs - before.Mallocs) / uint64(b.N)}
 	mu.Lock()
 	if old, ok := results[fmt.Sprintf("%s/%d", name, clusters)]; ok {
 		r.peakMiB = old.peakMiB
