@@ -22,6 +22,7 @@ import (
 	"github.com/regionctl/regionctl/internal/deploytree"
 	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/fleetgen"
+	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/schema"
 )
@@ -76,7 +77,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-var ops = []string{"validate cold", "validate unchanged", "validate+render cold", "validate+render cold, current", "render unchanged", "render --diff cold", "render --diff cold, --full", "render --diff warm", "affected cold", "affected warm"}
+var ops = []string{"validate cold", "validate unchanged", "validate+render cold", "validate+render cold, current", "render unchanged", "render changed sector, warm", "render --diff cold", "render --diff cold, --full", "render --diff warm", "affected cold", "affected warm"}
 
 func printTable() {
 	fmt.Printf("\n%-30s %8s %12s %14s %10s %16s\n", "operation", "clusters", "time/op", "allocs/op", "peak RSS", "time ratio")
@@ -107,8 +108,9 @@ func printTable() {
 // fixture is a generated fleet committed to a git repository, with a second
 // commit changing one line of one sector.
 type fixture struct {
-	dir string
-	fs  fleetgen.Files
+	dir        string
+	fs         fleetgen.Files
+	baseDeploy string // the first commit's deploy/, rendered before the change
 }
 
 var fixtures = map[int]*fixture{}
@@ -171,7 +173,8 @@ func getFixture(b *testing.B, clusters int, o fleetgen.Options) *fixture {
 	// Rendered afresh rather than over the first tree, which would delete
 	// the files it replaces (see settle); the first tree is moved aside
 	// and removed at the end.
-	if err := os.Rename(filepath.Join(dir, "deploy"), filepath.Join(leftover(b, "first-deploy-"), "deploy")); err != nil {
+	baseDeploy := filepath.Join(leftover(b, "first-deploy-"), "deploy")
+	if err := os.Rename(filepath.Join(dir, "deploy"), baseDeploy); err != nil {
 		b.Fatal(err)
 	}
 	render()
@@ -182,7 +185,7 @@ func getFixture(b *testing.B, clusters int, o fleetgen.Options) *fixture {
 	if _, err := git.PlainClone(clone, false, &git.CloneOptions{URL: dir}); err != nil {
 		b.Fatal(err)
 	}
-	f := &fixture{dir: clone, fs: files}
+	f := &fixture{dir: clone, fs: files, baseDeploy: baseDeploy}
 	fixtures[clusters] = f
 	return f
 }
@@ -197,22 +200,33 @@ func checker(b *testing.B, c schema.Cache) *schema.Checker {
 
 // measure runs op b.N times and records time and allocations per op.
 func measure(b *testing.B, name string, clusters int, op func()) {
+	measureEach(b, name, clusters, nil, op)
+}
+
+// measureEach is measure with an untimed setup before each run of op,
+// whose allocations are not counted either.
+func measureEach(b *testing.B, name string, clusters int, setup, op func()) {
+	var allocs uint64
 	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
 	b.ResetTimer()
 	times := make([]time.Duration, b.N)
 	for i := 0; i < b.N; i++ {
+		if setup != nil {
+			setup()
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&before)
 		start := time.Now()
 		op()
 		times[i] = time.Since(start)
+		runtime.ReadMemStats(&after)
+		allocs += after.Mallocs - before.Mallocs
 	}
 	b.StopTimer()
-	runtime.ReadMemStats(&after)
 	// The median: on a shared 2-core machine one slow run in five would
 	// otherwise move a growth ratio by a tenth.
 	slices.Sort(times)
-	r := result{op: name, clusters: clusters, perOp: times[len(times)/2], allocs: (after.Mallocs - before.Mallocs) / uint64(b.N)}
+	r := result{op: name, clusters: clusters, perOp: times[len(times)/2], allocs: allocs / uint64(b.N)}
 	mu.Lock()
 	if old, ok := results[fmt.Sprintf("%s/%d", name, clusters)]; ok {
 		r.peakMiB = old.peakMiB
@@ -375,6 +389,39 @@ func BenchmarkScale(b *testing.B) {
 					}
 					if ch, err := deploytree.Write(deploytree.OS{}, dir, out, deploytree.Options{}); err != nil || !ch.Clean() {
 						b.Fatal(err)
+					}
+				})
+			})
+			b.Run("render-changed", func(b *testing.B) {
+				// The one-line sector change rendered with the cache warm
+				// from the base, then compared with the base's deploy/:
+				// only the clusters the change reaches are encoded, and
+				// only their files would be written (the writing is left
+				// out: replacing files deletes the old ones, see settle).
+				gb, err := gitbase.Open(fx.dir)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer gb.Close()
+				baseCommit, err := gb.Commit("HEAD~1")
+				if err != nil {
+					b.Fatal(err)
+				}
+				baseFS, _ := gb.FS(baseCommit)
+				var mem *cache.Memory
+				measureEach(b, "render changed sector, warm", s.clusters, func() {
+					mem = cache.NewMemory()
+					if _, _, d, err := render.FromFS(baseFS, checker(b, mem), render.Options{Version: "bench", Cache: mem}); err != nil || d.HasErrors() {
+						b.Fatal(err, d)
+					}
+				}, func() {
+					_, out, d, err := render.FromFS(fsys, checker(b, mem), render.Options{Version: "bench", Cache: mem})
+					if err != nil || d.HasErrors() {
+						b.Fatal(err, d)
+					}
+					ch, _, err := deploytree.Plan(deploytree.OS{}, fx.baseDeploy, out)
+					if err != nil || len(ch.Changed) == 0 || len(ch.Changed) > len(out.Artifacts)/2 {
+						b.Fatalf("plan: %v, %d of %d files changed", err, len(ch.Changed), len(out.Artifacts))
 					}
 				})
 			})
