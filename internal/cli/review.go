@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -128,11 +127,11 @@ func committedIndex(fsys fs.FS) *render.Index {
 	if err != nil {
 		return nil
 	}
-	var idx render.Index
-	if json.Unmarshal(b, &idx) != nil || idx.Generator != "regionctl "+Version {
+	idx, err := render.ParseIndex(b)
+	if err != nil || idx.Generator != "regionctl "+Version {
 		return nil
 	}
-	return &idx
+	return idx
 }
 
 // indexes reports whether idx lists every cluster of ids.

@@ -2,7 +2,6 @@ package deploytree
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -93,11 +92,11 @@ func ReadIndex(disk Disk, dir string) (*render.Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", p, err)
 	}
-	var idx render.Index
-	if err := json.Unmarshal(b, &idx); err != nil {
+	idx, err := render.ParseIndex(b)
+	if err != nil {
 		return nil, fmt.Errorf("%s is not an index regionctl wrote: %w", p, err)
 	}
-	return &idx, nil
+	return idx, nil
 }
 
 // ForeignFilesError refuses a write that would drop files regionctl did not

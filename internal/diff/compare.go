@@ -337,10 +337,6 @@ func drift(committed map[string][]byte, baseSide Side, head *render.Output) ([]s
 	stale := 0
 	reused := reusedFiles(baseSide, head.Skipped)
 	for p, want := range reused {
-		if _, ok := rendered[p]; ok {
-			delete(reused, p) // never so: a skipped cluster's file is not rendered
-			continue
-		}
 		if c, ok := committed[p]; !ok || plumbing.ComputeHash(plumbing.BlobObject, c) != want {
 			d = append(d, p)
 		}

@@ -26,14 +26,9 @@ type repo struct{ *testrepo.Repo }
 // charts, committed on main.
 func newRepo(t *testing.T) *repo {
 	r := &repo{testrepo.Golden(t, "uneven-sectors")}
-	r.commit("base fleet")
+	r.Commit("base fleet")
 	return r
 }
-
-func (r *repo) write(name, content string)      { r.Write(name, content) }
-func (r *repo) read(name string) string         { return r.Read(name) }
-func (r *repo) remove(name string)              { r.Remove(name) }
-func (r *repo) commit(msg string) plumbing.Hash { return r.Commit(msg) }
 
 // renderDeploy renders the working tree into deploy/, as `regionctl render`.
 func (r *repo) renderDeploy(c *schema.Checker) {
@@ -102,8 +97,8 @@ func ids(as []diff.AffectedCluster) string {
 
 func TestGlobalChangeReachesEveryCluster(t *testing.T) {
 	r, c := newRepo(t), checker(t)
-	r.write("config/global/defaults.yaml", strings.Replace(r.read("config/global/defaults.yaml"), `version: "1.31"`, `version: "1.32"`, 1))
-	r.commit("eks 1.32 everywhere")
+	r.Write("config/global/defaults.yaml", strings.Replace(r.Read("config/global/defaults.yaml"), `version: "1.31"`, `version: "1.32"`, 1))
+	r.Commit("eks 1.32 everywhere")
 	rep := r.compare(c, "HEAD~1", "HEAD")
 	if len(rep.Affected) != 11 || len(diff.Runs(rep.Affected)) != 11 {
 		t.Errorf("affected %d clusters, %d runs: %s", len(rep.Affected), len(diff.Runs(rep.Affected)), ids(rep.Affected))
@@ -124,8 +119,8 @@ func TestGlobalChangeReachesEveryCluster(t *testing.T) {
 
 func TestSectorChangeStaysInTheSector(t *testing.T) {
 	r, c := newRepo(t), checker(t)
-	r.write("config/sectors/prod-2.yaml", r.read("config/sectors/prod-2.yaml")+"eks:\n  node_max: 9\n")
-	r.commit("bigger nodes groups in prod-2")
+	r.Write("config/sectors/prod-2.yaml", r.Read("config/sectors/prod-2.yaml")+"eks:\n  node_max: 9\n")
+	r.Commit("bigger nodes groups in prod-2")
 	rep := r.compare(c, "HEAD~1", "HEAD")
 	if got := ids(rep.Affected); got != "eu-west-1/mc01:changed:regional eu-west-1/mc02:changed:regional eu-west-1/regional:changed:central" {
 		t.Errorf("affected %s", got)
@@ -137,8 +132,8 @@ func TestSectorChangeStaysInTheSector(t *testing.T) {
 
 func TestHelmValuesOnlyNeedNoPipeline(t *testing.T) {
 	r, c := newRepo(t), checker(t)
-	r.write("config/clusters/us-east-1/mc01.yaml", "type: management\ncomponents:\n  hypershift-operator:\n    values:\n      replicas: 5\n")
-	r.commit("more operator replicas")
+	r.Write("config/clusters/us-east-1/mc01.yaml", "type: management\ncomponents:\n  hypershift-operator:\n    values:\n      replicas: 5\n")
+	r.Commit("more operator replicas")
 	rep := r.compare(c, "HEAD~1", "HEAD")
 	if got := ids(rep.Affected); got != "us-east-1/mc01:changed:none" {
 		t.Errorf("affected %s", got)
@@ -150,8 +145,8 @@ func TestHelmValuesOnlyNeedNoPipeline(t *testing.T) {
 
 func TestClusterAdded(t *testing.T) {
 	r, c := newRepo(t), checker(t)
-	r.write("config/clusters/us-east-1/mc02.yaml", "type: management\n")
-	r.commit("add us-east-1/mc02")
+	r.Write("config/clusters/us-east-1/mc02.yaml", "type: management\n")
+	r.Commit("add us-east-1/mc02")
 	rep := r.compare(c, "HEAD~1", "HEAD")
 	if got := ids(rep.Affected); got != "us-east-1/mc02:added:regional" {
 		t.Errorf("affected %s", got)
@@ -163,12 +158,12 @@ func TestClusterAdded(t *testing.T) {
 
 func TestClusterDeletedInTwoPhases(t *testing.T) {
 	r, c := newRepo(t), checker(t)
-	r.write("config/clusters/eu-west-1/mc02.yaml", "type: management\ndelete: true\n")
-	r.commit("destroy eu-west-1/mc02")
-	r.write("config/clusters/eu-west-1/mc02.yaml", "type: management\ndelete: true\ndelete_pipeline: true\n")
-	r.commit("remove its pipeline")
-	r.remove("config/clusters/eu-west-1/mc02.yaml")
-	r.commit("remove its file")
+	r.Write("config/clusters/eu-west-1/mc02.yaml", "type: management\ndelete: true\n")
+	r.Commit("destroy eu-west-1/mc02")
+	r.Write("config/clusters/eu-west-1/mc02.yaml", "type: management\ndelete: true\ndelete_pipeline: true\n")
+	r.Commit("remove its pipeline")
+	r.Remove("config/clusters/eu-west-1/mc02.yaml")
+	r.Commit("remove its file")
 
 	phase1 := r.compare(c, "HEAD~3", "HEAD~2")
 	if got := ids(phase1.Affected); got != "eu-west-1/mc02:destroyed:regional" {
@@ -197,9 +192,9 @@ func TestRenames(t *testing.T) {
 	r, c := newRepo(t), checker(t)
 	// Renaming a layer file without changing what it says changes no value
 	// and starts no pipeline; only the origins in effective/ name the new file.
-	r.write("config/global/00-defaults.yaml", r.read("config/global/defaults.yaml"))
-	r.remove("config/global/defaults.yaml")
-	r.commit("rename the global file")
+	r.Write("config/global/00-defaults.yaml", r.Read("config/global/defaults.yaml"))
+	r.Remove("config/global/defaults.yaml")
+	r.Commit("rename the global file")
 	rep := r.compare(c, "HEAD~1", "HEAD")
 	if len(rep.Changes) != 0 || len(diff.Runs(rep.Affected)) != 0 || len(rep.Affected) != 11 {
 		t.Errorf("a global file rename: %d changes, %s", len(rep.Changes), ids(rep.Affected))
@@ -210,9 +205,9 @@ func TestRenames(t *testing.T) {
 		}
 	}
 	// Renaming a cluster is a new cluster and a removed one.
-	r.write("config/clusters/us-east-1/mc09.yaml", r.read("config/clusters/us-east-1/mc01.yaml"))
-	r.remove("config/clusters/us-east-1/mc01.yaml")
-	r.commit("rename us-east-1/mc01 to mc09")
+	r.Write("config/clusters/us-east-1/mc09.yaml", r.Read("config/clusters/us-east-1/mc01.yaml"))
+	r.Remove("config/clusters/us-east-1/mc01.yaml")
+	r.Commit("rename us-east-1/mc01 to mc09")
 	rep = r.compare(c, "HEAD~1", "HEAD")
 	if got := ids(rep.Affected); got != "us-east-1/mc01:removed:none us-east-1/mc09:added:regional" {
 		t.Errorf("cluster rename: %s", got)
@@ -224,9 +219,9 @@ func TestRenames(t *testing.T) {
 
 func TestReformatReportsNothing(t *testing.T) {
 	r, c := newRepo(t), checker(t)
-	r.write("config/sectors/prod-1.yaml", "# The first production wave.\n\nmax_update:   1\nenvironment: production   # prod\norder: 1\n")
-	r.write("config/global/defaults.yaml", "# Reformatted.\n"+strings.ReplaceAll(r.read("config/global/defaults.yaml"), "  ", "    "))
-	r.commit("reformat")
+	r.Write("config/sectors/prod-1.yaml", "# The first production wave.\n\nmax_update:   1\nenvironment: production   # prod\norder: 1\n")
+	r.Write("config/global/defaults.yaml", "# Reformatted.\n"+strings.ReplaceAll(r.Read("config/global/defaults.yaml"), "  ", "    "))
+	r.Commit("reformat")
 	rep := r.compare(c, "HEAD~1", "HEAD")
 	if !rep.Empty() || len(rep.Changes) != 0 || len(rep.Sectors) != 0 {
 		t.Errorf("a reformat reports %d affected, %d files, %d changes", len(rep.Affected), len(rep.Files), len(rep.Changes))
@@ -236,10 +231,10 @@ func TestReformatReportsNothing(t *testing.T) {
 func TestHandEditOfDeployIsDrift(t *testing.T) {
 	r, c := newRepo(t), checker(t)
 	r.renderDeploy(c)
-	r.commit("render")
+	r.Commit("render")
 	p := "deploy/production/us-east-1/terraform/mc01.tfvars.json"
-	r.write(p, strings.Replace(r.read(p), `"node_max": 6`, `"node_max": 60`, 1))
-	r.commit("hot fix by hand")
+	r.Write(p, strings.Replace(r.Read(p), `"node_max": 6`, `"node_max": 60`, 1))
+	r.Commit("hot fix by hand")
 	rep := r.compare(c, "HEAD~1", "HEAD")
 	if len(rep.Drift) != 1 || rep.Drift[0] != strings.TrimPrefix(p, "deploy/") {
 		t.Errorf("drift %v", rep.Drift)
@@ -257,13 +252,13 @@ func TestDefaultBaseIsTheMergeBase(t *testing.T) {
 	if err := r.WT.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("feature"), Create: true}); err != nil {
 		t.Fatal(err)
 	}
-	r.write("config/sectors/prod-3.yaml", r.read("config/sectors/prod-3.yaml")+"eks:\n  node_max: 8\n")
-	r.commit("feature: prod-3 node_max")
+	r.Write("config/sectors/prod-3.yaml", r.Read("config/sectors/prod-3.yaml")+"eks:\n  node_max: 8\n")
+	r.Commit("feature: prod-3 node_max")
 	if err := r.WT.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("main")}); err != nil {
 		t.Fatal(err)
 	}
-	r.write("config/sectors/prod-1.yaml", r.read("config/sectors/prod-1.yaml")+"eks:\n  node_max: 7\n")
-	r.commit("main: prod-1 node_max")
+	r.Write("config/sectors/prod-1.yaml", r.Read("config/sectors/prod-1.yaml")+"eks:\n  node_max: 7\n")
+	r.Commit("main: prod-1 node_max")
 	if err := r.WT.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("feature")}); err != nil {
 		t.Fatal(err)
 	}
@@ -292,14 +287,14 @@ func TestDefaultBaseIsTheMergeBase(t *testing.T) {
 
 func TestSkippedWaveAndException(t *testing.T) {
 	r, c := newRepo(t), checker(t)
-	r.write("config/sectors/prod-2.yaml", r.read("config/sectors/prod-2.yaml")+"eks:\n  version: \"1.32\"\n")
-	r.commit("1.32 straight to prod-2")
+	r.Write("config/sectors/prod-2.yaml", r.Read("config/sectors/prod-2.yaml")+"eks:\n  version: \"1.32\"\n")
+	r.Commit("1.32 straight to prod-2")
 	rep := r.compare(c, "HEAD~1", "HEAD")
 	if len(rep.Waves) != 1 || rep.Waves[0].Sector != "prod-2" || strings.Join(rep.Waves[0].Missing, ",") != "stage-a,prod-1" || rep.Waves[0].Exception != "" {
 		t.Errorf("waves %+v", rep.Waves)
 	}
-	r.write("config/sectors/prod-2.yaml", r.read("config/sectors/prod-2.yaml")+"rollout_exceptions:\n  - key: eks.version\n    value: \"1.32\"\n    reason: CVE-2026-1234 is fixed only in 1.32\n")
-	r.commit("say why")
+	r.Write("config/sectors/prod-2.yaml", r.Read("config/sectors/prod-2.yaml")+"rollout_exceptions:\n  - key: eks.version\n    value: \"1.32\"\n    reason: CVE-2026-1234 is fixed only in 1.32\n")
+	r.Commit("say why")
 	rep = r.compare(c, "HEAD~2", "HEAD")
 	if len(rep.Waves) != 1 || rep.Waves[0].Exception != "CVE-2026-1234 is fixed only in 1.32" {
 		t.Errorf("waves with exception %+v", rep.Waves)

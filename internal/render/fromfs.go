@@ -37,14 +37,12 @@ func FromFS(fsys fs.FS, checker *schema.Checker, opts Options) (*config.Fleet, *
 	return f, out, append(diags, rdiags...), nil
 }
 
-// Pair is the two renders of a review.
+// Pair is the two renders of a review: the fleets as loaded (Same names
+// the clusters neither side checked nor rendered; empty for a whole
+// render), and their outputs.
 type Pair struct {
-	Base, Head           *config.Fleet
-	BaseOut, HeadOut     *Output // nil on a side whose diagnostics hold errors
-	BaseDiags, HeadDiags diag.Diagnostics
-	// Same names the clusters neither side checked nor rendered, their
-	// inputs being identical (fleet.LoadPair); empty for a whole render.
-	Same map[string]bool
+	*fleet.Pair
+	BaseOut, HeadOut *Output // nil on a side whose diagnostics hold errors
 }
 
 // FromFSPair loads and renders the base and head of a review. With
@@ -64,11 +62,10 @@ func FromFSPair(baseFS, headFS fs.FS, checker *schema.Checker, opts Options, inc
 			return nil, fmt.Errorf("reading %s: %w", tekton.Dir, err)
 		}
 	}
-	p := &Pair{Same: map[string]bool{}}
+	p := &Pair{Pair: &fleet.Pair{Same: map[string]bool{}}}
 	if incremental && reflect.DeepEqual(charts[0], charts[1]) && (pipelines[0] == nil) == (pipelines[1] == nil) &&
 		pipelines[0].Signature() == pipelines[1].Signature() {
-		lp := fleet.LoadPair(baseFS, headFS, "config", checker)
-		p.Base, p.Head, p.BaseDiags, p.HeadDiags, p.Same = lp.Base, lp.Head, lp.BaseDiags, lp.HeadDiags, lp.Same
+		p.Pair = fleet.LoadPair(baseFS, headFS, "config", checker)
 	} else {
 		p.Base, p.BaseDiags = fleet.Load(baseFS, "config", checker)
 		p.Head, p.HeadDiags = fleet.Load(headFS, "config", checker)

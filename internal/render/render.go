@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/gob"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
@@ -155,6 +156,15 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 
 // MarshalIndex encodes index.json.
 func MarshalIndex(idx *Index) ([]byte, error) { return tfvars.MarshalJSON(idx) }
+
+// ParseIndex decodes index.json.
+func ParseIndex(b []byte) (*Index, error) {
+	var idx Index
+	if err := json.Unmarshal(b, &idx); err != nil {
+		return nil, err
+	}
+	return &idx, nil
+}
 
 // Memo keeps decoded artifacts of cached clusters for one invocation, keyed
 // like the cache (content hashes): the two renders of a review share most
