@@ -16,3 +16,15 @@ const (
 	ManagementCluster = "management-cluster"
 	CentralBootstrap  = "central-bootstrap"
 )
+
+// Runtime are the variables of each root that a pipeline passes when it
+// runs the root, because only AWS knows them then (account and
+// organisation ids) or they name the identity the root acts through.
+// Rendered variables files never set them, and render does not ask for
+// them; Terraform refuses to run a root without them.
+var Runtime = map[string][]string{
+	RegionalCluster:   {"account_id", "assume_role_arn", "assume_role_session_name"},
+	ManagementCluster: {"account_id", "assume_role_arn", "assume_role_external_id", "assume_role_session_name"},
+	CentralBootstrap: {"account_id", "assume_role_arn", "assume_role_session_name", "management_account_id", "management_ou_id",
+		"organization_id", "platform_api_endpoint", "regional_oidc_issuer", "root_id"},
+}

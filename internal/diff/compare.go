@@ -369,20 +369,27 @@ func drift(committed map[string][]byte, baseSide Side, head *render.Output) ([]s
 }
 
 // reusedFiles are the base's committed files (path → blob hash) of the
-// clusters neither side rendered.
+// clusters and regions neither side rendered.
 func reusedFiles(base Side, skipped map[string]bool) map[string]plumbing.Hash {
 	out := map[string]plumbing.Hash{}
 	if len(skipped) == 0 || base.Index == nil {
 		return out
 	}
-	for _, c := range base.Index.Clusters {
-		if !skipped[c.ID] {
-			continue
-		}
-		for _, f := range c.Files {
+	reuse := func(files []string) {
+		for _, f := range files {
 			if h, ok := base.Committed[f]; ok {
 				out[f] = h
 			}
+		}
+	}
+	for _, c := range base.Index.Clusters {
+		if skipped[c.ID] {
+			reuse(c.Files)
+		}
+	}
+	for _, r := range base.Index.Regions {
+		if skipped[r.Name] {
+			reuse(r.Files)
 		}
 	}
 	return out

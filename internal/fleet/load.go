@@ -25,10 +25,13 @@ func Load(fsys fs.FS, dir string, checker *schema.Checker) (*config.Fleet, diag.
 type Pair struct {
 	Base, Head           *config.Fleet
 	BaseDiags, HeadDiags diag.Diagnostics
-	// Same names the clusters (by ID) whose effective config is identical
-	// on both sides, values and origin files alike. Neither side checked
-	// them against #Cluster, so their effective configs lack the schema's
-	// defaults; whatever is made of them alone is the same on both sides.
+	// Same names the management clusters (by ID) whose effective config is
+	// identical on both sides, values and origin files alike, in regions
+	// whose every cluster is so. Neither side checked them against
+	// #Cluster, so their effective configs lack the schema's defaults;
+	// whatever is made of them alone (their files, and their region's
+	// identity chain) is the same on both sides. Regional clusters are
+	// always checked: the central pipeline's policy is made of all of them.
 	Same map[string]bool
 }
 
@@ -68,12 +71,7 @@ func LoadPair(baseFS, headFS fs.FS, dir string, checker *schema.Checker) *Pair {
 		return m
 	}
 	baseKeys, headKeys := keys(base), keys(head)
-	same := map[string]bool{}
-	for id, k := range headKeys {
-		if bk, ok := baseKeys[id]; ok && bk == k {
-			same[id] = true
-		}
-	}
+	same := sameRegions(base, head, baseKeys, headKeys)
 	skip := func(c *config.Cluster) bool { return same[c.ID()] }
 	bd = append(bd, checker.CheckClustersExcept(base, skip)...)
 	hd = append(hd, checker.CheckClustersExcept(head, skip)...)
@@ -88,4 +86,27 @@ func identical(other map[string][32]byte) func(*config.Document) bool {
 		h, ok := other[d.File]
 		return ok && h == d.Hash
 	}
+}
+
+// sameRegions names the management clusters whose effective config is
+// identical on both sides, in regions where every cluster of either side
+// is: a region's identity chain is made of all its clusters.
+func sameRegions(base, head *config.Fleet, baseKeys, headKeys map[string][32]byte) map[string]bool {
+	changed := map[string]bool{}
+	for _, f := range []*config.Fleet{base, head} {
+		for _, c := range f.Clusters {
+			b, inBase := baseKeys[c.ID()]
+			h, inHead := headKeys[c.ID()]
+			if !inBase || !inHead || b != h {
+				changed[c.Region.Name] = true
+			}
+		}
+	}
+	same := map[string]bool{}
+	for _, c := range head.Clusters {
+		if !changed[c.Region.Name] && c.Type == "management" {
+			same[c.ID()] = true
+		}
+	}
+	return same
 }

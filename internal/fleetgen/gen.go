@@ -99,7 +99,7 @@ func globalPlatform(extra []string) string {
 	b.WriteString(`# Generated fleet: platform-wide defaults.
 account:
   id_ref: ssm:///platform/accounts/${environment}/${region}/${cluster}
-  ou: /platform/${environment}
+  ou: /platform/${environment}/${region}/${cluster_type}
   email: aws+${environment}-${region}-${cluster}@platform.example.com
 network:
   vpc_cidr: 10.0.0.0/16

@@ -18,7 +18,6 @@ import (
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/render/argocd"
 	"github.com/regionctl/regionctl/internal/render/effective"
-	"github.com/regionctl/regionctl/internal/render/iam"
 	"github.com/regionctl/regionctl/internal/render/tekton"
 	"github.com/regionctl/regionctl/internal/render/tfvars"
 	"github.com/regionctl/regionctl/terraform"
@@ -68,7 +67,8 @@ type Cache interface {
 type Output struct {
 	Artifacts []Artifact // sorted by path, index.json included
 	Index     *Index
-	// Skipped are the clusters Options.Skip left out: their files are
+	// Skipped are the clusters Options.Skip left out, and the regions
+	// whose management clusters all were (by name): their files are
 	// missing and their index entries have no files or hash. Such an output
 	// is for comparison only and is never written.
 	Skipped map[string]bool
@@ -106,13 +106,18 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	}
 	g := GitOpsOf(f)
 	r := &renderer{tf: tfc, opts: opts, source: tekton.Source{RepoURL: g.RepoURL, Revision: g.Revision}}
+	chains, diags := regionChains(f, opts.Skip)
+	if diags.HasErrors() {
+		return nil, diags
+	}
 	perRegion := make([][]Artifact, len(f.Regions))
 	perRegionDiags := make([]diag.Diagnostics, len(f.Regions))
 	parallel(len(f.Regions), func(i int) {
-		perRegion[i], perRegionDiags[i] = r.cachedRegion(f.Regions[i])
+		perRegion[i], perRegionDiags[i] = r.cachedRegion(f.Regions[i], chains[f.Regions[i].Name])
 	})
-	var arts []Artifact
-	var diags diag.Diagnostics
+	central, ds := centralArtifacts(chains)
+	arts := central
+	diags = append(diags, ds...)
 	for i := range f.Regions {
 		arts = append(arts, perRegion[i]...)
 		diags = append(diags, perRegionDiags[i]...)
@@ -149,7 +154,15 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
 	var skipped map[string]bool
 	if len(opts.Skip) > 0 {
-		skipped = opts.Skip
+		skipped = map[string]bool{}
+		for id := range opts.Skip {
+			skipped[id] = true
+		}
+		for name, cr := range chains {
+			if cr.Skipped {
+				skipped[name] = true
+			}
+		}
 	}
 	return &Output{Artifacts: arts, Index: idx, Skipped: skipped}, diags
 }
@@ -186,49 +199,18 @@ type renderer struct {
 // RegionDir is the directory of a region's files in deploy/.
 func RegionDir(environment, region string) string { return path.Join(environment, region) }
 
-func (r *renderer) region(reg *config.Region) ([]Artifact, diag.Diagnostics) {
-	if reg.Sector == nil {
+// cachedRegion renders a region's artifacts (its identity chain), from the
+// cache when its inputs are known.
+func (r *renderer) cachedRegion(reg *config.Region, cr *chainRegion) ([]Artifact, diag.Diagnostics) {
+	if cr == nil || cr.Skipped {
 		return nil, nil
 	}
-	dir := RegionDir(reg.Sector.Environment, reg.Name)
-	at := diag.Pos{File: reg.Doc.File}
-	policy, trust := iam.PipelinePolicy(reg.Name), iam.DeployRoleTrust(reg.Name)
-	if problems := iam.CheckIsolation(reg.Name, policy, trust); len(problems) > 0 {
-		return nil, diag.Diagnostics{diag.Errorf(at, strings.Join(problems, "\n"), "IAM documents of %s break the isolation rules", reg.Name)}
+	if r.opts.Cache == nil {
+		return r.chainArtifacts(reg, cr)
 	}
-	pb, err1 := tfvars.MarshalJSON(policy)
-	tb, err2 := tfvars.MarshalJSON(trust)
-	if err1 != nil || err2 != nil {
-		return nil, diag.Diagnostics{diag.Errorf(at, fmt.Sprint(err1, err2), "cannot encode IAM documents of %s", reg.Name)}
-	}
-	for _, b := range [][]byte{pb, tb} {
-		if _, err := iam.Parse(b); err != nil {
-			return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "rendered IAM document of %s does not parse", reg.Name)}
-		}
-	}
-	vars := tfvars.ForBootstrap(reg.Name, reg.Sector.Environment, reg.Sector.Name, string(pb), string(tb))
-	if problems := r.tf.Check(terraform.CentralBootstrap, vars); len(problems) > 0 {
-		return nil, diag.Diagnostics{diag.Errorf(at, strings.Join(problems, "\n"), "Terraform variables of the %s bootstrap do not match terraform/%s", reg.Name, terraform.CentralBootstrap)}
-	}
-	bb, err := tfvars.Encode(vars)
-	if err != nil {
-		return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode bootstrap variables of %s", reg.Name)}
-	}
-	return []Artifact{
-		{Path: path.Join(dir, "iam", "regional-pipeline-policy.json"), Bytes: pb, Owner: reg.Name},
-		{Path: path.Join(dir, "iam", "management-cluster-deploy-role-trust.json"), Bytes: tb, Owner: reg.Name},
-		{Path: path.Join(dir, "terraform", terraform.CentralBootstrap+".tfvars.json"), Bytes: bb, Owner: reg.Name},
-	}, nil
-}
-
-// cachedRegion renders a region's artifacts, from the cache when its
-// inputs (its name, environment and sector) are known.
-func (r *renderer) cachedRegion(reg *config.Region) ([]Artifact, diag.Diagnostics) {
-	if r.opts.Cache == nil || reg.Sector == nil {
-		return r.region(reg)
-	}
-	key := fmt.Sprintf("G%x", sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%s", r.opts.Version, r.opts.CacheSalt, reg.Name, reg.Sector.Environment, reg.Sector.Name)))
-	return r.cached(key, func() ([]Artifact, diag.Diagnostics) { return r.region(reg) })
+	in, _ := json.Marshal(cr)
+	key := fmt.Sprintf("G%x", sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%s", r.opts.Version, r.opts.CacheSalt, reg.Name, reg.Sector.Name, in)))
+	return r.cached(key, func() ([]Artifact, diag.Diagnostics) { return r.chainArtifacts(reg, cr) })
 }
 
 // cluster renders c's artifacts, from the cache when its inputs are known,
@@ -314,6 +296,13 @@ func (r *renderer) renderCluster(c *config.Cluster) ([]Artifact, diag.Diagnostic
 	arts := []Artifact{
 		{Path: path.Join(dir, "effective", c.Name+".yaml"), Bytes: eff, Owner: c.ID()},
 		{Path: path.Join(dir, "terraform", c.Name+".tfvars.json"), Bytes: tb, Owner: c.ID()},
+	}
+	if c.Type == "management" && !c.Bool("delete_pipeline") {
+		a, ds := deployRoleArtifact(c)
+		if ds.HasErrors() {
+			return nil, ds
+		}
+		arts = append(arts, a)
 	}
 	if run := tekton.ForCluster(c, path.Join("deploy", dir, "terraform", c.Name+".tfvars.json"), r.source); run != nil && r.opts.Pipelines != nil {
 		if problems := tekton.Check(run, r.opts.Pipelines); len(problems) > 0 {

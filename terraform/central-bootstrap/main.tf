@@ -1,24 +1,39 @@
-# Bootstraps the regional pipeline of one region in the region's account: its
-# role with the rendered region-scoped policy, its state bucket, and the
-# ManagementClusterDeployRole template it assumes with the region's ExternalId.
+# Bootstraps the regional pipeline of one region (DESIGN.md §5), run by the
+# central pipeline. In the regional account (reached through the role the
+# account step provides): the regional pipeline's role, trusted only by the
+# regional cluster's Tekton ServiceAccount through IRSA, with its
+# region-scoped policy; the bucket of the region's management cluster state,
+# whose policy admits only that role; and the handoff parameter that tells
+# the regional pipeline where the central pipeline put things. In the
+# management account: the region's minting role, trusted only by that
+# pipeline role with the region's ExternalId, and the policy of the central
+# state bucket that lets that role read (never write) its region's state.
+#
+# Every IAM document comes rendered from deploy/<env>/<region>/iam/ with
+# ${...} placeholders for the ids only AWS knows; templatestring fills them.
 
-data "aws_caller_identity" "current" {}
+data "aws_caller_identity" "regional" {}
 
-data "aws_iam_policy_document" "pipeline_trust" {
-  statement {
-    actions = ["sts:AssumeRole"]
-    principals {
-      type        = "AWS"
-      identifiers = ["arn:aws:iam::${data.aws_caller_identity.current.account_id}:root"]
-    }
+data "aws_caller_identity" "management" {
+  provider = aws.management
+}
+
+locals {
+  ids = {
+    pipeline_account_id   = data.aws_caller_identity.regional.account_id
+    management_account_id = data.aws_caller_identity.management.account_id
+    organization_id       = var.organization_id
+    root_id               = var.root_id
+    management_ou_id      = var.management_ou_id
+    oidc_provider         = trimprefix(var.regional_oidc_issuer, "https://")
   }
 }
 
 module "pipeline_role" {
   source            = "../modules/iam-role"
   name              = var.pipeline_role_name
-  trust_policy_json = data.aws_iam_policy_document.pipeline_trust.json
-  policy_json       = var.pipeline_policy_json
+  trust_policy_json = templatestring(var.pipeline_trust_json, local.ids)
+  policy_json       = templatestring(var.pipeline_policy_json, local.ids)
   tags              = { "regionctl:region" = var.region }
 }
 
@@ -27,10 +42,40 @@ module "state_bucket" {
   name   = var.state_bucket
 }
 
-module "deploy_role" {
-  source              = "../modules/iam-role"
-  name                = "ManagementClusterDeployRole"
-  trust_policy_json   = replace(var.deploy_role_trust_json, "$${pipeline_account_id}", data.aws_caller_identity.current.account_id)
-  managed_policy_arns = ["arn:aws:iam::aws:policy/AdministratorAccess"]
-  tags                = { "regionctl:region" = var.region }
+resource "aws_s3_bucket_policy" "state_bucket" {
+  bucket = module.state_bucket.name
+  policy = templatestring(var.state_bucket_policy_json, local.ids)
+}
+
+module "minting_role" {
+  count             = var.mint_accounts ? 1 : 0
+  source            = "../modules/iam-role"
+  name              = var.minting_role_name
+  trust_policy_json = templatestring(var.minting_trust_json, local.ids)
+  policy_json       = templatestring(var.minting_policy_json, local.ids)
+  tags              = { "regionctl:region" = var.region }
+  providers = {
+    aws = aws.management
+  }
+}
+
+resource "aws_s3_bucket_policy" "central_state" {
+  provider = aws.management
+  bucket   = var.central_state_bucket
+  policy   = templatestring(var.central_state_bucket_policy_json, local.ids)
+}
+
+resource "aws_ssm_parameter" "handoff" {
+  name        = var.handoff_parameter
+  type        = "String"
+  description = "What the central pipeline hands the regional pipeline of ${var.region}; written by terraform/central-bootstrap only."
+  value = jsonencode({
+    region                = var.region
+    management_account_id = data.aws_caller_identity.management.account_id
+    minting_role_arn      = try(module.minting_role[0].arn, "")
+    organization_id       = var.organization_id
+    management_ou_id      = var.management_ou_id
+    central_state_bucket  = var.central_state_bucket
+    platform_api_endpoint = var.platform_api_endpoint
+  })
 }

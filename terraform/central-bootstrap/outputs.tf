@@ -2,10 +2,14 @@ output "pipeline_role_arn" {
   value = module.pipeline_role.arn
 }
 
-output "deploy_role_arn" {
-  value = module.deploy_role.arn
+output "minting_role_arn" {
+  value = try(module.minting_role[0].arn, "")
 }
 
 output "state_bucket" {
   value = module.state_bucket.name
+}
+
+output "handoff_parameter" {
+  value = aws_ssm_parameter.handoff.name
 }

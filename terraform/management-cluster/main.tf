@@ -1,6 +1,8 @@
 # A management cluster: hosts HyperShift control planes, with the bucket that
 # serves their OIDC documents.
 
+data "aws_partition" "current" {}
+
 module "cluster" {
   source                 = "../modules/cluster"
   name                   = var.cluster_name
@@ -15,6 +17,7 @@ module "cluster" {
   node_min               = var.node_min
   node_max               = var.node_max
   endpoint_public_access = var.endpoint_public_access
+  permissions_boundary   = "arn:${data.aws_partition.current.partition}:iam::${var.account_id}:policy/${var.permissions_boundary}"
 }
 
 module "oidc_bucket" {

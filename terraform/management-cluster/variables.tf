@@ -80,3 +80,29 @@ variable "maestro_consumer_name" {
 variable "maestro_mqtt_endpoint" {
   type = string
 }
+
+variable "permissions_boundary" {
+  type        = string
+  description = "Name of the managed policy every role this root creates must carry as its permissions boundary (ManagementClusterDeployRole may create no other)."
+}
+
+# Set by the regional pipeline at run time (terraform.Runtime in Go).
+
+variable "account_id" {
+  type        = string
+  description = "The management cluster's account; the provider refuses any other."
+}
+
+variable "assume_role_arn" {
+  type        = string
+  description = "ManagementClusterDeployRole of the cluster's account."
+}
+
+variable "assume_role_external_id" {
+  type        = string
+  description = "The ExternalId of the region's pipeline (regional-pipeline-<region>)."
+}
+
+variable "assume_role_session_name" {
+  type = string
+}

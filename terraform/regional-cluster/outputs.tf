@@ -10,3 +10,8 @@ output "platform_api_endpoint" {
   description = "Base URL of the platform API; the regional pipeline registers management clusters here."
   value       = module.api_gateway.endpoint
 }
+
+output "oidc_issuer" {
+  description = "The regional cluster's OIDC issuer; the regional pipeline's role trusts its Tekton ServiceAccount through it."
+  value       = module.cluster.oidc_issuer
+}

@@ -67,3 +67,19 @@ variable "platform_api_domain" {
   type        = string
   description = "Domain the regional platform API is served on."
 }
+
+# Set by the central pipeline at run time (terraform.Runtime in Go).
+
+variable "account_id" {
+  type        = string
+  description = "The regional account; the provider refuses any other."
+}
+
+variable "assume_role_arn" {
+  type        = string
+  description = "The role in the regional account the provider acts through (its OrganizationAccountAccessRole)."
+}
+
+variable "assume_role_session_name" {
+  type = string
+}

@@ -1,16 +1,22 @@
 package iam
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // No maintained Go library evaluates IAM policies with conditions, so this
-// is a small evaluator limited to what regionctl's documents use: Effect,
-// Action/NotAction and Resource/NotResource with * and ? wildcards,
-// Principal (exact ARNs), explicit Deny, and the condition operators
-// StringEquals, StringNotEquals, StringLike, StringNotLike, ArnEquals and
-// ArnLike with their IfExists forms and the ForAnyValue:/ForAllValues:
-// set prefixes for multi-valued keys. It follows AWS's documented policy
-// evaluation logic for a single account's identity policy and for a trust
-// policy; it is a test instrument, not a general IAM engine.
+// is an evaluator of AWS's documented policy evaluation logic ("Policy
+// evaluation logic", "Condition operators" and "Principal" in the IAM User
+// Guide) for what regionctl's documents and the IAM gate of internal/awsemu
+// need: Effect, Action/NotAction, Resource/NotResource with * and ?
+// wildcards, Principal (AWS accounts, roles and sessions, services, web
+// identity providers, "*"), explicit Deny, and the String*, Arn*, Bool,
+// Null and Numeric* condition operators with their IfExists forms and the
+// ForAnyValue:/ForAllValues: set prefixes. It does not know policy
+// variables (${aws:username}), NotPrincipal, Date or IP operators, SCPs or
+// resource control policies: Parse refuses documents that use them, so
+// nothing is silently misjudged.
 
 // Decision is the outcome of an evaluation.
 type Decision int
@@ -25,85 +31,201 @@ func (d Decision) String() string {
 	return [...]string{"implicit deny", "allow", "explicit deny"}[d]
 }
 
-// Request is one API request as the policies see it.
-type Request struct {
-	Principal string // ARN of the caller, for trust policies
-	Action    string // service:Action
-	Resource  string // ARN, or "*" for actions without a resource
-	Context   map[string][]string
+// Caller is who makes a request, as a resource policy's Principal sees it.
+type Caller struct {
+	// ARN is the caller's own ARN: arn:aws:iam::111122223333:root, a user,
+	// or a role session arn:aws:sts::111122223333:assumed-role/Role/session.
+	ARN string
+	// RoleARN is the role of a session (what aws:PrincipalArn holds).
+	RoleARN string
+	Account string
+	// Service is an AWS service principal (eks.amazonaws.com); Federated
+	// the web identity provider of an AssumeRoleWithWebIdentity caller.
+	Service   string
+	Federated string
 }
 
-// Evaluate decides req against docs as AWS does for policies of one
-// principal: an explicit deny in any statement wins, else an allow, else
-// the request is implicitly denied.
+// Request is one API request on one resource, as the policies see it.
+type Request struct {
+	Caller   Caller
+	Action   string // service:Action
+	Resource string // ARN, or "*" for actions without a resource
+	Context  map[string][]string
+}
+
+// Evaluate decides req against docs as AWS does for the policies of one
+// kind: an explicit deny in any statement wins, else an allow, else the
+// request is implicitly denied. Statements with a Principal apply only
+// when it names req.Caller.
 func Evaluate(req Request, docs ...Document) Decision {
-	allowed := false
-	for _, d := range docs {
-		for _, s := range d.Statement {
-			if !s.matches(req) {
+	d, _ := evaluate(req, docs...)
+	return d
+}
+
+// match says how a statement applies to a request.
+type match struct {
+	doc  *Document
+	stmt *Statement
+	// direct: the statement's Principal names the caller itself (its role
+	// or session, a service, a provider, "*"), not only its account;
+	// session: it names the caller's session ARN itself.
+	direct, session bool
+}
+
+// evaluate returns the decision and the statement that made it.
+func evaluate(req Request, docs ...Document) (Decision, match) {
+	var allow *match
+	for i := range docs {
+		d := &docs[i]
+		for j := range d.Statement {
+			s := &d.Statement[j]
+			ok, level := s.matches(req)
+			if !ok {
 				continue
 			}
+			m := match{d, s, level >= byRole, level == bySession}
 			if s.Effect == "Deny" {
-				return ExplicitDeny
+				return ExplicitDeny, m
 			}
-			allowed = true
+			if allow == nil || (m.direct && !allow.direct) || (m.session && !allow.session) {
+				allow = &m
+			}
 		}
 	}
-	if allowed {
-		return Allow
+	if allow != nil {
+		return Allow, *allow
 	}
-	return ImplicitDeny
+	return ImplicitDeny, match{}
 }
 
-func (s Statement) matches(req Request) bool {
-	if s.Principal != nil && !anyMatch(s.Principal.AWS, req.Principal, false) {
-		return false
+// level is how closely a statement's Principal names a caller.
+type level int
+
+const (
+	none      level = iota
+	byAccount       // an account id or arn:...:root: delegates to the account's own policies
+	byRole          // the caller's role (limited by its session's boundary and session policies)
+	bySession       // the caller itself: its session ARN, user, root, a service, a provider, "*"
+)
+
+func (s Statement) matches(req Request) (bool, level) {
+	lv := bySession // a statement without Principal (an identity policy) is the caller's own
+	if s.Principal != nil {
+		if lv = s.Principal.names(req.Caller); lv == none {
+			return false, none
+		}
 	}
 	if len(s.Action) > 0 && !anyMatch(s.Action, req.Action, true) {
-		return false
+		return false, none
 	}
 	if len(s.NotAction) > 0 && anyMatch(s.NotAction, req.Action, true) {
-		return false
+		return false, none
 	}
-	if s.Principal == nil {
-		if len(s.Resource) > 0 && !anyMatch(s.Resource, req.Resource, false) {
-			return false
-		}
-		if len(s.NotResource) > 0 && anyMatch(s.NotResource, req.Resource, false) {
-			return false
-		}
+	if len(s.Resource) > 0 && !anyMatch(s.Resource, req.Resource, false) {
+		return false, none
+	}
+	if len(s.NotResource) > 0 && anyMatch(s.NotResource, req.Resource, false) {
+		return false, none
 	}
 	for _, op := range sortedKeys(s.Condition) {
 		for _, key := range sortedKeys(s.Condition[op]) {
-			if !condition(op, req.Context[key], s.Condition[op][key]) {
-				return false
+			if !condition(op, lookup(req.Context, key), s.Condition[op][key]) {
+				return false, none
 			}
 		}
 	}
-	return true
+	return true, lv
+}
+
+// names says how p names c.
+func (p *Principal) names(c Caller) level {
+	if p.Any {
+		return bySession
+	}
+	best := none
+	for _, a := range p.AWS {
+		switch {
+		case a == "*":
+			return bySession
+		case a != "" && a == c.ARN:
+			return bySession // the session, the user or the root user itself
+		case a != "" && a == c.RoleARN:
+			best = max(best, byRole)
+		case c.Account != "" && (a == c.Account || strings.HasPrefix(a, "arn:") && strings.HasSuffix(a, ":iam::"+c.Account+":root")):
+			best = max(best, byAccount)
+		}
+	}
+	for _, s := range p.Service {
+		if s != "" && s == c.Service {
+			return bySession
+		}
+	}
+	for _, f := range p.Federated {
+		if f != "" && f == c.Federated {
+			return bySession
+		}
+	}
+	return best
+}
+
+// lookup finds a condition key; key names are case-insensitive.
+func lookup(ctx map[string][]string, key string) []string {
+	if v, ok := ctx[key]; ok {
+		return v
+	}
+	for k, v := range ctx {
+		if strings.EqualFold(k, key) {
+			return v
+		}
+	}
+	return nil
+}
+
+// operators are the condition operators this evaluator knows (without
+// IfExists and set prefixes).
+var operators = map[string]bool{
+	"StringEquals": true, "StringNotEquals": true, "StringEqualsIgnoreCase": true, "StringNotEqualsIgnoreCase": true,
+	"StringLike": true, "StringNotLike": true, "ArnEquals": true, "ArnNotEquals": true, "ArnLike": true, "ArnNotLike": true,
+	"Bool": true, "Null": true, "NumericEquals": true, "NumericNotEquals": true, "NumericLessThan": true,
+	"NumericLessThanEquals": true, "NumericGreaterThan": true, "NumericGreaterThanEquals": true,
+}
+
+// splitOperator parses "ForAllValues:StringLikeIfExists" into its parts.
+func splitOperator(op string) (set, base string, ifExists bool) {
+	if i := strings.Index(op, ":"); i >= 0 {
+		set, op = op[:i], op[i+1:]
+	}
+	if op != "Null" && strings.HasSuffix(op, "IfExists") {
+		ifExists, op = true, strings.TrimSuffix(op, "IfExists")
+	}
+	return set, op, ifExists
 }
 
 // condition evaluates one operator on one key: the key's values in the
 // request against the policy's values (any of which may match).
 func condition(op string, have []string, want []string) bool {
-	set := ""
-	if i := strings.Index(op, ":"); i >= 0 {
-		set, op = op[:i], op[i+1:]
+	set, op, ifExists := splitOperator(op)
+	if op == "Null" {
+		absent := len(have) == 0
+		for _, w := range want {
+			if strings.EqualFold(w, "true") == absent {
+				return true
+			}
+		}
+		return false
 	}
-	ifExists := strings.HasSuffix(op, "IfExists")
-	op = strings.TrimSuffix(op, "IfExists")
+	negated := strings.Contains(op, "Not")
 	if len(have) == 0 {
 		switch {
 		case ifExists:
 			return true
 		case set == "ForAllValues":
 			return true // vacuously true for an absent multi-valued key
-		case strings.Contains(op, "Not"):
+		case negated:
 			return true // a negated operator holds when the key is absent
 		}
 		return false
 	}
-	negated := strings.Contains(op, "Not")
 	base := strings.Replace(op, "Not", "", 1)
 	one := func(v string) bool {
 		hit := false
@@ -141,8 +263,28 @@ func match1(op, have, want string) bool {
 		return strings.EqualFold(have, want)
 	case "StringLike", "ArnLike":
 		return wildcard(want, have, false)
+	case "Bool":
+		return strings.EqualFold(have, want)
+	case "NumericEquals", "NumericLessThan", "NumericLessThanEquals", "NumericGreaterThan", "NumericGreaterThanEquals":
+		h, err1 := strconv.ParseFloat(have, 64)
+		w, err2 := strconv.ParseFloat(want, 64)
+		if err1 != nil || err2 != nil {
+			return false
+		}
+		switch op {
+		case "NumericEquals":
+			return h == w
+		case "NumericLessThan":
+			return h < w
+		case "NumericLessThanEquals":
+			return h <= w
+		case "NumericGreaterThan":
+			return h > w
+		default:
+			return h >= w
+		}
 	}
-	return false // an operator this evaluator does not know never matches
+	return false // Parse refuses operators this evaluator does not know
 }
 
 func anyMatch(patterns []string, s string, fold bool) bool {

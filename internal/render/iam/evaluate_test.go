@@ -53,7 +53,7 @@ func TestEvaluateDocumentedLogic(t *testing.T) {
 			[]Document{doc(Statement{Effect: "Allow", Action: Strings{"ec2:*"}, Resource: Strings{"*"}, Condition: cond("ForAllValues:StringEquals", "aws:TagKeys", "team")})}, ImplicitDeny},
 		{"ForAllValues holds for an absent key", Request{Action: "ec2:CreateTags", Resource: "*"},
 			[]Document{doc(Statement{Effect: "Allow", Action: Strings{"ec2:*"}, Resource: Strings{"*"}, Condition: cond("ForAllValues:StringEquals", "aws:TagKeys", "team")})}, Allow},
-		{"trust policy: principal must match", Request{Principal: "arn:aws:iam::2:role/x", Action: "sts:AssumeRole"},
+		{"trust policy: principal must match", Request{Caller: Caller{ARN: "arn:aws:sts::2:assumed-role/x/s", RoleARN: "arn:aws:iam::2:role/x", Account: "2"}, Action: "sts:AssumeRole"},
 			[]Document{doc(Statement{Effect: "Allow", Principal: &Principal{AWS: Strings{"arn:aws:iam::1:role/x"}}, Action: Strings{"sts:AssumeRole"}})}, ImplicitDeny},
 	}
 	for _, tt := range tests {

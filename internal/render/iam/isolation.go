@@ -6,68 +6,272 @@ import (
 	"strings"
 )
 
-// CheckIsolation enforces the isolation rules on a region's documents:
-// every Allow statement of the pipeline policy is conditioned on
-// aws:RequestedRegion = region unless all its actions are GlobalOnly (which
-// must then be scoped to the region by resource or request tag, or be
-// GlobalReadOnly); the deploy role trusts only the region's pipeline role
-// and only with the region's ExternalId.
-func CheckIsolation(region string, policy, trust Document) []string {
+// Documents are the IAM documents of one region.
+type Documents struct {
+	PipelineTrust, Pipeline     Document
+	MintingTrust, Minting       Document
+	DeployTrust, Boundary       Document
+	Deploy                      map[string]Document // by management cluster
+	SealedTrust                 Document
+	ManagementStateBucketPolicy Document
+	CentralStateBucketPolicy    Document
+	BootstrapSession            Document
+}
+
+// RegionDocuments builds every document of region r.
+func RegionDocuments(r Region) Documents {
+	d := Documents{
+		PipelineTrust: PipelineTrust(r), Pipeline: PipelinePolicy(r),
+		MintingTrust: MintingTrust(r), Minting: MintingPolicy(r),
+		DeployTrust: DeployRoleTrust(r), Boundary: Boundary(r),
+		Deploy:      map[string]Document{},
+		SealedTrust: SealedTrust(r), BootstrapSession: BootstrapSessionPolicy(r),
+		ManagementStateBucketPolicy: ManagementStateBucketPolicy(r),
+		CentralStateBucketPolicy:    CentralStateBucketPolicy(r),
+	}
+	for _, c := range r.Clusters {
+		d.Deploy[c.Name] = DeployRolePolicy(r, c)
+	}
+	return d
+}
+
+// CheckIsolation enforces the isolation rules of DESIGN.md §5 on a region's
+// documents. Every resource of every Allow is judged on its own, so one
+// unscoped resource beside scoped ones is caught:
+//
+//   - the regional pipeline's own policy allows only resources that name its
+//     region (or its region's buckets), or that a regionctl:region resource
+//     tag condition limits to its region, and denies every request made
+//     outside its region;
+//   - the deploy role and the minting role trust exactly the region's
+//     pipeline role, with the region's ExternalId, and no session tag but
+//     the request id;
+//   - the minting role creates only accounts tagged with the region, moves
+//     only accounts tagged with the region, only into the region's OU, and
+//     reaches AccessRole only in accounts of that OU;
+//   - the deploy role acts in its region only, and on IAM only for
+//     identities named for its cluster, created with the boundary;
+//   - the boundary allows no IAM, Organizations or role chaining.
+func CheckIsolation(r Region, d Documents) []string {
 	var problems []string
-	for i, s := range policy.Statement {
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+
+	// The regional pipeline's own permissions.
+	for i, s := range d.Pipeline.Statement {
 		if s.Effect != "Allow" {
 			continue
 		}
-		name := fmt.Sprintf("pipeline policy statement %d (%s)", i, s.Sid)
+		name := fmt.Sprintf("regional pipeline policy statement %d (%s)", i, s.Sid)
 		if len(s.NotAction) > 0 || len(s.NotResource) > 0 {
-			problems = append(problems, name+": Allow with NotAction or NotResource grants too much")
+			add("%s: an Allow with NotAction or NotResource grants too much", name)
 			continue
 		}
-		if regions := s.Condition["StringEquals"]["aws:RequestedRegion"]; len(regions) > 0 {
-			if !slices.Equal(regions, Strings{region}) {
-				problems = append(problems, fmt.Sprintf("%s: conditioned on regions %v, not only %s", name, regions, region))
+		tagged := slices.Equal(s.Condition["StringEquals"]["aws:ResourceTag/"+RegionTag], Strings{r.Name})
+		for _, res := range s.Resource {
+			if !tagged && !namesRegion(res, r.Name) && !isBucketOf(res, r) {
+				add("%s: resource %s is not limited to %s (by name or a %s resource tag condition)", name, res, r.Name, RegionTag)
 			}
-			continue
-		}
-		for _, a := range s.Action {
-			if !slices.Contains(GlobalOnly, a) {
-				problems = append(problems, fmt.Sprintf("%s: %s is not conditioned on aws:RequestedRegion = %s and is not a listed global-only action", name, a, region))
-			}
-		}
-		scoped := s.Condition["StringEquals"]["aws:RequestTag/"+RegionTag] != nil
-		for _, r := range s.Resource {
-			if r != "*" && strings.Contains(r, region) {
-				scoped = true
-			}
-		}
-		readOnly := true
-		for _, a := range s.Action {
-			readOnly = readOnly && slices.Contains(GlobalReadOnly, a)
-		}
-		if !scoped && !readOnly {
-			problems = append(problems, name+": global actions are not scoped to the region by resource or request tag")
 		}
 	}
+	if !deniesOutside(d.Pipeline, r.Name, Strings{"sts:GetCallerIdentity"}) {
+		add("regional pipeline policy: no Deny of every action requested outside %s", r.Name)
+	}
+
+	// Who may assume the roles of the chain.
+	for _, t := range []struct {
+		name string
+		doc  Document
+	}{{"deploy role trust", d.DeployTrust}, {"minting role trust", d.MintingTrust}} {
+		problems = append(problems, checkPipelineTrust(t.name, t.doc, r)...)
+	}
+
+	// The minting role.
+	for i, s := range d.Minting.Statement {
+		if s.Effect != "Allow" {
+			continue
+		}
+		name := fmt.Sprintf("minting role policy statement %d (%s)", i, s.Sid)
+		if len(s.NotAction) > 0 || len(s.NotResource) > 0 {
+			add("%s: an Allow with NotAction or NotResource grants too much", name)
+			continue
+		}
+		requestTagged := slices.Equal(s.Condition["StringEquals"]["aws:RequestTag/"+RegionTag], Strings{r.Name})
+		resourceTagged := slices.Equal(s.Condition["StringEquals"]["aws:ResourceTag/"+RegionTag], Strings{r.Name})
+		inOU := slices.ContainsFunc(s.Condition["ForAnyValue:StringLike"]["aws:ResourceOrgPaths"], func(p string) bool {
+			return strings.HasSuffix(p, ManagementOU+"/")
+		})
+		for _, a := range s.Action {
+			for _, res := range s.Resource {
+				ok := false
+				switch {
+				case slices.Contains(orgReads, a) && res == "*":
+					ok = true
+				case (a == "organizations:CreateAccount" || a == "organizations:TagResource") && requestTagged:
+					ok = slices.Equal(s.Condition["ForAllValues:StringEquals"]["aws:TagKeys"], AccountTagKeys)
+				case a == "organizations:MoveAccount" && strings.Contains(res, ":account/"):
+					ok = resourceTagged
+				case a == "organizations:MoveAccount":
+					ok = strings.HasSuffix(res, "/"+ManagementOU) || strings.HasSuffix(res, ":root/"+OrganizationID+"/"+RootID)
+				case a == "sts:AssumeRole" && strings.HasSuffix(res, ":role/"+AccessRole):
+					ok = inOU
+				}
+				if !ok {
+					add("%s: %s on %s is not limited to %s's accounts and OU", name, a, res, r.Name)
+				}
+			}
+		}
+	}
+
+	// The deploy role of each management cluster.
+	for _, c := range r.Clusters {
+		doc, ok := d.Deploy[c.Name]
+		if !ok {
+			add("management cluster %s has no deploy role policy", c.Name)
+			continue
+		}
+		problems = append(problems, CheckDeployRole(r, c, doc)...)
+	}
+
+	// The boundary of what the deploy role creates.
+	if !denies(d.Boundary, r.Name, "iam:CreateRole") || !denies(d.Boundary, r.Name, "sts:AssumeRole") || !denies(d.Boundary, r.Name, "organizations:CreateAccount") {
+		add("management cluster boundary: IAM, Organizations and role chaining must be denied")
+	}
+	return problems
+}
+
+// orgReads are the Organizations reads the minting role needs on every
+// account and OU: they change nothing and AWS scopes none of them further.
+var orgReads = []string{"organizations:ListAccounts", "organizations:ListCreateAccountStatus", "organizations:DescribeCreateAccountStatus",
+	"organizations:DescribeOrganization", "organizations:ListRoots", "organizations:ListOrganizationalUnitsForParent",
+	"organizations:ListParents", "organizations:ListTagsForResource"}
+
+func checkPipelineTrust(name string, t Document, r Region) []string {
+	var problems []string
 	allows := 0
-	for i, s := range trust.Statement {
+	for i, s := range t.Statement {
 		if s.Effect != "Allow" {
 			continue
 		}
 		allows++
-		name := fmt.Sprintf("deploy role trust statement %d (%s)", i, s.Sid)
-		want := "arn:aws:iam::" + AccountIDPlaceholder + ":role/" + PipelineRoleName(region)
-		if s.Principal == nil || len(s.Principal.Service) > 0 || !slices.Equal(s.Principal.AWS, Strings{want}) {
-			problems = append(problems, fmt.Sprintf("%s: must trust exactly %s", name, want))
+		n := fmt.Sprintf("%s statement %d (%s)", name, i, s.Sid)
+		want := RoleARN(r.Partition(), PipelineAccount, PipelineRoleName(r.Name))
+		if s.Principal == nil || s.Principal.Any || len(s.Principal.Service) > 0 || len(s.Principal.Federated) > 0 || !slices.Equal(s.Principal.AWS, Strings{want}) {
+			problems = append(problems, fmt.Sprintf("%s: must trust exactly %s", n, want))
 		}
-		if !slices.Equal(s.Condition["StringEquals"]["sts:ExternalId"], Strings{ExternalID(region)}) {
-			problems = append(problems, fmt.Sprintf("%s: must require sts:ExternalId = %s", name, ExternalID(region)))
+		if !slices.Equal(s.Condition["StringEquals"]["sts:ExternalId"], Strings{ExternalID(r.Name)}) {
+			problems = append(problems, fmt.Sprintf("%s: must require sts:ExternalId = %s", n, ExternalID(r.Name)))
 		}
-		if !slices.Equal(s.Action, Strings{"sts:AssumeRole"}) {
-			problems = append(problems, name+": may allow only sts:AssumeRole")
+		for _, a := range s.Action {
+			if a != "sts:AssumeRole" && a != "sts:TagSession" {
+				problems = append(problems, fmt.Sprintf("%s: may allow only sts:AssumeRole and sts:TagSession, not %s", n, a))
+			}
+		}
+		if slices.Contains(s.Action, "sts:TagSession") && s.Condition["ForAllValues:StringEquals"]["aws:TagKeys"] == nil {
+			problems = append(problems, n+": allows session tags without limiting their keys")
 		}
 	}
 	if allows != 1 {
-		problems = append(problems, fmt.Sprintf("deploy role trust has %d Allow statements, want exactly 1", allows))
+		problems = append(problems, fmt.Sprintf("%s has %d Allow statements, want exactly 1", name, allows))
+	}
+	return problems
+}
+
+// namesRegion says whether an ARN names region as a whole word (not
+// us-east-1 inside us-east-12).
+func namesRegion(res, region string) bool {
+	for i := 0; ; {
+		j := strings.Index(res[i:], region)
+		if j < 0 {
+			return false
+		}
+		end := i + j + len(region)
+		if end == len(res) || res[end] < '0' || res[end] > '9' {
+			return true
+		}
+		i = end
+	}
+}
+
+func isBucketOf(res string, r Region) bool {
+	for _, b := range []string{r.ManagementStateBucket, r.CentralStateBucket} {
+		if b == "" {
+			continue
+		}
+		if bucket := strings.TrimPrefix(res, "arn:"+r.Partition()+":s3:::"); bucket == b || strings.HasPrefix(bucket, b+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func hasIAM(actions Strings) bool {
+	return slices.ContainsFunc(actions, func(a string) bool { return strings.HasPrefix(a, "iam:") })
+}
+
+// deniesOutside says whether doc denies every action but except when
+// aws:RequestedRegion is not region.
+func deniesOutside(doc Document, region string, except Strings) bool {
+	for _, s := range doc.Statement {
+		if s.Effect == "Deny" && slices.Equal(s.Resource, Strings{"*"}) && len(s.Action) == 0 &&
+			slices.Equal(s.Condition["StringNotEquals"]["aws:RequestedRegion"], Strings{region}) && len(s.Condition) == 1 {
+			extra := false
+			for _, a := range s.NotAction {
+				extra = extra || !slices.Contains(except, a)
+			}
+			if !extra {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// denies says whether doc explicitly denies action on any resource, even
+// when requested in region.
+func denies(doc Document, region, action string) bool {
+	ctx := map[string][]string{"aws:RequestedRegion": {region}}
+	return Evaluate(Request{Action: action, Resource: "arn:aws:iam::111111111111:role/any", Context: ctx}, doc) == ExplicitDeny &&
+		Evaluate(Request{Action: action, Resource: "*", Context: ctx}, doc) == ExplicitDeny
+}
+
+// CheckDeployRole enforces the rules on the deploy role policy of
+// management cluster c of r: its region's services only, and IAM only for
+// identities named for its cluster, created with the boundary.
+func CheckDeployRole(r Region, c ManagementCluster, doc Document) []string {
+	var problems []string
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	for i, s := range doc.Statement {
+		if s.Effect != "Allow" {
+			continue
+		}
+		name := fmt.Sprintf("deploy role policy of %s statement %d (%s)", c.Name, i, s.Sid)
+		if len(s.NotAction) > 0 || len(s.NotResource) > 0 {
+			add("%s: an Allow with NotAction or NotResource grants too much", name)
+			continue
+		}
+		if slices.Equal(s.Condition["StringEquals"]["aws:RequestedRegion"], Strings{r.Name}) && !hasIAM(s.Action) {
+			continue
+		}
+		for _, a := range s.Action {
+			if !strings.HasPrefix(a, "iam:") {
+				add("%s: %s is not conditioned on aws:RequestedRegion = %s", name, a, r.Name)
+			}
+		}
+		for _, res := range s.Resource {
+			switch {
+			case strings.HasSuffix(res, ":role/"+r.Name+"-"+c.Name+"-*"):
+			case strings.Contains(res, ":oidc-provider/oidc.eks."+r.Name+".amazonaws.com/"):
+			case strings.Contains(res, ":role/aws-service-role/") && s.Condition["StringEquals"]["iam:AWSServiceName"] != nil:
+			default:
+				add("%s: IAM resource %s is not named for %s/%s", name, res, r.Name, c.Name)
+			}
+		}
+		if slices.Contains(s.Action, "iam:CreateRole") && s.Condition["ArnLike"]["iam:PermissionsBoundary"] == nil {
+			add("%s: roles are created without requiring the %s boundary", name, BoundaryName)
+		}
+	}
+	if !deniesOutside(doc, r.Name, Strings{"iam:*", "sts:GetCallerIdentity"}) {
+		add("deploy role policy of %s: no Deny of every non-IAM action requested outside %s", c.Name, r.Name)
 	}
 	return problems
 }

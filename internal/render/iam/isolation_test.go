@@ -13,14 +13,28 @@ import (
 	"github.com/regionctl/regionctl/internal/schema"
 )
 
-// regionDocs are a region's rendered documents with account ids filled in
-// the way terraform/central-bootstrap fills them.
-type regionDocs struct {
-	name, account string
-	policy, trust iam.Document
+// world is the example fleet's rendered documents installed the way the
+// pipelines install them: one management account, an account per region,
+// an account per management cluster, each region's management cluster OU.
+type world struct {
+	management string
+	regions    []*installed
 }
 
-func renderedRegions(t *testing.T) []regionDocs {
+type installed struct {
+	name, env, account, ou, mcAccount string
+	mcBucket, centralBucket         string
+	docs                            map[string]iam.Document // by file name under iam/
+	cluster                         string                  // its first management cluster
+}
+
+const (
+	org  = "o-exampleorg1"
+	root = "r-ab12"
+)
+
+func install(t *testing.T) *world {
+	t.Helper()
 	c, err := schema.New(schema.Options{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -34,159 +48,279 @@ func renderedRegions(t *testing.T) []regionDocs {
 		t.Fatal(diags)
 	}
 	files := out.ByPath()
-	var regions []regionDocs
+	w := &world{management: "000000000001"}
 	for i, r := range f.Regions {
-		dir := render.RegionDir(r.Sector.Environment, r.Name) + "/iam/"
-		account := fmt.Sprintf("%012d", 100000000001+i)
-		policy, err := iam.Parse(files[dir+"regional-pipeline-policy.json"])
-		if err != nil {
-			t.Fatal(err)
+		in := &installed{name: r.Name, env: r.Sector.Environment, account: fmt.Sprintf("%012d", 100000000001+i),
+			ou: fmt.Sprintf("ou-ab12-%08d", i), mcAccount: fmt.Sprintf("%012d", 200000000001+i), docs: map[string]iam.Document{}}
+		dir := render.RegionDir(in.env, r.Name) + "/iam/"
+		values := map[string]string{"pipeline_account_id": in.account, "management_account_id": w.management, "organization_id": org,
+			"root_id": root, "management_ou_id": in.ou, "oidc_provider": "oidc.eks." + r.Name + ".amazonaws.com/id/" + r.Name}
+		for p, b := range files {
+			if !strings.HasPrefix(p, dir) {
+				continue
+			}
+			filled := iam.Substitute(b, values)
+			if left := iam.Placeholders(filled); len(left) > 0 {
+				t.Fatalf("%s: placeholders left: %v", p, left)
+			}
+			d, err := iam.Parse(filled)
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			in.docs[strings.TrimPrefix(p, dir)] = d
 		}
-		trustJSON := strings.ReplaceAll(string(files[dir+"management-cluster-deploy-role-trust.json"]), iam.AccountIDPlaceholder, account)
-		trust, err := iam.Parse([]byte(trustJSON))
-		if err != nil {
-			t.Fatal(err)
-		}
-		regions = append(regions, regionDocs{r.Name, account, policy, trust})
-	}
-	if len(regions) < 6 {
-		t.Fatalf("only %d regions", len(regions))
-	}
-	return regions
-}
-
-// probes are requests the pipeline of region `of` might make against the
-// resources of region `in`: one per action its policy allows (wildcards
-// stand for any action of the service), each aimed at in's resources.
-func probes(of regionDocs, in regionDocs) []iam.Request {
-	var out []iam.Request
-	ctx := func(kv ...string) map[string][]string {
-		m := map[string][]string{"aws:RequestedRegion": {in.name}}
-		for i := 0; i+1 < len(kv); i += 2 {
-			m[kv[i]] = []string{kv[i+1]}
-		}
-		return m
-	}
-	for _, s := range of.policy.Statement {
-		if s.Effect != "Allow" {
-			continue
-		}
-		for _, a := range s.Action {
-			action := strings.Replace(a, "*", "DeleteEverything", 1)
-			svc, _, _ := strings.Cut(action, ":")
-			switch {
-			case svc == "iam":
-				// IAM is served from us-east-1 whatever the caller's region.
-				for _, res := range []string{
-					"arn:aws:iam::" + in.account + ":role/" + in.name + "-mc01-cluster",
-					"arn:aws:iam::" + in.account + ":oidc-provider/oidc.eks." + in.name + ".amazonaws.com/id/EXAMPLE",
-				} {
-					out = append(out, iam.Request{Action: action, Resource: res, Context: map[string][]string{"aws:RequestedRegion": {"us-east-1"}}})
-				}
-			case action == "organizations:CreateAccount":
-				out = append(out, iam.Request{Action: action, Resource: "*", Context: map[string][]string{"aws:RequestedRegion": {"us-east-1"}, "aws:RequestTag/" + iam.RegionTag: {in.name}}})
-			case slices.Contains(iam.GlobalReadOnly, action):
-				// Account-wide reads, no region's resource: checked apart.
-			case svc == "sts" && strings.HasPrefix(action, "sts:AssumeRole") || action == "sts:TagSession":
-				out = append(out, iam.Request{Action: action, Resource: "arn:aws:iam::" + in.account + ":role/" + iam.DeployRoleName, Context: ctx("aws:ResourceTag/"+iam.RegionTag, in.name)})
-			case svc == "s3":
-				out = append(out, iam.Request{Action: action, Resource: "arn:aws:s3:::" + iam.StateBucket(in.name) + "/state.tfstate", Context: ctx()})
-			default:
-				out = append(out, iam.Request{Action: action, Resource: fmt.Sprintf("arn:aws:%s:%s:%s:thing/x", svc, in.name, in.account), Context: ctx()})
+		for _, cl := range f.Clusters {
+			if cl.Region == r && cl.Type == "management" && in.cluster == "" {
+				in.cluster = cl.Name
+				in.mcBucket = cl.Effective.Lookup("state_bucket").Str
+			}
+			if cl.Region == r && cl.Type == "regional" {
+				in.centralBucket = cl.Effective.Lookup("state_bucket").Str
 			}
 		}
+		if in.cluster == "" {
+			t.Fatalf("%s has no management cluster", r.Name)
+		}
+		w.regions = append(w.regions, in)
 	}
-	return out
+	if len(w.regions) < 6 {
+		t.Fatalf("only %d regions", len(w.regions))
+	}
+	return w
+}
+
+func (in *installed) doc(t *testing.T, name string) *iam.Document {
+	t.Helper()
+	d, ok := in.docs[name]
+	if !ok {
+		t.Fatalf("%s has no %s", in.name, name)
+	}
+	return &d
+}
+
+func session(account, role, name string) iam.Caller {
+	return iam.Caller{ARN: "arn:aws:sts::" + account + ":assumed-role/" + role + "/" + name, RoleARN: iam.RoleARN("aws", account, role), Account: account}
+}
+
+// probe is one request of region a's identity against region b's (or its
+// own) resource, with who owns the resource and what its policy is.
+type probe struct {
+	what string
+	a    iam.Authorization
+}
+
+// pipelineProbes are what a compromised regional pipeline of a tries
+// against in (its own region when in == a).
+func pipelineProbes(t *testing.T, w *world, a, in *installed) []probe {
+	caller := session(a.account, iam.PipelineRoleName(a.name), "tekton")
+	identity := []iam.Document{*a.doc(t, "regional-pipeline-policy.json")}
+	req := func(action, resource string, ctx map[string][]string) iam.Request {
+		c := map[string][]string{"aws:RequestedRegion": {a.name}, "aws:PrincipalArn": {caller.RoleARN}}
+		for k, v := range ctx {
+			c[k] = v
+		}
+		return iam.Request{Caller: caller, Action: action, Resource: resource, Context: c}
+	}
+	tags := map[string][]string{"sts:ExternalId": {iam.ExternalID(a.name)}, "aws:RequestTag/" + iam.RequestIDTag: {"r1"}, "aws:TagKeys": {iam.RequestIDTag}}
+	deployTags := map[string][]string{"sts:ExternalId": {iam.ExternalID(a.name)}, "aws:ResourceTag/" + iam.RegionTag: {in.name}}
+	object := func(bucket, key string) string { return "arn:aws:s3:::" + bucket + "/" + key }
+	return []probe{
+		{"assume the minting role", iam.Authorization{Request: req("sts:AssumeRole", iam.RoleARN("aws", w.management, iam.MintingRoleName(in.name)), tags),
+			Identity: identity, ResourceAccount: w.management, ResourcePolicy: in.doc(t, "minting-role-trust.json"), TrustRequired: true}},
+		{"tag the minting role's session", iam.Authorization{Request: req("sts:TagSession", iam.RoleARN("aws", w.management, iam.MintingRoleName(in.name)), tags),
+			Identity: identity, ResourceAccount: w.management, ResourcePolicy: in.doc(t, "minting-role-trust.json"), TrustRequired: true}},
+		{"assume a management cluster's deploy role", iam.Authorization{Request: req("sts:AssumeRole", iam.RoleARN("aws", in.mcAccount, iam.DeployRoleName), deployTags),
+			Identity: identity, ResourceAccount: in.mcAccount, ResourcePolicy: in.doc(t, "management-cluster-deploy-role-trust.json"), TrustRequired: true}},
+		{"write management cluster state", iam.Authorization{Request: req("s3:PutObject", object(in.mcBucket, "management-cluster/x.tfstate"), nil),
+			Identity: identity, ResourceAccount: in.account, ResourcePolicy: in.doc(t, "management-cluster-state-bucket-policy.json")}},
+		{"read the central state of the region", iam.Authorization{Request: req("s3:GetObject", object(in.centralBucket, "regional-cluster/"+in.name+"/regional.tfstate"), nil),
+			Identity: identity, ResourceAccount: w.management, ResourcePolicy: in.doc(t, "central-state-bucket-policy.json")}},
+		{"read the handoff parameter", iam.Authorization{Request: req("ssm:GetParameter", "arn:aws:ssm:"+in.name+":"+in.account+":parameter"+iam.ParameterName(in.name), nil),
+			Identity: identity, ResourceAccount: in.account}},
+		{"register with the platform API", iam.Authorization{Request: req("execute-api:Invoke", "arn:aws:execute-api:"+in.name+":"+in.account+":a1b2c3/$default/POST/api/v0/management_clusters", nil),
+			Identity: identity, ResourceAccount: in.account}},
+	}
 }
 
 // TestRegionIsolation proves, for every ordered pair of regions of the
-// example fleet, that region A's pipeline is denied every action against
-// region B and cannot assume B's deploy role with or without B's ExternalId,
-// while the same requests against its own region are allowed.
+// example fleet, that each request the regional pipeline of A needs is
+// allowed against A's own resources and denied against B's, with the
+// documents as rendered and AWS's evaluation (identity, trust, bucket
+// policies, cross-account rules). The IAM gate's end-to-end tests
+// (internal/e2e) repeat the essential ones against the emulator.
 func TestRegionIsolation(t *testing.T) {
-	regions := renderedRegions(t)
+	w := install(t)
 	pairs := 0
-	for _, a := range regions {
-		own := probes(a, a)
-		if len(own) < 10 {
-			t.Fatalf("%s: only %d probes", a.name, len(own))
-		}
-		for _, req := range own {
-			if got := iam.Evaluate(req, a.policy); got != iam.Allow {
-				t.Errorf("%s's pipeline is not allowed %s on %s in its own region: %v", a.name, req.Action, req.Resource, got)
+	for _, a := range w.regions {
+		for _, p := range pipelineProbes(t, w, a, a) {
+			if v := iam.Authorize(p.a); v.Decision != iam.Allow {
+				t.Errorf("%s's pipeline may not %s in its own region: %s", a.name, p.what, v.Reason)
 			}
 		}
-		for _, b := range regions {
-			if a.name == b.name {
+		for _, b := range w.regions {
+			if a == b {
 				continue
 			}
 			pairs++
-			for _, req := range probes(a, b) {
-				if got := iam.Evaluate(req, a.policy); got == iam.Allow {
-					t.Errorf("%s's pipeline is allowed %s on %s of %s", a.name, req.Action, req.Resource, b.name)
+			for _, p := range pipelineProbes(t, w, a, b) {
+				if v := iam.Authorize(p.a); v.Decision == iam.Allow {
+					t.Errorf("%s's pipeline may %s of %s (%s)", a.name, p.what, b.name, v.Reason)
 				}
-			}
-			// Central state is out of reach from every region.
-			for _, res := range []string{"arn:aws:s3:::regionctl-central-state/terraform.tfstate", "arn:aws:iam::000000000001:role/regionctl-central-pipeline"} {
-				for _, action := range []string{"s3:GetObject", "s3:PutObject", "sts:AssumeRole"} {
-					req := iam.Request{Action: action, Resource: res, Context: map[string][]string{"aws:RequestedRegion": {a.name}, "aws:ResourceTag/" + iam.RegionTag: {a.name}}}
-					if got := iam.Evaluate(req, a.policy); got == iam.Allow {
-						t.Errorf("%s's pipeline may %s %s", a.name, action, res)
-					}
-				}
-			}
-			// B's deploy role trusts neither A's pipeline role, whatever
-			// ExternalId it presents, nor anyone without B's ExternalId.
-			aRole := "arn:aws:iam::" + a.account + ":role/" + iam.PipelineRoleName(a.name)
-			bRole := "arn:aws:iam::" + b.account + ":role/" + iam.PipelineRoleName(b.name)
-			for _, ext := range [][]string{nil, {iam.ExternalID(b.name)}, {iam.ExternalID(a.name)}} {
-				req := iam.Request{Principal: aRole, Action: "sts:AssumeRole", Context: map[string][]string{}}
-				if ext != nil {
-					req.Context["sts:ExternalId"] = ext
-				}
-				if got := iam.Evaluate(req, b.trust); got == iam.Allow {
-					t.Errorf("%s's deploy role trusts %s's pipeline with ExternalId %v", b.name, a.name, ext)
-				}
-			}
-			if got := iam.Evaluate(iam.Request{Principal: bRole, Action: "sts:AssumeRole", Context: map[string][]string{"sts:ExternalId": {iam.ExternalID(a.name)}}}, b.trust); got == iam.Allow {
-				t.Errorf("%s's deploy role accepts another region's ExternalId", b.name)
 			}
 		}
-		bRole := "arn:aws:iam::" + a.account + ":role/" + iam.PipelineRoleName(a.name)
-		if got := iam.Evaluate(iam.Request{Principal: bRole, Action: "sts:AssumeRole", Context: map[string][]string{"sts:ExternalId": {iam.ExternalID(a.name)}}}, a.trust); got != iam.Allow {
-			t.Errorf("%s's deploy role does not trust its own pipeline: %v", a.name, got)
-		}
-		if got := iam.Evaluate(iam.Request{Principal: bRole, Action: "sts:AssumeRole"}, a.trust); got == iam.Allow {
-			t.Errorf("%s's deploy role trusts its pipeline without ExternalId", a.name)
-		}
-		// The only actions allowed whatever the region are the listed
-		// account-wide reads.
-		for _, action := range iam.GlobalReadOnly {
-			if got := iam.Evaluate(iam.Request{Action: action, Resource: "*", Context: map[string][]string{"aws:RequestedRegion": {"us-east-1"}}}, a.policy); got != iam.Allow {
-				t.Errorf("%s: %s: %v", a.name, action, got)
+		// Its own resources, requested from another region, are refused.
+		for _, p := range pipelineProbes(t, w, a, a) {
+			p.a.Context["aws:RequestedRegion"] = []string{"us-west-1"}
+			if v := iam.Authorize(p.a); v.Decision == iam.Allow {
+				t.Errorf("%s's pipeline may %s from us-west-1", a.name, p.what)
 			}
 		}
 	}
 	t.Logf("%d ordered pairs of regions checked", pairs)
 }
 
-// TestIsolationCatchesLeaks shows the checks fail on a leaky policy: drop the
-// region condition of the provisioning statement and both the render-time
-// rule and the evaluation object.
+// TestMintingRoleIsolation shows what a region's minting role may do in
+// the management account: accounts of its own region only.
+func TestMintingRoleIsolation(t *testing.T) {
+	w := install(t)
+	a, b := w.regions[0], w.regions[1]
+	caller := session(w.management, iam.MintingRoleName(a.name), "r1")
+	identity := []iam.Document{*a.doc(t, "minting-role-policy.json")}
+	orgARN := func(kind, id string) string { return "arn:aws:organizations::" + w.management + ":" + kind + "/" + org + "/" + id }
+	create := func(region, env string, keys ...string) iam.Authorization {
+		ctx := map[string][]string{"aws:RequestTag/" + iam.RegionTag: {region}, "aws:RequestTag/" + iam.EnvironmentTag: {env}, "aws:TagKeys": keys}
+		return iam.Authorization{Request: iam.Request{Caller: caller, Action: "organizations:CreateAccount", Resource: "*", Context: ctx}, Identity: identity}
+	}
+	move := func(resource, tagRegion string) iam.Authorization {
+		ctx := map[string][]string{}
+		if tagRegion != "" {
+			ctx["aws:ResourceTag/"+iam.RegionTag] = []string{tagRegion}
+			ctx["aws:ResourceTag/"+iam.EnvironmentTag] = []string{a.env}
+		}
+		return iam.Authorization{Request: iam.Request{Caller: caller, Action: "organizations:MoveAccount", Resource: resource, Context: ctx}, Identity: identity}
+	}
+	bootstrap := func(ou string, trust *iam.Document) iam.Authorization {
+		ctx := map[string][]string{"aws:ResourceOrgPaths": {org + "/" + root + "/ou-ab12-platform/" + ou + "/"}}
+		return iam.Authorization{Request: iam.Request{Caller: caller, Action: "sts:AssumeRole", Resource: iam.RoleARN("aws", a.mcAccount, iam.AccessRole), Context: ctx},
+			Identity: identity, ResourceAccount: a.mcAccount, ResourcePolicy: trust, TrustRequired: true}
+	}
+	fresh := &iam.Document{Version: "2012-10-17", Statement: []iam.Statement{{Effect: "Allow", Principal: &iam.Principal{AWS: iam.Strings{iam.AccountRoot("aws", w.management)}}, Action: iam.Strings{"sts:AssumeRole"}}}}
+	keys := []string{iam.ClusterTag, iam.EnvironmentTag, iam.RegionTag, iam.RequestIDTag}
+	for _, tt := range []struct {
+		what string
+		a    iam.Authorization
+		want iam.Decision
+	}{
+		{"create an account of its region", create(a.name, a.env, keys...), iam.Allow},
+		{"create an account of another region", create(b.name, a.env, keys...), iam.ImplicitDeny},
+		{"create an account of another environment", create(a.name, "other", keys...), iam.ImplicitDeny},
+		{"create an account with an extra tag", create(a.name, a.env, append(keys, "owner")...), iam.ImplicitDeny},
+		{"move an account of its region", move(orgARN("account", a.mcAccount), a.name), iam.Allow},
+		{"move an account of another region", move(orgARN("account", b.mcAccount), b.name), iam.ImplicitDeny},
+		{"move from the root", move(orgARN("root", root), ""), iam.Allow},
+		{"move into its region's OU", move(orgARN("ou", a.ou), ""), iam.Allow},
+		{"move into another region's OU", move(orgARN("ou", b.ou), ""), iam.ImplicitDeny},
+		{"bootstrap a new account of its OU", bootstrap(a.ou, fresh), iam.Allow},
+		{"bootstrap an account of another OU", bootstrap(b.ou, fresh), iam.ImplicitDeny},
+		{"reach a sealed account of its OU", bootstrap(a.ou, a.doc(t, "organization-access-role-sealed-trust.json")), iam.ImplicitDeny},
+	} {
+		if v := iam.Authorize(tt.a); v.Decision != tt.want {
+			t.Errorf("%s's minting role: %s: %v (%s), want %v", a.name, tt.what, v.Decision, v.Reason, tt.want)
+		}
+	}
+}
+
+// TestDeployRoleIsolation shows what ManagementClusterDeployRole of one
+// cluster may do: its region's services, IAM named for its cluster only,
+// with the boundary, and nothing on the chain itself.
+func TestDeployRoleIsolation(t *testing.T) {
+	w := install(t)
+	a, b := w.regions[0], w.regions[1]
+	caller := session(a.mcAccount, iam.DeployRoleName, "r1")
+	identity := []iam.Document{*a.doc(t, render.DeployPolicyFile(a.cluster))}
+	req := func(action, resource, region string, kv ...string) iam.Authorization {
+		ctx := map[string][]string{"aws:RequestedRegion": {region}}
+		for i := 0; i+1 < len(kv); i += 2 {
+			ctx[kv[i]] = []string{kv[i+1]}
+		}
+		return iam.Authorization{Request: iam.Request{Caller: caller, Action: action, Resource: resource, Context: ctx}, Identity: identity}
+	}
+	own := iam.RoleARN("aws", a.mcAccount, a.name+"-"+a.cluster+"-node")
+	boundary := "arn:aws:iam::" + a.mcAccount + ":policy/" + iam.BoundaryName
+	for _, tt := range []struct {
+		what string
+		a    iam.Authorization
+		want iam.Decision
+	}{
+		{"run instances in its region", req("ec2:RunInstances", "*", a.name), iam.Allow},
+		{"run instances in another region", req("ec2:RunInstances", "*", b.name), iam.ExplicitDeny},
+		{"create its cluster's role with the boundary", req("iam:CreateRole", own, "us-east-1", "iam:PermissionsBoundary", boundary), iam.Allow},
+		{"create its cluster's role without the boundary", req("iam:CreateRole", own, "us-east-1"), iam.ImplicitDeny},
+		{"create another cluster's role", req("iam:CreateRole", iam.RoleARN("aws", a.mcAccount, b.name+"-"+a.cluster+"-node"), "us-east-1", "iam:PermissionsBoundary", boundary), iam.ImplicitDeny},
+		{"attach AdministratorAccess", req("iam:AttachRolePolicy", own, "us-east-1", "iam:PolicyARN", "arn:aws:iam::aws:policy/AdministratorAccess"), iam.ImplicitDeny},
+		{"attach the EKS cluster policy", req("iam:AttachRolePolicy", own, "us-east-1", "iam:PolicyARN", "arn:aws:iam::aws:policy/AmazonEKSClusterPolicy"), iam.Allow},
+		{"pass its role to EKS", req("iam:PassRole", own, "us-east-1", "iam:PassedToService", "eks.amazonaws.com"), iam.Allow},
+		{"pass its role to Lambda", req("iam:PassRole", own, "us-east-1", "iam:PassedToService", "lambda.amazonaws.com"), iam.ImplicitDeny},
+		{"widen its own policy", req("iam:PutRolePolicy", iam.RoleARN("aws", a.mcAccount, iam.DeployRoleName), "us-east-1"), iam.ExplicitDeny},
+		{"change the boundary", req("iam:CreatePolicyVersion", boundary, "us-east-1"), iam.ExplicitDeny},
+		{"use its cluster's OIDC bucket", req("s3:PutObject", "arn:aws:s3:::hypershift-oidc-x/"+a.cluster, a.name), iam.ImplicitDeny},
+	} {
+		if v := iam.Authorize(tt.a); v.Decision != tt.want {
+			t.Errorf("%s/%s deploy role: %s: %v (%s), want %v", a.name, a.cluster, tt.what, v.Decision, v.Reason, tt.want)
+		}
+	}
+}
+
+// TestIsolationCatchesLeaks mutates each kind of document the way a careless
+// edit would and shows the render-time rule refuses it.
 func TestIsolationCatchesLeaks(t *testing.T) {
-	leaky := iam.PipelinePolicy("us-east-1")
-	leaky.Statement[0].Condition = nil
-	leaky.Statement = slices.DeleteFunc(leaky.Statement, func(s iam.Statement) bool { return s.Sid == "DenyOutsideRegion" })
-	if len(iam.CheckIsolation("us-east-1", leaky, iam.DeployRoleTrust("us-east-1"))) == 0 {
-		t.Error("CheckIsolation accepted a policy without region condition")
+	r := iam.Region{Name: "us-east-1", Environment: "production", TektonNamespace: "pipelines", ManagementStateBucket: "mc-state-us-east-1",
+		CentralStateBucket: "central-us-east-1", Clusters: []iam.ManagementCluster{{Name: "mc01", OIDCBucket: "oidc-us-east-1-mc01"}}}
+	if p := iam.CheckIsolation(r, iam.RegionDocuments(r)); len(p) > 0 {
+		t.Fatalf("the rendered documents break the rules: %v", p)
 	}
-	req := iam.Request{Action: "ec2:RunInstances", Resource: "*", Context: map[string][]string{"aws:RequestedRegion": {"eu-west-1"}}}
-	if iam.Evaluate(req, leaky) != iam.Allow {
-		t.Error("the leak is not visible to Evaluate")
+	stmt := func(d *iam.Document, sid string) *iam.Statement {
+		for i := range d.Statement {
+			if d.Statement[i].Sid == sid {
+				return &d.Statement[i]
+			}
+		}
+		t.Fatalf("no statement %s", sid)
+		return nil
 	}
-	trust := iam.DeployRoleTrust("us-east-1")
-	trust.Statement[0].Condition = nil
-	if len(iam.CheckIsolation("us-east-1", iam.PipelinePolicy("us-east-1"), trust)) == 0 {
-		t.Error("CheckIsolation accepted a trust without ExternalId")
+	for _, tt := range []struct {
+		what   string
+		mutate func(*iam.Documents)
+	}{
+		{"an unscoped role beside a scoped one", func(d *iam.Documents) {
+			s := stmt(&d.Pipeline, "AssumeMintingRoleOfRegion")
+			s.Resource = append(s.Resource, "arn:aws:iam::*:role/*")
+		}},
+		{"the region deny dropped", func(d *iam.Documents) {
+			d.Pipeline.Statement = slices.DeleteFunc(d.Pipeline.Statement, func(s iam.Statement) bool { return s.Sid == "DenyOutsideRegion" })
+		}},
+		{"the deploy role trust without ExternalId", func(d *iam.Documents) { d.DeployTrust.Statement[0].Condition = nil }},
+		{"the minting trust of another principal", func(d *iam.Documents) {
+			d.MintingTrust.Statement[0].Principal.AWS = iam.Strings{"arn:aws:iam::${pipeline_account_id}:root"}
+		}},
+		{"account creation without the region tag", func(d *iam.Documents) { stmt(&d.Minting, "CreateAccountsOfRegion").Condition = nil }},
+		{"bootstrap outside the region's OU", func(d *iam.Documents) { stmt(&d.Minting, "BootstrapNewAccountsOfRegionOU").Condition = nil }},
+		{"deploy role IAM on every role", func(d *iam.Documents) {
+			doc := d.Deploy["mc01"]
+			stmt(&doc, "ManageClusterRoles").Resource = iam.Strings{"arn:aws:iam::*:role/*"}
+		}},
+		{"deploy role roles without the boundary", func(d *iam.Documents) {
+			doc := d.Deploy["mc01"]
+			stmt(&doc, "CreateClusterRolesWithBoundary").Condition = nil
+		}},
+		{"a boundary that allows IAM", func(d *iam.Documents) {
+			d.Boundary.Statement = slices.DeleteFunc(d.Boundary.Statement, func(s iam.Statement) bool { return s.Sid == "DenyIdentityChanges" })
+		}},
+	} {
+		d := iam.RegionDocuments(r)
+		tt.mutate(&d)
+		if p := iam.CheckIsolation(r, d); len(p) == 0 {
+			t.Errorf("CheckIsolation accepted %s", tt.what)
+		}
 	}
 }

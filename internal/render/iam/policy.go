@@ -1,16 +1,22 @@
-// Package iam renders the region-scoped IAM documents of the regional
-// pipeline and enforces the isolation rules of DESIGN.md §5 on them.
+// Package iam renders the IAM documents of the identity chain of DESIGN.md
+// §5 (the central pipeline, the regional pipeline, the minting role and
+// ManagementClusterDeployRole, their boundaries and bucket policies), checks
+// the isolation rules on them, and decides requests against policies the
+// way AWS does.
 //
-// Entry points: PipelinePolicy and DeployRoleTrust build a region's
-// documents, CheckIsolation enforces the rules at render time, and Evaluate
-// decides a request against policies (used by the isolation tests).
+// Entry points: RegionDocuments and CentralPipelinePolicy build the
+// documents, CheckIsolation enforces the rules at render time, and
+// Authorize decides a request (used by the isolation tests and by the IAM
+// gate of internal/awsemu).
 package iam
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
+	"strings"
 )
 
 // Document is an IAM policy document. Action, Resource and Condition values
@@ -34,10 +40,43 @@ type Statement struct {
 	Condition map[string]map[string]Strings `json:"Condition,omitempty"`
 }
 
-// Principal names who a trust policy trusts.
+// Principal names who a resource policy (a trust policy, a bucket policy)
+// applies to. Any is the principal "*".
 type Principal struct {
-	AWS     Strings `json:"AWS,omitempty"`
-	Service Strings `json:"Service,omitempty"`
+	Any       bool    `json:"-"`
+	AWS       Strings `json:"AWS,omitempty"`
+	Service   Strings `json:"Service,omitempty"`
+	Federated Strings `json:"Federated,omitempty"`
+}
+
+// UnmarshalJSON accepts "*" or an object of AWS, Service and Federated.
+func (p *Principal) UnmarshalJSON(b []byte) error {
+	var star string
+	if json.Unmarshal(b, &star) == nil {
+		if star != "*" {
+			return fmt.Errorf(`a principal given as a string must be "*", not %q`, star)
+		}
+		*p = Principal{Any: true}
+		return nil
+	}
+	type plain Principal
+	var q plain
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&q); err != nil {
+		return fmt.Errorf("principal: %w", err)
+	}
+	*p = Principal(q)
+	return nil
+}
+
+// MarshalJSON writes "*" for Any.
+func (p Principal) MarshalJSON() ([]byte, error) {
+	if p.Any {
+		return []byte(`"*"`), nil
+	}
+	type plain Principal
+	return json.Marshal(plain(p))
 }
 
 // Strings is a JSON string or list of strings.
@@ -58,151 +97,13 @@ func (s *Strings) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Names used by the documents.
-const (
-	DeployRoleName = "ManagementClusterDeployRole"
-	// AccountIDPlaceholder is replaced with the regional pipeline's account
-	// id by terraform/central-bootstrap when it creates the deploy role.
-	AccountIDPlaceholder = "${pipeline_account_id}"
-	RegionTag            = "regionctl:region"
-	centralPrefix        = "regionctl-central-"
-)
+// policyVariable matches an AWS policy variable such as ${aws:username};
+// regionctl's own placeholders (${management_account_id}) have no colon.
+var policyVariable = regexp.MustCompile(`\$\{[^}]*:[^}]*\}`)
 
-// PipelineRoleName is the regional pipeline's role in a region.
-func PipelineRoleName(region string) string { return "regional-pipeline-" + region }
-
-// ExternalID is the ExternalId the regional pipeline of region presents.
-func ExternalID(region string) string { return "regional-pipeline-" + region }
-
-// StateBucket is the regional pipeline's Terraform state bucket.
-func StateBucket(region string) string { return "regionctl-regional-pipeline-" + region }
-
-// regionScopedServices are the services the regional pipeline provisions
-// with; every action on them is conditioned on aws:RequestedRegion.
-var regionScopedServices = []string{
-	"apigateway:*", "autoscaling:*", "ec2:*", "eks:*", "elasticloadbalancing:*",
-	"iot:*", "kms:*", "logs:*", "s3:*", "ssm:GetParameter", "ssm:GetParameters",
-	"secretsmanager:GetSecretValue", "sts:GetCallerIdentity",
-}
-
-// GlobalOnly lists every action the regional pipeline may call that AWS
-// serves from a global endpoint, so that aws:RequestedRegion cannot scope it
-// (IAM and Organizations requests are always made to us-east-1). Each is
-// scoped by resource name or request tag instead; the list is minimal:
-//
-//   - iam role and OIDC provider actions: EKS needs a cluster role, a node
-//     role and an OIDC provider per cluster. Resources are limited to names
-//     that start with the region (roles "<region>-*", providers of
-//     "oidc.eks.<region>.amazonaws.com"), so a pipeline reaches only its own
-//     region's identities.
-//   - organizations:CreateAccount: a new management cluster gets its own
-//     account; the request must tag it with the pipeline's region.
-//   - organizations:DescribeCreateAccountStatus and ListAccounts: read-only
-//     and account-wide (no resource-level scoping exists); they let the
-//     pipeline find its accounts by name and wait for creation. They reveal
-//     account names and change nothing.
-var GlobalOnly = []string{
-	"iam:AttachRolePolicy", "iam:CreateOpenIDConnectProvider", "iam:CreateRole",
-	"iam:DeleteOpenIDConnectProvider", "iam:DeleteRole", "iam:DeleteRolePolicy",
-	"iam:DetachRolePolicy", "iam:GetOpenIDConnectProvider", "iam:GetRole",
-	"iam:GetRolePolicy", "iam:ListAttachedRolePolicies", "iam:ListInstanceProfilesForRole",
-	"iam:ListRolePolicies", "iam:PassRole", "iam:PutRolePolicy", "iam:TagOpenIDConnectProvider",
-	"iam:TagRole", "iam:UntagRole",
-	"organizations:CreateAccount",
-	"organizations:DescribeCreateAccountStatus", "organizations:ListAccounts",
-}
-
-// GlobalReadOnly are the actions of GlobalOnly that no resource or tag can
-// scope; the isolation proof lists them as its only allowed exceptions.
-var GlobalReadOnly = []string{"organizations:DescribeCreateAccountStatus", "organizations:ListAccounts"}
-
-func inRegion(region string) map[string]map[string]Strings {
-	return map[string]map[string]Strings{"StringEquals": {"aws:RequestedRegion": {region}}}
-}
-
-// PipelinePolicy is the permissions policy of the regional pipeline of region.
-func PipelinePolicy(region string) Document {
-	iamActions := []string{}
-	orgTagged := []string{}
-	for _, a := range GlobalOnly {
-		switch {
-		case a == "organizations:CreateAccount":
-			orgTagged = append(orgTagged, a)
-		case len(a) > 4 && a[:4] == "iam:":
-			iamActions = append(iamActions, a)
-		}
-	}
-	return Document{
-		Version: "2012-10-17",
-		ID:      "regionctl-generated-regional-pipeline-" + region,
-		Statement: []Statement{
-			{
-				Sid: "ProvisionInRegion", Effect: "Allow",
-				Action: regionScopedServices, Resource: Strings{"*"},
-				Condition: inRegion(region),
-			},
-			{
-				Sid: "AssumeDeployRoleOfRegion", Effect: "Allow",
-				Action:   Strings{"sts:AssumeRole", "sts:TagSession"},
-				Resource: Strings{"arn:aws:iam::*:role/" + DeployRoleName},
-				Condition: map[string]map[string]Strings{"StringEquals": {
-					"aws:RequestedRegion":          {region},
-					"aws:ResourceTag/" + RegionTag: {region},
-				}},
-			},
-			{
-				Sid: "GlobalIAMOfRegion", Effect: "Allow",
-				Action: iamActions,
-				Resource: Strings{
-					"arn:aws:iam::*:role/" + region + "-*",
-					"arn:aws:iam::*:oidc-provider/oidc.eks." + region + ".amazonaws.com/*",
-				},
-			},
-			{
-				Sid: "CreateAccountOfRegion", Effect: "Allow",
-				Action: orgTagged, Resource: Strings{"*"},
-				Condition: map[string]map[string]Strings{"StringEquals": {"aws:RequestTag/" + RegionTag: {region}}},
-			},
-			{
-				Sid: "FindAccounts", Effect: "Allow",
-				Action: GlobalReadOnly, Resource: Strings{"*"},
-			},
-			{
-				Sid: "DenyOutsideRegion", Effect: "Deny",
-				NotAction: GlobalOnly, Resource: Strings{"*"},
-				Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:RequestedRegion": {region}}},
-			},
-			{
-				Sid: "DenyCentralState", Effect: "Deny",
-				Action: Strings{"s3:*", "sts:AssumeRole", "iam:PassRole"},
-				Resource: Strings{
-					"arn:aws:s3:::" + centralPrefix + "*",
-					"arn:aws:s3:::" + centralPrefix + "*/*",
-					"arn:aws:iam::*:role/" + centralPrefix + "*",
-				},
-			},
-		},
-	}
-}
-
-// DeployRoleTrust is the trust policy of ManagementClusterDeployRole in the
-// management cluster accounts of region: only the region's pipeline role,
-// and only with the region's ExternalId.
-func DeployRoleTrust(region string) Document {
-	return Document{
-		Version: "2012-10-17",
-		ID:      "regionctl-generated-deploy-role-trust-" + region,
-		Statement: []Statement{{
-			Sid:       "RegionalPipelineOfRegion",
-			Effect:    "Allow",
-			Principal: &Principal{AWS: Strings{"arn:aws:iam::" + AccountIDPlaceholder + ":role/" + PipelineRoleName(region)}},
-			Action:    Strings{"sts:AssumeRole"},
-			Condition: map[string]map[string]Strings{"StringEquals": {"sts:ExternalId": {ExternalID(region)}}},
-		}},
-	}
-}
-
-// Parse decodes a policy document strictly.
+// Parse decodes a policy document strictly and refuses what Authorize
+// cannot judge (unknown condition operators, policy variables,
+// NotPrincipal), so that nothing is silently misjudged.
 func Parse(b []byte) (Document, error) {
 	var d Document
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -223,8 +124,67 @@ func Parse(b []byte) (Document, error) {
 		if s.Principal == nil && (len(s.Resource) == 0) == (len(s.NotResource) == 0) {
 			return d, fmt.Errorf("statement %d: exactly one of Resource and NotResource", i)
 		}
+		for op, keys := range s.Condition {
+			set, base, _ := splitOperator(op)
+			if !operators[base] || (set != "" && set != "ForAnyValue" && set != "ForAllValues") {
+				return d, fmt.Errorf("statement %d: condition operator %s is not one regionctl's evaluator knows", i, op)
+			}
+			for k, vals := range keys {
+				for _, v := range append(Strings{k}, vals...) {
+					if policyVariable.MatchString(v) {
+						return d, fmt.Errorf("statement %d: policy variable in %q is not supported", i, v)
+					}
+				}
+			}
+		}
+		for _, r := range append(append(Strings{}, s.Resource...), s.NotResource...) {
+			if policyVariable.MatchString(r) {
+				return d, fmt.Errorf("statement %d: policy variable in %q is not supported", i, r)
+			}
+		}
 	}
 	return d, nil
+}
+
+// ParseAWS decodes a document as AWS stores it (IAM returns documents
+// URL-encoded, and allows Action and Resource to be absent on a trust
+// statement); it is Parse without the rendering rules on shape.
+func ParseAWS(b []byte) (Document, error) {
+	var d Document
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&d); err != nil {
+		return d, fmt.Errorf("parsing policy document: %w", err)
+	}
+	for i, s := range d.Statement {
+		for op := range s.Condition {
+			set, base, _ := splitOperator(op)
+			if !operators[base] || (set != "" && set != "ForAnyValue" && set != "ForAllValues") {
+				return d, fmt.Errorf("statement %d: condition operator %s is not one regionctl's evaluator knows", i, op)
+			}
+		}
+	}
+	return d, nil
+}
+
+// Substitute replaces regionctl's ${name} placeholders in a document's
+// JSON text, as terraform/central-bootstrap and the pipelines do when they
+// install it. Unknown placeholders are left for the caller to catch.
+func Substitute(doc []byte, values map[string]string) []byte {
+	s := string(doc)
+	for _, k := range sortedKeys(values) {
+		s = strings.ReplaceAll(s, "${"+k+"}", values[k])
+	}
+	return []byte(s)
+}
+
+// Placeholders lists the ${name} placeholders left in a document's text.
+func Placeholders(doc []byte) []string {
+	seen := map[string]bool{}
+	for _, m := range regexp.MustCompile(`\$\{([a-z_]+)\}`).FindAllSubmatch(doc, -1) {
+		seen[string(m[1])] = true
+	}
+	return sortedKeys(seen)
 }
 
 func sortedKeys[M ~map[string]V, V any](m M) []string {

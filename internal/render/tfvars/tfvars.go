@@ -24,6 +24,7 @@ import (
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 
 	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/render/iam"
 	"github.com/regionctl/regionctl/terraform"
 )
 
@@ -69,6 +70,7 @@ func ForCluster(c *config.Cluster) (Vars, error) {
 		vars["platform_api_domain"] = m.str("platform_api", "domain")
 	default:
 		vars["oidc_bucket"] = m.str("hypershift", "oidc_bucket")
+		vars["permissions_boundary"] = iam.BoundaryName
 		vars["maestro_consumer_name"] = m.str("maestro", "consumer_name")
 		vars["maestro_mqtt_endpoint"] = m.str("maestro", "mqtt_endpoint")
 		if e.Lookup("hypershift", "private_link") != nil {
@@ -79,20 +81,6 @@ func ForCluster(c *config.Cluster) (Vars, error) {
 		return nil, fmt.Errorf("effective config of %s lacks %s", c.ID(), strings.Join(m.missing, ", "))
 	}
 	return vars, nil
-}
-
-// ForBootstrap returns the variables of central-bootstrap for a region.
-func ForBootstrap(region, environment, sector, policyJSON, trustJSON string) Vars {
-	return Vars{
-		"region":                 region,
-		"environment":            environment,
-		"sector":                 sector,
-		"pipeline_role_name":     "regional-pipeline-" + region,
-		"pipeline_policy_json":   policyJSON,
-		"deploy_role_trust_json": trustJSON,
-		"state_bucket":           "regionctl-regional-pipeline-" + region,
-		"tags":                   map[string]any{"managed-by": "regionctl", "regionctl:region": region, "environment": environment, "sector": sector},
-	}
 }
 
 func tags(c *config.Cluster) map[string]any {
@@ -217,8 +205,16 @@ func (c *Checker) Check(root string, vars Vars) []string {
 	if !ok {
 		return []string{fmt.Sprintf("no Terraform root %q", root)}
 	}
+	runtime := map[string]bool{}
+	for _, name := range terraform.Runtime[root] {
+		runtime[name] = true
+	}
 	var problems []string
 	for name, val := range vars {
+		if runtime[name] {
+			problems = append(problems, fmt.Sprintf("%s of terraform/%s is set by the pipeline at run time, never rendered", name, root))
+			continue
+		}
 		d, ok := decl[name]
 		if !ok {
 			problems = append(problems, fmt.Sprintf("%s is not a variable of terraform/%s", name, root))
@@ -240,7 +236,7 @@ func (c *Checker) Check(root string, vars Vars) []string {
 		}
 	}
 	for name, d := range decl {
-		if _, ok := vars[name]; d.required && !ok {
+		if _, ok := vars[name]; d.required && !ok && !runtime[name] {
 			problems = append(problems, fmt.Sprintf("required variable %s of terraform/%s is not set", name, root))
 		}
 	}

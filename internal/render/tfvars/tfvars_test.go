@@ -31,6 +31,7 @@ func TestCheckerFindsMismatches(t *testing.T) {
 		"vpc_cidr": "10.0.0.0/16", "private_subnets": []any{"10.0.0.0/19"}, "availability_zones": 3,
 		"eks_version": "1.31", "node_instance_type": "m6i.xlarge", "node_min": 3, "node_max": 6,
 		"oidc_bucket": "b", "maestro_consumer_name": "mc01", "maestro_mqtt_endpoint": "mqtts://x:8883",
+		"permissions_boundary": "boundary",
 	}
 	if p := c.Check(terraform.ManagementCluster, valid); len(p) > 0 {
 		t.Fatalf("valid vars: %v", p)
@@ -58,6 +59,7 @@ func TestCheckerFindsMismatches(t *testing.T) {
 		{"map from a list", with("tags", []any{"a"}), "tags: value does not convert to map(string)"},
 		{"required missing", with("eks_version", nil), "required variable eks_version of terraform/management-cluster is not set"},
 		{"regional-only variable", with("platform_api_domain", "x"), "platform_api_domain is not a variable of terraform/management-cluster"},
+		{"a run-time variable rendered", with("assume_role_arn", "arn:aws:iam::1:role/x"), "assume_role_arn of terraform/management-cluster is set by the pipeline at run time"},
 	}
 	// Twice: the second round answers from the checker's memory of each
 	// value's verdict, which must not forget a problem.

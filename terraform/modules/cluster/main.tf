@@ -21,5 +21,6 @@ module "eks" {
   node_instance_type     = var.node_instance_type
   node_min               = var.node_min
   node_max               = var.node_max
+  permissions_boundary   = var.permissions_boundary
   tags                   = var.tags
 }

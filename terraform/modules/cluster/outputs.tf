@@ -5,3 +5,7 @@ output "cluster_name" {
 output "vpc_id" {
   value = module.vpc.vpc_id
 }
+
+output "oidc_issuer" {
+  value = module.eks.oidc_issuer
+}

@@ -5,6 +5,8 @@ locals {
   prefix = "${var.region}-${var.name}"
 }
 
+data "aws_partition" "current" {}
+
 data "aws_iam_policy_document" "cluster_trust" {
   statement {
     actions = ["sts:AssumeRole"]
@@ -26,11 +28,12 @@ data "aws_iam_policy_document" "node_trust" {
 }
 
 module "cluster_role" {
-  source              = "../iam-role"
-  name                = "${local.prefix}-cluster"
-  trust_policy_json   = data.aws_iam_policy_document.cluster_trust.json
-  managed_policy_arns = ["arn:aws:iam::aws:policy/AmazonEKSClusterPolicy"]
-  tags                = var.tags
+  source               = "../iam-role"
+  name                 = "${local.prefix}-cluster"
+  trust_policy_json    = data.aws_iam_policy_document.cluster_trust.json
+  managed_policy_arns  = ["arn:${data.aws_partition.current.partition}:iam::aws:policy/AmazonEKSClusterPolicy"]
+  permissions_boundary = var.permissions_boundary
+  tags                 = var.tags
 }
 
 module "node_role" {
@@ -38,11 +41,12 @@ module "node_role" {
   name              = "${local.prefix}-node"
   trust_policy_json = data.aws_iam_policy_document.node_trust.json
   managed_policy_arns = [
-    "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
-    "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
-    "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
+    "arn:${data.aws_partition.current.partition}:iam::aws:policy/AmazonEKSWorkerNodePolicy",
+    "arn:${data.aws_partition.current.partition}:iam::aws:policy/AmazonEKS_CNI_Policy",
+    "arn:${data.aws_partition.current.partition}:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
   ]
-  tags = var.tags
+  permissions_boundary = var.permissions_boundary
+  tags                 = var.tags
 }
 
 resource "aws_eks_cluster" "this" {
@@ -69,4 +73,13 @@ resource "aws_eks_node_group" "default" {
     desired_size = var.node_min
   }
   tags = var.tags
+}
+
+# The cluster's OIDC issuer as an IAM identity provider, so that its
+# ServiceAccounts can hold IAM roles (IRSA): the regional pipeline's Tekton
+# ServiceAccount among them.
+resource "aws_iam_openid_connect_provider" "this" {
+  url            = aws_eks_cluster.this.identity[0].oidc[0].issuer
+  client_id_list = ["sts.amazonaws.com"]
+  tags           = var.tags
 }

@@ -7,5 +7,9 @@ output "endpoint" {
 }
 
 output "oidc_issuer" {
-  value = try(aws_eks_cluster.this.identity[0].oidc[0].issuer, "")
+  value = aws_eks_cluster.this.identity[0].oidc[0].issuer
+}
+
+output "oidc_provider_arn" {
+  value = aws_iam_openid_connect_provider.this.arn
 }

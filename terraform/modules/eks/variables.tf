@@ -35,3 +35,9 @@ variable "tags" {
   type    = map(string)
   default = {}
 }
+
+variable "permissions_boundary" {
+  type        = string
+  default     = null
+  description = "ARN of the permissions boundary of the cluster's roles; null for none."
+}

@@ -5,6 +5,7 @@ resource "aws_iam_role" "this" {
   path                 = var.path
   assume_role_policy   = var.trust_policy_json
   max_session_duration = var.max_session_duration
+  permissions_boundary = var.permissions_boundary
   tags                 = var.tags
 }
 

@@ -32,3 +32,9 @@ variable "tags" {
   type    = map(string)
   default = {}
 }
+
+variable "permissions_boundary" {
+  type        = string
+  default     = null
+  description = "ARN of the role's permissions boundary; null for none."
+}

@@ -3,6 +3,8 @@
 
 data "aws_caller_identity" "current" {}
 
+data "aws_partition" "current" {}
+
 resource "aws_iot_policy" "maestro" {
   name = "${var.region}-maestro"
   policy = jsonencode({
@@ -11,12 +13,12 @@ resource "aws_iot_policy" "maestro" {
       {
         Effect   = "Allow"
         Action   = ["iot:Connect"]
-        Resource = ["arn:aws:iot:${var.region}:${data.aws_caller_identity.current.account_id}:client/maestro-*"]
+        Resource = ["arn:${data.aws_partition.current.partition}:iot:${var.region}:${data.aws_caller_identity.current.account_id}:client/maestro-*"]
       },
       {
         Effect   = "Allow"
         Action   = ["iot:Publish", "iot:Receive", "iot:Subscribe"]
-        Resource = ["arn:aws:iot:${var.region}:${data.aws_caller_identity.current.account_id}:topic*/sources/maestro/*"]
+        Resource = ["arn:${data.aws_partition.current.partition}:iot:${var.region}:${data.aws_caller_identity.current.account_id}:topic*/sources/maestro/*"]
       },
     ]
   })

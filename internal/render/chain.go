@@ -1,0 +1,254 @@
+package render
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/render/iam"
+	"github.com/regionctl/regionctl/internal/render/tfvars"
+	"github.com/regionctl/regionctl/terraform"
+)
+
+// chainRegion is what the identity chain of one region is made of, read
+// from its clusters' effective config.
+type chainRegion struct {
+	iam.Region
+	// ManagementOU is the OU path of the region's management cluster
+	// accounts ("" when it has none).
+	ManagementOU string
+	// Skipped says a review left the region's management clusters out
+	// (they are the same on both sides): only CentralStateBucket is known,
+	// and the region's files are not rendered.
+	Skipped bool `json:"-"`
+}
+
+// regionChains builds every region's chain inputs and checks what the
+// chain needs of the config: one state bucket and one OU for a region's
+// management clusters, neither shared with its regional cluster, and no OU
+// of management cluster accounts shared between regions.
+func regionChains(f *config.Fleet, skip map[string]bool) (map[string]*chainRegion, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	byRegion := map[string][]*config.Cluster{}
+	for _, c := range f.Clusters {
+		if c.Effective != nil {
+			byRegion[c.Region.Name] = append(byRegion[c.Region.Name], c)
+		}
+	}
+	out := map[string]*chainRegion{}
+	ouOwner := map[string]*config.Cluster{}
+	for _, reg := range f.Regions {
+		if reg.Sector == nil {
+			continue
+		}
+		cr := &chainRegion{Region: iam.Region{Name: reg.Name, Environment: reg.Sector.Environment}}
+		var regional *config.Cluster
+		var first *config.Cluster // the first management cluster, for its bucket and OU
+		for _, c := range byRegion[reg.Name] {
+			if c.Type == "regional" {
+				regional = c
+			}
+		}
+		if regional == nil {
+			continue // nothing to bootstrap: the central pipeline refuses such a region
+		}
+		cr.TektonNamespace = str(regional, "gitops", "tekton_namespace")
+		cr.CentralStateBucket = str(regional, "state_bucket")
+		for _, c := range byRegion[reg.Name] {
+			if c.Type != "management" {
+				continue
+			}
+			if skip[c.ID()] {
+				cr.Skipped = true
+				continue
+			}
+			cr.Clusters = append(cr.Clusters, iam.ManagementCluster{Name: c.Name, OIDCBucket: str(c, "hypershift", "oidc_bucket")})
+			bucket, ou := c.Effective.Lookup("state_bucket"), c.Effective.Lookup("account", "ou")
+			if bucket == nil || ou == nil {
+				continue // #Cluster sets both; a cluster without them failed its check
+			}
+			if first == nil {
+				first, cr.ManagementStateBucket, cr.ManagementOU = c, bucket.Str, ou.Str
+				continue
+			}
+			if bucket.Str != cr.ManagementStateBucket {
+				diags = append(diags, diag.Errorf(bucket.Origin.Pos, fmt.Sprintf("%s uses %s. The state of a region's management clusters lives in one bucket of the regional account, whose policy admits only the region's pipeline; set state_bucket once for the region's management clusters.", first.ID(), cr.ManagementStateBucket),
+					"%s: state_bucket %s differs from the other management clusters of %s", c.ID(), bucket.Str, reg.Name))
+			}
+			if ou.Str != cr.ManagementOU {
+				diags = append(diags, diag.Errorf(ou.Origin.Pos, fmt.Sprintf("%s is in %s. The minting role of a region moves accounts into exactly one OU; put every management cluster of the region in the same account.ou.", first.ID(), cr.ManagementOU),
+					"%s: account.ou %s differs from the other management clusters of %s", c.ID(), ou.Str, reg.Name))
+			}
+		}
+		if cr.Skipped {
+			out[reg.Name] = cr
+			continue
+		}
+		if first == nil {
+			cr.ManagementStateBucket = iam.StateBucket(reg.Name)
+		} else {
+			if cr.ManagementStateBucket == cr.CentralStateBucket {
+				v := first.Effective.Lookup("state_bucket")
+				diags = append(diags, diag.Errorf(v.Origin.Pos, "The regional cluster's state belongs to the central pipeline (management account); the management clusters' to the regional pipeline (regional account). One bucket cannot live in both.",
+					"%s: the management clusters of %s share the state bucket %s with the regional cluster", first.ID(), reg.Name, cr.CentralStateBucket))
+			}
+			if rou := str(regional, "account", "ou"); cr.ManagementOU == rou {
+				v := first.Effective.Lookup("account", "ou")
+				diags = append(diags, diag.Errorf(v.Origin.Pos, "The minting role of a region may bootstrap new accounts of its management clusters' OU; the regional account must not be among them. Give management clusters an OU of their own (for example /platform/${environment}/${region}/${cluster_type}).",
+					"%s: the management clusters of %s share the OU %s with the regional cluster", first.ID(), reg.Name, rou))
+			}
+			if other, ok := ouOwner[cr.ManagementOU]; ok && other.Region != first.Region {
+				v := first.Effective.Lookup("account", "ou")
+				diags = append(diags, diag.Errorf(v.Origin.Pos, "Each region's minting role moves accounts only into its own region's OU; two regions sharing one would reach each other's accounts.",
+					"%s: the OU %s of management cluster accounts is also %s's", first.ID(), cr.ManagementOU, other.ID()))
+			} else {
+				ouOwner[cr.ManagementOU] = first
+			}
+		}
+		sort.Slice(cr.Clusters, func(i, j int) bool { return cr.Clusters[i].Name < cr.Clusters[j].Name })
+		out[reg.Name] = cr
+	}
+	return out, diags
+}
+
+func str(c *config.Cluster, keys ...string) string {
+	if v := c.Effective.Lookup(keys...); v != nil && v.Kind == config.String {
+		return v.Str
+	}
+	return ""
+}
+
+// chainFile is one IAM document of a region and its name under iam/.
+type chainFile struct {
+	name string
+	doc  iam.Document
+}
+
+// chainArtifacts renders the IAM documents of a region's identity chain
+// and the variables of its bootstrap, after checking the isolation rules.
+func (r *renderer) chainArtifacts(reg *config.Region, cr *chainRegion) ([]Artifact, diag.Diagnostics) {
+	dir := RegionDir(cr.Environment, cr.Name)
+	at := diag.Pos{File: reg.Doc.File}
+	docs := iam.RegionDocuments(cr.Region)
+	if problems := iam.CheckIsolation(cr.Region, docs); len(problems) > 0 {
+		return nil, diag.Diagnostics{diag.Errorf(at, strings.Join(problems, "\n"), "IAM documents of %s break the isolation rules", cr.Name)}
+	}
+	files := []chainFile{
+		{"regional-pipeline-trust.json", docs.PipelineTrust},
+		{"regional-pipeline-policy.json", docs.Pipeline},
+		{"minting-role-trust.json", docs.MintingTrust},
+		{"minting-role-policy.json", docs.Minting},
+		{"management-cluster-deploy-role-trust.json", docs.DeployTrust},
+		{"management-cluster-boundary.json", docs.Boundary},
+		{"organization-access-role-sealed-trust.json", docs.SealedTrust},
+		{"bootstrap-session-policy.json", docs.BootstrapSession},
+		{"management-cluster-state-bucket-policy.json", docs.ManagementStateBucketPolicy},
+		{"central-state-bucket-policy.json", docs.CentralStateBucketPolicy},
+	}
+	encoded := map[string]string{}
+	var arts []Artifact
+	for _, f := range files {
+		b, err := tfvars.MarshalJSON(f.doc)
+		if err != nil {
+			return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode %s of %s", f.name, cr.Name)}
+		}
+		if _, err := iam.Parse(b); err != nil {
+			return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "rendered IAM document %s of %s does not parse", f.name, cr.Name)}
+		}
+		if strings.Contains(string(b), "%{") {
+			return nil, diag.Diagnostics{diag.Errorf(at, "A template directive would run when Terraform fills in the document's account ids.", "rendered IAM document %s of %s holds %%{", f.name, cr.Name)}
+		}
+		encoded[f.name] = string(b)
+		arts = append(arts, Artifact{Path: path.Join(dir, "iam", f.name), Bytes: b, Owner: cr.Name})
+	}
+	vars := tfvars.Vars{
+		"region":                           cr.Name,
+		"environment":                      cr.Environment,
+		"sector":                           reg.Sector.Name,
+		"pipeline_role_name":               iam.PipelineRoleName(cr.Name),
+		"pipeline_trust_json":              encoded["regional-pipeline-trust.json"],
+		"pipeline_policy_json":             encoded["regional-pipeline-policy.json"],
+		"minting_role_name":                iam.MintingRoleName(cr.Name),
+		"minting_trust_json":               encoded["minting-role-trust.json"],
+		"minting_policy_json":              encoded["minting-role-policy.json"],
+		"state_bucket":                     cr.ManagementStateBucket,
+		"state_bucket_policy_json":         encoded["management-cluster-state-bucket-policy.json"],
+		"central_state_bucket":             cr.CentralStateBucket,
+		"central_state_bucket_policy_json": encoded["central-state-bucket-policy.json"],
+		"handoff_parameter":                iam.ParameterName(cr.Name),
+		"mint_accounts":                    len(cr.Clusters) > 0,
+		"tags":                             map[string]any{"managed-by": "regionctl", iam.RegionTag: cr.Name, "environment": cr.Environment, "sector": reg.Sector.Name},
+	}
+	if problems := r.tf.Check(terraform.CentralBootstrap, vars); len(problems) > 0 {
+		return nil, diag.Diagnostics{diag.Errorf(at, strings.Join(problems, "\n"), "Terraform variables of the %s bootstrap do not match terraform/%s", cr.Name, terraform.CentralBootstrap)}
+	}
+	bb, err := tfvars.Encode(vars)
+	if err != nil {
+		return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode bootstrap variables of %s", cr.Name)}
+	}
+	arts = append(arts, Artifact{Path: path.Join(dir, "terraform", terraform.CentralBootstrap+".tfvars.json"), Bytes: bb, Owner: cr.Name})
+	return arts, nil
+}
+
+// DeployPolicyFile is the name under a region's iam/ of the deploy role
+// policy of management cluster cluster.
+func DeployPolicyFile(cluster string) string { return cluster + "-deploy-role-policy.json" }
+
+// deployRoleArtifact renders the policy of a management cluster's
+// ManagementClusterDeployRole, owned by the cluster: adding a cluster does
+// not touch its region's files.
+func deployRoleArtifact(c *config.Cluster) (Artifact, diag.Diagnostics) {
+	at := diag.Pos{File: c.Doc.File}
+	r := iam.Region{Name: c.Region.Name, Environment: c.Environment()}
+	mc := iam.ManagementCluster{Name: c.Name, OIDCBucket: str(c, "hypershift", "oidc_bucket")}
+	doc := iam.DeployRolePolicy(r, mc)
+	if problems := iam.CheckDeployRole(r, mc, doc); len(problems) > 0 {
+		return Artifact{}, diag.Diagnostics{diag.Errorf(at, strings.Join(problems, "\n"), "the deploy role policy of %s breaks the isolation rules", c.ID())}
+	}
+	b, err := tfvars.MarshalJSON(doc)
+	if err == nil {
+		_, err = iam.Parse(b)
+	}
+	if err != nil {
+		return Artifact{}, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode the deploy role policy of %s", c.ID())}
+	}
+	return Artifact{Path: path.Join(RegionDir(c.Environment(), c.Region.Name), "iam", DeployPolicyFile(c.Name)), Bytes: b, Owner: c.ID()}, nil
+}
+
+// centralArtifacts renders the central pipeline's policy, one per
+// partition the fleet's regions are in.
+func centralArtifacts(chains map[string]*chainRegion) ([]Artifact, diag.Diagnostics) {
+	byPartition := map[string][]iam.Region{}
+	for _, cr := range chains {
+		byPartition[cr.Partition()] = append(byPartition[cr.Partition()], cr.Region)
+	}
+	var arts []Artifact
+	for _, p := range sortedKeys(byPartition) {
+		regions := byPartition[p]
+		sort.Slice(regions, func(i, j int) bool { return regions[i].Name < regions[j].Name })
+		b, err := tfvars.MarshalJSON(iam.CentralPipelinePolicy(p, regions))
+		if err != nil {
+			return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "config"}, err.Error(), "cannot encode the central pipeline policy")}
+		}
+		arts = append(arts, Artifact{Path: CentralPolicyPath(p), Bytes: b})
+	}
+	return arts, nil
+}
+
+// CentralPolicyPath is where the central pipeline's policy of a partition
+// lives in deploy/.
+func CentralPolicyPath(partition string) string {
+	return path.Join("central", partition, "iam", "central-pipeline-policy.json")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

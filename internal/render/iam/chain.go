@@ -1,0 +1,504 @@
+package iam
+
+import (
+	"strings"
+)
+
+// Names of the identity chain (DESIGN.md §5).
+const (
+	// CentralPipelineRole runs the central pipeline in the organisation's
+	// management account (the central cluster's Tekton, through IRSA).
+	CentralPipelineRole = "regionctl-central-pipeline"
+	// AccessRole is the role AWS Organizations makes in every account it
+	// creates, trusted by the management account. Only the central
+	// pipeline uses it; the minting role may use it once, in a new account
+	// of its region, to create the deploy role and seal it (SealedTrust).
+	AccessRole     = "OrganizationAccountAccessRole"
+	DeployRoleName = "ManagementClusterDeployRole"
+	// BoundaryName is the permissions boundary every role the deploy role
+	// creates must carry, in each management cluster's account.
+	BoundaryName = "regionctl-management-cluster-boundary"
+	// Service accounts whose pods hold the pipelines' roles (IRSA).
+	CentralServiceAccount  = "regionctl-central-pipeline"
+	RegionalServiceAccount = "regionctl-regional-pipeline"
+	// ParameterPrefix is where the central pipeline publishes, in a
+	// regional account's SSM Parameter Store, what that region's pipeline
+	// needs to know (the management account, the minting role).
+	ParameterPrefix = "/regionctl/"
+)
+
+// Tags regionctl reserves on accounts, roles and sessions.
+const (
+	RegionTag      = "regionctl:region"
+	EnvironmentTag = "regionctl:environment"
+	ClusterTag     = "regionctl:cluster"
+	RequestIDTag   = "regionctl:request-id"
+)
+
+// Placeholders the documents carry until they are installed: account and
+// organisation ids are known only at run time, from AWS.
+const (
+	PipelineAccount   = "${pipeline_account_id}"   // the region's (regional) account
+	ManagementAccount = "${management_account_id}" // the organisation's management account
+	OrganizationID    = "${organization_id}"
+	RootID            = "${root_id}"
+	ManagementOU      = "${management_ou_id}" // the region's OU of management cluster accounts
+	OIDCProvider      = "${oidc_provider}"    // the regional cluster's OIDC issuer, without https://
+	// AccountIDPlaceholder is the old name of PipelineAccount.
+	AccountIDPlaceholder = PipelineAccount
+)
+
+// PipelineRoleName is the regional pipeline's role in a region.
+func PipelineRoleName(region string) string { return "regional-pipeline-" + region }
+
+// MintingRoleName is the management account's role through which the
+// regional pipeline of region mints its management clusters' accounts.
+func MintingRoleName(region string) string { return "regionctl-minting-" + region }
+
+// ExternalID is the ExternalId the regional pipeline of region presents.
+func ExternalID(region string) string { return "regional-pipeline-" + region }
+
+// StateBucket is the default bucket of the Terraform state of a region's
+// management clusters, in the regional account.
+func StateBucket(region string) string { return "regionctl-regional-pipeline-" + region }
+
+// ParameterName is the SSM parameter of the regional account through which
+// the central pipeline hands the regional pipeline of region what it
+// needs (see Handoff in internal/pipeline).
+func ParameterName(region string) string { return ParameterPrefix + "regional-pipeline/" + region }
+
+// CentralStateKeys are the keys of the central pipeline's state objects of
+// a region that the regional pipeline may read (never write): the regional
+// cluster's, and the bootstrap's.
+func CentralStateKeys(region string) []string {
+	return []string{"regional-cluster/" + region + "/*", "central-bootstrap/" + region + ".tfstate"}
+}
+
+// Partition is the AWS partition of a region: every ARN regionctl renders
+// takes it from the region.
+func Partition(region string) string {
+	switch {
+	case strings.HasPrefix(region, "us-gov-"):
+		return "aws-us-gov"
+	case strings.HasPrefix(region, "cn-"):
+		return "aws-cn"
+	case strings.HasPrefix(region, "us-isob-"):
+		return "aws-iso-b"
+	case strings.HasPrefix(region, "us-iso-"):
+		return "aws-iso"
+	}
+	return "aws"
+}
+
+// AccountRoot is the ARN of an account's root principal.
+func AccountRoot(partition, account string) string {
+	return "arn:" + partition + ":iam::" + account + ":root"
+}
+
+// RoleARN is the ARN of a role.
+func RoleARN(partition, account, name string) string {
+	return "arn:" + partition + ":iam::" + account + ":role/" + name
+}
+
+// Region is what one region's documents refer to.
+type Region struct {
+	Name        string
+	Environment string
+	// TektonNamespace is the regional cluster's namespace of the regional
+	// pipeline's ServiceAccount.
+	TektonNamespace string
+	// ManagementStateBucket holds the state of the region's management
+	// clusters, in the regional account; CentralStateBucket holds the
+	// regional cluster's and the bootstrap's, in the management account.
+	ManagementStateBucket string
+	CentralStateBucket    string
+	Clusters              []ManagementCluster
+}
+
+// ManagementCluster is what a management cluster's deploy role may touch.
+type ManagementCluster struct {
+	Name       string
+	OIDCBucket string
+}
+
+// Partition is the region's partition.
+func (r Region) Partition() string { return Partition(r.Name) }
+
+func (r Region) arn(service, region, account, resource string) string {
+	return "arn:" + r.Partition() + ":" + service + ":" + region + ":" + account + ":" + resource
+}
+
+func (r Region) pipelineRole() string {
+	return RoleARN(r.Partition(), PipelineAccount, PipelineRoleName(r.Name))
+}
+
+func (r Region) inRegion() map[string]map[string]Strings {
+	return map[string]map[string]Strings{"StringEquals": {"aws:RequestedRegion": {r.Name}}}
+}
+
+func bucketARNs(partition string, buckets ...string) Strings {
+	var out Strings
+	for _, b := range buckets {
+		out = append(out, "arn:"+partition+":s3:::"+b, "arn:"+partition+":s3:::"+b+"/*")
+	}
+	return out
+}
+
+// sessionTagKeys are the only session tags regionctl passes.
+var sessionTagKeys = Strings{RequestIDTag}
+
+// AccountTagKeys are the tags every account regionctl creates carries; an
+// account is adopted only when its tags name the same region, environment
+// and cluster.
+var AccountTagKeys = Strings{ClusterTag, EnvironmentTag, RegionTag, RequestIDTag}
+
+// PipelineTrust lets the regional cluster's Tekton ServiceAccount of the
+// regional pipeline (and nothing else) assume its role, through IRSA.
+func PipelineTrust(r Region) Document {
+	return Document{Version: "2012-10-17", ID: "regionctl-regional-pipeline-trust-" + r.Name, Statement: []Statement{{
+		Sid: "RegionalClusterTektonServiceAccount", Effect: "Allow",
+		Principal: &Principal{Federated: Strings{"arn:" + r.Partition() + ":iam::" + PipelineAccount + ":oidc-provider/" + OIDCProvider}},
+		Action:    Strings{"sts:AssumeRoleWithWebIdentity"},
+		Condition: map[string]map[string]Strings{"StringEquals": {
+			OIDCProvider + ":sub": {"system:serviceaccount:" + r.TektonNamespace + ":" + RegionalServiceAccount},
+			OIDCProvider + ":aud": {"sts.amazonaws.com"},
+		}},
+	}}}
+}
+
+// PipelinePolicy is the regional pipeline's own permissions: assume its
+// region's minting role and its region's deploy roles, keep the state of
+// its management clusters, read (never write) the central state of its
+// region, read the central pipeline's handoff, and register clusters with
+// its own region's platform API. Everything else it does, it does through
+// those roles; nothing is allowed outside its region.
+func PipelinePolicy(r Region) Document {
+	p := r.Partition()
+	var central Strings
+	for _, k := range CentralStateKeys(r.Name) {
+		central = append(central, "arn:"+p+":s3:::"+r.CentralStateBucket+"/"+k)
+	}
+	return Document{Version: "2012-10-17", ID: "regionctl-generated-regional-pipeline-" + r.Name, Statement: []Statement{
+		{
+			Sid: "AssumeMintingRoleOfRegion", Effect: "Allow",
+			Action:   Strings{"sts:AssumeRole", "sts:TagSession"},
+			Resource: Strings{RoleARN(p, ManagementAccount, MintingRoleName(r.Name))},
+		},
+		{
+			Sid: "AssumeDeployRolesOfRegion", Effect: "Allow",
+			Action:   Strings{"sts:AssumeRole", "sts:TagSession"},
+			Resource: Strings{RoleARN(p, "*", DeployRoleName)},
+			Condition: map[string]map[string]Strings{"StringEquals": {
+				"aws:ResourceTag/" + RegionTag: {r.Name},
+			}},
+		},
+		{
+			Sid: "ManagementClusterState", Effect: "Allow",
+			Action:   Strings{"s3:ListBucket", "s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:GetBucketVersioning"},
+			Resource: bucketARNs(p, r.ManagementStateBucket),
+		},
+		{
+			Sid: "ReadCentralStateOfRegion", Effect: "Allow",
+			Action:   Strings{"s3:GetObject"},
+			Resource: central,
+		},
+		{
+			Sid: "ReadCentralHandoff", Effect: "Allow",
+			Action:   Strings{"ssm:GetParameter"},
+			Resource: Strings{r.arn("ssm", r.Name, PipelineAccount, "parameter"+ParameterName(r.Name))},
+		},
+		{
+			Sid: "RegisterWithPlatformAPIOfRegion", Effect: "Allow",
+			Action: Strings{"execute-api:Invoke"},
+			Resource: Strings{
+				r.arn("execute-api", r.Name, PipelineAccount, "*/*/GET/api/v0/live"),
+				r.arn("execute-api", r.Name, PipelineAccount, "*/*/POST/api/v0/management_clusters"),
+			},
+		},
+		{
+			Sid: "DenyOutsideRegion", Effect: "Deny",
+			NotAction: Strings{"sts:GetCallerIdentity"}, Resource: Strings{"*"},
+			Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:RequestedRegion": {r.Name}}},
+		},
+		{
+			Sid: "DenyCentralStateWrites", Effect: "Deny",
+			NotAction: Strings{"s3:GetObject"},
+			Resource:  bucketARNs(p, r.CentralStateBucket),
+		},
+	}}
+}
+
+// trustOfPipeline is the trust of the roles the regional pipeline of r
+// assumes: its role only, with its ExternalId, passing no session tag but
+// the request id.
+func trustOfPipeline(r Region, id string) Document {
+	return Document{Version: "2012-10-17", ID: id, Statement: []Statement{{
+		Sid: "RegionalPipelineOfRegion", Effect: "Allow",
+		Principal: &Principal{AWS: Strings{r.pipelineRole()}},
+		Action:    Strings{"sts:AssumeRole", "sts:TagSession"},
+		Condition: map[string]map[string]Strings{
+			"StringEquals":              {"sts:ExternalId": {ExternalID(r.Name)}},
+			"ForAllValues:StringEquals": {"aws:TagKeys": sessionTagKeys},
+		},
+	}}}
+}
+
+// DeployRoleTrust is the trust policy of ManagementClusterDeployRole in the
+// management cluster accounts of r.
+func DeployRoleTrust(r Region) Document {
+	return trustOfPipeline(r, "regionctl-generated-deploy-role-trust-"+r.Name)
+}
+
+// MintingTrust is the trust policy of the minting role of r, in the
+// management account.
+func MintingTrust(r Region) Document {
+	return trustOfPipeline(r, "regionctl-generated-minting-role-trust-"+r.Name)
+}
+
+// MintingPolicy is what the regional pipeline of r may do in the
+// management account: create accounts tagged with its region and
+// environment, move them only into its region's OU, and bootstrap a new
+// account of that OU once (its AccessRole, which it then seals).
+func MintingPolicy(r Region) Document {
+	p := r.Partition()
+	org := "arn:" + p + ":organizations::" + ManagementAccount + ":"
+	tagged := map[string]Strings{"aws:RequestTag/" + RegionTag: {r.Name}, "aws:RequestTag/" + EnvironmentTag: {r.Environment}}
+	return Document{Version: "2012-10-17", ID: "regionctl-generated-minting-role-" + r.Name, Statement: []Statement{
+		{
+			Sid: "FindAccounts", Effect: "Allow",
+			Action: Strings{"organizations:ListAccounts", "organizations:ListCreateAccountStatus", "organizations:DescribeCreateAccountStatus",
+				"organizations:DescribeOrganization", "organizations:ListRoots", "organizations:ListOrganizationalUnitsForParent",
+				"organizations:ListParents", "organizations:ListTagsForResource"},
+			Resource: Strings{"*"},
+		},
+		{
+			Sid: "CreateAccountsOfRegion", Effect: "Allow",
+			Action: Strings{"organizations:CreateAccount", "organizations:TagResource"}, Resource: Strings{"*"},
+			Condition: map[string]map[string]Strings{
+				"StringEquals":              tagged,
+				"ForAllValues:StringEquals": {"aws:TagKeys": AccountTagKeys},
+			},
+		},
+		{
+			Sid: "MoveAccountsOfRegion", Effect: "Allow",
+			Action:   Strings{"organizations:MoveAccount"},
+			Resource: Strings{org + "account/" + OrganizationID + "/*"},
+			Condition: map[string]map[string]Strings{"StringEquals": {
+				"aws:ResourceTag/" + RegionTag: {r.Name}, "aws:ResourceTag/" + EnvironmentTag: {r.Environment},
+			}},
+		},
+		{
+			Sid: "FromRootIntoRegionOU", Effect: "Allow",
+			Action:   Strings{"organizations:MoveAccount"},
+			Resource: Strings{org + "root/" + OrganizationID + "/" + RootID, org + "ou/" + OrganizationID + "/" + ManagementOU},
+		},
+		{
+			Sid: "BootstrapNewAccountsOfRegionOU", Effect: "Allow",
+			Action:   Strings{"sts:AssumeRole"},
+			Resource: Strings{RoleARN(p, "*", AccessRole)},
+			Condition: map[string]map[string]Strings{"ForAnyValue:StringLike": {
+				"aws:ResourceOrgPaths": {OrganizationID + "/" + RootID + "/*" + ManagementOU + "/"},
+			}},
+		},
+	}}
+}
+
+// SealedTrust replaces the trust of a management cluster account's
+// AccessRole once its deploy role exists: from then on only the central
+// pipeline can use it (break-glass), never the minting role.
+func SealedTrust(r Region) Document {
+	return Document{Version: "2012-10-17", ID: "regionctl-generated-sealed-access-role-trust-" + r.Name, Statement: []Statement{{
+		Sid: "CentralPipelineOnly", Effect: "Allow",
+		Principal: &Principal{AWS: Strings{RoleARN(r.Partition(), ManagementAccount, CentralPipelineRole)}},
+		Action:    Strings{"sts:AssumeRole"},
+	}}}
+}
+
+// BootstrapSessionPolicy limits the minting role's one session in a new
+// account's AccessRole to what bootstrapping it takes.
+func BootstrapSessionPolicy(r Region) Document {
+	p := r.Partition()
+	return Document{Version: "2012-10-17", ID: "regionctl-generated-bootstrap-session-" + r.Name, Statement: []Statement{{
+		Sid: "CreateDeployRoleAndSeal", Effect: "Allow",
+		Action: Strings{"iam:GetRole", "iam:CreateRole", "iam:TagRole", "iam:PutRolePolicy", "iam:GetRolePolicy",
+			"iam:UpdateAssumeRolePolicy", "iam:GetPolicy", "iam:CreatePolicy", "iam:TagPolicy", "iam:CreatePolicyVersion",
+			"iam:ListPolicyVersions", "iam:DeletePolicyVersion"},
+		Resource: Strings{RoleARN(p, "*", DeployRoleName), RoleARN(p, "*", AccessRole), "arn:" + p + ":iam::*:policy/" + BoundaryName},
+	}}}
+}
+
+// regionalServices are what the deploy role and the roles it creates may
+// use, all within their region.
+var regionalServices = Strings{"autoscaling:*", "ec2:*", "eks:*", "elasticloadbalancing:*", "kms:*", "logs:*"}
+
+// DeployRolePolicy is the permissions of ManagementClusterDeployRole in the
+// account of management cluster c of r: the regional services in its
+// region, its own buckets, and IAM only for roles and OIDC providers named
+// for its cluster, created with the boundary.
+func DeployRolePolicy(r Region, c ManagementCluster) Document {
+	p := r.Partition()
+	roles := RoleARN(p, "*", r.Name+"-"+c.Name+"-*")
+	boundary := "arn:" + p + ":iam::*:policy/" + BoundaryName
+	return Document{Version: "2012-10-17", ID: "regionctl-generated-deploy-role-" + r.Name + "-" + c.Name, Statement: []Statement{
+		{Sid: "ProvisionInRegion", Effect: "Allow", Action: regionalServices, Resource: Strings{"*"}, Condition: r.inRegion()},
+		{Sid: "ClusterBuckets", Effect: "Allow", Action: Strings{"s3:*"}, Resource: bucketARNs(p, c.OIDCBucket), Condition: r.inRegion()},
+		{
+			Sid: "CreateClusterRolesWithBoundary", Effect: "Allow",
+			Action: Strings{"iam:CreateRole", "iam:PutRolePermissionsBoundary"}, Resource: Strings{roles},
+			Condition: map[string]map[string]Strings{"ArnLike": {"iam:PermissionsBoundary": {boundary}}},
+		},
+		{
+			Sid: "ManageClusterRoles", Effect: "Allow",
+			Action: Strings{"iam:GetRole", "iam:TagRole", "iam:UntagRole", "iam:ListRoleTags", "iam:DeleteRole", "iam:UpdateRole",
+				"iam:UpdateRoleDescription", "iam:UpdateAssumeRolePolicy", "iam:PutRolePolicy", "iam:GetRolePolicy", "iam:DeleteRolePolicy",
+				"iam:ListRolePolicies", "iam:ListAttachedRolePolicies", "iam:DetachRolePolicy", "iam:ListInstanceProfilesForRole"},
+			Resource: Strings{roles},
+		},
+		{
+			Sid: "AttachServicePolicies", Effect: "Allow",
+			Action: Strings{"iam:AttachRolePolicy"}, Resource: Strings{roles},
+			Condition: map[string]map[string]Strings{"ArnLike": {"iam:PolicyARN": {
+				"arn:" + p + ":iam::aws:policy/AmazonEKS*", "arn:" + p + ":iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
+				"arn:" + p + ":iam::aws:policy/service-role/AmazonEBSCSIDriverPolicy",
+			}}},
+		},
+		{
+			Sid: "PassClusterRolesToEKS", Effect: "Allow",
+			Action: Strings{"iam:PassRole"}, Resource: Strings{roles},
+			Condition: map[string]map[string]Strings{"StringEquals": {"iam:PassedToService": {"eks.amazonaws.com", "ec2.amazonaws.com"}}},
+		},
+		{
+			Sid: "ClusterOIDCProviders", Effect: "Allow",
+			Action: Strings{"iam:CreateOpenIDConnectProvider", "iam:DeleteOpenIDConnectProvider", "iam:GetOpenIDConnectProvider",
+				"iam:TagOpenIDConnectProvider", "iam:UntagOpenIDConnectProvider", "iam:UpdateOpenIDConnectProviderThumbprint",
+				"iam:AddClientIDToOpenIDConnectProvider"},
+			Resource: Strings{"arn:" + p + ":iam::*:oidc-provider/oidc.eks." + r.Name + ".amazonaws.com/*"},
+		},
+		{
+			Sid: "ServiceLinkedRolesOfClusterServices", Effect: "Allow",
+			Action: Strings{"iam:CreateServiceLinkedRole"}, Resource: Strings{RoleARN(p, "*", "aws-service-role/*")},
+			Condition: map[string]map[string]Strings{"StringEquals": {"iam:AWSServiceName": {
+				"autoscaling.amazonaws.com", "eks-nodegroup.amazonaws.com", "eks.amazonaws.com", "elasticloadbalancing.amazonaws.com",
+			}}},
+		},
+		{
+			Sid: "DenyOutsideRegion", Effect: "Deny",
+			NotAction: Strings{"iam:*", "sts:GetCallerIdentity"}, Resource: Strings{"*"},
+			Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:RequestedRegion": {r.Name}}},
+		},
+		{
+			Sid: "DenyChangingTheChain", Effect: "Deny",
+			Action:   Strings{"iam:*"},
+			Resource: Strings{RoleARN(p, "*", DeployRoleName), RoleARN(p, "*", AccessRole), boundary},
+		},
+	}}
+}
+
+// Boundary is the permissions boundary of every role the deploy role
+// creates in a management cluster account of r: the cluster's services in
+// its region, and no IAM, Organizations or role chaining at all.
+func Boundary(r Region) Document {
+	return Document{Version: "2012-10-17", ID: "regionctl-generated-management-cluster-boundary-" + r.Name, Statement: []Statement{
+		{
+			Sid: "ClusterServicesInRegion", Effect: "Allow",
+			Action: append(append(Strings{}, regionalServices...), "ecr:BatchCheckLayerAvailability", "ecr:BatchGetImage",
+				"ecr:GetAuthorizationToken", "ecr:GetDownloadUrlForLayer", "route53:*", "s3:*", "sts:AssumeRoleWithWebIdentity", "tag:GetResources"),
+			Resource: Strings{"*"},
+		},
+		{
+			Sid: "DenyOutsideRegion", Effect: "Deny",
+			NotAction: Strings{"route53:*", "sts:GetCallerIdentity", "sts:AssumeRoleWithWebIdentity"}, Resource: Strings{"*"},
+			Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:RequestedRegion": {r.Name}}},
+		},
+		{
+			Sid: "DenyIdentityChanges", Effect: "Deny",
+			Action:   Strings{"account:*", "iam:*", "organizations:*", "sts:AssumeRole"},
+			Resource: Strings{"*"},
+		},
+	}}
+}
+
+// ManagementStateBucketPolicy admits to the region's management cluster
+// state only the region's pipeline (and the AccessRole the central
+// pipeline manages the bucket with): no other principal, of this account
+// or another, may touch it.
+func ManagementStateBucketPolicy(r Region) Document {
+	p := r.Partition()
+	return Document{Version: "2012-10-17", ID: "regionctl-generated-management-state-bucket-" + r.Name, Statement: []Statement{{
+		Sid: "OnlyTheRegionalPipeline", Effect: "Deny",
+		Principal: &Principal{Any: true},
+		Action:    Strings{"s3:*"},
+		Resource:  bucketARNs(p, r.ManagementStateBucket),
+		Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:PrincipalArn": {
+			r.pipelineRole(), RoleARN(p, PipelineAccount, AccessRole),
+		}}},
+	}}}
+}
+
+// CentralStateBucketPolicy lets the region's pipeline read (never write)
+// the central state of its region, in the management account's bucket.
+func CentralStateBucketPolicy(r Region) Document {
+	p := r.Partition()
+	var keys Strings
+	for _, k := range CentralStateKeys(r.Name) {
+		keys = append(keys, "arn:"+p+":s3:::"+r.CentralStateBucket+"/"+k)
+	}
+	central := RoleARN(p, ManagementAccount, CentralPipelineRole)
+	return Document{Version: "2012-10-17", ID: "regionctl-generated-central-state-bucket-" + r.Name, Statement: []Statement{
+		{
+			Sid: "RegionalPipelineReadsItsRegion", Effect: "Allow",
+			Principal: &Principal{AWS: Strings{r.pipelineRole()}},
+			Action:    Strings{"s3:GetObject"},
+			Resource:  keys,
+		},
+		{
+			Sid: "OnlyTheCentralPipelineWrites", Effect: "Deny",
+			Principal: &Principal{Any: true},
+			NotAction: Strings{"s3:GetObject"},
+			Resource:  bucketARNs(p, r.CentralStateBucket),
+			Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:PrincipalArn": {
+				central, AccountRoot(p, ManagementAccount),
+			}}},
+		},
+	}}
+}
+
+// CentralPipelinePolicy is the central pipeline's role in the management
+// account of one partition: Organizations account management, the
+// AccessRole of the accounts it makes, the central state buckets of
+// regions, and the minting roles it bootstraps.
+func CentralPipelinePolicy(partition string, regions []Region) Document {
+	var buckets []string
+	for _, r := range regions {
+		buckets = append(buckets, r.CentralStateBucket)
+	}
+	var minting Strings
+	for _, r := range regions {
+		minting = append(minting, RoleARN(partition, "*", MintingRoleName(r.Name)))
+	}
+	return Document{Version: "2012-10-17", ID: "regionctl-generated-central-pipeline-" + partition, Statement: []Statement{
+		{
+			Sid: "ManageAccounts", Effect: "Allow",
+			Action: Strings{"organizations:CreateAccount", "organizations:CreateOrganizationalUnit", "organizations:DescribeCreateAccountStatus",
+				"organizations:DescribeOrganization", "organizations:DescribeOrganizationalUnit", "organizations:ListAccounts",
+				"organizations:ListCreateAccountStatus", "organizations:ListOrganizationalUnitsForParent", "organizations:ListParents",
+				"organizations:ListRoots", "organizations:ListTagsForResource", "organizations:MoveAccount", "organizations:TagResource"},
+			Resource: Strings{"*"},
+		},
+		{
+			Sid: "ReachAccounts", Effect: "Allow",
+			Action: Strings{"sts:AssumeRole"}, Resource: Strings{RoleARN(partition, "*", AccessRole)},
+		},
+		{
+			Sid: "CentralState", Effect: "Allow",
+			Action: Strings{"s3:*"}, Resource: bucketARNs(partition, buckets...),
+		},
+		{
+			Sid: "MintingRoles", Effect: "Allow",
+			Action: Strings{"iam:CreateRole", "iam:DeleteRole", "iam:GetRole", "iam:TagRole", "iam:UntagRole", "iam:ListRoleTags",
+				"iam:UpdateAssumeRolePolicy", "iam:PutRolePolicy", "iam:GetRolePolicy", "iam:DeleteRolePolicy", "iam:ListRolePolicies",
+				"iam:ListAttachedRolePolicies", "iam:ListInstanceProfilesForRole"},
+			Resource: minting,
+		},
+	}}
+}
