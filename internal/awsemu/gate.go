@@ -1,0 +1,315 @@
+package awsemu
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsiam "github.com/aws/aws-sdk-go-v2/service/iam"
+
+	"github.com/regionctl/regionctl/internal/render/iam"
+)
+
+// DefaultAccount is the account moto acts in for its default credentials:
+// the organisation's management account in the tests and the demo.
+const DefaultAccount = "123456789012"
+
+// Gate is the IAM gate in front of moto: moto enforces no IAM, so every
+// request passes through the gate first, which attributes it to its
+// principal (learned from the STS answers it relays), names the IAM
+// actions, resources and context keys AWS would authorize, and decides
+// them with iam.Authorize over the caller's identity policies, its
+// permissions boundary and session policy, the target role's trust
+// policy, bucket policies, and Organizations' management-account rule.
+// A denial is answered the way AWS answers it for that protocol, and
+// every decision is written to the ledger. docs/iam-gate.md says what the
+// gate models and what it does not.
+type Gate struct {
+	URL    string
+	target *url.URL
+	srv    *http.Server
+	models *restModels
+	view   *view
+	keys   principals
+	ledger *Ledger
+}
+
+// StartGate starts a gate for the emulator at target on a free 127.0.0.1
+// port. The default credentials (AccessKeyID) are the root user of
+// DefaultAccount.
+func StartGate(target string) (*Gate, error) {
+	u, err := url.Parse(target)
+	if err != nil || u.Hostname() != "127.0.0.1" {
+		return nil, fmt.Errorf("the gate fronts an emulator on 127.0.0.1 only, not %q", target)
+	}
+	data, err := botocoreData()
+	if err != nil {
+		return nil, err
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	g := &Gate{URL: "http://" + l.Addr().String(), target: u, models: &restModels{dir: data}, view: newView(target), ledger: &Ledger{}}
+	g.keys.add(&principal{AccessKey: AccessKeyID, Secret: SecretAccessKey, Account: DefaultAccount,
+		ARN: iam.AccountRoot("aws", DefaultAccount), Root: true})
+	g.srv = &http.Server{Handler: g}
+	go func() { _ = g.srv.Serve(l) }()
+	return g, nil
+}
+
+// Close stops the gate.
+func (g *Gate) Close() error { return g.srv.Close() }
+
+// Ledger is the gate's record of decisions.
+func (g *Gate) Ledger() *Ledger { return g.ledger }
+
+// Changed tells the gate that state it reads (IAM, buckets, the
+// organisation) changed behind its back, as a test's direct fixture does.
+func (g *Gate) Changed() { g.view.changed() }
+
+// ServeHTTP decides a request and relays it to the emulator when allowed.
+func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 256<<20))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if strings.HasPrefix(r.URL.Path, "/moto-api") {
+		http.Error(w, "the emulator's control API is not reachable through the IAM gate", http.StatusForbidden)
+		return
+	}
+	auth, signed, err := parseAuth(r)
+	if err != nil {
+		g.refuse(w, "", "IncompleteSignature", err.Error())
+		return
+	}
+	var p *principal
+	if !signed {
+		// Unsigned: an anonymous S3 request, or AssumeRoleWithWebIdentity
+		// (the token is the credential).
+		p = &principal{Anonymous: true}
+		auth = sigv4{Service: "s3", Region: "us-east-1"}
+		if form, err := url.ParseQuery(string(body)); err == nil && form.Get("Action") == "AssumeRoleWithWebIdentity" {
+			auth.Service = "sts"
+		}
+	} else if p = g.keys.get(auth.AccessKey); p == nil {
+		g.refuse(w, auth.Service, "InvalidClientTokenId", "The security token included in the request is invalid.")
+		return
+	} else if err := auth.verify(r, body, p.Secret); err != nil {
+		g.refuse(w, auth.Service, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided: "+err.Error())
+		return
+	}
+	req, err := decode(r, body, auth, g.models)
+	if err != nil {
+		g.refuse(w, auth.Service, "InvalidRequest", err.Error())
+		return
+	}
+	ok, deny, err := g.decide(r.Context(), p, req)
+	if err != nil {
+		http.Error(w, "the IAM gate could not decide: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	if !ok {
+		writeDenial(w, req, deny)
+		return
+	}
+	g.relay(w, r, body, p, req)
+}
+
+// denial is why a request was refused.
+type denial struct {
+	Code, Message string
+}
+
+// decide runs every check of req; the first that does not allow denies.
+func (g *Gate) decide(ctx context.Context, p *principal, req *request) (bool, denial, error) {
+	base := map[string][]string{"aws:RequestedRegion": {req.Region}, "aws:SecureTransport": {"true"}}
+	var role *roleView
+	if !p.Anonymous {
+		base["aws:PrincipalArn"] = []string{p.ARN}
+		base["aws:PrincipalAccount"] = []string{p.Account}
+		if p.RoleARN != "" {
+			base["aws:PrincipalArn"] = []string{p.RoleARN}
+			var err error
+			if role, err = g.view.role(ctx, p.RoleARN); err != nil {
+				return false, denial{}, err
+			}
+			if role != nil {
+				for k, v := range role.Tags {
+					base["aws:PrincipalTag/"+k] = []string{v}
+				}
+			}
+		}
+		for k, v := range p.SessionTags {
+			base["aws:PrincipalTag/"+k] = []string{v}
+		}
+	}
+	e := &env{ctx: ctx, view: g.view, p: p, req: req, base: base, accounts: func() []string { return g.accounts(ctx) }}
+	cs, err := checks(e)
+	if err != nil {
+		return false, denial{}, err
+	}
+	op := req.Service + ":" + req.Operation
+	for _, c := range cs {
+		entry := Entry{Principal: p.name(), Operation: op, Action: c.Action, Resource: c.Resource, Region: req.Region}
+		switch {
+		case c.Free:
+			entry.Decision, entry.Reason = "allow", "AWS authorizes it for every signed request"
+		case c.Refuse != "":
+			entry.Decision, entry.Reason = "deny", c.Refuse
+			g.ledger.add(entry)
+			return false, denial{c.RefuseCode, c.Refuse}, nil
+		default:
+			a := iam.Authorization{Request: iam.Request{Caller: p.caller(), Action: c.Action, Resource: c.Resource, Context: c.Context},
+				Root: p.Root, ResourcePolicy: c.ResourcePolicy, ResourceAccount: c.ResourceAccount, TrustRequired: c.TrustRequired}
+			if c.Caller != nil {
+				a.Caller = *c.Caller
+			}
+			if c.Caller == nil && role != nil {
+				a.Identity, a.Boundary = role.Policies, role.Boundary
+			}
+			if c.Caller == nil && p.SessionPolicy != nil {
+				a.Session = []iam.Document{*p.SessionPolicy}
+			}
+			if p.RoleARN != "" && role == nil && c.Caller == nil {
+				entry.Decision, entry.Reason = "deny", "the caller's role "+p.RoleARN+" no longer exists"
+				g.ledger.add(entry)
+				return false, denial{"AccessDenied", entry.Reason}, nil
+			}
+			v := iam.Authorize(a)
+			entry.Reason = v.Reason
+			if v.Decision != iam.Allow {
+				entry.Decision = "deny"
+				g.ledger.add(entry)
+				who := p.ARN
+				if c.Caller != nil {
+					who = c.Caller.Federated
+				}
+				return false, denial{"AccessDenied", fmt.Sprintf("User: %s is not authorized to perform: %s on resource: %s because %s", who, c.Action, c.Resource, v.Reason)}, nil
+			}
+			entry.Decision = "allow"
+		}
+		g.ledger.add(entry)
+	}
+	return true, denial{}, nil
+}
+
+// accounts are the accounts a bucket may belong to: the default one, the
+// organisation's, and every caller's.
+func (g *Gate) accounts(ctx context.Context) []string {
+	out := []string{DefaultAccount}
+	g.keys.mu.Lock()
+	for _, p := range g.keys.keys {
+		if p.Account != "" && !slices.Contains(out, p.Account) {
+			out = append(out, p.Account)
+		}
+	}
+	g.keys.mu.Unlock()
+	for _, a := range g.view.orgAccounts(ctx) {
+		if !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// relay sends an allowed request to the emulator and answers with its
+// answer, learning from it what the gate needs.
+func (g *Gate) relay(w http.ResponseWriter, r *http.Request, body []byte, p *principal, req *request) {
+	out, err := http.NewRequestWithContext(r.Context(), r.Method, g.target.String()+r.URL.RequestURI(), bytes.NewReader(body))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	out.Header = r.Header.Clone()
+	out.Host = r.Host
+	out.ContentLength = int64(len(body))
+	out.Header.Del("Transfer-Encoding")
+	resp, err := http.DefaultTransport.RoundTrip(out)
+	if err != nil {
+		http.Error(w, "the emulator: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	answer, err := io.ReadAll(resp.Body)
+	if err != nil {
+		http.Error(w, "the emulator: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	if resp.StatusCode < 300 {
+		g.learn(r.Context(), req, answer)
+	}
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.Header().Set("Content-Length", fmt.Sprint(len(answer)))
+	w.WriteHeader(resp.StatusCode)
+	_, _ = w.Write(answer)
+}
+
+// learn updates what the gate knows after a successful request: new
+// session credentials, and that IAM, bucket or organisation state changed.
+func (g *Gate) learn(ctx context.Context, req *request, answer []byte) {
+	switch req.Service + ":" + req.Operation {
+	case "sts:AssumeRole":
+		var policy *iam.Document
+		if doc := req.str("Policy"); doc != "" {
+			if d, err := iam.ParseAWS([]byte(doc)); err == nil {
+				policy = &d
+			}
+		}
+		_ = learnSession(&g.keys, answer, req.str("RoleArn"), tagsOf(req.Form, "Tags"), policy)
+		return
+	case "sts:AssumeRoleWithWebIdentity":
+		_ = learnSession(&g.keys, answer, req.str("RoleArn"), nil, nil)
+		return
+	case "organizations:CreateAccount", "organizations:DescribeCreateAccountStatus":
+		g.organizationsMadeAccount(ctx, answer)
+	}
+	op := req.Operation
+	read := strings.HasPrefix(op, "Get") || strings.HasPrefix(op, "List") || strings.HasPrefix(op, "Describe") || strings.HasPrefix(op, "Head")
+	switch {
+	case read:
+	case req.Service == "iam", req.Service == "organizations":
+		g.view.changed()
+	case req.Service == "s3" && (strings.Contains(op, "Policy") || op == "CreateBucket" || op == "DeleteBucket"):
+		g.view.changed()
+	}
+}
+
+// organizationsMadeAccount models what AWS Organizations does for an
+// account it creates: its OrganizationAccountAccessRole (which moto makes
+// without permissions) holds AdministratorAccess.
+func (g *Gate) organizationsMadeAccount(ctx context.Context, answer []byte) {
+	var a struct {
+		CreateAccountStatus struct {
+			State     string
+			AccountID string `json:"AccountId"`
+		}
+	}
+	if json.Unmarshal(answer, &a) != nil || a.CreateAccountStatus.State != "SUCCEEDED" || a.CreateAccountStatus.AccountID == "" {
+		return
+	}
+	cfg, err := g.view.admin(ctx, a.CreateAccountStatus.AccountID)
+	if err != nil {
+		return
+	}
+	_, _ = awsiam.NewFromConfig(cfg).AttachRolePolicy(ctx, &awsiam.AttachRolePolicyInput{RoleName: aws.String(iam.AccessRole),
+		PolicyArn: aws.String("arn:aws:iam::aws:policy/AdministratorAccess")})
+	g.view.changed()
+}
+
+// refuse answers a request the gate could not attribute.
+func (g *Gate) refuse(w http.ResponseWriter, service, code, message string) {
+	g.ledger.add(Entry{Principal: "unknown", Operation: service, Decision: "deny", Reason: code + ": " + message})
+	writeDenial(w, &request{Service: service, Protocol: queryServices[service]}, denial{code, message})
+}
