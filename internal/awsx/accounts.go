@@ -17,11 +17,13 @@ import (
 )
 
 // EnsureAccount finds the account by name or creates it, then makes sure
-// it sits in spec.OU (creating the OU path). A CreateAccount request still
-// in progress from an earlier run is resumed rather than repeated, so a
-// re-run never makes a second account of the same name.
-func (c *Client) EnsureAccount(ctx context.Context, spec pipeline.AccountSpec) (pipeline.Account, error) {
-	org := c.orgs()
+// it sits in spec.OU (creating missing OUs when spec.CreateOU). An account
+// found by name is adopted only when its tags name the spec's region,
+// environment and cluster. A CreateAccount request still in progress from
+// an earlier run is resumed rather than repeated, so a re-run never makes
+// a second account of the same name.
+func (c *Client) EnsureAccount(ctx context.Context, creds pipeline.Credentials, spec pipeline.AccountSpec) (pipeline.Account, error) {
+	org := c.orgs(creds)
 	var acc pipeline.Account
 	id, err := findAccount(ctx, org, spec.Name)
 	if err != nil {
@@ -42,7 +44,7 @@ func (c *Client) EnsureAccount(ctx context.Context, spec pipeline.AccountSpec) (
 			// re-run finds the account (or the request) by name instead.
 			out, err := org.CreateAccount(ctx, in, func(o *organizations.Options) { o.RetryMaxAttempts = 1 })
 			if err != nil {
-				return acc, fmt.Errorf("creating the account %s (not retried; a re-run finds it by name if AWS made it): %w", spec.Name, err)
+				return acc, fmt.Errorf("creating the account %s (not retried; a re-run finds it by name if AWS made it): %w", spec.Name, denied(err))
 			}
 			requestID = aws.ToString(out.CreateAccountStatus.Id)
 		}
@@ -52,13 +54,13 @@ func (c *Client) EnsureAccount(ctx context.Context, spec pipeline.AccountSpec) (
 		acc.Created = true
 	}
 	acc.ID = id
-	if err := checkRegionTag(ctx, org, id, spec); err != nil {
+	if err := checkTags(ctx, org, id, spec); err != nil {
 		return acc, err
 	}
 	if spec.OU == "" {
 		return acc, nil
 	}
-	ou, err := ensureOUPath(ctx, org, spec.OU)
+	ou, err := ensureOUPath(ctx, org, spec.OU, spec.CreateOU)
 	if err != nil {
 		return acc, err
 	}
@@ -71,31 +73,62 @@ func (c *Client) EnsureAccount(ctx context.Context, spec pipeline.AccountSpec) (
 	}
 	if from := aws.ToString(parents.Parents[0].Id); from != ou {
 		if _, err := org.MoveAccount(ctx, &organizations.MoveAccountInput{AccountId: aws.String(id), SourceParentId: aws.String(from), DestinationParentId: aws.String(ou)}); err != nil {
-			return acc, fmt.Errorf("moving %s to %s: %w", id, spec.OU, err)
+			return acc, fmt.Errorf("moving %s to %s: %w", id, spec.OU, denied(err))
 		}
 		acc.Moved = true
 	}
 	return acc, nil
 }
 
-// checkRegionTag refuses an account found by name that belongs to
-// another region (its regionctl:region tag), so that a pipeline never
-// touches another region's account.
-func checkRegionTag(ctx context.Context, org *organizations.Client, id string, spec pipeline.AccountSpec) error {
-	want := spec.Tags["regionctl:region"]
-	if want == "" {
-		return nil
-	}
+// adoptTags are the tags an account found by name must carry, equal to
+// the spec's, to be adopted.
+var adoptTags = []string{"regionctl:region", "regionctl:environment", "regionctl:cluster"}
+
+// checkTags refuses an account found by name that is not tagged for the
+// spec's region, environment and cluster: a name alone never hands a
+// pipeline another cluster's (or an unrelated) account.
+func checkTags(ctx context.Context, org *organizations.Client, id string, spec pipeline.AccountSpec) error {
 	out, err := org.ListTagsForResource(ctx, &organizations.ListTagsForResourceInput{ResourceId: aws.String(id)})
 	if err != nil {
-		return fmt.Errorf("reading the tags of %s: %w", id, err)
+		return fmt.Errorf("reading the tags of %s: %w", id, denied(err))
 	}
+	have := map[string]string{}
 	for _, t := range out.Tags {
-		if aws.ToString(t.Key) == "regionctl:region" && aws.ToString(t.Value) != want {
-			return fmt.Errorf("refusing the account %s (%s): it is tagged regionctl:region=%s, not %s", spec.Name, id, aws.ToString(t.Value), want)
+		have[aws.ToString(t.Key)] = aws.ToString(t.Value)
+	}
+	for _, k := range adoptTags {
+		if want, ok := spec.Tags[k]; ok && have[k] != want {
+			got := have[k]
+			if got == "" {
+				got = "(no tag)"
+			}
+			return fmt.Errorf("refusing the account %s (%s): its tag %s is %s, not %s; an account is adopted only when its tags name this region, environment and cluster", spec.Name, id, k, got, want)
 		}
 	}
 	return nil
+}
+
+// Organization reads the organisation's id, root and management account.
+func (c *Client) Organization(ctx context.Context, creds pipeline.Credentials) (pipeline.Org, error) {
+	org := c.orgs(creds)
+	out, err := org.DescribeOrganization(ctx, &organizations.DescribeOrganizationInput{})
+	if err != nil {
+		return pipeline.Org{}, denied(err)
+	}
+	roots, err := org.ListRoots(ctx, &organizations.ListRootsInput{})
+	if err != nil {
+		return pipeline.Org{}, fmt.Errorf("listing the organisation's roots: %w", denied(err))
+	}
+	if len(roots.Roots) == 0 {
+		return pipeline.Org{}, fmt.Errorf("the organisation has no root")
+	}
+	return pipeline.Org{ID: aws.ToString(out.Organization.Id), RootID: aws.ToString(roots.Roots[0].Id), Management: aws.ToString(out.Organization.MasterAccountId)}, nil
+}
+
+// EnsureOU returns the id of an OU path, creating what is missing when
+// create is set.
+func (c *Client) EnsureOU(ctx context.Context, creds pipeline.Credentials, path string, create bool) (string, error) {
+	return ensureOUPath(ctx, c.orgs(creds), path, create)
 }
 
 func findAccount(ctx context.Context, org *organizations.Client, name string) (string, error) {
@@ -168,9 +201,10 @@ func (c *Client) waitCreated(ctx context.Context, org *organizations.Client, nam
 	}
 }
 
-// ensureOUPath finds or creates each OU of path (such as /platform/staging)
-// below the organisation's root and returns the last one's id.
-func ensureOUPath(ctx context.Context, org *organizations.Client, path string) (string, error) {
+// ensureOUPath finds (or, with create, creates) each OU of path (such as
+// /platform/staging) below the organisation's root and returns the last
+// one's id.
+func ensureOUPath(ctx context.Context, org *organizations.Client, path string, create bool) (string, error) {
 	roots, err := org.ListRoots(ctx, &organizations.ListRootsInput{})
 	if err != nil {
 		return "", fmt.Errorf("listing the organisation's roots: %w", err)
@@ -186,6 +220,9 @@ func ensureOUPath(ctx context.Context, org *organizations.Client, path string) (
 		id, err := childOU(ctx, org, parent, name)
 		if err != nil {
 			return "", err
+		}
+		if id == "" && !create {
+			return "", fmt.Errorf("the OU %s of %s does not exist; the central pipeline of the region creates it", name, path)
 		}
 		if id == "" {
 			out, err := org.CreateOrganizationalUnit(ctx, &organizations.CreateOrganizationalUnitInput{ParentId: aws.String(parent), Name: aws.String(name)})

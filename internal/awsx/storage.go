@@ -15,17 +15,22 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	ststypes "github.com/aws/aws-sdk-go-v2/service/sts/types"
-	"github.com/aws/smithy-go"
 
 	"github.com/regionctl/regionctl/internal/pipeline"
 )
 
-// EnsureBucket creates a versioned state bucket when it is missing.
-func (c *Client) EnsureBucket(ctx context.Context, creds pipeline.Credentials, bucket, region string) (bool, error) {
+// EnsureBucket creates a versioned, private state bucket when it is
+// missing; an existing bucket must belong to owner (a bucket of that name
+// in another account is refused, never used).
+func (c *Client) EnsureBucket(ctx context.Context, creds pipeline.Credentials, bucket, region, owner string) (bool, error) {
 	client := c.s3(creds, region)
-	if _, err := client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket)}); err == nil {
+	_, err := client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket), ExpectedBucketOwner: aws.String(owner)})
+	switch {
+	case err == nil:
 		return false, nil
-	} else if !notFound(err) {
+	case code(err) == "Forbidden" || code(err) == "AccessDenied" || code(err) == "403":
+		return false, fmt.Errorf("the bucket %s exists but not as one of account %s that this identity may use: %w", bucket, owner, denied(err))
+	case !notFound(err):
 		return false, fmt.Errorf("looking for the bucket %s: %w", bucket, err)
 	}
 	in := &s3.CreateBucketInput{Bucket: aws.String(bucket)}
@@ -36,56 +41,78 @@ func (c *Client) EnsureBucket(ctx context.Context, creds pipeline.Credentials, b
 	if _, err := client.CreateBucket(ctx, in); err != nil {
 		var owned *s3types.BucketAlreadyOwnedByYou
 		if !errors.As(err, &owned) {
-			return false, fmt.Errorf("creating the bucket %s: %w", bucket, err)
+			return false, fmt.Errorf("creating the bucket %s: %w", bucket, denied(err))
 		}
 		created = false
 	}
-	if _, err := client.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: aws.String(bucket),
+	if _, err := client.PutPublicAccessBlock(ctx, &s3.PutPublicAccessBlockInput{Bucket: aws.String(bucket), ExpectedBucketOwner: aws.String(owner),
+		PublicAccessBlockConfiguration: &s3types.PublicAccessBlockConfiguration{BlockPublicAcls: aws.Bool(true), BlockPublicPolicy: aws.Bool(true),
+			IgnorePublicAcls: aws.Bool(true), RestrictPublicBuckets: aws.Bool(true)}}); err != nil {
+		return created, fmt.Errorf("blocking public access to %s: %w", bucket, denied(err))
+	}
+	if _, err := client.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: aws.String(bucket), ExpectedBucketOwner: aws.String(owner),
 		VersioningConfiguration: &s3types.VersioningConfiguration{Status: s3types.BucketVersioningStatusEnabled}}); err != nil {
-		return created, fmt.Errorf("turning on versioning of %s: %w", bucket, err)
+		return created, fmt.Errorf("turning on versioning of %s: %w", bucket, denied(err))
 	}
 	return created, nil
 }
 
-// PutIfAbsent writes key only when it does not exist (If-None-Match: *).
-func (c *Client) PutIfAbsent(ctx context.Context, creds pipeline.Credentials, bucket, key string, body []byte) error {
-	_, err := c.s3(creds, "").PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: bytes.NewReader(body), IfNoneMatch: aws.String("*")})
-	var api smithy.APIError
-	if errors.As(err, &api) && (api.ErrorCode() == "PreconditionFailed" || api.ErrorCode() == "ConditionalRequestConflict") {
+// CheckBucket fails unless bucket exists and belongs to owner.
+func (c *Client) CheckBucket(ctx context.Context, creds pipeline.Credentials, bucket, owner string) error {
+	_, err := c.s3(creds, "").HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket), ExpectedBucketOwner: aws.String(owner)})
+	switch {
+	case err == nil:
+		return nil
+	case notFound(err):
+		return fmt.Errorf("no bucket %s: %w", bucket, pipeline.ErrNotFound)
+	}
+	return fmt.Errorf("the bucket %s is not one of account %s this identity may use: %w", bucket, owner, denied(err))
+}
+
+// PutIfAbsent writes the object only when it does not exist (If-None-Match: *).
+func (c *Client) PutIfAbsent(ctx context.Context, creds pipeline.Credentials, o pipeline.Object, body []byte) error {
+	_, err := c.s3(creds, "").PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(o.Bucket), Key: aws.String(o.Key), Body: bytes.NewReader(body),
+		IfNoneMatch: aws.String("*"), ExpectedBucketOwner: owner(o)})
+	switch code(err) {
+	case "PreconditionFailed", "ConditionalRequestConflict":
 		return pipeline.ErrExists
 	}
-	return err
+	return denied(err)
 }
 
 // Get reads an object; pipeline.ErrNotFound when it is absent.
-func (c *Client) Get(ctx context.Context, creds pipeline.Credentials, bucket, key string) ([]byte, error) {
-	out, err := c.s3(creds, "").GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+func (c *Client) Get(ctx context.Context, creds pipeline.Credentials, o pipeline.Object) ([]byte, error) {
+	out, err := c.s3(creds, "").GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(o.Bucket), Key: aws.String(o.Key), ExpectedBucketOwner: owner(o)})
 	if err != nil {
 		if notFound(err) {
 			return nil, pipeline.ErrNotFound
 		}
-		return nil, err
+		return nil, denied(err)
 	}
 	defer out.Body.Close()
 	return io.ReadAll(out.Body)
 }
 
 // Delete removes an object; a missing one is not an error.
-func (c *Client) Delete(ctx context.Context, creds pipeline.Credentials, bucket, key string) error {
-	_, err := c.s3(creds, "").DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+func (c *Client) Delete(ctx context.Context, creds pipeline.Credentials, o pipeline.Object) error {
+	_, err := c.s3(creds, "").DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(o.Bucket), Key: aws.String(o.Key), ExpectedBucketOwner: owner(o)})
 	if err != nil && !notFound(err) {
-		return err
+		return denied(err)
 	}
 	return nil
 }
 
+func owner(o pipeline.Object) *string {
+	if o.Owner == "" {
+		return nil
+	}
+	return aws.String(o.Owner)
+}
+
 func notFound(err error) bool {
-	var api smithy.APIError
-	if errors.As(err, &api) {
-		switch api.ErrorCode() {
-		case "NotFound", "NoSuchKey", "NoSuchBucket", "404":
-			return true
-		}
+	switch code(err) {
+	case "NotFound", "NoSuchKey", "NoSuchBucket", "404":
+		return true
 	}
 	var nsk *s3types.NoSuchKey
 	var nf *s3types.NotFound

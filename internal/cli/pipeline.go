@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/regionctl/regionctl/internal/awsx"
+	"github.com/regionctl/regionctl/internal/deploytree"
 	"github.com/regionctl/regionctl/internal/pipeline"
 	"github.com/regionctl/regionctl/internal/platformapi"
 	"github.com/regionctl/regionctl/internal/tfrun"
@@ -164,6 +165,9 @@ func (a *app) runPipeline(f *pipelineFlags, plan func() (*pipeline.Plan, error))
 		a.printer(a.stdout).PipelinePlan(p)
 		return nil
 	}
+	if err := a.refuseDrift(); err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	runner, closeLog, err := a.pipelineRunner(ctx, f, p)
@@ -195,6 +199,27 @@ func (a *app) runPipeline(f *pipelineFlags, plan func() (*pipeline.Plan, error))
 	}
 	printer.OK("%s pipeline of %s done in %s (%d steps, request %s)", p.Pipeline, p.Region, time.Since(start).Round(time.Second), len(results), p.RequestID)
 	return nil
+}
+
+// refuseDrift renders the config and refuses to run when deploy/ is not
+// exactly what it renders: a pipeline applies only what the config of its
+// commit renders, never a hand-edited file.
+func (a *app) refuseDrift() error {
+	out, err := a.renderFleet()
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(a.root, deployDir)
+	ch, _, err := deploytree.Plan(deploytree.OS{}, dir, out)
+	if err != nil {
+		return fail(ExitExternal, "%v", err)
+	}
+	if ch.Clean() {
+		return nil
+	}
+	extra := append(append([]string{}, ch.Removed...), ch.Foreign...)
+	a.printer(a.stderr).StaleTree(a.display(dir), ch.Changed, ch.Added, extra)
+	return fail(ExitInput, "refusing to run: %s is not what the config renders (edited by hand, or not rendered); the pipeline applies only what `regionctl render` makes of this commit", a.display(dir))
 }
 
 func errString(err error) string {

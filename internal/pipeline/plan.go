@@ -1,9 +1,10 @@
-// Package pipeline plans the central and regional provisioning pipelines
-// of DESIGN.md §5: the ordered steps, each with the account, role,
-// ExternalId, Terraform root, variables file, state backend and API call it
-// uses. Plans are pure; `regionctl pipeline ... --dry-run` prints them.
+// Package pipeline plans and runs the central and regional provisioning
+// pipelines of DESIGN.md §5: the ordered steps, each with the account,
+// role, ExternalId, Terraform root, variables file, state backend and API
+// call it uses. Plans are pure; `regionctl pipeline ... --dry-run` prints
+// them, and Runner carries them out.
 //
-// Entry points: Central and Regional.
+// Entry points: Central, Regional and Runner.Run.
 package pipeline
 
 import (
@@ -18,29 +19,43 @@ import (
 	"github.com/regionctl/regionctl/terraform"
 )
 
-// Step is one step of a pipeline run.
+// Step is one step of a pipeline run. Values written ${name} are known
+// only at run time (account and organisation ids, the assumed role,
+// Terraform outputs) and are filled in from what earlier steps learned.
 type Step struct {
 	Cluster     string            `json:"cluster"` // region/cluster
 	Name        string            `json:"step"`    // account, assume-role, terraform, bootstrap, register
 	Action      string            `json:"action"`  // what it does, in a line
 	Account     string            `json:"account,omitempty"`
-	AccountRef  string            `json:"account_ref,omitempty"`
 	Email       string            `json:"email,omitempty"`
 	OU          string            `json:"ou,omitempty"`
 	AccountTags map[string]string `json:"account_tags,omitempty"`
-	// DeployRoleTrust is the rendered trust policy file of
-	// ManagementClusterDeployRole, ensured in a management cluster's account
-	// through its BootstrapRole.
-	DeployRoleTrust string            `json:"deploy_role_trust,omitempty"`
-	BootstrapRole   string            `json:"bootstrap_role,omitempty"`
-	RoleARN         string            `json:"role_arn,omitempty"`
-	ExternalID      string            `json:"external_id,omitempty"`
-	SessionName     string            `json:"session_name,omitempty"`
-	Root            string            `json:"terraform_root,omitempty"`
-	VarFile         string            `json:"var_file,omitempty"`
-	Backend         map[string]string `json:"backend,omitempty"`
-	Command         string            `json:"terraform_command,omitempty"` // apply or destroy
-	Calls           []string          `json:"api_calls,omitempty"`
+	CreateOU    bool              `json:"create_ou,omitempty"`
+	// ManagementOU is the OU path of the region's management cluster
+	// accounts, which the central pipeline makes sure exists.
+	ManagementOU string `json:"management_ou,omitempty"`
+	// Handoff is the SSM parameter the regional pipeline reads first; the
+	// minting role comes from it.
+	Handoff     string `json:"handoff_parameter,omitempty"`
+	MintingRole string `json:"minting_role,omitempty"`
+	// The rendered documents of the deploy role, which the account step of
+	// a new management cluster account installs (files under deploy/).
+	Documents   map[string]string `json:"documents,omitempty"`
+	RoleARN     string            `json:"role_arn,omitempty"`
+	ExternalID  string            `json:"external_id,omitempty"`
+	SessionName string            `json:"session_name,omitempty"`
+	SessionTags bool              `json:"session_tags,omitempty"`
+	Root        string            `json:"terraform_root,omitempty"`
+	VarFile     string            `json:"var_file,omitempty"`
+	// Vars are the root's run-time variables (terraform.Runtime).
+	Vars    map[string]string `json:"terraform_vars,omitempty"`
+	Backend map[string]string `json:"backend,omitempty"`
+	// BucketOwner is the account that must own the state bucket;
+	// CreateBucket lets the step create it (the central pipeline's own).
+	BucketOwner  string `json:"bucket_owner,omitempty"`
+	CreateBucket bool   `json:"create_bucket,omitempty"`
+	Command      string `json:"terraform_command,omitempty"` // apply or destroy
+	Calls        []string          `json:"api_calls,omitempty"`
 	// Endpoint is the platform API's base URL; empty means it is read at run
 	// time from the regional cluster's Terraform state (EndpointState).
 	Endpoint      string            `json:"api_endpoint,omitempty"`
@@ -56,6 +71,15 @@ type Plan struct {
 	Steps     []Step `json:"steps"`
 }
 
+// Document keys of Step.Documents.
+const (
+	DocDeployTrust      = "deploy_role_trust"
+	DocDeployPolicy     = "deploy_role_policy"
+	DocBoundary         = "boundary"
+	DocSealedTrust      = "sealed_access_role_trust"
+	DocBootstrapSession = "bootstrap_session_policy"
+)
+
 func str(c *config.Cluster, path ...string) string {
 	if v := c.Effective.Lookup(path...); v != nil && v.Kind == config.String {
 		return v.Str
@@ -67,21 +91,19 @@ func tfvars(c *config.Cluster) string {
 	return path.Join("deploy", render.RegionDir(c.Environment(), c.Region.Name), "terraform", c.Name+".tfvars.json")
 }
 
-func backend(c *config.Cluster, key string) map[string]string {
-	return map[string]string{"bucket": str(c, "state_bucket"), "key": key, "region": c.Region.Name, "use_lockfile": "true"}
+func backend(bucket, key, region string) map[string]string {
+	return map[string]string{"bucket": bucket, "key": key, "region": region, "use_lockfile": "true"}
 }
 
 func session(requestID string) string { return "regionctl-" + requestID }
 
-// BootstrapRole is the role AWS Organizations creates in every account it
-// creates, trusted by the organisation's management account.
-const BootstrapRole = "OrganizationAccountAccessRole"
+// StateKey is the key of a cluster's Terraform state in its bucket.
+func StateKey(root, region, cluster string) string { return path.Join(root, region, cluster+".tfstate") }
 
 func accountStep(c *config.Cluster, requestID string) Step {
-	return Step{Cluster: c.ID(), Name: "account", Account: str(c, "account", "name"), AccountRef: str(c, "account", "id_ref"),
+	return Step{Cluster: c.ID(), Name: "account", Account: str(c, "account", "name"),
 		Email: str(c, "account", "email"), OU: str(c, "account", "ou"),
-		AccountTags: map[string]string{"regionctl:region": c.Region.Name, "regionctl:cluster": c.Name, "regionctl:request-id": requestID},
-		Action:      fmt.Sprintf("find the account %s by name in AWS Organizations, or create it (polling DescribeCreateAccountStatus) and move it to %s", str(c, "account", "name"), str(c, "account", "ou"))}
+		AccountTags: map[string]string{iam.RegionTag: c.Region.Name, iam.EnvironmentTag: c.Environment(), iam.ClusterTag: c.Name, iam.RequestIDTag: requestID}}
 }
 
 func regionDir(c *config.Cluster) string {
@@ -102,45 +124,85 @@ func region(f *config.Fleet, name string) (*config.Region, error) {
 	return nil, fmt.Errorf("no region %s in the fleet; regions: %v", name, names)
 }
 
-// Central plans the central pipeline of a region: the regional cluster's
-// account, its Terraform, and the regional pipeline's bootstrap.
+func regionalCluster(f *config.Fleet, r *config.Region) *config.Cluster {
+	for _, c := range f.Clusters {
+		if c.Region == r && c.Type == "regional" && c.Effective != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+// Central plans the central pipeline of a region: the regional account,
+// reached through its AccessRole; the regional cluster's Terraform; and
+// the regional pipeline's bootstrap.
 func Central(f *config.Fleet, regionName, requestID string) (*Plan, error) {
 	r, err := region(f, regionName)
 	if err != nil {
 		return nil, err
 	}
-	var rc *config.Cluster
-	for _, c := range f.Clusters {
-		if c.Region == r && c.Type == "regional" {
-			rc = c
-		}
-	}
-	if rc == nil || rc.Effective == nil {
+	rc := regionalCluster(f, r)
+	if rc == nil {
 		return nil, fmt.Errorf("region %s has no valid regional cluster", regionName)
 	}
+	partition := iam.Partition(regionName)
 	p := &Plan{Pipeline: "central", Region: regionName, RequestID: requestID}
-	p.Steps = append(p.Steps, accountStep(rc, requestID))
-	p.Steps = append(p.Steps, Step{Cluster: rc.ID(), Name: "assume-role", Action: "assume the account's bootstrap role",
-		RoleARN: "arn:aws:iam::${account_id}:role/" + BootstrapRole, SessionName: session(requestID)})
+	account := accountStep(rc, requestID)
+	account.CreateOU = true
+	for _, c := range f.Clusters {
+		if c.Region == r && c.Type == "management" && c.Effective != nil && account.ManagementOU == "" {
+			account.ManagementOU = str(c, "account", "ou")
+		}
+	}
+	account.Action = fmt.Sprintf("find the account %s in AWS Organizations (adopted only when tagged for %s), or create it, and move it to %s", account.Account, rc.ID(), account.OU)
+	if account.ManagementOU != "" {
+		account.Action += fmt.Sprintf("; make sure the OU %s of the region's management clusters exists", account.ManagementOU)
+	}
+	p.Steps = append(p.Steps, account)
+	accessRole := iam.RoleARN(partition, "${account_id}", iam.AccessRole)
+	p.Steps = append(p.Steps, Step{Cluster: rc.ID(), Name: "assume-role", Action: "assume the regional account's " + iam.AccessRole + " (as the central pipeline) and check the identity it gives",
+		RoleARN: accessRole, SessionName: session(requestID)})
 	command := "apply"
 	if rc.Bool("delete") {
 		command = "destroy"
 	}
-	p.Steps = append(p.Steps, Step{Cluster: rc.ID(), Name: "terraform", Action: "terraform init with the S3 backend (state bucket created when missing), then " + command,
-		Root: path.Join("terraform", terraform.RegionalCluster), VarFile: tfvars(rc), Command: command,
-		Backend: backend(rc, path.Join(terraform.RegionalCluster, regionName, rc.Name+".tfstate"))})
+	bucket := str(rc, "state_bucket")
+	runtime := map[string]string{"account_id": "${account_id}", "assume_role_arn": "${assumed_role_arn}", "assume_role_session_name": session(requestID)}
+	p.Steps = append(p.Steps, Step{Cluster: rc.ID(), Name: "terraform", Command: command,
+		Action: "terraform init with the central state bucket (created when missing, owned by the management account), then " + command + " through the assumed role",
+		Root:   path.Join("terraform", terraform.RegionalCluster), VarFile: tfvars(rc), Vars: runtime,
+		Backend: backend(bucket, StateKey(terraform.RegionalCluster, regionName, rc.Name), regionName), BucketOwner: "${management_account_id}", CreateBucket: true})
+	if command == "destroy" {
+		return p, nil
+	}
+	boot := map[string]string{"management_account_id": "${management_account_id}", "organization_id": "${organization_id}", "root_id": "${root_id}",
+		"management_ou_id": "${management_ou_id}", "regional_oidc_issuer": "${output.oidc_issuer}", "platform_api_endpoint": "${output.platform_api_endpoint}"}
+	for k, v := range runtime {
+		boot[k] = v
+	}
 	dir := regionDir(rc)
 	p.Steps = append(p.Steps, Step{Cluster: rc.ID(), Name: "bootstrap", Command: "apply",
-		Action: fmt.Sprintf("bootstrap the regional pipeline: role %s with the region-scoped policy, its state bucket %s, and %s trusting it with ExternalId %s",
-			iam.PipelineRoleName(regionName), iam.StateBucket(regionName), iam.DeployRoleName, iam.ExternalID(regionName)),
-		Root: path.Join("terraform", terraform.CentralBootstrap), VarFile: path.Join(dir, "terraform", terraform.CentralBootstrap+".tfvars.json"),
-		Backend: backend(rc, path.Join(terraform.CentralBootstrap, regionName+".tfstate"))})
+		Action: fmt.Sprintf("bootstrap the regional pipeline: role %s (trusted by the regional cluster's Tekton ServiceAccount), its state bucket %s, the handoff parameter, and the minting role %s of the management account",
+			iam.PipelineRoleName(regionName), str(firstManagement(f, r, rc), "state_bucket"), iam.MintingRoleName(regionName)),
+		Root: path.Join("terraform", terraform.CentralBootstrap), VarFile: path.Join(dir, "terraform", terraform.CentralBootstrap+".tfvars.json"), Vars: boot,
+		Backend: backend(bucket, path.Join(terraform.CentralBootstrap, regionName+".tfstate"), regionName), BucketOwner: "${management_account_id}"})
 	return p, nil
 }
 
+// firstManagement is the region's first management cluster, or rc.
+func firstManagement(f *config.Fleet, r *config.Region, rc *config.Cluster) *config.Cluster {
+	for _, c := range f.Clusters {
+		if c.Region == r && c.Type == "management" && c.Effective != nil {
+			return c
+		}
+	}
+	return rc
+}
+
 // Regional plans the regional pipeline of a region: for each management
-// cluster (or only cluster, which must be of that region), its account,
-// the deploy role, Terraform apply or destroy, and registration.
+// cluster (or only cluster, which must be of that region), its account
+// through the region's minting role, the deploy role assumed with the
+// region's ExternalId, Terraform apply or destroy, and registration.
 func Regional(f *config.Fleet, regionName, cluster, apiEndpoint, requestID string) (*Plan, error) {
 	r, err := region(f, regionName)
 	if err != nil {
@@ -165,13 +227,11 @@ func Regional(f *config.Fleet, regionName, cluster, apiEndpoint, requestID strin
 			return nil, fmt.Errorf("no management cluster %s in region %s", cluster, regionName)
 		}
 	}
+	partition := iam.Partition(regionName)
 	var endpointState map[string]string
 	if apiEndpoint == "" {
-		for _, c := range f.Clusters {
-			if c.Region == r && c.Type == "regional" && c.Effective != nil {
-				endpointState = backend(c, path.Join(terraform.RegionalCluster, regionName, c.Name+".tfstate"))
-				delete(endpointState, "use_lockfile")
-			}
+		if rc := regionalCluster(f, r); rc != nil {
+			endpointState = map[string]string{"bucket": str(rc, "state_bucket"), "key": StateKey(terraform.RegionalCluster, regionName, rc.Name), "owner": "${management_account_id}"}
 		}
 	}
 	shownEndpoint := apiEndpoint
@@ -191,20 +251,33 @@ func Regional(f *config.Fleet, regionName, cluster, apiEndpoint, requestID strin
 		if c.Bool("delete") {
 			command = "destroy"
 		}
+		dir := path.Join(regionDir(c), "iam")
 		account := accountStep(c, requestID)
-		account.Action += ", then ensure " + iam.DeployRoleName + " in it (through " + BootstrapRole + ") with the rendered trust"
-		account.DeployRoleTrust = path.Join(regionDir(c), "iam", "management-cluster-deploy-role-trust.json")
-		account.BootstrapRole = "arn:aws:iam::${account_id}:role/" + BootstrapRole
+		account.Handoff = iam.ParameterName(regionName)
+		account.MintingRole = "${minting_role_arn}"
+		account.ExternalID = iam.ExternalID(regionName)
+		account.SessionName = session(requestID)
+		account.Documents = map[string]string{
+			DocDeployTrust:      path.Join(dir, "management-cluster-deploy-role-trust.json"),
+			DocDeployPolicy:     path.Join(dir, render.DeployPolicyFile(c.Name)),
+			DocBoundary:         path.Join(dir, "management-cluster-boundary.json"),
+			DocSealedTrust:      path.Join(dir, "organization-access-role-sealed-trust.json"),
+			DocBootstrapSession: path.Join(dir, "bootstrap-session-policy.json"),
+		}
+		account.Action = fmt.Sprintf("read the central pipeline's handoff %s; through the region's minting role (ExternalId %s), find the account %s (adopted only when tagged for %s) or create it, and move it to %s; in a new account, create %s and seal its %s",
+			account.Handoff, account.ExternalID, account.Account, c.ID(), account.OU, iam.DeployRoleName, iam.AccessRole)
 		p.Steps = append(p.Steps, account)
-		p.Steps = append(p.Steps, Step{Cluster: c.ID(), Name: "assume-role", Action: "assume the deploy role of the cluster's account",
-			RoleARN: "arn:aws:iam::${account_id}:role/" + iam.DeployRoleName, ExternalID: iam.ExternalID(regionName), SessionName: session(requestID)})
-		p.Steps = append(p.Steps, Step{Cluster: c.ID(), Name: "terraform", Action: "terraform init with the S3 backend, then " + command,
-			Root: path.Join("terraform", terraform.ManagementCluster), VarFile: tfvars(c), Command: command,
-			Backend: backend(c, path.Join(terraform.ManagementCluster, regionName, c.Name+".tfstate"))})
+		p.Steps = append(p.Steps, Step{Cluster: c.ID(), Name: "assume-role", Action: "assume the deploy role of the cluster's account and check the identity it gives",
+			RoleARN: iam.RoleARN(partition, "${account_id}", iam.DeployRoleName), ExternalID: iam.ExternalID(regionName), SessionName: session(requestID), SessionTags: true})
+		runtime := map[string]string{"account_id": "${account_id}", "assume_role_arn": "${assumed_role_arn}",
+			"assume_role_external_id": iam.ExternalID(regionName), "assume_role_session_name": session(requestID)}
+		p.Steps = append(p.Steps, Step{Cluster: c.ID(), Name: "terraform", Action: "terraform init with the region's management cluster state bucket (owned by the regional account), then " + command + " through the deploy role",
+			Root: path.Join("terraform", terraform.ManagementCluster), VarFile: tfvars(c), Command: command, Vars: runtime,
+			Backend: backend(str(c, "state_bucket"), StateKey(terraform.ManagementCluster, regionName, c.Name), regionName), BucketOwner: "${pipeline_account_id}"})
 		if command == "apply" {
 			labels := map[string]string{"cluster_type": "management", "region": regionName, "sector": c.SectorName(), "environment": c.Environment()}
 			body, _ := json.Marshal(map[string]any{"name": c.Name, "labels": labels})
-			p.Steps = append(p.Steps, Step{Cluster: c.ID(), Name: "register", Action: "register the cluster with the platform API (SigV4, execute-api); 201, 409 and \"already exists\" count as registered",
+			p.Steps = append(p.Steps, Step{Cluster: c.ID(), Name: "register", Action: "register the cluster with the platform API (SigV4, execute-api); 201 and 409 count as registered",
 				Endpoint: apiEndpoint, EndpointState: endpointState, Labels: labels,
 				Calls: []string{"GET " + shownEndpoint + "/api/v0/live", "POST " + shownEndpoint + "/api/v0/management_clusters " + string(body)}})
 		}

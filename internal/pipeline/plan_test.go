@@ -47,8 +47,17 @@ func TestCentralPlan(t *testing.T) {
 			t.Errorf("the plan names %s, which deploy/ lacks", f)
 		}
 	}
-	if p.Steps[1].SessionName != "regionctl-req1" {
-		t.Errorf("session %q does not carry the request id", p.Steps[1].SessionName)
+	if p.Steps[1].SessionName != "regionctl-req1" || p.Steps[1].RoleARN != "arn:aws:iam::${account_id}:role/OrganizationAccountAccessRole" || p.Steps[1].SessionTags {
+		t.Errorf("assume-role step %+v", p.Steps[1])
+	}
+	if acc := p.Steps[0]; !acc.CreateOU || acc.ManagementOU != "/platform/production/us-east-1/management" || acc.OU != "/platform/production/us-east-1/regional" {
+		t.Errorf("account step %+v", acc)
+	}
+	if tf.BucketOwner != "${management_account_id}" || !tf.CreateBucket || tf.Vars["assume_role_arn"] != "${assumed_role_arn}" {
+		t.Errorf("terraform step %+v", tf)
+	}
+	if boot.Vars["regional_oidc_issuer"] != "${output.oidc_issuer}" || boot.Vars["management_ou_id"] != "${management_ou_id}" {
+		t.Errorf("bootstrap step %+v", boot)
 	}
 }
 
@@ -77,8 +86,18 @@ func TestRegionalPlan(t *testing.T) {
 	if reg.EndpointState["key"] != "regional-cluster/ap-northeast-1/regional.tfstate" || reg.Labels["region"] != "ap-northeast-1" {
 		t.Errorf("register reads the endpoint from %v, labels %v", reg.EndpointState, reg.Labels)
 	}
-	if acc := p.Steps[0]; acc.DeployRoleTrust != "deploy/production/ap-northeast-1/iam/management-cluster-deploy-role-trust.json" || acc.AccountTags["regionctl:region"] != "ap-northeast-1" {
+	if acc := p.Steps[0]; acc.Documents[pipeline.DocDeployTrust] != "deploy/production/ap-northeast-1/iam/management-cluster-deploy-role-trust.json" ||
+		acc.AccountTags["regionctl:region"] != "ap-northeast-1" || acc.AccountTags["regionctl:cluster"] != "mc01" || acc.Handoff != "/regionctl/regional-pipeline/ap-northeast-1" || acc.CreateOU {
 		t.Errorf("account step %+v", acc)
+	}
+	// Every document a plan names is one render writes.
+	for _, f := range p.Steps[0].Documents {
+		if _, err := os.Stat("../../" + f); err != nil {
+			t.Errorf("the plan names %s, which deploy/ lacks", f)
+		}
+	}
+	if tf := p.Steps[2]; tf.BucketOwner != "${pipeline_account_id}" || tf.CreateBucket || tf.Backend["bucket"] != "regionctl-regional-pipeline-ap-northeast-1" {
+		t.Errorf("terraform step %+v", tf)
 	}
 	withFlag, err := pipeline.Regional(f, "ap-northeast-1", "mc01", "http://127.0.0.1:9", "r")
 	if err != nil {

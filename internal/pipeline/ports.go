@@ -9,7 +9,7 @@ import (
 )
 
 // Credentials are AWS credentials; the zero value means the runner's own
-// (ambient) credentials.
+// (ambient) identity: the pipeline's role, through IRSA in its cluster.
 type Credentials struct {
 	AccessKeyID     string
 	SecretAccessKey string
@@ -21,8 +21,14 @@ type Credentials struct {
 type AccountSpec struct {
 	Name  string
 	Email string
-	OU    string // an OU path such as /platform/staging
-	Tags  map[string]string
+	OU    string // an OU path such as /platform/staging/eu-west-1/management
+	// Tags are the account's regionctl tags (region, environment, cluster,
+	// request id). An account found by name is adopted only when its
+	// region, environment and cluster tags are these.
+	Tags map[string]string
+	// CreateOU lets the step create the OUs of the path that are missing;
+	// only the central pipeline may.
+	CreateOU bool
 }
 
 // Account is what the account step found or made.
@@ -32,44 +38,84 @@ type Account struct {
 	Moved   bool // the account was moved into its OU
 }
 
+// Org is the organisation: its id, root and management account.
+type Org struct {
+	ID, RootID, Management string
+}
+
+// Organizations finds or creates accounts and OUs.
+type Organizations interface {
+	EnsureAccount(ctx context.Context, creds Credentials, spec AccountSpec) (Account, error)
+	// EnsureOU returns the id of an OU path, creating what is missing when
+	// create is set.
+	EnsureOU(ctx context.Context, creds Credentials, path string, create bool) (string, error)
+	Organization(ctx context.Context, creds Credentials) (Org, error)
+}
+
 // AssumeRequest is one sts:AssumeRole call.
 type AssumeRequest struct {
 	RoleARN     string
 	ExternalID  string
 	SessionName string
-	Tags        map[string]string
-	Base        Credentials // whose credentials make the call; zero: ambient
+	Tags        map[string]string // session tags
+	Policy      string            // a session policy, limiting the session further
+	Base        Credentials       // whose credentials make the call; zero: ambient
 }
 
-// RoleSpec is an IAM role the runner makes sure exists.
+// RoleSpec is an IAM role the runner makes sure exists, as rendered.
 type RoleSpec struct {
-	Name      string
-	TrustJSON string
-	Tags      map[string]string
-	Policies  []string // managed policy ARNs to attach
+	Name       string
+	TrustJSON  string
+	PolicyName string // its one inline policy
+	PolicyJSON string
+	Tags       map[string]string
 }
 
-// Organizations finds or creates accounts by name and places them in OUs.
-type Organizations interface {
-	EnsureAccount(ctx context.Context, spec AccountSpec) (Account, error)
+// Identity is who a set of credentials is.
+type Identity struct {
+	Account, ARN string
 }
 
-// Roles assumes roles and makes sure roles exist.
+// Roles assumes roles and makes sure roles and policies are as rendered.
 type Roles interface {
 	AssumeRole(ctx context.Context, req AssumeRequest) (Credentials, error)
+	Caller(ctx context.Context, creds Credentials) (Identity, error)
+	// EnsureRole creates the role when missing, and either way sets its
+	// trust and inline policy to the spec's.
 	EnsureRole(ctx context.Context, creds Credentials, spec RoleSpec) (created bool, err error)
-	// CallerAccount is the account id of creds (zero: the ambient ones).
-	CallerAccount(ctx context.Context, creds Credentials) (string, error)
+	// EnsurePolicy makes sure a managed policy of that name holds the
+	// document (a new default version when it differs) and returns its ARN.
+	EnsurePolicy(ctx context.Context, creds Credentials, name, document string) (string, error)
+	// SetTrust replaces a role's trust policy.
+	SetTrust(ctx context.Context, creds Credentials, role, document string) error
 }
+
+// Object names an S3 object and the account that must own its bucket:
+// every access checks the owner (x-amz-expected-bucket-owner), so a
+// bucket of the same name in another account is never used.
+type Object struct {
+	Bucket, Key, Owner string
+}
+
+func (o Object) String() string { return "s3://" + o.Bucket + "/" + o.Key }
 
 // Storage holds Terraform state buckets, run leases and state reads.
 type Storage interface {
-	EnsureBucket(ctx context.Context, creds Credentials, bucket, region string) (created bool, err error)
-	// PutIfAbsent writes key only when it does not exist; it returns
+	// EnsureBucket creates a versioned, private bucket when it is missing;
+	// an existing one must belong to owner.
+	EnsureBucket(ctx context.Context, creds Credentials, bucket, region, owner string) (created bool, err error)
+	// CheckBucket fails unless the bucket exists and belongs to owner.
+	CheckBucket(ctx context.Context, creds Credentials, bucket, owner string) error
+	// PutIfAbsent writes the object only when it does not exist; it returns
 	// ErrExists when it does.
-	PutIfAbsent(ctx context.Context, creds Credentials, bucket, key string, body []byte) error
-	Get(ctx context.Context, creds Credentials, bucket, key string) ([]byte, error) // ErrNotFound when absent
-	Delete(ctx context.Context, creds Credentials, bucket, key string) error
+	PutIfAbsent(ctx context.Context, creds Credentials, o Object, body []byte) error
+	Get(ctx context.Context, creds Credentials, o Object) ([]byte, error) // ErrNotFound when absent
+	Delete(ctx context.Context, creds Credentials, o Object) error
+}
+
+// Parameters reads SSM parameters (the central pipeline's handoff).
+type Parameters interface {
+	Parameter(ctx context.Context, creds Credentials, name string) (string, error) // ErrNotFound when absent
 }
 
 // Cloud is everything the runner asks of AWS.
@@ -77,22 +123,26 @@ type Cloud interface {
 	Organizations
 	Roles
 	Storage
+	Parameters
 }
 
-// ErrExists and ErrNotFound are returned by Storage.
+// ErrExists and ErrNotFound are returned by Storage and Parameters.
 var (
 	ErrExists   = errors.New("object exists")
-	ErrNotFound = errors.New("object not found")
+	ErrNotFound = errors.New("not found")
 )
 
 // TerraformJob is one init + apply (or destroy) of a root for a cluster.
+// Terraform acts with the runner's own identity for its state and through
+// the role in Vars (assume_role_arn) for the resources.
 type TerraformJob struct {
 	Cluster string // region/cluster, the prefix of its log lines
 	Root    string // root name, e.g. management-cluster
 	VarFile string // absolute path of the rendered tfvars
+	// Vars are the root's run-time variables (terraform.Runtime).
+	Vars    map[string]string
 	Backend map[string]string
 	Region  string
-	Creds   Credentials
 	Destroy bool
 	Log     io.Writer // Terraform's output, already prefixed by the caller
 }
@@ -123,10 +173,10 @@ type Registration struct {
 	Labels    map[string]string
 	Region    string // signing region
 	RequestID string
-	Creds     Credentials
 }
 
-// Registry registers management clusters with the platform API.
+// Registry registers management clusters with the platform API, signing
+// with the runner's own identity.
 type Registry interface {
 	// Register waits for GET /api/v0/live, then POSTs the cluster. outcome is
 	// "created" or "already registered".

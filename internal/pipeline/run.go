@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"regexp"
 	"sync"
 	"time"
 
@@ -65,12 +66,51 @@ type StepError struct {
 func (e *StepError) Error() string { return fmt.Sprintf("%s %s: %v", e.Cluster, e.Step, e.Err) }
 func (e *StepError) Unwrap() error { return e.Err }
 
-// clusterState is what earlier steps of one cluster leave to later ones.
+// clusterState is what earlier steps of one cluster leave to later ones:
+// ids AWS gave (account, organisation, OU, the pipeline's own account),
+// the role the assume-role step checked, Terraform's outputs. It holds no
+// credentials: each step acts with the runner's own identity, and
+// Terraform assumes the checked role itself.
 type clusterState struct {
 	Account string            `json:"account"`
-	Creds   Credentials       `json:"credentials"`
+	Values  map[string]string `json:"values,omitempty"`
 	Outputs map[string]string `json:"outputs,omitempty"`
 }
+
+func (st *clusterState) set(k, v string) {
+	if st.Values == nil {
+		st.Values = map[string]string{}
+	}
+	st.Values[k] = v
+}
+
+// resolve fills the ${name} placeholders of a planned value from what the
+// steps before learned; one it cannot fill is an error naming it.
+func (st *clusterState) resolve(v string) (string, error) {
+	var missing []string
+	out := placeholder.ReplaceAllStringFunc(v, func(m string) string {
+		name := m[2 : len(m)-1]
+		var val string
+		switch {
+		case name == "account_id":
+			val = st.Account
+		case strings.HasPrefix(name, "output."):
+			val = st.Outputs[strings.TrimPrefix(name, "output.")]
+		default:
+			val = st.Values[name]
+		}
+		if val == "" {
+			missing = append(missing, name)
+		}
+		return val
+	})
+	if len(missing) > 0 {
+		return "", fmt.Errorf("%s is not known yet (the step that learns it did not run before this one)", strings.Join(missing, ", "))
+	}
+	return out, nil
+}
+
+var placeholder = regexp.MustCompile(`\$\{[a-z_.]+\}`)
 
 func (r *Runner) statePath(cluster string) string {
 	return filepath.Join(r.StateDir, filepath.FromSlash(cluster), "step-state.json")
@@ -178,72 +218,51 @@ func (r *Runner) runCluster(ctx context.Context, p *Plan, steps []Step) ([]StepR
 func (r *Runner) step(ctx context.Context, p *Plan, s Step, st *clusterState) (string, error) {
 	switch s.Name {
 	case "account":
-		return r.account(ctx, p, s, st)
+		if s.Handoff != "" {
+			return r.regionalAccount(ctx, p, s, st)
+		}
+		return r.centralAccount(ctx, s, st)
 	case "assume-role":
-		if st.Account == "" {
-			return "", errors.New("no account: the account step did not run before this one")
-		}
-		creds, err := r.Cloud.AssumeRole(ctx, AssumeRequest{RoleARN: withAccount(s.RoleARN, st.Account), ExternalID: s.ExternalID,
-			SessionName: s.SessionName, Tags: map[string]string{"regionctl:request-id": p.RequestID}})
-		if err != nil {
-			return "", err
-		}
-		st.Creds = creds
-		return "assumed " + withAccount(s.RoleARN, st.Account) + " as " + s.SessionName, nil
+		return r.assume(ctx, p, s, st)
 	case "terraform", "bootstrap":
 		return r.terraform(ctx, p, s, st)
 	case "register":
-		return r.register(ctx, p, s)
+		return r.register(ctx, p, s, st)
 	case "none":
 		return s.Action, nil
 	}
 	return "", fmt.Errorf("unknown step %q", s.Name)
 }
 
-func withAccount(arn, account string) string {
-	return strings.ReplaceAll(arn, "${account_id}", account)
-}
-
-func (r *Runner) account(ctx context.Context, p *Plan, s Step, st *clusterState) (string, error) {
-	acc, err := r.Cloud.EnsureAccount(ctx, AccountSpec{Name: s.Account, Email: s.Email, OU: s.OU, Tags: s.AccountTags})
+// assume assumes the step's role with the runner's own identity, checks
+// the identity it gives is of the cluster's account, and records the role
+// for Terraform to act through. Terraform never runs in a cluster account
+// with the pipeline's own identity.
+func (r *Runner) assume(ctx context.Context, p *Plan, s Step, st *clusterState) (string, error) {
+	if st.Account == "" {
+		return "", errors.New("no account: the account step did not run before this one")
+	}
+	arn, err := st.resolve(s.RoleARN)
 	if err != nil {
 		return "", err
 	}
-	st.Account = acc.ID
-	outcome := "found " + acc.ID
-	if acc.Created {
-		outcome = "created " + acc.ID
+	req := AssumeRequest{RoleARN: arn, ExternalID: s.ExternalID, SessionName: s.SessionName}
+	if s.SessionTags {
+		req.Tags = map[string]string{iam.RequestIDTag: p.RequestID}
 	}
-	if acc.Moved {
-		outcome += ", moved to " + s.OU
-	}
-	if s.DeployRoleTrust == "" {
-		return outcome, nil
-	}
-	trust, err := os.ReadFile(filepath.Join(r.Dir, s.DeployRoleTrust))
+	creds, err := r.Cloud.AssumeRole(ctx, req)
 	if err != nil {
-		return "", fmt.Errorf("reading the deploy role's trust policy (run regionctl render): %w", err)
+		return "", err
 	}
-	pipelineAccount, err := r.Cloud.AssumeRole(ctx, AssumeRequest{RoleARN: withAccount(s.BootstrapRole, acc.ID), SessionName: session(p.RequestID),
-		Tags: map[string]string{"regionctl:request-id": p.RequestID}})
+	id, err := r.Cloud.Caller(ctx, creds)
 	if err != nil {
-		return "", fmt.Errorf("assuming %s to ensure %s: %w", withAccount(s.BootstrapRole, acc.ID), iam.DeployRoleName, err)
+		return "", fmt.Errorf("checking the identity of %s: %w", arn, err)
 	}
-	caller, err := r.Cloud.CallerAccount(ctx, Credentials{})
-	if err != nil {
-		return "", fmt.Errorf("finding the pipeline's own account: %w", err)
+	if id.Account != st.Account {
+		return "", fmt.Errorf("assuming %s gave an identity of account %s, not %s", arn, id.Account, st.Account)
 	}
-	created, err := r.Cloud.EnsureRole(ctx, pipelineAccount, RoleSpec{Name: iam.DeployRoleName,
-		TrustJSON: strings.ReplaceAll(string(trust), "${pipeline_account_id}", caller),
-		Tags:      map[string]string{"regionctl:region": p.Region, "regionctl:request-id": p.RequestID},
-		Policies:  []string{"arn:aws:iam::aws:policy/AdministratorAccess"}})
-	if err != nil {
-		return "", fmt.Errorf("ensuring %s in %s: %w", iam.DeployRoleName, acc.ID, err)
-	}
-	if created {
-		outcome += ", " + iam.DeployRoleName + " created"
-	}
-	return outcome, nil
+	st.set("assumed_role_arn", arn)
+	return "assumed " + arn + " as " + s.SessionName, nil
 }
 
 // lease is the record a run leaves next to a state object while it runs
@@ -272,28 +291,45 @@ func (e *LockHeldError) Error() string {
 }
 
 func (r *Runner) terraform(ctx context.Context, p *Plan, s Step, st *clusterState) (string, error) {
-	bucket, key, region := s.Backend["bucket"], s.Backend["key"], s.Backend["region"]
-	created, err := r.Cloud.EnsureBucket(ctx, st.Creds, bucket, region)
-	if err != nil {
-		return "", fmt.Errorf("ensuring the state bucket %s: %w", bucket, err)
+	if st.Values["assumed_role_arn"] == "" {
+		return "", errors.New("no assumed role: the assume-role step did not run before this one, and Terraform never runs in a cluster account with the pipeline's own identity")
 	}
-	state := "s3://" + bucket + "/" + key
-	stale, err := r.acquire(ctx, p, s, st.Creds, state)
+	bucket, key, region := s.Backend["bucket"], s.Backend["key"], s.Backend["region"]
+	owner, err := st.resolve(s.BucketOwner)
+	if err != nil {
+		return "", fmt.Errorf("the owner of the state bucket: %w", err)
+	}
+	vars := map[string]string{}
+	for k, v := range s.Vars {
+		if vars[k], err = st.resolve(v); err != nil {
+			return "", fmt.Errorf("terraform variable %s: %w", k, err)
+		}
+	}
+	created := false
+	if s.CreateBucket {
+		if created, err = r.Cloud.EnsureBucket(ctx, Credentials{}, bucket, region, owner); err != nil {
+			return "", fmt.Errorf("ensuring the state bucket %s: %w", bucket, err)
+		}
+	} else if err := r.Cloud.CheckBucket(ctx, Credentials{}, bucket, owner); err != nil {
+		return "", fmt.Errorf("the state bucket %s (made by the central pipeline's bootstrap): %w", bucket, err)
+	}
+	state := Object{Bucket: bucket, Key: key, Owner: owner}
+	stale, err := r.acquire(ctx, p, s, state)
 	if err != nil {
 		return "", err
 	}
 	defer func() {
 		// Released even when the step failed or was cancelled: the lease
 		// names a live run, and this one is ending.
-		_ = r.Cloud.Delete(context.WithoutCancel(ctx), st.Creds, bucket, key+".regionctl-run")
+		_ = r.Cloud.Delete(context.WithoutCancel(ctx), Credentials{}, leaseOf(state))
 	}()
 	job := TerraformJob{Cluster: s.Cluster, Root: strings.TrimPrefix(s.Root, "terraform/"), VarFile: filepath.Join(r.Dir, s.VarFile),
-		Backend: s.Backend, Region: region, Creds: st.Creds, Destroy: s.Command == "destroy", Log: r.Log}
+		Vars: vars, Backend: s.Backend, Region: region, Destroy: s.Command == "destroy", Log: r.Log}
 	out, err := r.Terraform.Run(ctx, job)
 	var locked *LockedError
 	if errors.As(err, &locked) {
 		if !stale {
-			return "", &LockHeldError{State: state, Holder: "a Terraform run outside regionctl (lock ID " + locked.ID + ")"}
+			return "", &LockHeldError{State: state.String(), Holder: "a Terraform run outside regionctl (lock ID " + locked.ID + ")"}
 		}
 		// The lock belongs to a run of this host that was killed: release it.
 		if err := r.Terraform.ForceUnlock(ctx, job, locked.ID); err != nil {
@@ -315,20 +351,25 @@ func (r *Runner) terraform(ctx context.Context, p *Plan, s Step, st *clusterStat
 	return outcome, nil
 }
 
+func leaseOf(state Object) Object {
+	state.Key += ".regionctl-run"
+	return state
+}
+
 // acquire takes the run lease of a state object. A lease left by a run of
 // this host whose process is gone is taken over (stale is true).
-func (r *Runner) acquire(ctx context.Context, p *Plan, s Step, creds Credentials, state string) (stale bool, err error) {
-	bucket, key := s.Backend["bucket"], s.Backend["key"]+".regionctl-run"
+func (r *Runner) acquire(ctx context.Context, p *Plan, s Step, state Object) (stale bool, err error) {
+	obj := leaseOf(state)
 	mine, _ := json.Marshal(lease{RequestID: p.RequestID, Pipeline: p.Pipeline, Cluster: s.Cluster, Host: r.Host, PID: r.PID, Started: r.now()})
 	for attempt := 0; attempt < 2; attempt++ {
-		err := r.Cloud.PutIfAbsent(ctx, creds, bucket, key, mine)
+		err := r.Cloud.PutIfAbsent(ctx, Credentials{}, obj, mine)
 		if err == nil {
 			return stale, nil
 		}
 		if !errors.Is(err, ErrExists) {
 			return false, fmt.Errorf("taking the run lease %s: %w", state, err)
 		}
-		body, err := r.Cloud.Get(ctx, creds, bucket, key)
+		body, err := r.Cloud.Get(ctx, Credentials{}, obj)
 		if errors.Is(err, ErrNotFound) {
 			continue // released between the two calls
 		}
@@ -337,24 +378,24 @@ func (r *Runner) acquire(ctx context.Context, p *Plan, s Step, creds Credentials
 		}
 		var held lease
 		if json.Unmarshal(body, &held) != nil {
-			return false, &LockHeldError{State: state, Holder: "an unreadable lease " + key}
+			return false, &LockHeldError{State: state.String(), Holder: "an unreadable lease " + obj.Key}
 		}
 		if held.Host != r.Host || r.Alive == nil || r.Alive(held.PID) {
-			return false, &LockHeldError{State: state, Holder: held.String()}
+			return false, &LockHeldError{State: state.String(), Holder: held.String()}
 		}
-		if err := r.Cloud.Delete(ctx, creds, bucket, key); err != nil {
+		if err := r.Cloud.Delete(ctx, Credentials{}, obj); err != nil {
 			return false, err
 		}
 		stale = true
 	}
-	return false, &LockHeldError{State: state, Holder: "a run that took it while this one was taking over"}
+	return false, &LockHeldError{State: state.String(), Holder: "a run that took it while this one was taking over"}
 }
 
-func (r *Runner) register(ctx context.Context, p *Plan, s Step) (string, error) {
+func (r *Runner) register(ctx context.Context, p *Plan, s Step, st *clusterState) (string, error) {
 	endpoint := s.Endpoint
 	if endpoint == "" {
 		var err error
-		if endpoint, err = r.endpointFromState(ctx, s.EndpointState); err != nil {
+		if endpoint, err = r.endpointFromState(ctx, s.EndpointState, st); err != nil {
 			return "", err
 		}
 	}
@@ -367,12 +408,17 @@ func (r *Runner) register(ctx context.Context, p *Plan, s Step) (string, error) 
 }
 
 // endpointFromState reads platform_api_endpoint from the regional
-// cluster's Terraform state object.
-func (r *Runner) endpointFromState(ctx context.Context, b map[string]string) (string, error) {
-	where := "s3://" + b["bucket"] + "/" + b["key"]
-	body, err := r.Cloud.Get(ctx, Credentials{}, b["bucket"], b["key"])
+// cluster's Terraform state object, in the central state bucket the
+// regional pipeline may read (never write).
+func (r *Runner) endpointFromState(ctx context.Context, b map[string]string, st *clusterState) (string, error) {
+	owner, err := st.resolve(b["owner"])
 	if err != nil {
-		return "", fmt.Errorf("reading the platform API endpoint from the regional cluster's state %s (run the central pipeline first, or pass --api-endpoint): %w", where, err)
+		return "", fmt.Errorf("the owner of the central state bucket: %w", err)
+	}
+	obj := Object{Bucket: b["bucket"], Key: b["key"], Owner: owner}
+	body, err := r.Cloud.Get(ctx, Credentials{}, obj)
+	if err != nil {
+		return "", fmt.Errorf("reading the platform API endpoint from the regional cluster's state %s (run the central pipeline first, or pass --api-endpoint): %w", obj, err)
 	}
 	var state struct {
 		Outputs map[string]struct {
@@ -380,11 +426,11 @@ func (r *Runner) endpointFromState(ctx context.Context, b map[string]string) (st
 		} `json:"outputs"`
 	}
 	if err := json.Unmarshal(body, &state); err != nil {
-		return "", fmt.Errorf("reading %s: %w", where, err)
+		return "", fmt.Errorf("reading %s: %w", obj, err)
 	}
 	v, ok := state.Outputs["platform_api_endpoint"].Value.(string)
 	if !ok || v == "" {
-		return "", fmt.Errorf("the regional cluster's state %s has no platform_api_endpoint output; pass --api-endpoint", where)
+		return "", fmt.Errorf("the regional cluster's state %s has no platform_api_endpoint output; pass --api-endpoint", obj)
 	}
 	return v, nil
 }

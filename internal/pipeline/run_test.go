@@ -12,22 +12,33 @@ import (
 	"github.com/regionctl/regionctl/internal/pipeline"
 )
 
-// fakeCloud is an in-memory AWS: accounts by name, objects by bucket/key.
+// fakeCloud is an in-memory AWS: accounts by name, the handoff parameter,
+// objects by bucket/key, and sealed AccessRoles. The runner's own
+// identity is the regional pipeline of account 999999999999.
 type fakeCloud struct {
 	mu       sync.Mutex
 	calls    []string
 	accounts map[string]string
 	objects  map[string][]byte
+	params   map[string]string
+	sealed   map[string]bool
+	roles    map[string]pipeline.RoleSpec
 }
 
 func newCloud() *fakeCloud {
-	return &fakeCloud{accounts: map[string]string{}, objects: map[string][]byte{}}
+	return &fakeCloud{accounts: map[string]string{}, objects: map[string][]byte{}, sealed: map[string]bool{}, roles: map[string]pipeline.RoleSpec{},
+		params: map[string]string{"/regionctl/regional-pipeline/eu-west-1": `{"region":"eu-west-1","management_account_id":"000000000001","minting_role_arn":"arn:aws:iam::000000000001:role/regionctl-minting-eu-west-1","organization_id":"o-1","management_ou_id":"ou-1"}`,
+			"/regionctl/regional-pipeline/ap-northeast-1": `{"region":"ap-northeast-1","management_account_id":"000000000001","minting_role_arn":"arn:aws:iam::000000000001:role/regionctl-minting-ap-northeast-1"}`}}
 }
 
-func (c *fakeCloud) EnsureAccount(_ context.Context, s pipeline.AccountSpec) (pipeline.Account, error) {
+func (c *fakeCloud) log(format string, args ...any) {
+	c.calls = append(c.calls, fmt.Sprintf(format, args...))
+}
+
+func (c *fakeCloud) EnsureAccount(_ context.Context, creds pipeline.Credentials, s pipeline.AccountSpec) (pipeline.Account, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.calls = append(c.calls, "account "+s.Name)
+	c.log("account %s as %s", s.Name, who(creds))
 	if id, ok := c.accounts[s.Name]; ok {
 		return pipeline.Account{ID: id}, nil
 	}
@@ -36,57 +47,112 @@ func (c *fakeCloud) EnsureAccount(_ context.Context, s pipeline.AccountSpec) (pi
 	return pipeline.Account{ID: id, Created: true}, nil
 }
 
+func (c *fakeCloud) EnsureOU(_ context.Context, _ pipeline.Credentials, path string, create bool) (string, error) {
+	return "ou-" + strings.ReplaceAll(strings.Trim(path, "/"), "/", "-"), nil
+}
+
+func (c *fakeCloud) Organization(context.Context, pipeline.Credentials) (pipeline.Org, error) {
+	return pipeline.Org{ID: "o-1", RootID: "r-1", Management: "999999999999"}, nil
+}
+
+func who(creds pipeline.Credentials) string {
+	if creds.AccessKeyID == "" {
+		return "pipeline"
+	}
+	return creds.AccessKeyID
+}
+
 func (c *fakeCloud) AssumeRole(_ context.Context, r pipeline.AssumeRequest) (pipeline.Credentials, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.calls = append(c.calls, "assume "+r.RoleARN+" "+r.ExternalID+" "+r.SessionName)
+	c.log("assume %s %s %s as %s", r.RoleARN, r.ExternalID, r.SessionName, who(r.Base))
+	if strings.HasSuffix(r.RoleARN, ":role/OrganizationAccountAccessRole") && c.sealed[r.RoleARN] {
+		return pipeline.Credentials{}, fmt.Errorf("%w: sealed", pipeline.ErrDenied)
+	}
 	return pipeline.Credentials{AccessKeyID: "AK-" + r.RoleARN}, nil
+}
+
+func (c *fakeCloud) Caller(_ context.Context, creds pipeline.Credentials) (pipeline.Identity, error) {
+	if creds.AccessKeyID == "" {
+		return pipeline.Identity{Account: "999999999999", ARN: "arn:aws:sts::999999999999:assumed-role/regional-pipeline-eu-west-1/tekton"}, nil
+	}
+	arn := strings.TrimPrefix(creds.AccessKeyID, "AK-")
+	return pipeline.Identity{Account: strings.Split(arn, ":")[4], ARN: arn}, nil
 }
 
 func (c *fakeCloud) EnsureRole(_ context.Context, creds pipeline.Credentials, s pipeline.RoleSpec) (bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.calls = append(c.calls, "role "+s.Name+" as "+creds.AccessKeyID)
-	if !strings.Contains(s.TrustJSON, "arn:aws:iam::999999999999:role/regional-pipeline-") {
-		return false, fmt.Errorf("trust not bound to the pipeline account: %s", s.TrustJSON)
+	c.log("role %s as %s", s.Name, who(creds))
+	if !strings.Contains(s.TrustJSON, "arn:aws:iam::999999999999:role/regional-pipeline-") || strings.Contains(s.PolicyJSON, "${") {
+		return false, fmt.Errorf("documents not bound to the accounts: %s %s", s.TrustJSON, s.PolicyJSON)
 	}
+	c.roles[who(creds)] = s
 	return true, nil
 }
 
-func (c *fakeCloud) CallerAccount(context.Context, pipeline.Credentials) (string, error) {
-	return "999999999999", nil
-}
-
-func (c *fakeCloud) EnsureBucket(_ context.Context, _ pipeline.Credentials, b, _ string) (bool, error) {
+func (c *fakeCloud) EnsurePolicy(_ context.Context, creds pipeline.Credentials, name, _ string) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.calls = append(c.calls, "bucket "+b)
-	return false, nil
+	c.log("policy %s as %s", name, who(creds))
+	return "arn:policy/" + name, nil
 }
 
-func (c *fakeCloud) PutIfAbsent(_ context.Context, _ pipeline.Credentials, b, k string, body []byte) error {
+func (c *fakeCloud) SetTrust(_ context.Context, creds pipeline.Credentials, role, doc string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.objects[b+"/"+k]; ok {
-		return pipeline.ErrExists
+	c.log("seal %s as %s", role, who(creds))
+	if !strings.Contains(doc, "arn:aws:iam::000000000001:role/regionctl-central-pipeline") {
+		return fmt.Errorf("sealed trust not bound to the management account: %s", doc)
 	}
-	c.objects[b+"/"+k] = body
+	c.sealed[strings.TrimPrefix(creds.AccessKeyID, "AK-")] = true
 	return nil
 }
 
-func (c *fakeCloud) Get(_ context.Context, _ pipeline.Credentials, b, k string) ([]byte, error) {
+func (c *fakeCloud) Parameter(_ context.Context, _ pipeline.Credentials, name string) (string, error) {
+	if v, ok := c.params[name]; ok {
+		return v, nil
+	}
+	return "", pipeline.ErrNotFound
+}
+
+func (c *fakeCloud) EnsureBucket(_ context.Context, _ pipeline.Credentials, b, _, owner string) (bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if body, ok := c.objects[b+"/"+k]; ok {
+	c.log("bucket %s of %s", b, owner)
+	return false, nil
+}
+
+func (c *fakeCloud) CheckBucket(_ context.Context, _ pipeline.Credentials, b, owner string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.log("bucket %s of %s", b, owner)
+	return nil
+}
+
+func (c *fakeCloud) PutIfAbsent(_ context.Context, _ pipeline.Credentials, o pipeline.Object, body []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.objects[o.Bucket+"/"+o.Key]; ok {
+		return pipeline.ErrExists
+	}
+	c.objects[o.Bucket+"/"+o.Key] = body
+	return nil
+}
+
+func (c *fakeCloud) Get(_ context.Context, _ pipeline.Credentials, o pipeline.Object) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if body, ok := c.objects[o.Bucket+"/"+o.Key]; ok {
 		return body, nil
 	}
 	return nil, pipeline.ErrNotFound
 }
 
-func (c *fakeCloud) Delete(_ context.Context, _ pipeline.Credentials, b, k string) error {
+func (c *fakeCloud) Delete(_ context.Context, _ pipeline.Credentials, o pipeline.Object) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.objects, b+"/"+k)
+	delete(c.objects, o.Bucket+"/"+o.Key)
 	return nil
 }
 
@@ -148,17 +214,24 @@ func TestRunRegionalInOrder(t *testing.T) {
 	if _, err := r.Run(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
+	minting := "AK-arn:aws:iam::000000000001:role/regionctl-minting-eu-west-1"
+	access := "AK-arn:aws:iam::000000000001:role/OrganizationAccountAccessRole"
 	want := []string{
-		"account staging-eu-west-1-mc01",
-		"assume arn:aws:iam::000000000001:role/OrganizationAccountAccessRole  regionctl-req9",
-		"role ManagementClusterDeployRole as AK-arn:aws:iam::000000000001:role/OrganizationAccountAccessRole",
-		"assume arn:aws:iam::000000000001:role/ManagementClusterDeployRole regional-pipeline-eu-west-1 regionctl-req9",
-		"bucket regionctl-tfstate-eu-west-1-mc01",
+		"assume arn:aws:iam::000000000001:role/regionctl-minting-eu-west-1 regional-pipeline-eu-west-1 regionctl-req9 as pipeline",
+		"account staging-eu-west-1-mc01 as " + minting,
+		"assume arn:aws:iam::000000000001:role/OrganizationAccountAccessRole  regionctl-req9 as " + minting,
+		"policy regionctl-management-cluster-boundary as " + access,
+		"role ManagementClusterDeployRole as " + access,
+		"seal OrganizationAccountAccessRole as " + access,
+		"assume arn:aws:iam::000000000001:role/ManagementClusterDeployRole regional-pipeline-eu-west-1 regionctl-req9 as pipeline",
+		"bucket regionctl-regional-pipeline-eu-west-1 of 999999999999",
 	}
 	if strings.Join(c.calls, "\n") != strings.Join(want, "\n") {
 		t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(c.calls, "\n"), strings.Join(want, "\n"))
 	}
-	if len(tf.jobs) != 1 || tf.jobs[0].Creds.AccessKeyID != "AK-arn:aws:iam::000000000001:role/ManagementClusterDeployRole" || tf.jobs[0].Root != "management-cluster" || tf.jobs[0].Destroy {
+	if len(tf.jobs) != 1 || tf.jobs[0].Vars["assume_role_arn"] != "arn:aws:iam::000000000001:role/ManagementClusterDeployRole" ||
+		tf.jobs[0].Vars["account_id"] != "000000000001" || tf.jobs[0].Vars["assume_role_external_id"] != "regional-pipeline-eu-west-1" ||
+		tf.jobs[0].Root != "management-cluster" || tf.jobs[0].Destroy {
 		t.Errorf("terraform jobs %+v", tf.jobs)
 	}
 	if len(reg.regs) != 1 || reg.regs[0].Endpoint != "https://api.flag" || reg.regs[0].Name != "mc01" || reg.regs[0].RequestID != "req9" {
@@ -170,13 +243,21 @@ func TestRunRegionalInOrder(t *testing.T) {
 	if len(c.objects) != 0 {
 		t.Errorf("leases left: %v", c.objects)
 	}
+	// A second run finds the account sealed and leaves its deploy role be.
+	c.calls = nil
+	if _, err := runner(c, tf, reg).Run(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(c.calls, "\n"); strings.Contains(got, "role ManagementClusterDeployRole") || strings.Contains(got, "seal") {
+		t.Errorf("a sealed account was bootstrapped again:\n%s", got)
+	}
 }
 
 func TestLeaseOfALiveRunRefuses(t *testing.T) {
 	f := load(t, "../..")
 	p, _ := pipeline.Regional(f, "eu-west-1", "mc01", "https://api.flag", "req")
 	c, tf := newCloud(), &fakeTerraform{}
-	c.objects["regionctl-tfstate-eu-west-1-mc01/management-cluster/eu-west-1/mc01.tfstate.regionctl-run"] = []byte(`{"request_id":"other","pipeline":"regional","host":"h","pid":200}`)
+	c.objects["regionctl-regional-pipeline-eu-west-1/management-cluster/eu-west-1/mc01.tfstate.regionctl-run"] = []byte(`{"request_id":"other","pipeline":"regional","host":"h","pid":200}`)
 	_, err := runner(c, tf, &fakeRegistry{}).Run(context.Background(), p)
 	var held *pipeline.LockHeldError
 	if !errors.As(err, &held) || !strings.Contains(err.Error(), "locked by regionctl run other (regional pipeline, pid 200 on h") {
@@ -191,7 +272,7 @@ func TestLeaseOfAKilledRunIsTakenOver(t *testing.T) {
 	f := load(t, "../..")
 	p, _ := pipeline.Regional(f, "eu-west-1", "mc01", "https://api.flag", "req")
 	c, tf := newCloud(), &fakeTerraform{locked: "lock-1"}
-	c.objects["regionctl-tfstate-eu-west-1-mc01/management-cluster/eu-west-1/mc01.tfstate.regionctl-run"] = []byte(`{"request_id":"dead","host":"h","pid":300}`)
+	c.objects["regionctl-regional-pipeline-eu-west-1/management-cluster/eu-west-1/mc01.tfstate.regionctl-run"] = []byte(`{"request_id":"dead","host":"h","pid":300}`)
 	if _, err := runner(c, tf, &fakeRegistry{}).Run(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
@@ -232,13 +313,20 @@ func TestStepsAcrossProcesses(t *testing.T) {
 			t.Fatalf("%s: %v", step, err)
 		}
 	}
-	if len(tf.jobs) != 1 || !strings.HasSuffix(tf.jobs[0].Creds.AccessKeyID, ":role/ManagementClusterDeployRole") {
+	if len(tf.jobs) != 1 || !strings.HasSuffix(tf.jobs[0].Vars["assume_role_arn"], ":role/ManagementClusterDeployRole") {
 		t.Errorf("terraform ran with %+v", tf.jobs)
 	}
 	p, _ := pipeline.Regional(f, "eu-west-1", "mc01", "", "req")
 	p.Steps = p.Steps[1:2] // assume-role alone, with no state
 	if _, err := runner(c, tf, reg).Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "the account step did not run") {
 		t.Errorf("assume-role without an account: %v", err)
+	}
+	p, _ = pipeline.Regional(f, "eu-west-1", "mc01", "", "req")
+	p.Steps = p.Steps[2:3] // terraform alone, with no assumed role
+	r := runner(c, tf, reg)
+	r.StateDir = t.TempDir()
+	if _, err := r.Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "Terraform never runs in a cluster account with the pipeline's own identity") {
+		t.Errorf("terraform without an assumed role: %v", err)
 	}
 }
 
@@ -247,6 +335,11 @@ func TestEndpointFromRegionalState(t *testing.T) {
 	p, _ := pipeline.Regional(f, "eu-west-1", "mc01", "", "req")
 	c, reg := newCloud(), &fakeRegistry{}
 	p.Steps = p.Steps[3:] // register
+	if _, err := runner(c, &fakeTerraform{}, reg).Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "management_account_id is not known yet") {
+		t.Fatalf("no handoff read: %v", err)
+	}
+	p, _ = pipeline.Regional(f, "eu-west-1", "mc01", "", "req")
+	p.Steps = append(p.Steps[:1], p.Steps[3:]...) // account, then register
 	if _, err := runner(c, &fakeTerraform{}, reg).Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "run the central pipeline first, or pass --api-endpoint") {
 		t.Fatalf("no regional state: %v", err)
 	}

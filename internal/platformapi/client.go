@@ -30,7 +30,7 @@ const Service = "execute-api"
 // Client registers management clusters.
 type Client struct {
 	HTTP        *http.Client
-	Credentials aws.CredentialsProvider // used when a Registration carries none
+	Credentials aws.CredentialsProvider // the pipeline's own identity
 	LiveWait    time.Duration           // bound on waiting for GET /api/v0/live (default 5m)
 	Attempts    int                     // POST attempts on 5xx and throttling (default 6)
 	Backoff     time.Duration           // first retry delay, doubled each time (default 1s)
@@ -132,10 +132,7 @@ func (c *Client) call(ctx context.Context, reg pipeline.Registration, method, pa
 	return resp.StatusCode, string(answer), nil
 }
 
-func (c *Client) credentials(ctx context.Context, reg pipeline.Registration) (aws.Credentials, error) {
-	if reg.Creds.AccessKeyID != "" {
-		return aws.Credentials{AccessKeyID: reg.Creds.AccessKeyID, SecretAccessKey: reg.Creds.SecretAccessKey, SessionToken: reg.Creds.SessionToken}, nil
-	}
+func (c *Client) credentials(ctx context.Context, _ pipeline.Registration) (aws.Credentials, error) {
 	if c.Credentials == nil {
 		return aws.Credentials{}, fmt.Errorf("no AWS credentials to sign the platform API calls with")
 	}

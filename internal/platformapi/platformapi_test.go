@@ -45,7 +45,7 @@ func TestRegisterOnceThenConflict(t *testing.T) {
 
 func TestWrongCredentialsAreRefused(t *testing.T) {
 	_, c, reg := setup(t, nil)
-	reg.Creds = pipeline.Credentials{AccessKeyID: "AKIDTEST", SecretAccessKey: "not-the-secret"}
+	c.Credentials = credentials.NewStaticCredentialsProvider("AKIDTEST", "not-the-secret", "")
 	c.LiveWait = 50 * time.Millisecond
 	_, err := c.Register(context.Background(), reg)
 	if err == nil || !strings.Contains(err.Error(), "signature does not match") {

@@ -68,13 +68,25 @@ func (r *Runner) Run(ctx context.Context, job pipeline.TerraformJob) (map[string
 	if err := tf.Init(ctx, backend...); err != nil {
 		return nil, classify("terraform init", err)
 	}
+	var vars []string
+	for _, k := range slices.Sorted(maps.Keys(job.Vars)) {
+		vars = append(vars, k+"="+job.Vars[k])
+	}
 	if job.Destroy {
-		if err := tf.Destroy(ctx, tfexec.VarFile(job.VarFile)); err != nil {
+		opts := []tfexec.DestroyOption{tfexec.VarFile(job.VarFile)}
+		for _, v := range vars {
+			opts = append(opts, tfexec.Var(v))
+		}
+		if err := tf.Destroy(ctx, opts...); err != nil {
 			return nil, classify("terraform destroy", err)
 		}
 		return map[string]string{}, nil
 	}
-	if err := tf.Apply(ctx, tfexec.VarFile(job.VarFile)); err != nil {
+	opts := []tfexec.ApplyOption{tfexec.VarFile(job.VarFile)}
+	for _, v := range vars {
+		opts = append(opts, tfexec.Var(v))
+	}
+	if err := tf.Apply(ctx, opts...); err != nil {
 		return nil, classify("terraform apply", err)
 	}
 	outs, err := tf.Output(ctx)
@@ -121,10 +133,6 @@ func (r *Runner) prepare(job pipeline.TerraformJob) (*tfexec.Terraform, error) {
 	}
 	for k, v := range r.Env {
 		env[k] = v
-	}
-	if job.Creds.AccessKeyID != "" {
-		env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"], env["AWS_SESSION_TOKEN"] = job.Creds.AccessKeyID, job.Creds.SecretAccessKey, job.Creds.SessionToken
-		delete(env, "AWS_PROFILE")
 	}
 	if job.Region != "" {
 		env["AWS_REGION"] = job.Region

@@ -20,23 +20,28 @@ func (p *Printer) PipelinePlan(plan *pipeline.Plan) {
 				fmt.Fprintf(p.W, "       %-14s %s\n", p.paint(dim, k), v)
 			}
 		}
+		pairs := func(m map[string]string) string {
+			var kv []string
+			for k, v := range m {
+				kv = append(kv, k+"="+v)
+			}
+			sort.Strings(kv)
+			return strings.Join(kv, " ")
+		}
 		detail("account", s.Account)
-		detail("account id", s.AccountRef)
 		detail("ou", s.OU)
+		detail("mgmt ou", s.ManagementOU)
+		detail("handoff", s.Handoff)
+		detail("minting role", s.MintingRole)
 		detail("role", s.RoleARN)
 		detail("external id", s.ExternalID)
 		detail("session", s.SessionName)
 		detail("root", s.Root)
 		detail("var file", s.VarFile)
 		detail("command", s.Command)
-		if len(s.Backend) > 0 {
-			var kv []string
-			for k, v := range s.Backend {
-				kv = append(kv, k+"="+v)
-			}
-			sort.Strings(kv)
-			detail("backend", strings.Join(kv, " "))
-		}
+		detail("backend", pairs(s.Backend))
+		detail("bucket owner", s.BucketOwner)
+		detail("run-time vars", pairs(s.Vars))
 		for _, c := range s.Calls {
 			detail("api call", c)
 		}

@@ -136,6 +136,10 @@ func ForCluster(c *config.Cluster, tfvarsPath string, src Source) *PipelineRun {
 		{Name: "git-url", Value: src.RepoURL},
 		{Name: "git-revision", Value: src.Revision},
 	}
+	partition := iam.Partition(c.Region.Name)
+	if c.Type == "regional" {
+		params = append(params, RunParam{Name: "role-arn", Value: iam.RoleARN(partition, "${account_id}", iam.AccessRole)})
+	}
 	if c.Type == "management" {
 		pipeline, tier, sa = Regional, "regional", "regionctl-regional-"+c.Region.Name
 		destroy := "false"
@@ -143,7 +147,7 @@ func ForCluster(c *config.Cluster, tfvarsPath string, src Source) *PipelineRun {
 			destroy = "true"
 		}
 		params = append(params,
-			RunParam{Name: "role-arn", Value: "arn:aws:iam::${account_id}:role/" + iam.DeployRoleName},
+			RunParam{Name: "role-arn", Value: iam.RoleARN(partition, "${account_id}", iam.DeployRoleName)},
 			RunParam{Name: "external-id", Value: iam.ExternalID(c.Region.Name)},
 			RunParam{Name: "destroy", Value: destroy},
 		)

@@ -1,0 +1,169 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/regionctl/regionctl/internal/render/iam"
+)
+
+// ErrDenied is what the Cloud adapters wrap an AWS access denial in.
+var ErrDenied = errors.New("access denied")
+
+// centralAccount finds or mints the regional account with the central
+// pipeline's own identity, which must be of the organisation's management
+// account, and makes sure the region's OU of management clusters exists.
+func (r *Runner) centralAccount(ctx context.Context, s Step, st *clusterState) (string, error) {
+	org, err := r.Cloud.Organization(ctx, Credentials{})
+	if err != nil {
+		return "", fmt.Errorf("reading the organisation: %w", err)
+	}
+	me, err := r.Cloud.Caller(ctx, Credentials{})
+	if err != nil {
+		return "", err
+	}
+	if me.Account != org.Management {
+		return "", fmt.Errorf("the central pipeline runs as %s, of account %s; it must run in the organisation's management account %s", me.ARN, me.Account, org.Management)
+	}
+	acc, err := r.Cloud.EnsureAccount(ctx, Credentials{}, AccountSpec{Name: s.Account, Email: s.Email, OU: s.OU, Tags: s.AccountTags, CreateOU: s.CreateOU})
+	if err != nil {
+		return "", err
+	}
+	st.Account = acc.ID
+	st.set("management_account_id", org.Management)
+	st.set("organization_id", org.ID)
+	st.set("root_id", org.RootID)
+	st.set("management_ou_id", "")
+	outcome := describe(acc, s.OU)
+	if s.ManagementOU != "" {
+		ou, err := r.Cloud.EnsureOU(ctx, Credentials{}, s.ManagementOU, true)
+		if err != nil {
+			return "", fmt.Errorf("the OU of the region's management clusters: %w", err)
+		}
+		st.set("management_ou_id", ou)
+		outcome += "; management cluster OU " + s.ManagementOU + " is " + ou
+	}
+	return outcome, nil
+}
+
+func describe(acc Account, ou string) string {
+	outcome := "found " + acc.ID
+	if acc.Created {
+		outcome = "created " + acc.ID
+	}
+	if acc.Moved {
+		outcome += ", moved to " + ou
+	}
+	return outcome
+}
+
+// handoff is what the central pipeline's bootstrap publishes for the
+// regional pipeline of a region (terraform/central-bootstrap).
+type handoff struct {
+	Region              string `json:"region"`
+	ManagementAccountID string `json:"management_account_id"`
+	MintingRoleARN      string `json:"minting_role_arn"`
+	OrganizationID      string `json:"organization_id"`
+	ManagementOUID      string `json:"management_ou_id"`
+	CentralStateBucket  string `json:"central_state_bucket"`
+	PlatformAPIEndpoint string `json:"platform_api_endpoint"`
+}
+
+// regionalAccount finds or mints a management cluster's account through
+// the region's minting role, and bootstraps a new one: its
+// ManagementClusterDeployRole and boundary, then its AccessRole sealed so
+// that the minting role never reaches the account again.
+func (r *Runner) regionalAccount(ctx context.Context, p *Plan, s Step, st *clusterState) (string, error) {
+	raw, err := r.Cloud.Parameter(ctx, Credentials{}, s.Handoff)
+	if errors.Is(err, ErrNotFound) {
+		return "", fmt.Errorf("the central pipeline has not bootstrapped %s (no parameter %s in the regional account); run `regionctl pipeline central --region %s` first", p.Region, s.Handoff, p.Region)
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading the central pipeline's handoff %s: %w", s.Handoff, err)
+	}
+	var h handoff
+	if err := json.Unmarshal([]byte(raw), &h); err != nil || h.Region != p.Region {
+		return "", fmt.Errorf("the handoff parameter %s is not the one of %s: %q", s.Handoff, p.Region, raw)
+	}
+	if h.MintingRoleARN == "" {
+		return "", fmt.Errorf("the central pipeline made no minting role for %s (it had no management cluster then); run `regionctl pipeline central --region %s`", p.Region, p.Region)
+	}
+	me, err := r.Cloud.Caller(ctx, Credentials{})
+	if err != nil {
+		return "", err
+	}
+	st.set("pipeline_account_id", me.Account)
+	st.set("management_account_id", h.ManagementAccountID)
+	st.set("organization_id", h.OrganizationID)
+	st.set("management_ou_id", h.ManagementOUID)
+	st.set("minting_role_arn", h.MintingRoleARN)
+
+	minting, err := r.Cloud.AssumeRole(ctx, AssumeRequest{RoleARN: h.MintingRoleARN, ExternalID: s.ExternalID, SessionName: s.SessionName,
+		Tags: map[string]string{iam.RequestIDTag: p.RequestID}})
+	if err != nil {
+		return "", fmt.Errorf("assuming the region's minting role: %w", err)
+	}
+	acc, err := r.Cloud.EnsureAccount(ctx, minting, AccountSpec{Name: s.Account, Email: s.Email, OU: s.OU, Tags: s.AccountTags})
+	if err != nil {
+		return "", err
+	}
+	st.Account = acc.ID
+	outcome := describe(acc, s.OU)
+
+	docs, err := r.documents(s, st)
+	if err != nil {
+		return "", err
+	}
+	access := iam.RoleARN(iam.Partition(p.Region), acc.ID, iam.AccessRole)
+	boot, err := r.Cloud.AssumeRole(ctx, AssumeRequest{RoleARN: access, SessionName: s.SessionName, Base: minting, Policy: docs[DocBootstrapSession]})
+	if errors.Is(err, ErrDenied) {
+		// Sealed: the deploy role was made when the account was new; only
+		// the central pipeline may change it now.
+		return outcome + "; the account is sealed (" + iam.DeployRoleName + " was made when it was new)", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("assuming %s of the new account %s to bootstrap it: %w", iam.AccessRole, acc.ID, err)
+	}
+	if _, err := r.Cloud.EnsurePolicy(ctx, boot, iam.BoundaryName, docs[DocBoundary]); err != nil {
+		return "", fmt.Errorf("the boundary %s in %s: %w", iam.BoundaryName, acc.ID, err)
+	}
+	created, err := r.Cloud.EnsureRole(ctx, boot, RoleSpec{Name: iam.DeployRoleName, TrustJSON: docs[DocDeployTrust],
+		PolicyName: iam.DeployRoleName, PolicyJSON: docs[DocDeployPolicy],
+		Tags: map[string]string{iam.RegionTag: p.Region, iam.ClusterTag: s.AccountTags[iam.ClusterTag], iam.EnvironmentTag: s.AccountTags[iam.EnvironmentTag]}})
+	if err != nil {
+		return "", fmt.Errorf("%s in %s: %w", iam.DeployRoleName, acc.ID, err)
+	}
+	if err := r.Cloud.SetTrust(ctx, boot, iam.AccessRole, docs[DocSealedTrust]); err != nil {
+		return "", fmt.Errorf("sealing %s of %s: %w", iam.AccessRole, acc.ID, err)
+	}
+	if created {
+		outcome += ", " + iam.DeployRoleName + " created"
+	}
+	return outcome + "; " + iam.AccessRole + " sealed", nil
+}
+
+// documents reads the rendered documents of a management cluster's account
+// and fills in the ids only AWS knows.
+func (r *Runner) documents(s Step, st *clusterState) (map[string]string, error) {
+	values := map[string]string{"pipeline_account_id": st.Values["pipeline_account_id"], "management_account_id": st.Values["management_account_id"]}
+	out := map[string]string{}
+	for k, rel := range s.Documents {
+		b, err := os.ReadFile(filepath.Join(r.Dir, rel))
+		if err != nil {
+			return nil, fmt.Errorf("reading %s (run regionctl render): %w", rel, err)
+		}
+		filled := iam.Substitute(b, values)
+		if left := iam.Placeholders(filled); len(left) > 0 {
+			return nil, fmt.Errorf("%s still holds %v after filling in the account ids", rel, left)
+		}
+		if _, err := iam.Parse(filled); err != nil {
+			return nil, fmt.Errorf("%s: %w", rel, err)
+		}
+		out[k] = string(filled)
+	}
+	return out, nil
+}
