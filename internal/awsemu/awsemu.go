@@ -25,6 +25,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 )
 
 // Credentials the emulator accepts (it checks none).
@@ -142,6 +144,7 @@ var warmCalls = map[string][2]string{
 	"iot":           {"GET", "/policies"},
 	"s3":            {"GET", "/"},
 	"organizations": {"POST", "AWSOrganizationsV20161128.ListRoots"},
+	"ssm":           {"POST", "AmazonSSM.DescribeParameters"},
 }
 
 // Prewarm touches each service once, in parallel.
@@ -170,7 +173,7 @@ func (e *Emulator) touch(ctx context.Context, svc string) error {
 	switch {
 	case call[0] == "GET":
 		req, err = http.NewRequestWithContext(ctx, "GET", e.URL+call[1], nil)
-	case strings.HasPrefix(call[1], "AWS"):
+	case !strings.Contains(call[1], "="): // a JSON protocol target
 		body = []byte("{}")
 		req, err = http.NewRequestWithContext(ctx, "POST", e.URL+"/", bytes.NewReader(body))
 		if err == nil {
@@ -228,4 +231,13 @@ func send(ctx context.Context, req *http.Request, body []byte, creds aws.Credent
 		return nil, err
 	}
 	return http.DefaultClient.Do(req)
+}
+
+// Config is an SDK configuration for endpoint (the gate or the emulator)
+// with static credentials, retrying nothing.
+func Config(endpoint, region string, creds aws.Credentials) aws.Config {
+	cfg, _ := config.LoadDefaultConfig(context.Background(), config.WithRegion(region), config.WithBaseEndpoint(endpoint),
+		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(creds.AccessKeyID, creds.SecretAccessKey, creds.SessionToken)),
+		config.WithRetryMaxAttempts(1))
+	return cfg
 }

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsiam "github.com/aws/aws-sdk-go-v2/service/iam"
@@ -40,6 +41,10 @@ type Gate struct {
 	view   *view
 	keys   principals
 	ledger *Ledger
+	// policies are the bucket policies, kept here rather than in moto:
+	// moto applies a bucket policy's Deny statements to object requests
+	// while ignoring their conditions, which would refuse what AWS allows.
+	policies sync.Map // bucket → []byte
 }
 
 // StartGate starts a gate for the emulator at target on a free 127.0.0.1
@@ -59,6 +64,12 @@ func StartGate(target string) (*Gate, error) {
 		return nil, err
 	}
 	g := &Gate{URL: "http://" + l.Addr().String(), target: u, models: &restModels{dir: data}, view: newView(target), ledger: &Ledger{}}
+	g.view.policy = func(bucket string) []byte {
+		if b, ok := g.policies.Load(bucket); ok {
+			return b.([]byte)
+		}
+		return nil
+	}
 	g.keys.add(&principal{AccessKey: AccessKeyID, Secret: SecretAccessKey, Account: DefaultAccount,
 		ARN: iam.AccountRoot("aws", DefaultAccount), Root: true})
 	g.srv = &http.Server{Handler: g}
@@ -122,7 +133,62 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeDenial(w, req, deny)
 		return
 	}
+	if req.Service == "s3" && g.bucketPolicy(r.Context(), w, req, body) {
+		return
+	}
 	g.relay(w, r, body, p, req)
+}
+
+// bucketPolicy answers the bucket policy operations from the gate's own
+// store (see Gate.policies); it reports whether it answered.
+func (g *Gate) bucketPolicy(ctx context.Context, w http.ResponseWriter, req *request, body []byte) bool {
+	bucket := req.Labels["Bucket"]
+	switch req.Operation {
+	case "PutBucketPolicy", "GetBucketPolicy", "DeleteBucketPolicy":
+	case "DeleteBucket":
+		g.policies.Delete(bucket)
+		return false
+	default:
+		return false
+	}
+	b, err := g.view.bucket(ctx, bucket, g.accounts(ctx))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return true
+	}
+	s3Error := func(status int, code, message string) {
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(status)
+		fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?>
+<Error><Code>%s</Code><Message>%s</Message><BucketName>%s</BucketName><RequestId>regionctl-iam-gate</RequestId></Error>`, code, message, bucket)
+	}
+	if b == nil {
+		s3Error(http.StatusNotFound, "NoSuchBucket", "The specified bucket does not exist")
+		return true
+	}
+	switch req.Operation {
+	case "PutBucketPolicy":
+		if _, err := iam.ParseAWS(body); err != nil {
+			s3Error(http.StatusBadRequest, "MalformedPolicy", err.Error())
+			return true
+		}
+		g.policies.Store(bucket, append([]byte(nil), body...))
+		g.view.changed()
+		w.WriteHeader(http.StatusNoContent)
+	case "DeleteBucketPolicy":
+		g.policies.Delete(bucket)
+		g.view.changed()
+		w.WriteHeader(http.StatusNoContent)
+	case "GetBucketPolicy":
+		pol, ok := g.policies.Load(bucket)
+		if !ok {
+			s3Error(http.StatusNotFound, "NoSuchBucketPolicy", "The bucket policy does not exist")
+			return true
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(pol.([]byte))
+	}
+	return true
 }
 
 // denial is why a request was refused.
@@ -130,8 +196,20 @@ type denial struct {
 	Code, Message string
 }
 
+// decideOne runs one given check for req.
+func (g *Gate) decideOne(ctx context.Context, p *principal, req *request, c check) (bool, denial, error) {
+	return g.run(ctx, p, req, func(e *env) ([]check, error) {
+		c.Context = e.context(nil)
+		return []check{c}, nil
+	})
+}
+
 // decide runs every check of req; the first that does not allow denies.
 func (g *Gate) decide(ctx context.Context, p *principal, req *request) (bool, denial, error) {
+	return g.run(ctx, p, req, checks)
+}
+
+func (g *Gate) run(ctx context.Context, p *principal, req *request, checks func(*env) ([]check, error)) (bool, denial, error) {
 	base := map[string][]string{"aws:RequestedRegion": {req.Region}, "aws:SecureTransport": {"true"}}
 	var role *roleView
 	if !p.Anonymous {
@@ -312,4 +390,36 @@ func (g *Gate) organizationsMadeAccount(ctx context.Context, answer []byte) {
 func (g *Gate) refuse(w http.ResponseWriter, service, code, message string) {
 	g.ledger.add(Entry{Principal: "unknown", Operation: service, Decision: "deny", Reason: code + ": " + message})
 	writeDenial(w, &request{Service: service, Protocol: queryServices[service]}, denial{code, message})
+}
+
+// API is an API Gateway API with IAM authorization, as the platform API is.
+type API struct {
+	Region, Account, ID, Stage string
+}
+
+// Invoke authorizes a call to api as API Gateway does: the caller's SigV4
+// signature (service execute-api), then execute-api:Invoke on the method's
+// ARN under the caller's policies. The decision is written to the ledger.
+func (g *Gate) Invoke(r *http.Request, body []byte, api API) (caller string, err error) {
+	auth, signed, err := parseAuth(r)
+	if err != nil || !signed || auth.Service != "execute-api" {
+		return "", fmt.Errorf("the request is not SigV4-signed for execute-api")
+	}
+	p := g.keys.get(auth.AccessKey)
+	if p == nil {
+		return "", fmt.Errorf("the security token included in the request is invalid")
+	}
+	if err := auth.verify(r, body, p.Secret); err != nil {
+		return "", err
+	}
+	resource := "arn:" + iam.Partition(api.Region) + ":execute-api:" + api.Region + ":" + api.Account + ":" + api.ID + "/" + api.Stage + "/" + r.Method + r.URL.Path
+	req := &request{Service: "execute-api", Region: auth.Region, Operation: "Invoke", Method: r.Method, Path: r.URL.Path}
+	ok, d, err := g.decideOne(r.Context(), p, req, check{Action: "execute-api:Invoke", Resource: resource, ResourceAccount: api.Account})
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", fmt.Errorf("%s", d.Message)
+	}
+	return p.name(), nil
 }

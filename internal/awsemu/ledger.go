@@ -133,3 +133,9 @@ func Summary(entries []Entry) string {
 	}
 	return b.String()
 }
+
+// AccountProbe matches the denials the AWS SDKs behind Terraform's aws
+// provider provoke on purpose: to learn its account, the provider first
+// asks iam:GetUser, which a role is not allowed (nor needs), and on
+// AccessDenied asks sts:GetCallerIdentity instead. AWS denies it too.
+func AccountProbe(e Entry) bool { return e.Action == "iam:GetUser" && e.Resource == "*" }

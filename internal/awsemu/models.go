@@ -110,7 +110,17 @@ func loadModel(dir string) ([]restOp, error) {
 				Method     string `json:"method"`
 				RequestURI string `json:"requestUri"`
 			} `json:"http"`
+			Input struct {
+				Shape string `json:"shape"`
+			} `json:"input"`
 		} `json:"operations"`
+		Shapes map[string]struct {
+			Required []string `json:"required"`
+			Members  map[string]struct {
+				Location     string `json:"location"`
+				LocationName string `json:"locationName"`
+			} `json:"members"`
+		} `json:"shapes"`
 	}
 	if f, err := os.Open(base + ".gz"); err == nil {
 		defer f.Close()
@@ -132,7 +142,19 @@ func loadModel(dir string) ([]restOp, error) {
 	}
 	var ops []restOp
 	for name, o := range doc.Operations {
-		ops = append(ops, parseTemplate(name, o.HTTP.Method, o.HTTP.RequestURI))
+		op := parseTemplate(name, o.HTTP.Method, o.HTTP.RequestURI)
+		// A required query parameter tells operations of one path apart
+		// (DeleteObject and AbortMultipartUpload's uploadId).
+		in := doc.Shapes[o.Input.Shape]
+		for _, r := range in.Required {
+			if m := in.Members[r]; m.Location == "querystring" {
+				if _, ok := op.query[m.LocationName]; !ok {
+					op.query[m.LocationName] = ""
+					op.score += 3
+				}
+			}
+		}
+		ops = append(ops, op)
 	}
 	sort.Slice(ops, func(i, j int) bool { return ops[i].name < ops[j].name })
 	return ops, nil

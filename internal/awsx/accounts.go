@@ -54,7 +54,7 @@ func (c *Client) EnsureAccount(ctx context.Context, creds pipeline.Credentials, 
 		acc.Created = true
 	}
 	acc.ID = id
-	if err := checkTags(ctx, org, id, spec); err != nil {
+	if acc.Tags, err = checkTags(ctx, org, id, spec); err != nil {
 		return acc, err
 	}
 	if spec.OU == "" {
@@ -87,10 +87,10 @@ var adoptTags = []string{"regionctl:region", "regionctl:environment", "regionctl
 // checkTags refuses an account found by name that is not tagged for the
 // spec's region, environment and cluster: a name alone never hands a
 // pipeline another cluster's (or an unrelated) account.
-func checkTags(ctx context.Context, org *organizations.Client, id string, spec pipeline.AccountSpec) error {
+func checkTags(ctx context.Context, org *organizations.Client, id string, spec pipeline.AccountSpec) (map[string]string, error) {
 	out, err := org.ListTagsForResource(ctx, &organizations.ListTagsForResourceInput{ResourceId: aws.String(id)})
 	if err != nil {
-		return fmt.Errorf("reading the tags of %s: %w", id, denied(err))
+		return nil, fmt.Errorf("reading the tags of %s: %w", id, denied(err))
 	}
 	have := map[string]string{}
 	for _, t := range out.Tags {
@@ -102,8 +102,20 @@ func checkTags(ctx context.Context, org *organizations.Client, id string, spec p
 			if got == "" {
 				got = "(no tag)"
 			}
-			return fmt.Errorf("refusing the account %s (%s): its tag %s is %s, not %s; an account is adopted only when its tags name this region, environment and cluster", spec.Name, id, k, got, want)
+			return nil, fmt.Errorf("refusing the account %s (%s): its tag %s is %s, not %s; an account is adopted only when its tags name this region, environment and cluster", spec.Name, id, k, got, want)
 		}
+	}
+	return have, nil
+}
+
+// TagAccount tags an account of the organisation.
+func (c *Client) TagAccount(ctx context.Context, creds pipeline.Credentials, id string, tags map[string]string) error {
+	in := &organizations.TagResourceInput{ResourceId: aws.String(id)}
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
+		in.Tags = append(in.Tags, orgtypes.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
+	}
+	if _, err := c.orgs(creds).TagResource(ctx, in); err != nil {
+		return fmt.Errorf("tagging %s: %w", id, denied(err))
 	}
 	return nil
 }

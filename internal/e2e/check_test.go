@@ -115,3 +115,28 @@ func (e *env) bucketExists(bucket string) bool {
 	_, err := client.HeadBucket(context.Background(), &s3.HeadBucketInput{Bucket: aws.String(bucket)})
 	return err == nil
 }
+
+// bucketOwner is the account whose buckets list bucket ("" for none).
+func (e *env) bucketOwner(bucket string) string {
+	e.t.Helper()
+	candidates := []string{awsemu.DefaultAccount}
+	for _, ids := range e.accounts() {
+		candidates = append(candidates, ids...)
+	}
+	for _, acct := range candidates {
+		cfg := e.awsConfig()
+		if acct != awsemu.DefaultAccount {
+			cfg = e.in(acct)
+		}
+		out, err := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true }).ListBuckets(context.Background(), &s3.ListBucketsInput{})
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		for _, b := range out.Buckets {
+			if aws.ToString(b.Name) == bucket {
+				return acct
+			}
+		}
+	}
+	return ""
+}

@@ -4,20 +4,26 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/organizations"
-	orgtypes "github.com/aws/aws-sdk-go-v2/service/organizations/types"
+	"github.com/hashicorp/terraform-exec/tfexec"
 
 	"github.com/regionctl/regionctl/internal/awsemu"
 	"github.com/regionctl/regionctl/internal/cli"
 	"github.com/regionctl/regionctl/internal/platformapi"
+	"github.com/regionctl/regionctl/internal/render"
+	"github.com/regionctl/regionctl/internal/render/iam"
 	"github.com/regionctl/regionctl/internal/tftest"
 )
 
@@ -25,6 +31,10 @@ import (
 var (
 	emu      *awsemu.Emulator
 	emuError error
+
+	prepareOnce sync.Once
+	template    string // an initialised .terraform holding the aws provider, seeding workspaces
+	prepareErr  error
 )
 
 func TestMain(m *testing.M) {
@@ -45,12 +55,60 @@ func run(m *testing.M) int {
 			defer emu.Stop()
 		}
 	}
-	return m.Run()
+	code := m.Run()
+	if template != "" {
+		os.RemoveAll(filepath.Dir(template))
+	}
+	return code
 }
 
-// faultRoot is the provider-free stand-in of each Terraform root: the same
-// S3 backend and variables file, a terraform_data per cluster, and a fault
-// switch read from fault.json beside it.
+// prepare installs the aws provider once into a template workspace while
+// moto loads the services every test uses.
+func prepare(tf *tftest.Env) error {
+	prepareOnce.Do(func() {
+		warmed := make(chan error, 1)
+		go func() { warmed <- emu.Prewarm(context.Background(), "iam", "sts", "s3", "organizations", "ssm") }()
+		dir, err := os.MkdirTemp("", "regionctl-e2e-template-")
+		if err == nil {
+			template = filepath.Join(dir, "template")
+			err = initTemplate(tf, template)
+		}
+		if werr := <-warmed; err == nil {
+			err = werr
+		}
+		prepareErr = err
+	})
+	return prepareErr
+}
+
+func initTemplate(tf *tftest.Env, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	versions, err := os.ReadFile("../../terraform/management-cluster/versions.tf")
+	if err != nil {
+		return err
+	}
+	// The template needs the providers only: no backend, no provider block.
+	text := strings.Replace(string(versions), `backend "s3" {}`, "", 1)
+	text = text[:strings.Index(text, "\n# The cluster's account")]
+	if err := os.WriteFile(filepath.Join(dir, "versions.tf"), []byte(text+"\n"), 0o644); err != nil {
+		return err
+	}
+	tfx, err := tfexec.NewTerraform(dir, tf.Exec)
+	if err != nil {
+		return err
+	}
+	if err := tfx.SetEnv(tf.EnvMap()); err != nil {
+		return err
+	}
+	return tfx.Init(context.Background(), tfexec.Backend(false))
+}
+
+// faultRoot is the provider-free stand-in of the cluster roots: the same
+// S3 backend, variables file and run-time variables, a terraform_data per
+// cluster, and a fault switch read from fault.json beside it. The
+// bootstrap root is always the product's own.
 const faultRoot = `terraform {
   backend "s3" {}
 }
@@ -60,8 +118,24 @@ variable "region" {
 }
 
 variable "cluster_name" {
+  type = string
+}
+
+variable "account_id" {
+  type = string
+}
+
+variable "assume_role_arn" {
+  type = string
+}
+
+variable "assume_role_session_name" {
+  type = string
+}
+
+variable "assume_role_external_id" {
   type    = string
-  default = "bootstrap"
+  default = ""
 }
 
 locals {
@@ -69,7 +143,7 @@ locals {
 }
 
 resource "terraform_data" "cluster" {
-  input = { name = var.cluster_name, region = var.region }
+  input = { name = var.cluster_name, region = var.region, account = var.account_id, role = var.assume_role_arn }
 }
 
 resource "terraform_data" "fault" {
@@ -83,17 +157,25 @@ resource "terraform_data" "fault" {
 output "platform_api_endpoint" {
   value = trimspace(file("${path.module}/endpoint.txt"))
 }
+
+output "oidc_issuer" {
+  value = "https://oidc.eks.${var.region}.amazonaws.com/id/REGIONAL"
+}
 `
 
-// env is one test's repository, roots, emulator proxy and platform API.
+// env is one test's repository, roots, gate, platform and platform API.
 type env struct {
-	t     *testing.T
-	root  string // the repository: config/ and deploy/ of the example fleet
-	roots string // the provider-free roots
-	work  string
-	proxy *proxy
-	api   *platformapi.Server
-	url   string // the platform API's URL
+	t               *testing.T
+	root            string // the repository: config/, charts/, pipelines/ and deploy/ of the example fleet
+	roots           string // the Terraform roots: stand-ins for the clusters', the product's bootstrap
+	work            string
+	gate            *awsemu.Gate
+	platform        *awsemu.Platform
+	proxy           *proxy
+	api             *platformapi.Server
+	url             string // the platform API's URL
+	tokens          string // where web identity tokens are written
+	regionalAccount string // the regional account, once the central pipeline made it
 }
 
 func setup(t *testing.T) *env {
@@ -105,39 +187,72 @@ func setup(t *testing.T) *env {
 		}
 		t.Skipf("skipping: no AWS emulator: %v", emuError)
 	}
+	if err := prepare(tf); err != nil {
+		t.Fatal(err)
+	}
 	if err := emu.Reset(); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, root: t.TempDir(), roots: t.TempDir(), work: t.TempDir()}
-	for _, dir := range []string{"config", "deploy"} {
+	g, err := awsemu.StartGate(emu.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Ledger().Expect(awsemu.AccountProbe)
+	e := &env{t: t, root: t.TempDir(), roots: t.TempDir(), work: t.TempDir(), tokens: t.TempDir(), gate: g}
+	t.Cleanup(func() { e.closeGate() })
+	for _, dir := range []string{"config", "deploy", "charts", "pipelines"} {
 		if err := tftest.CopyDir(filepath.Join("../..", dir), filepath.Join(e.root, dir)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	e.api = &platformapi.Server{Credentials: aws.Credentials{AccessKeyID: awsemu.AccessKeyID, SecretAccessKey: awsemu.SecretAccessKey}}
+	for _, dir := range []string{"central-bootstrap", "modules"} {
+		if err := tftest.CopyDir(filepath.Join("../../terraform", dir), filepath.Join(e.roots, dir)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.api = &platformapi.Server{Authorize: func(r *http.Request, body []byte) (string, error) {
+		return g.Invoke(r, body, awsemu.API{Region: region, Account: e.regionalAccount, ID: "platformapi", Stage: "$default"})
+	}}
 	srv := httptest.NewServer(e.api)
 	t.Cleanup(srv.Close)
 	e.url = srv.URL
-	for _, root := range []string{"regional-cluster", "management-cluster", "central-bootstrap"} {
+	for _, root := range []string{"regional-cluster", "management-cluster"} {
 		e.write(filepath.Join(root, "main.tf"), faultRoot)
 		e.write(filepath.Join(root, "endpoint.txt"), e.url)
 		e.fault(root, false, 0, "")
 	}
-	e.proxy = newProxy(t, emu.URL)
-	for k, v := range emu.Env() {
-		t.Setenv(k, v)
+	policy, err := os.ReadFile(filepath.Join(e.root, "deploy", render.CentralPolicyPath("aws")))
+	if err != nil {
+		t.Fatal(err)
 	}
+	if e.platform, err = awsemu.SetupPlatform(context.Background(), g, policy, "regionctl-pipelines"); err != nil {
+		t.Fatal(err)
+	}
+	e.proxy = newProxy(t, g.URL)
 	t.Setenv("AWS_ENDPOINT_URL", e.proxy.URL)
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 	t.Setenv("AWS_MAX_ATTEMPTS", "3")
 	for k, v := range tf.EnvMap() {
 		t.Setenv(k, v)
 	}
-	// The organisation exists before any pipeline runs.
-	_, err := organizations.NewFromConfig(e.awsConfig()).CreateOrganization(context.Background(), &organizations.CreateOrganizationInput{FeatureSet: orgtypes.OrganizationFeatureSetAll})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return e
+}
+
+// closeGate writes the test's ledger next to its logs and fails the test on
+// any denial it did not provoke.
+func (e *env) closeGate() {
+	l := e.gate.Ledger()
+	path := filepath.Join(e.root, ".regionctl", "iam-ledger.jsonl")
+	_ = os.MkdirAll(filepath.Dir(path), 0o755)
+	if err := l.WriteFile(path); err != nil {
+		e.t.Error(err)
+	}
+	e.t.Logf("IAM gate ledger (%d decisions, %s):\n%s", l.Len(), path, awsemu.Summary(l.Entries()))
+	for _, d := range l.Unexpected() {
+		e.t.Errorf("the IAM gate denied what no test provoked: %s %s on %s (%s): %s", d.Principal, d.Action, d.Resource, d.Operation, d.Reason)
+	}
+	e.gate.Close()
 }
 
 func (e *env) write(rel, text string) {
@@ -157,8 +272,8 @@ func (e *env) fault(root string, fail bool, sleep int, marker string) {
 	e.write(filepath.Join(root, "fault.json"), fmt.Sprintf(`{"fail": %t, "sleep": %d, "marker": %q}`, fail, sleep, marker))
 }
 
-// awsConfig reaches the emulator directly, not through the proxy, for
-// the tests' own checks.
+// awsConfig reaches the emulator directly, not through the gate, for the
+// tests' own checks (moto's default credentials: the management account).
 func (e *env) awsConfig() aws.Config {
 	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion("us-east-1"), config.WithBaseEndpoint(emu.URL),
 		config.WithCredentialsProvider(aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
@@ -172,7 +287,28 @@ func (e *env) awsConfig() aws.Config {
 
 // args are the flags every pipeline run of the tests gets.
 func (e *env) args(args ...string) []string {
-	return append([]string{"--root", e.root, "--no-cache"}, append(args, "--terraform-dir", e.roots, "--work-dir", e.work)...)
+	return append([]string{"--root", e.root, "--no-cache"}, append(args, "--terraform-dir", e.roots, "--work-dir", e.work, "--terraform-template", template)...)
+}
+
+// as makes the following runs act as a pipeline's pod: the central
+// pipeline's ServiceAccount in the central cluster, or the regional
+// pipeline's in the regional cluster, each with its role through IRSA.
+func (e *env) as(pipeline string) {
+	e.t.Helper()
+	role, issuer, sa := e.platform.CentralRole, e.platform.CentralIssuer, iam.CentralServiceAccount
+	if pipeline == "regional" {
+		if e.regionalAccount == "" {
+			e.t.Fatal("the regional pipeline has no account yet: run the central pipeline first")
+		}
+		role, issuer, sa = iam.RoleARN("aws", e.regionalAccount, iam.PipelineRoleName(region)), "https://oidc.eks."+region+".amazonaws.com/id/REGIONAL", iam.RegionalServiceAccount
+	}
+	vars, err := awsemu.IRSA(e.tokens, e.proxy.URL, role, issuer, e.platform.Namespace, sa)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for k, v := range vars {
+		e.t.Setenv(k, v)
+	}
 }
 
 // regionctl runs regionctl in this process and returns its exit code and
@@ -180,9 +316,49 @@ func (e *env) args(args ...string) []string {
 func (e *env) regionctl(args ...string) (int, string, string) {
 	e.t.Helper()
 	var out, errOut bytes.Buffer
+	start := time.Now()
 	code := cli.Run(e.args(args...), &out, &errOut)
-	e.t.Logf("regionctl %v: exit %d\n%s%s", args, code, out.String(), errOut.String())
+	e.t.Logf("regionctl %v: exit %d in %s\n%s%s", args, code, time.Since(start).Round(time.Millisecond), out.String(), errOut.String())
 	return code, out.String(), errOut.String()
+}
+
+// central runs the central pipeline of the test region as the central
+// pipeline's pod.
+func (e *env) central(id string, args ...string) (int, string, string) {
+	e.t.Helper()
+	e.as("central")
+	return e.regionctl(append([]string{"pipeline", "central", "--region", region, "--request-id", id}, args...)...)
+}
+
+// regionalRun runs the regional pipeline as its pod in the regional
+// cluster.
+func (e *env) regionalRun(args ...string) (int, string, string) {
+	e.t.Helper()
+	e.as("regional")
+	return e.regionctl(args...)
+}
+
+// bootstrap runs the central pipeline of the test region and registers the
+// regional cluster's OIDC issuer in the regional account, as the product's
+// regional-cluster root (its EKS module) does and the stand-in cannot.
+func (e *env) bootstrap() {
+	e.t.Helper()
+	if code, _, _ := e.central("central-1"); code != 0 {
+		e.t.Fatalf("central: exit %d", code)
+	}
+	e.regionalAccount = e.accounts()[names[0]][0]
+	e.regionalIssuer()
+}
+
+func (e *env) regionalIssuer() {
+	e.t.Helper()
+	cfg, err := e.platform.InAccount(context.Background(), e.regionalAccount)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := awsemu.OIDCProvider(context.Background(), cfg, "https://oidc.eks."+region+".amazonaws.com/id/REGIONAL"); err != nil && !strings.Contains(err.Error(), "EntityAlreadyExists") {
+		e.t.Fatal(err)
+	}
 }
 
 // start runs regionctl as a process of its own (this test binary), in its
@@ -198,3 +374,6 @@ func (e *env) start(stdout, stderr *bytes.Buffer, args ...string) *exec.Cmd {
 	}
 	return cmd
 }
+
+// orgs is Organizations as the management account's root, directly.
+func (e *env) orgs() *organizations.Client { return organizations.NewFromConfig(e.awsConfig()) }

@@ -1,32 +1,45 @@
 package e2e
 
 import (
+	"context"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+
+	"github.com/regionctl/regionctl/internal/awsemu"
+	regioniam "github.com/regionctl/regionctl/internal/render/iam"
 )
 
 const region = "eu-west-1"
 
 var names = []string{"staging-eu-west-1-regional", "staging-eu-west-1-mc01", "staging-eu-west-1-mc02"}
 
-// TestProvisionRegion provisions eu-west-1 (central, then regional for its
-// two management clusters), checks what exists in the emulator and what
-// the platform API received, then runs both again and checks that nothing
-// was made twice.
+// TestProvisionRegion provisions eu-west-1 through the IAM gate: the
+// central pipeline as the central cluster's pod, then the regional one as
+// the regional cluster's pod, each with its own role through IRSA. It
+// checks what exists in the emulator, who assumed what, what the platform
+// API received, and that the gate denied nothing; then runs both again
+// and checks that nothing was made twice.
 func TestProvisionRegion(t *testing.T) {
 	e := setup(t)
-	if code, out, _ := e.regionctl("pipeline", "central", "--region", region, "--request-id", "req-central"); code != 0 {
+	code, out, _ := e.central("req-central")
+	if code != 0 {
 		t.Fatalf("central: exit %d", code)
-	} else {
-		for _, want := range []string{"eu-west-1/regional", "account", "created", "assume-role", "terraform", "bootstrap", "central pipeline of eu-west-1 done", "Terraform output: " + e.root + "/.regionctl/logs/central-eu-west-1-req-central.log"} {
-			if !strings.Contains(out, want) {
-				t.Errorf("central output lacks %q", want)
-			}
+	}
+	for _, want := range []string{"eu-west-1/regional", "account", "created", "assume-role", "terraform", "bootstrap", "central pipeline of eu-west-1 done", "Terraform output: " + e.root + "/.regionctl/logs/central-eu-west-1-req-central.log"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("central output lacks %q", want)
 		}
 	}
-	if code, _, _ := e.regionctl("pipeline", "regional", "--region", region, "--request-id", "req-regional"); code != 0 {
+	e.regionalAccount = e.accounts()[names[0]][0]
+	e.regionalIssuer()
+	if code, _, _ := e.regionalRun("pipeline", "regional", "--region", region, "--request-id", "req-regional"); code != 0 {
 		t.Fatalf("regional: exit %d", code)
 	}
 
@@ -43,63 +56,98 @@ func TestProvisionRegion(t *testing.T) {
 	}
 
 	accounts := e.accounts()
-	for _, n := range names {
+	for i, n := range names {
 		if len(accounts[n]) != 1 {
 			t.Fatalf("account %s: %v", n, accounts[n])
 		}
-		if got := e.ouPath(accounts[n][0]); got != "/platform/staging" {
-			t.Errorf("%s is in %s, want /platform/staging", n, got)
+		want := "/platform/staging/eu-west-1/" + []string{"regional", "management", "management"}[i]
+		if got := e.ouPath(accounts[n][0]); got != want {
+			t.Errorf("%s is in %s, want %s", n, got, want)
 		}
 	}
 	regional := accounts[names[0]][0]
+	pipelineRole := "arn:aws:iam::" + regional + ":role/regional-pipeline-eu-west-1"
 
-	// The deploy role of each management cluster's account trusts only the
-	// regional pipeline's role, with the region's ExternalId.
+	// The regional account holds the pipeline's role (trusted through IRSA
+	// only) and no deploy role; the management account, the minting role.
+	if trust, _, ok := e.role(regional, "regional-pipeline-eu-west-1"); !ok || !strings.Contains(trust, "sts:AssumeRoleWithWebIdentity") || strings.Contains(trust, ":root") {
+		t.Errorf("the regional pipeline's role: %v %s", ok, trust)
+	}
+	if _, _, ok := e.role(regional, regioniam.DeployRoleName); ok {
+		t.Error("the regional account holds a ManagementClusterDeployRole")
+	}
+	if trust, _, ok := e.role(awsemu.DefaultAccount, "regionctl-minting-eu-west-1"); !ok || !strings.Contains(trust, pipelineRole) || !strings.Contains(trust, "regional-pipeline-eu-west-1\"") {
+		t.Errorf("the minting role: %v %s", ok, trust)
+	}
+	// Each management cluster account: the deploy role trusting the
+	// pipeline role with the ExternalId, its scoped inline policy and no
+	// managed one, the boundary, and its AccessRole sealed.
 	for _, n := range names[1:] {
-		trust, attached, ok := e.role(accounts[n][0], "ManagementClusterDeployRole")
+		acct := accounts[n][0]
+		trust, attached, ok := e.role(acct, regioniam.DeployRoleName)
 		if !ok {
 			t.Fatalf("no ManagementClusterDeployRole in %s", n)
 		}
-		if !strings.Contains(trust, `"sts:ExternalId"`) || !strings.Contains(trust, "regional-pipeline-eu-west-1") || !strings.Contains(trust, "arn:aws:iam::123456789012:role/regional-pipeline-eu-west-1") {
+		if !strings.Contains(trust, `"sts:ExternalId"`) || !strings.Contains(trust, "regional-pipeline-eu-west-1") || !strings.Contains(trust, pipelineRole) {
 			t.Errorf("%s deploy role trust: %s", n, trust)
 		}
-		if len(attached) != 1 {
-			t.Errorf("%s deploy role policies %v", n, attached)
+		if len(attached) != 0 {
+			t.Errorf("%s deploy role has managed policies %v", n, attached)
+		}
+		if pol := e.inlinePolicy(acct, regioniam.DeployRoleName); !strings.Contains(pol, "regionctl-generated-deploy-role-eu-west-1-") || strings.Contains(pol, "AdministratorAccess") {
+			t.Errorf("%s deploy role policy: %.200s", n, pol)
+		}
+		if trust, _, _ := e.role(acct, regioniam.AccessRole); !strings.Contains(trust, "role/regionctl-central-pipeline") || strings.Contains(trust, ":root") {
+			t.Errorf("%s's AccessRole is not sealed: %s", n, trust)
 		}
 	}
 
-	// What the runner asked STS: the bootstrap role for the central
-	// pipeline, the deploy role with the region's ExternalId and the run's
-	// request id in the session name for the regional one.
-	var deploy int
+	// What STS was asked: the AccessRole of the regional account by the
+	// central pipeline; the minting role with the ExternalId; a new
+	// account's AccessRole with a session policy; the deploy role with the
+	// ExternalId and the request id in session name and tag.
+	var deploy, minting, access, regionalAccess int
 	for _, ar := range e.proxy.assumeRoles() {
 		arn := ar.Get("RoleArn")
 		switch {
 		case strings.HasSuffix(arn, ":role/ManagementClusterDeployRole"):
 			deploy++
-			if ar.Get("ExternalId") != "regional-pipeline-eu-west-1" || ar.Get("RoleSessionName") != "regionctl-req-regional" {
+			if ar.Get("ExternalId") != "regional-pipeline-eu-west-1" || ar.Get("RoleSessionName") != "regionctl-req-regional" || ar.Get("Tags.member.1.Key") != "regionctl:request-id" {
 				t.Errorf("deploy role assumed with %v", ar)
 			}
 			if strings.Contains(arn, regional) {
 				t.Errorf("the regional account's deploy role was assumed: %s", arn)
 			}
+		case strings.HasSuffix(arn, ":role/regionctl-minting-eu-west-1"):
+			minting++
+			if ar.Get("ExternalId") != "regional-pipeline-eu-west-1" {
+				t.Errorf("minting role assumed with %v", ar)
+			}
 		case strings.HasSuffix(arn, ":role/OrganizationAccountAccessRole"):
-			if ar.Get("ExternalId") != "" {
-				t.Errorf("bootstrap role assumed with an ExternalId: %v", ar)
+			if ar.Get("ExternalId") != "" || ar.Get("Tags.member.1.Key") != "" {
+				t.Errorf("AccessRole assumed with %v", ar)
+			}
+			if strings.Contains(arn, regional) { // the central pipeline, and Terraform through it
+				regionalAccess++
+				continue
+			}
+			access++
+			if ar.Get("Policy") == "" {
+				t.Errorf("a management cluster account's AccessRole assumed without a session policy: %v", ar)
 			}
 		default:
 			t.Errorf("unexpected AssumeRole %v", ar)
 		}
 	}
-	if deploy != 2 {
-		t.Errorf("%d deploy role assumptions, want 2", deploy)
+	if deploy != 2 || minting != 2 || access != 2 || regionalAccess == 0 {
+		t.Errorf("%d deploy role, %d minting role, %d management cluster AccessRole, %d regional AccessRole assumptions; want 2, 2, 2, some", deploy, minting, access, regionalAccess)
 	}
 
-	// State: one object per root and cluster, each holding its cluster.
+	// State: the regional cluster's and the bootstrap's in the central
+	// bucket; the management clusters' in the regional pipeline's.
 	for bucket, key := range map[string]string{
-		"regionctl-tfstate-eu-west-1-regional": "regional-cluster/eu-west-1/regional.tfstate",
-		"regionctl-tfstate-eu-west-1-mc01":     "management-cluster/eu-west-1/mc01.tfstate",
-		"regionctl-tfstate-eu-west-1-mc02":     "management-cluster/eu-west-1/mc02.tfstate",
+		"regionctl-tfstate-eu-west-1-regional":  "regional-cluster/eu-west-1/regional.tfstate",
+		"regionctl-regional-pipeline-eu-west-1": "management-cluster/eu-west-1/mc01.tfstate",
 	} {
 		if got := strings.Join(e.stateResources(bucket, key), " "); got != "terraform_data.cluster" {
 			t.Errorf("s3://%s/%s holds %s", bucket, key, got)
@@ -108,28 +156,45 @@ func TestProvisionRegion(t *testing.T) {
 			t.Errorf("the run lease of %s was left behind", key)
 		}
 	}
-	if _, ok := e.object("regionctl-tfstate-eu-west-1-regional", "central-bootstrap/eu-west-1.tfstate"); !ok {
-		t.Error("no central-bootstrap state")
+	if got := strings.Join(e.stateResources("regionctl-regional-pipeline-eu-west-1", "management-cluster/eu-west-1/mc02.tfstate"), " "); got != "terraform_data.cluster" {
+		t.Errorf("mc02 state holds %s", got)
+	}
+	if res := e.stateResources("regionctl-tfstate-eu-west-1-regional", "central-bootstrap/eu-west-1.tfstate"); !strings.Contains(strings.Join(res, " "), "aws_ssm_parameter.handoff") {
+		t.Errorf("the bootstrap state holds %v", res)
+	}
+	if owner := e.bucketOwner("regionctl-tfstate-eu-west-1-regional"); owner != awsemu.DefaultAccount {
+		t.Errorf("the central state bucket belongs to %s", owner)
+	}
+	if owner := e.bucketOwner("regionctl-regional-pipeline-eu-west-1"); owner != regional {
+		t.Errorf("the management cluster state bucket belongs to %s", owner)
+	}
+	cfg := e.in(regional)
+	cfg.Region = region
+	handoff, err := ssm.NewFromConfig(cfg).GetParameter(context.Background(), &ssm.GetParameterInput{Name: aws.String("/regionctl/regional-pipeline/eu-west-1")})
+	if err != nil || !strings.Contains(aws.ToString(handoff.Parameter.Value), `"minting_role_arn":"arn:aws:iam::`+awsemu.DefaultAccount+`:role/regionctl-minting-eu-west-1"`) {
+		t.Errorf("the handoff parameter: %v %v", err, handoff)
 	}
 
-	// The platform API: two registrations, signed, carrying the request id.
+	// The platform API: two registrations, by the regional pipeline's role,
+	// carrying the request id.
 	regs := e.api.Registered()
 	if len(regs) != 2 {
 		t.Fatalf("registrations %+v", regs)
 	}
 	for _, r := range regs {
-		if r.RequestID != "req-regional" || r.Labels["region"] != region || r.Labels["cluster_type"] != "management" || r.Region != region {
+		if r.RequestID != "req-regional" || r.Labels["region"] != region || r.Caller != pipelineRole || r.Region != region {
 			t.Errorf("registration %+v", r)
 		}
 	}
 
-	// Again: everything is found, nothing is created.
+	// Again: everything is found, nothing is created, the sealed accounts
+	// are left be.
 	creates := e.proxy.count("CreateAccount")
-	if code, out, _ := e.regionctl("pipeline", "central", "--region", region, "--request-id", "req-central-2"); code != 0 || strings.Contains(out, "created") {
+	if code, out, _ := e.central("req-central-2"); code != 0 || strings.Contains(out, "created") {
 		t.Fatalf("central again: exit %d", code)
 	}
-	// Again, both clusters at once.
-	if code, out, _ := e.regionctl("pipeline", "regional", "--region", region, "--request-id", "req-regional-2", "--parallel", "2"); code != 0 || strings.Count(out, "already registered") != 2 {
+	code, out, _ = e.regionalRun("pipeline", "regional", "--region", region, "--request-id", "req-regional-2", "--parallel", "2")
+	if code != 0 || strings.Count(out, "already registered") != 2 || strings.Count(out, "the account is sealed") != 2 {
 		t.Fatalf("regional again: exit %d", code)
 	}
 	if e.proxy.count("CreateAccount") != creates || creates != 3 {
@@ -143,4 +208,14 @@ func TestProvisionRegion(t *testing.T) {
 			t.Errorf("%s: %v", n, e.accounts()[n])
 		}
 	}
+}
+
+func (e *env) inlinePolicy(account, role string) string {
+	e.t.Helper()
+	out, err := iam.NewFromConfig(e.in(account)).GetRolePolicy(context.Background(), &iam.GetRolePolicyInput{RoleName: aws.String(role), PolicyName: aws.String(role)})
+	if err != nil {
+		return ""
+	}
+	doc, _ := url.QueryUnescape(aws.ToString(out.PolicyDocument))
+	return doc
 }

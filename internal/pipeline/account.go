@@ -114,19 +114,19 @@ func (r *Runner) regionalAccount(ctx context.Context, p *Plan, s Step, st *clust
 	st.Account = acc.ID
 	outcome := describe(acc, s.OU)
 
+	if acc.Tags[iam.SealedTag] == "true" {
+		// The deploy role was made when the account was new; only the
+		// central pipeline may change it now.
+		return outcome + "; the account is sealed (" + iam.DeployRoleName + " was made when it was new)", nil
+	}
 	docs, err := r.documents(s, st)
 	if err != nil {
 		return "", err
 	}
 	access := iam.RoleARN(iam.Partition(p.Region), acc.ID, iam.AccessRole)
 	boot, err := r.Cloud.AssumeRole(ctx, AssumeRequest{RoleARN: access, SessionName: s.SessionName, Base: minting, Policy: docs[DocBootstrapSession]})
-	if errors.Is(err, ErrDenied) {
-		// Sealed: the deploy role was made when the account was new; only
-		// the central pipeline may change it now.
-		return outcome + "; the account is sealed (" + iam.DeployRoleName + " was made when it was new)", nil
-	}
 	if err != nil {
-		return "", fmt.Errorf("assuming %s of the new account %s to bootstrap it: %w", iam.AccessRole, acc.ID, err)
+		return "", fmt.Errorf("assuming %s of %s to bootstrap it (an account of the region's OU whose AccessRole was sealed without the %s tag needs the central pipeline's hand): %w", iam.AccessRole, acc.ID, iam.SealedTag, err)
 	}
 	if _, err := r.Cloud.EnsurePolicy(ctx, boot, iam.BoundaryName, docs[DocBoundary]); err != nil {
 		return "", fmt.Errorf("the boundary %s in %s: %w", iam.BoundaryName, acc.ID, err)
@@ -139,6 +139,9 @@ func (r *Runner) regionalAccount(ctx context.Context, p *Plan, s Step, st *clust
 	}
 	if err := r.Cloud.SetTrust(ctx, boot, iam.AccessRole, docs[DocSealedTrust]); err != nil {
 		return "", fmt.Errorf("sealing %s of %s: %w", iam.AccessRole, acc.ID, err)
+	}
+	if err := r.Cloud.TagAccount(ctx, minting, acc.ID, map[string]string{iam.SealedTag: "true"}); err != nil {
+		return "", fmt.Errorf("marking %s sealed: %w", acc.ID, err)
 	}
 	if created {
 		outcome += ", " + iam.DeployRoleName + " created"

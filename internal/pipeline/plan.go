@@ -52,10 +52,10 @@ type Step struct {
 	Backend map[string]string `json:"backend,omitempty"`
 	// BucketOwner is the account that must own the state bucket;
 	// CreateBucket lets the step create it (the central pipeline's own).
-	BucketOwner  string `json:"bucket_owner,omitempty"`
-	CreateBucket bool   `json:"create_bucket,omitempty"`
-	Command      string `json:"terraform_command,omitempty"` // apply or destroy
-	Calls        []string          `json:"api_calls,omitempty"`
+	BucketOwner  string   `json:"bucket_owner,omitempty"`
+	CreateBucket bool     `json:"create_bucket,omitempty"`
+	Command      string   `json:"terraform_command,omitempty"` // apply or destroy
+	Calls        []string `json:"api_calls,omitempty"`
 	// Endpoint is the platform API's base URL; empty means it is read at run
 	// time from the regional cluster's Terraform state (EndpointState).
 	Endpoint      string            `json:"api_endpoint,omitempty"`
@@ -98,7 +98,9 @@ func backend(bucket, key, region string) map[string]string {
 func session(requestID string) string { return "regionctl-" + requestID }
 
 // StateKey is the key of a cluster's Terraform state in its bucket.
-func StateKey(root, region, cluster string) string { return path.Join(root, region, cluster+".tfstate") }
+func StateKey(root, region, cluster string) string {
+	return path.Join(root, region, cluster+".tfstate")
+}
 
 func accountStep(c *config.Cluster, requestID string) Step {
 	return Step{Cluster: c.ID(), Name: "account", Account: str(c, "account", "name"),

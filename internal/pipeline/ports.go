@@ -36,6 +36,7 @@ type Account struct {
 	ID      string
 	Created bool // CreateAccount was called (or an earlier run's request was resumed)
 	Moved   bool // the account was moved into its OU
+	Tags    map[string]string
 }
 
 // Org is the organisation: its id, root and management account.
@@ -50,6 +51,7 @@ type Organizations interface {
 	// create is set.
 	EnsureOU(ctx context.Context, creds Credentials, path string, create bool) (string, error)
 	Organization(ctx context.Context, creds Credentials) (Org, error)
+	TagAccount(ctx context.Context, creds Credentials, id string, tags map[string]string) error
 }
 
 // AssumeRequest is one sts:AssumeRole call.

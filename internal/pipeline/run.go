@@ -8,8 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 

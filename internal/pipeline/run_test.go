@@ -23,10 +23,24 @@ type fakeCloud struct {
 	params   map[string]string
 	sealed   map[string]bool
 	roles    map[string]pipeline.RoleSpec
+	tags     map[string]map[string]string
+}
+
+func (c *fakeCloud) TagAccount(_ context.Context, creds pipeline.Credentials, id string, tags map[string]string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.log("tag %s %v as %s", id, tags, who(creds))
+	if c.tags[id] == nil {
+		c.tags[id] = map[string]string{}
+	}
+	for k, v := range tags {
+		c.tags[id][k] = v
+	}
+	return nil
 }
 
 func newCloud() *fakeCloud {
-	return &fakeCloud{accounts: map[string]string{}, objects: map[string][]byte{}, sealed: map[string]bool{}, roles: map[string]pipeline.RoleSpec{},
+	return &fakeCloud{accounts: map[string]string{}, objects: map[string][]byte{}, sealed: map[string]bool{}, roles: map[string]pipeline.RoleSpec{}, tags: map[string]map[string]string{},
 		params: map[string]string{"/regionctl/regional-pipeline/eu-west-1": `{"region":"eu-west-1","management_account_id":"000000000001","minting_role_arn":"arn:aws:iam::000000000001:role/regionctl-minting-eu-west-1","organization_id":"o-1","management_ou_id":"ou-1"}`,
 			"/regionctl/regional-pipeline/ap-northeast-1": `{"region":"ap-northeast-1","management_account_id":"000000000001","minting_role_arn":"arn:aws:iam::000000000001:role/regionctl-minting-ap-northeast-1"}`}}
 }
@@ -40,7 +54,7 @@ func (c *fakeCloud) EnsureAccount(_ context.Context, creds pipeline.Credentials,
 	defer c.mu.Unlock()
 	c.log("account %s as %s", s.Name, who(creds))
 	if id, ok := c.accounts[s.Name]; ok {
-		return pipeline.Account{ID: id}, nil
+		return pipeline.Account{ID: id, Tags: c.tags[id]}, nil
 	}
 	id := fmt.Sprintf("%012d", len(c.accounts)+1)
 	c.accounts[s.Name] = id
@@ -223,6 +237,7 @@ func TestRunRegionalInOrder(t *testing.T) {
 		"policy regionctl-management-cluster-boundary as " + access,
 		"role ManagementClusterDeployRole as " + access,
 		"seal OrganizationAccountAccessRole as " + access,
+		"tag 000000000001 map[regionctl:sealed:true] as " + minting,
 		"assume arn:aws:iam::000000000001:role/ManagementClusterDeployRole regional-pipeline-eu-west-1 regionctl-req9 as pipeline",
 		"bucket regionctl-regional-pipeline-eu-west-1 of 999999999999",
 	}
@@ -248,7 +263,7 @@ func TestRunRegionalInOrder(t *testing.T) {
 	if _, err := runner(c, tf, reg).Run(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(c.calls, "\n"); strings.Contains(got, "role ManagementClusterDeployRole") || strings.Contains(got, "seal") {
+	if got := strings.Join(c.calls, "\n"); strings.Contains(got, "role ManagementClusterDeployRole") || strings.Contains(got, "seal") || strings.Contains(got, "OrganizationAccountAccessRole") {
 		t.Errorf("a sealed account was bootstrapped again:\n%s", got)
 	}
 }

@@ -22,7 +22,7 @@ type Registered struct {
 	Name      string            `json:"name"`
 	Labels    map[string]string `json:"labels"`
 	RequestID string            `json:"request_id"`
-	AccessKey string            `json:"access_key"`
+	Caller    string            `json:"caller"` // the access key, or the principal the gate named
 	Region    string            `json:"region"`
 }
 
@@ -31,6 +31,10 @@ type Registered struct {
 // execute-api by Credentials. A second registration of a name gets 409.
 type Server struct {
 	Credentials aws.Credentials
+	// Authorize, when set, decides each request instead of Credentials, as
+	// API Gateway's IAM authorization does (the IAM gate's Invoke); it
+	// returns the caller.
+	Authorize func(r *http.Request, body []byte) (caller string, err error)
 	// Inject, when set, may answer a request with a status of its own
 	// before the server handles it (0: handle it), to simulate faults.
 	Inject func(r *http.Request) int
@@ -75,9 +79,9 @@ func (s *Server) handle(r *http.Request) (int, any) {
 			return status, map[string]string{"error": "injected fault"}
 		}
 	}
-	region, err := s.verify(r, body)
+	region, caller, err := s.authorize(r, body)
 	if err != nil {
-		return http.StatusForbidden, map[string]string{"error": err.Error()}
+		return http.StatusForbidden, map[string]string{"message": err.Error()}
 	}
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/api/v0/live":
@@ -94,11 +98,23 @@ func (s *Server) handle(r *http.Request) (int, any) {
 				return http.StatusConflict, map[string]string{"error": "consumer " + in.Name + " already exists"}
 			}
 		}
-		in.RequestID, in.AccessKey, in.Region = r.Header.Get("X-Request-Id"), s.Credentials.AccessKeyID, region
+		in.RequestID, in.Caller, in.Region = r.Header.Get("X-Request-Id"), caller, region
 		s.registered = append(s.registered, in)
 		return http.StatusCreated, in
 	}
 	return http.StatusNotFound, map[string]string{"error": "no route " + r.Method + " " + r.URL.Path}
+}
+
+func (s *Server) authorize(r *http.Request, body []byte) (region, caller string, err error) {
+	if s.Authorize == nil {
+		region, err := s.verify(r, body)
+		return region, s.Credentials.AccessKeyID, err
+	}
+	if caller, err = s.Authorize(r, body); err != nil {
+		return "", "", err
+	}
+	scope := strings.Split(strings.SplitN(r.Header.Get("Authorization"), "Credential=", 2)[1], "/")
+	return scope[2], caller, nil
 }
 
 // verify signs a copy of r with the server's credentials, at the time and

@@ -55,7 +55,7 @@ func regionChains(f *config.Fleet, skip map[string]bool) (map[string]*chainRegio
 		if regional == nil {
 			continue // nothing to bootstrap: the central pipeline refuses such a region
 		}
-		cr.TektonNamespace = str(regional, "gitops", "tekton_namespace")
+		cr.TektonNamespace = TektonNamespace(f)
 		cr.CentralStateBucket = str(regional, "state_bucket")
 		for _, c := range byRegion[reg.Name] {
 			if c.Type != "management" {
@@ -112,6 +112,16 @@ func regionChains(f *config.Fleet, skip map[string]bool) (map[string]*chainRegio
 		out[reg.Name] = cr
 	}
 	return out, diags
+}
+
+// TektonNamespace is the namespace the pipelines' ServiceAccounts run in
+// (gitops.tekton_namespace of config/global, by default
+// regionctl-pipelines, as pipelines/overlays install them).
+func TektonNamespace(f *config.Fleet) string {
+	if v := f.Global.Get("gitops").Get("tekton_namespace"); v != nil && v.Kind == config.String {
+		return v.Str
+	}
+	return "regionctl-pipelines"
 }
 
 func str(c *config.Cluster, keys ...string) string {

@@ -8,30 +8,34 @@ import (
 
 // emulatorServices are the services the roots call, each pointed at the
 // emulator.
-var emulatorServices = []string{"apigatewayv2", "ec2", "eks", "iam", "iot", "organizations", "s3", "sts"}
+var emulatorServices = []string{"apigatewayv2", "ec2", "eks", "iam", "iot", "organizations", "s3", "ssm", "sts"}
 
 // emulatorOverrides are the Terraform override files written into a
 // workspace when it runs against an AWS emulator (moto), by path inside
 // the workspace. They are the one place where an emulator run differs
 // from a real one:
 //
-//   - the provider talks to the emulator, skips the checks an emulator
-//     cannot answer, and retries a failing call once, not for minutes;
+//   - each aws provider configuration (the root's aliases too) talks to
+//     the emulator, skips the checks an emulator cannot answer, and retries
+//     a failing call once, not for minutes; it still asks the emulator
+//     who it is, so that allowed_account_ids is enforced;
 //   - maestro-iot's aws_iot_policy is not created: moto does not implement
 //     IoT ListTagsForResource, which the provider calls after creating any
 //     tagged IoT policy, so the apply fails. The resource stays in the
 //     product's module; only emulator runs set its count to 0.
-func emulatorOverrides(root, endpoint string) map[string]string {
+func emulatorOverrides(root, endpoint string, aliases []string) map[string]string {
 	var eps []string
 	for _, s := range emulatorServices {
 		eps = append(eps, fmt.Sprintf("    %-13s = %q", s, endpoint))
 	}
 	const header = "# Written by regionctl for a run against the AWS emulator at %s; never present in a real run.\n"
-	return map[string]string{
-		path.Join(root, "regionctl_emulator_override.tf"): fmt.Sprintf(header+`provider "aws" {
-  skip_credentials_validation = true
+	provider := func(alias string) string {
+		if alias != "" {
+			alias = fmt.Sprintf("  alias                       = %q\n", alias)
+		}
+		return fmt.Sprintf(`provider "aws" {
+%s  skip_credentials_validation = true
   skip_metadata_api_check     = true
-  skip_requesting_account_id  = true
   skip_region_validation      = true
   s3_use_path_style           = true
   max_retries                 = 1
@@ -39,7 +43,14 @@ func emulatorOverrides(root, endpoint string) map[string]string {
 %s
   }
 }
-`, endpoint, strings.Join(eps, "\n")),
+`, alias, strings.Join(eps, "\n"))
+	}
+	providers := provider("")
+	for _, a := range aliases {
+		providers += "\n" + provider(a)
+	}
+	return map[string]string{
+		path.Join(root, "regionctl_emulator_override.tf"): fmt.Sprintf(header, endpoint) + providers,
 		"modules/maestro-iot/regionctl_emulator_override.tf": fmt.Sprintf(header+`# moto lacks IoT ListTagsForResource: the policy is left out of emulator runs.
 resource "aws_iot_policy" "maestro" {
   count = 0

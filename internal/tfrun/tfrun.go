@@ -162,7 +162,7 @@ func (r *Runner) stage(root, ws string) error {
 	}
 	rootWS := filepath.Join(ws, root)
 	if r.Emulator != "" {
-		for rel, text := range emulatorOverrides(root, r.Emulator) {
+		for rel, text := range emulatorOverrides(root, r.Emulator, providerAliases(rootWS)) {
 			if !declaresAWS(filepath.Dir(filepath.Join(ws, rel))) {
 				continue // a module this root does not copy, or one without the aws provider
 			}
@@ -229,6 +229,24 @@ func copyTree(src, dst string) error {
 		}
 		return os.WriteFile(target, b, info.Mode().Perm())
 	})
+}
+
+var aliasRE = regexp.MustCompile(`provider\s+"aws"\s*\{[^}]*?alias\s*=\s*"([A-Za-z0-9_-]+)"`)
+
+// providerAliases lists the aliases of the aws provider a root configures.
+func providerAliases(dir string) []string {
+	var out []string
+	files, _ := filepath.Glob(filepath.Join(dir, "*.tf"))
+	for _, f := range files {
+		if strings.HasSuffix(f, "_override.tf") {
+			continue
+		}
+		b, _ := os.ReadFile(f)
+		for _, m := range aliasRE.FindAllStringSubmatch(string(b), -1) {
+			out = append(out, m[1])
+		}
+	}
+	return out
 }
 
 // declaresAWS says whether a module directory uses the aws provider, so

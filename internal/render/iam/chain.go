@@ -33,6 +33,9 @@ const (
 	EnvironmentTag = "regionctl:environment"
 	ClusterTag     = "regionctl:cluster"
 	RequestIDTag   = "regionctl:request-id"
+	// SealedTag marks a management cluster account whose AccessRole the
+	// regional pipeline sealed: later runs leave it be without trying.
+	SealedTag = "regionctl:sealed"
 )
 
 // Placeholders the documents carry until they are installed: account and
@@ -286,6 +289,15 @@ func MintingPolicy(r Region) Document {
 			Condition: map[string]map[string]Strings{"StringEquals": {
 				"aws:ResourceTag/" + RegionTag: {r.Name}, "aws:ResourceTag/" + EnvironmentTag: {r.Environment},
 			}},
+		},
+		{
+			Sid: "MarkAccountsOfRegionSealed", Effect: "Allow",
+			Action:   Strings{"organizations:TagResource"},
+			Resource: Strings{org + "account/" + OrganizationID + "/*"},
+			Condition: map[string]map[string]Strings{
+				"StringEquals":              {"aws:ResourceTag/" + RegionTag: {r.Name}, "aws:ResourceTag/" + EnvironmentTag: {r.Environment}},
+				"ForAllValues:StringEquals": {"aws:TagKeys": {SealedTag}},
+			},
 		},
 		{
 			Sid: "FromRootIntoRegionOU", Effect: "Allow",

@@ -108,7 +108,7 @@ func CheckIsolation(r Region, d Documents) []string {
 					ok = true
 				case (a == "organizations:CreateAccount" || a == "organizations:TagResource") && requestTagged:
 					ok = slices.Equal(s.Condition["ForAllValues:StringEquals"]["aws:TagKeys"], AccountTagKeys)
-				case a == "organizations:MoveAccount" && strings.Contains(res, ":account/"):
+				case (a == "organizations:MoveAccount" || a == "organizations:TagResource") && strings.Contains(res, ":account/"):
 					ok = resourceTagged
 				case a == "organizations:MoveAccount":
 					ok = strings.HasSuffix(res, "/"+ManagementOU) || strings.HasSuffix(res, ":root/"+OrganizationID+"/"+RootID)

@@ -23,9 +23,9 @@ type world struct {
 
 type installed struct {
 	name, env, account, ou, mcAccount string
-	mcBucket, centralBucket         string
-	docs                            map[string]iam.Document // by file name under iam/
-	cluster                         string                  // its first management cluster
+	mcBucket, centralBucket           string
+	docs                              map[string]iam.Document // by file name under iam/
+	cluster                           string                  // its first management cluster
 }
 
 const (
@@ -186,7 +186,9 @@ func TestMintingRoleIsolation(t *testing.T) {
 	a, b := w.regions[0], w.regions[1]
 	caller := session(w.management, iam.MintingRoleName(a.name), "r1")
 	identity := []iam.Document{*a.doc(t, "minting-role-policy.json")}
-	orgARN := func(kind, id string) string { return "arn:aws:organizations::" + w.management + ":" + kind + "/" + org + "/" + id }
+	orgARN := func(kind, id string) string {
+		return "arn:aws:organizations::" + w.management + ":" + kind + "/" + org + "/" + id
+	}
 	create := func(region, env string, keys ...string) iam.Authorization {
 		ctx := map[string][]string{"aws:RequestTag/" + iam.RegionTag: {region}, "aws:RequestTag/" + iam.EnvironmentTag: {env}, "aws:TagKeys": keys}
 		return iam.Authorization{Request: iam.Request{Caller: caller, Action: "organizations:CreateAccount", Resource: "*", Context: ctx}, Identity: identity}
