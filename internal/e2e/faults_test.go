@@ -36,7 +36,7 @@ func (e *env) wantOnce(registrations int) {
 		}
 	}
 	for _, c := range []string{"mc01", "mc02"} {
-		if got := strings.Join(e.stateResources("regionctl-tfstate-eu-west-1-"+c, "management-cluster/eu-west-1/"+c+".tfstate"), " "); got != "terraform_data.cluster" {
+		if got := strings.Join(e.stateResources("regionctl-regional-pipeline-eu-west-1", "management-cluster/eu-west-1/"+c+".tfstate"), " "); got != "terraform_data.cluster" {
 			e.t.Errorf("%s state holds %q", c, got)
 		}
 	}
@@ -45,12 +45,23 @@ func (e *env) wantOnce(registrations int) {
 	}
 }
 
+// regional runs the regional pipeline of the test region as its pod.
 func (e *env) regional(id string, args ...string) (int, string, string) {
-	return e.regionctl(append([]string{"pipeline", "regional", "--region", region, "--request-id", id, "--api-endpoint", e.url, "--live-wait", "2s"}, args...)...)
+	e.t.Helper()
+	return e.regionalRun(append([]string{"pipeline", "regional", "--region", region, "--request-id", id, "--api-endpoint", e.url, "--live-wait", "2s"}, args...)...)
+}
+
+// bootstrapped is a test's environment with its region's central pipeline
+// run: what every regional fault needs first.
+func bootstrapped(t *testing.T) *env {
+	e := setup(t)
+	e.bootstrap()
+	e.proxy.clear()
+	return e
 }
 
 func TestFaultCreateAccountAnswerLost(t *testing.T) {
-	e := setup(t)
+	e := bootstrapped(t)
 	// AWS makes the account but the answer is lost: a retried
 	// CreateAccount would make a second one.
 	e.proxy.inject("CreateAccount", firstN(1, http.StatusInternalServerError, internal, true))
@@ -65,7 +76,7 @@ func TestFaultCreateAccountAnswerLost(t *testing.T) {
 }
 
 func TestFaultThrottlingIsRetried(t *testing.T) {
-	e := setup(t)
+	e := bootstrapped(t)
 	e.proxy.inject("ListAccounts", firstN(2, http.StatusBadRequest, throttled, false))
 	e.proxy.inject("AssumeRole", firstN(1, http.StatusServiceUnavailable, internal, false))
 	if code, _, _ := e.regional("r1"); code != 0 {
@@ -75,24 +86,24 @@ func TestFaultThrottlingIsRetried(t *testing.T) {
 }
 
 func TestFaultAssumeRoleFails(t *testing.T) {
-	e := setup(t)
+	e := bootstrapped(t)
 	e.proxy.inject("AssumeRole", always(http.StatusInternalServerError, internal))
 	code, _, stderr := e.regional("r1")
-	if code != 3 || !strings.Contains(stderr, "eu-west-1/mc01 account: assuming arn:aws:iam::") {
+	if code != 3 || !strings.Contains(stderr, "eu-west-1/mc01 account: assuming the region's minting role: assuming arn:aws:iam::") {
 		t.Fatalf("exit %d", code)
 	}
 	e.proxy.clear()
 	if code, _, _ := e.regional("r2"); code != 0 {
 		t.Fatalf("re-run: exit %d", code)
 	}
-	if n := e.proxy.count("CreateAccount"); n != 1 {
-		t.Errorf("the re-run called CreateAccount %d times, want 1 (mc02 only)", n)
+	if n := e.proxy.count("CreateAccount"); n != 2 {
+		t.Errorf("the re-run called CreateAccount %d times, want 2", n)
 	}
 	e.wantOnce(2)
 }
 
 func TestFaultTerraformFails(t *testing.T) {
-	e := setup(t)
+	e := bootstrapped(t)
 	e.fault("management-cluster", true, 0, "")
 	code, _, stderr := e.regional("r1")
 	if code != 3 || !strings.Contains(stderr, "eu-west-1/mc01 terraform: terraform apply") {
@@ -109,7 +120,7 @@ func TestFaultTerraformFails(t *testing.T) {
 }
 
 func TestFaultPlatformAPIDown(t *testing.T) {
-	e := setup(t)
+	e := bootstrapped(t)
 	e.api.Inject = func(*http.Request) int { return http.StatusServiceUnavailable }
 	code, _, stderr := e.regional("r1")
 	if code != 3 || !strings.Contains(stderr, "eu-west-1/mc01 register: the platform API at "+e.url+" is not live after 2s") {
@@ -143,10 +154,11 @@ func TestFaultPlatformAPIDown(t *testing.T) {
 // resumes: the killed run's lease and Terraform lock are released because
 // its process is gone.
 func TestFaultKilledMidTerraform(t *testing.T) {
-	e := setup(t)
+	e := bootstrapped(t)
 	marker := filepath.Join(t.TempDir(), "sleeping")
 	e.fault("management-cluster", false, 120, marker)
 	var out, errOut bytes.Buffer
+	e.as("regional")
 	first := e.start(&out, &errOut, "pipeline", "regional", "--region", region, "--cluster", "mc01", "--request-id", "killed-run", "--api-endpoint", e.url)
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
@@ -180,7 +192,7 @@ func TestFaultKilledMidTerraform(t *testing.T) {
 }
 
 func TestAccountCreationTimesOutThenResumes(t *testing.T) {
-	e := setup(t)
+	e := bootstrapped(t)
 	// AWS Organizations is slow today: the request stays IN_PROGRESS.
 	e.proxy.inject("DescribeCreateAccountStatus", always(http.StatusOK, `{"CreateAccountStatus":{"Id":"car-slow","AccountName":"staging-eu-west-1-mc01","State":"IN_PROGRESS"}}`))
 	code, _, stderr := e.regional("r1", "--account-wait", "1s")
@@ -194,18 +206,37 @@ func TestAccountCreationTimesOutThenResumes(t *testing.T) {
 	e.wantOnce(2)
 }
 
-func TestAccountOfAnotherRegionIsRefused(t *testing.T) {
-	e := setup(t)
-	org := organizations.NewFromConfig(e.awsConfig())
-	if _, err := org.CreateAccount(context.Background(), &organizations.CreateAccountInput{AccountName: aws.String("staging-eu-west-1-mc01"), Email: aws.String("x@example.com"),
-		Tags: []orgtypes.Tag{{Key: aws.String("regionctl:region"), Value: aws.String("us-east-1")}}}); err != nil {
-		t.Fatal(err)
-	}
-	code, _, stderr := e.regional("r1", "--cluster", "mc01")
-	if code != 3 || !strings.Contains(stderr, "refusing the account staging-eu-west-1-mc01") || !strings.Contains(stderr, "tagged regionctl:region=us-east-1, not eu-west-1") {
-		t.Fatalf("exit %d", code)
-	}
-	if n := e.proxy.count("AssumeRole"); n != 0 {
-		t.Errorf("%d AssumeRole calls after the refusal", n)
+// TestAccountOfAnotherClusterIsRefused: an account found by name is
+// adopted only when its tags name the same region, environment and
+// cluster, so a staging cluster that names a production account (or
+// another region's) never takes it.
+func TestAccountOfAnotherClusterIsRefused(t *testing.T) {
+	for _, tt := range []struct{ key, value string }{
+		{"regionctl:region", "us-east-1"},
+		{"regionctl:environment", "production"},
+		{"regionctl:cluster", "mc09"},
+	} {
+		t.Run(tt.key, func(t *testing.T) {
+			e := bootstrapped(t)
+			tags := map[string]string{"regionctl:region": region, "regionctl:environment": "staging", "regionctl:cluster": "mc01"}
+			tags[tt.key] = tt.value
+			in := &organizations.CreateAccountInput{AccountName: aws.String("staging-eu-west-1-mc01"), Email: aws.String("x@example.com")}
+			for k, v := range tags {
+				in.Tags = append(in.Tags, orgtypes.Tag{Key: aws.String(k), Value: aws.String(v)})
+			}
+			if _, err := e.orgs().CreateAccount(context.Background(), in); err != nil {
+				t.Fatal(err)
+			}
+			e.gate.Changed()
+			code, _, stderr := e.regional("r1", "--cluster", "mc01")
+			if code != 3 || !strings.Contains(stderr, "refusing the account staging-eu-west-1-mc01") || !strings.Contains(stderr, "its tag "+tt.key+" is "+tt.value+", not ") {
+				t.Fatalf("exit %d", code)
+			}
+			for _, ar := range e.proxy.assumeRoles() {
+				if !strings.HasSuffix(ar.Get("RoleArn"), ":role/regionctl-minting-eu-west-1") {
+					t.Errorf("assumed %s after the refusal", ar.Get("RoleArn"))
+				}
+			}
+		})
 	}
 }
