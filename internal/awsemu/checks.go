@@ -316,6 +316,7 @@ var s3Actions = map[string]string{
 	"GetBucketAccelerateConfiguration": "s3:GetAccelerateConfiguration", "PutBucketAccelerateConfiguration": "s3:PutAccelerateConfiguration",
 	"GetBucketCors": "s3:GetBucketCORS", "PutBucketCors": "s3:PutBucketCORS", "DeleteBucketCors": "s3:PutBucketCORS",
 	"GetBucketLifecycleConfiguration": "s3:GetLifecycleConfiguration", "PutBucketLifecycleConfiguration": "s3:PutLifecycleConfiguration",
+	"GetBucketLifecycle": "s3:GetLifecycleConfiguration", "PutBucketLifecycle": "s3:PutLifecycleConfiguration",
 	"DeleteBucketLifecycle": "s3:PutLifecycleConfiguration", "GetBucketReplication": "s3:GetReplicationConfiguration",
 	"PutBucketReplication": "s3:PutReplicationConfiguration", "DeleteBucketReplication": "s3:PutReplicationConfiguration",
 	"GetBucketEncryption": "s3:GetEncryptionConfiguration", "PutBucketEncryption": "s3:PutEncryptionConfiguration",

@@ -176,6 +176,7 @@ type env struct {
 	url             string // the platform API's URL
 	tokens          string // where web identity tokens are written
 	regionalAccount string // the regional account, once the central pipeline made it
+	issuer          string // the regional cluster's OIDC issuer
 }
 
 func setup(t *testing.T) *env {
@@ -198,7 +199,8 @@ func setup(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	g.Ledger().Expect(awsemu.AccountProbe)
-	e := &env{t: t, root: t.TempDir(), roots: t.TempDir(), work: t.TempDir(), tokens: t.TempDir(), gate: g}
+	e := &env{t: t, root: t.TempDir(), roots: t.TempDir(), work: t.TempDir(), tokens: t.TempDir(), gate: g,
+		issuer: "https://oidc.eks." + region + ".amazonaws.com/id/REGIONAL"}
 	t.Cleanup(func() { e.closeGate() })
 	for _, dir := range []string{"config", "deploy", "charts", "pipelines"} {
 		if err := tftest.CopyDir(filepath.Join("../..", dir), filepath.Join(e.root, dir)); err != nil {
@@ -247,6 +249,13 @@ func (e *env) closeGate() {
 	_ = os.MkdirAll(filepath.Dir(path), 0o755)
 	if err := l.WriteFile(path); err != nil {
 		e.t.Error(err)
+	}
+	// REGIONCTL_E2E_LEDGERS keeps every test's ledger for reading.
+	if dir := os.Getenv("REGIONCTL_E2E_LEDGERS"); dir != "" {
+		_ = os.MkdirAll(dir, 0o755)
+		if err := l.WriteFile(filepath.Join(dir, strings.ReplaceAll(e.t.Name(), "/", "_")+".jsonl")); err != nil {
+			e.t.Error(err)
+		}
 	}
 	e.t.Logf("IAM gate ledger (%d decisions, %s):\n%s", l.Len(), path, awsemu.Summary(l.Entries()))
 	for _, d := range l.Unexpected() {
@@ -300,7 +309,7 @@ func (e *env) as(pipeline string) {
 		if e.regionalAccount == "" {
 			e.t.Fatal("the regional pipeline has no account yet: run the central pipeline first")
 		}
-		role, issuer, sa = iam.RoleARN("aws", e.regionalAccount, iam.PipelineRoleName(region)), "https://oidc.eks."+region+".amazonaws.com/id/REGIONAL", iam.RegionalServiceAccount
+		role, issuer, sa = iam.RoleARN("aws", e.regionalAccount, iam.PipelineRoleName(region)), e.issuer, iam.RegionalServiceAccount
 	}
 	vars, err := awsemu.IRSA(e.tokens, e.proxy.URL, role, issuer, e.platform.Namespace, sa)
 	if err != nil {
@@ -356,7 +365,7 @@ func (e *env) regionalIssuer() {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if _, err := awsemu.OIDCProvider(context.Background(), cfg, "https://oidc.eks."+region+".amazonaws.com/id/REGIONAL"); err != nil && !strings.Contains(err.Error(), "EntityAlreadyExists") {
+	if _, err := awsemu.OIDCProvider(context.Background(), cfg, e.issuer); err != nil && !strings.Contains(err.Error(), "EntityAlreadyExists") {
 		e.t.Fatal(err)
 	}
 }
