@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -240,4 +241,24 @@ func Config(endpoint, region string, creds aws.Credentials) aws.Config {
 		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(creds.AccessKeyID, creds.SecretAccessKey, creds.SessionToken)),
 		config.WithRetryMaxAttempts(1))
 	return cfg
+}
+
+// Call sends one SigV4-signed request without a body to endpoint (the gate
+// or the emulator) and returns the answer's status and body, for calls the
+// project has no SDK client for.
+func Call(ctx context.Context, endpoint string, creds aws.Credentials, service, region, method, path string) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, endpoint+path, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	if creds.SessionToken != "" {
+		req.Header.Set("X-Amz-Security-Token", creds.SessionToken)
+	}
+	resp, err := send(ctx, req, nil, creds, service, region)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, body, err
 }

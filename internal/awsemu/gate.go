@@ -423,3 +423,13 @@ func (g *Gate) Invoke(r *http.Request, body []byte, api API) (caller string, err
 	}
 	return p.name(), nil
 }
+
+// SigningRegion is the region a SigV4 request is signed for ("" when it is
+// not signed).
+func SigningRegion(r *http.Request) string {
+	auth, ok, err := parseAuth(r)
+	if !ok || err != nil {
+		return ""
+	}
+	return auth.Region
+}

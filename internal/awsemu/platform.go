@@ -108,3 +108,31 @@ func serviceAccount(namespace, sa string) string {
 }
 
 func issuerKey(issuer string) string { return issuer[len("https://"):] }
+
+// WebIdentity is cfg holding a role through IRSA as the pod of a
+// ServiceAccount would: AssumeRoleWithWebIdentity with its token, through
+// the gate at endpoint. Tests use it to act as a pipeline directly.
+func WebIdentity(ctx context.Context, endpoint, region, roleARN, issuer, namespace, sa string) (aws.Config, error) {
+	dir, err := os.MkdirTemp("", "regionctl-token-")
+	if err != nil {
+		return aws.Config{}, err
+	}
+	defer os.RemoveAll(dir)
+	env, err := IRSA(dir, endpoint, roleARN, issuer, namespace, sa)
+	if err != nil {
+		return aws.Config{}, err
+	}
+	token, err := os.ReadFile(env["AWS_WEB_IDENTITY_TOKEN_FILE"])
+	if err != nil {
+		return aws.Config{}, err
+	}
+	anon := sts.NewFromConfig(Config(endpoint, region, aws.Credentials{}), func(o *sts.Options) { o.Credentials = aws.AnonymousCredentials{} })
+	out, err := anon.AssumeRoleWithWebIdentity(ctx, &sts.AssumeRoleWithWebIdentityInput{RoleArn: aws.String(roleARN), RoleSessionName: aws.String(sa),
+		WebIdentityToken: aws.String(string(token))})
+	if err != nil {
+		return aws.Config{}, err
+	}
+	c := out.Credentials
+	return Config(endpoint, region, aws.Credentials{AccessKeyID: aws.ToString(c.AccessKeyId), SecretAccessKey: aws.ToString(c.SecretAccessKey),
+		SessionToken: aws.ToString(c.SessionToken)}), nil
+}

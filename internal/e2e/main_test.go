@@ -175,8 +175,18 @@ type env struct {
 	api             *platformapi.Server
 	url             string // the platform API's URL
 	tokens          string // where web identity tokens are written
-	regionalAccount string // the regional account, once the central pipeline made it
-	issuer          string // the regional cluster's OIDC issuer
+	regionalAccount string // the test region's regional account, once the central pipeline made it
+	issuer          string // the test region's regional cluster's OIDC issuer
+	// others are the regional accounts of other regions a test bootstrapped.
+	others map[string]string
+}
+
+// regionalOf is the regional account and OIDC issuer of a region.
+func (e *env) regionalOf(r string) (account, issuer string) {
+	if r == region {
+		return e.regionalAccount, e.issuer
+	}
+	return e.others[r], "https://oidc.eks." + r + ".amazonaws.com/id/REGIONAL"
 }
 
 func setup(t *testing.T) *env {
@@ -200,7 +210,7 @@ func setup(t *testing.T) *env {
 	}
 	g.Ledger().Expect(awsemu.AccountProbe)
 	e := &env{t: t, root: t.TempDir(), roots: t.TempDir(), work: t.TempDir(), tokens: t.TempDir(), gate: g,
-		issuer: "https://oidc.eks." + region + ".amazonaws.com/id/REGIONAL"}
+		issuer: "https://oidc.eks." + region + ".amazonaws.com/id/REGIONAL", others: map[string]string{}}
 	t.Cleanup(func() { e.closeGate() })
 	for _, dir := range []string{"config", "deploy", "charts", "pipelines"} {
 		if err := tftest.CopyDir(filepath.Join("../..", dir), filepath.Join(e.root, dir)); err != nil {
@@ -212,8 +222,12 @@ func setup(t *testing.T) *env {
 			t.Fatal(err)
 		}
 	}
+	// One platform API stands for every region's: each request goes to the
+	// API of the region it is signed for, in that region's account.
 	e.api = &platformapi.Server{Authorize: func(r *http.Request, body []byte) (string, error) {
-		return g.Invoke(r, body, awsemu.API{Region: region, Account: e.regionalAccount, ID: "platformapi", Stage: "$default"})
+		signed := awsemu.SigningRegion(r)
+		account, _ := e.regionalOf(signed)
+		return g.Invoke(r, body, awsemu.API{Region: signed, Account: account, ID: "platformapi", Stage: "$default"})
 	}}
 	srv := httptest.NewServer(e.api)
 	t.Cleanup(srv.Close)
@@ -302,14 +316,18 @@ func (e *env) args(args ...string) []string {
 // as makes the following runs act as a pipeline's pod: the central
 // pipeline's ServiceAccount in the central cluster, or the regional
 // pipeline's in the regional cluster, each with its role through IRSA.
-func (e *env) as(pipeline string) {
+func (e *env) as(pipeline string) { e.asIn(pipeline, region) }
+
+// asIn is as for the regional pipeline of region r.
+func (e *env) asIn(pipeline, r string) {
 	e.t.Helper()
 	role, issuer, sa := e.platform.CentralRole, e.platform.CentralIssuer, iam.CentralServiceAccount
 	if pipeline == "regional" {
-		if e.regionalAccount == "" {
-			e.t.Fatal("the regional pipeline has no account yet: run the central pipeline first")
+		account, iss := e.regionalOf(r)
+		if account == "" {
+			e.t.Fatalf("the regional pipeline of %s has no account yet: run the central pipeline first", r)
 		}
-		role, issuer, sa = iam.RoleARN("aws", e.regionalAccount, iam.PipelineRoleName(region)), e.issuer, iam.RegionalServiceAccount
+		role, issuer, sa = iam.RoleARN("aws", account, iam.PipelineRoleName(r)), iss, iam.RegionalServiceAccount
 	}
 	vars, err := awsemu.IRSA(e.tokens, e.proxy.URL, role, issuer, e.platform.Namespace, sa)
 	if err != nil {
@@ -359,13 +377,16 @@ func (e *env) bootstrap() {
 	e.regionalIssuer()
 }
 
-func (e *env) regionalIssuer() {
+func (e *env) regionalIssuer() { e.issuerIn(region) }
+
+func (e *env) issuerIn(r string) {
 	e.t.Helper()
-	cfg, err := e.platform.InAccount(context.Background(), e.regionalAccount)
+	account, issuer := e.regionalOf(r)
+	cfg, err := e.platform.InAccount(context.Background(), account)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if _, err := awsemu.OIDCProvider(context.Background(), cfg, e.issuer); err != nil && !strings.Contains(err.Error(), "EntityAlreadyExists") {
+	if _, err := awsemu.OIDCProvider(context.Background(), cfg, issuer); err != nil && !strings.Contains(err.Error(), "EntityAlreadyExists") {
 		e.t.Fatal(err)
 	}
 }
