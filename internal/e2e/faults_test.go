@@ -240,3 +240,31 @@ func TestAccountOfAnotherClusterIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestDriftedTreeIsRefused: a pipeline applies only what the config of its
+// commit renders. A hand-edited file of deploy/ (here, who the deploy role
+// trusts) stops both pipelines before they make a single AWS call.
+func TestDriftedTreeIsRefused(t *testing.T) {
+	e := setup(t)
+	file := filepath.Join(e.root, "deploy/staging/eu-west-1/iam/management-cluster-deploy-role-trust.json")
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(strings.Replace(string(b), "regional-pipeline-eu-west-1\"", "regional-pipeline-us-east-1\"", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.proxy.clear()
+	before := e.gate.Ledger().Len()
+	code, _, stderr := e.central("drifted")
+	if code != 1 || !strings.Contains(stderr, "staging/eu-west-1/iam/management-cluster-deploy-role-trust.json") || !strings.Contains(stderr, "refusing to run") {
+		t.Fatalf("central from a drifted tree: exit %d", code)
+	}
+	e.regionalAccount = "000000000000" // no account yet: the regional pipeline's pod holds a role that does not exist
+	if code, _, stderr = e.regional("drifted"); code != 1 || !strings.Contains(stderr, "refusing to run") {
+		t.Fatalf("regional from a drifted tree: exit %d", code)
+	}
+	if n := len(e.proxy.calls); n != 0 || e.gate.Ledger().Len() != before {
+		t.Errorf("%d AWS calls, %d gate decisions from a drifted tree", n, e.gate.Ledger().Len()-before)
+	}
+}
