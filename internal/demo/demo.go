@@ -9,6 +9,7 @@ package demo
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -24,11 +25,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/organizations"
-	orgtypes "github.com/aws/aws-sdk-go-v2/service/organizations/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/regionctl/regionctl/internal/awsemu"
 	"github.com/regionctl/regionctl/internal/platformapi"
+	"github.com/regionctl/regionctl/internal/render"
+	regioniam "github.com/regionctl/regionctl/internal/render/iam"
 )
 
 // Options say what to provision and where the repository is.
@@ -60,7 +62,7 @@ func Run(ctx context.Context, o Options, w io.Writer) error {
 	} else {
 		defer os.RemoveAll(work)
 	}
-	for _, dir := range []string{"config", "charts", "pipelines"} {
+	for _, dir := range []string{"config", "charts", "pipelines"} { // deploy/ is rendered
 		if err := os.CopyFS(filepath.Join(work, dir), os.DirFS(filepath.Join(o.Root, dir))); err != nil {
 			return fmt.Errorf("copying %s: %w", dir, err)
 		}
@@ -78,13 +80,24 @@ func Run(ctx context.Context, o Options, w io.Writer) error {
 	say("emulator at %s (pid %d); warming its services", emu.URL, emu.PID)
 	warmed := make(chan error, 1)
 	go func() {
-		warmed <- emu.Prewarm(ctx, "ec2", "iam", "sts", "eks", "apigateway", "iot", "s3", "organizations")
+		warmed <- emu.Prewarm(ctx, "ec2", "iam", "sts", "eks", "apigateway", "iot", "s3", "organizations", "ssm")
 	}()
+	gate, err := awsemu.StartGate(emu.URL)
+	if err != nil {
+		return err
+	}
+	defer gate.Close()
+	gate.Ledger().Expect(awsemu.AccountProbe)
+	say("IAM gate at %s: every request is decided as AWS would (docs/iam-gate.md)", gate.URL)
 	for k, v := range emu.Env() {
 		os.Setenv(k, v)
 	}
+	os.Setenv("AWS_ENDPOINT_URL", gate.URL)
 
-	api := &platformapi.Server{Credentials: aws.Credentials{AccessKeyID: awsemu.AccessKeyID, SecretAccessKey: awsemu.SecretAccessKey}}
+	var regional string // the regional account, once the central pipeline made it
+	api := &platformapi.Server{Authorize: func(r *http.Request, body []byte) (string, error) {
+		return gate.Invoke(r, body, awsemu.API{Region: o.Region, Account: regional, ID: "platformapi", Stage: "$default"})
+	}}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -96,24 +109,56 @@ func Run(ctx context.Context, o Options, w io.Writer) error {
 	say("local platform API at %s (verifies SigV4 for execute-api)", apiURL)
 
 	cfg := awsConfig(emu.URL)
-	if _, err := organizations.NewFromConfig(cfg).CreateOrganization(ctx, &organizations.CreateOrganizationInput{FeatureSet: orgtypes.OrganizationFeatureSetAll}); err != nil {
-		return fmt.Errorf("creating the emulator's organisation: %w", err)
-	}
 	if err := <-warmed; err != nil {
 		return err
 	}
-
 	base := []string{"--root", work, "--no-cache"}
-	steps := [][]string{
-		{"render"},
-		{"pipeline", "central", "--region", o.Region, "--request-id", "demo-central", "--terraform-dir", filepath.Join(o.Root, "terraform")},
-		{"pipeline", "regional", "--region", o.Region, "--request-id", "demo-regional", "--terraform-dir", filepath.Join(o.Root, "terraform"), "--api-endpoint", apiURL},
-	}
-	for _, args := range steps {
+	run := func(args ...string) error {
 		say("regionctl %s", strings.Join(args, " "))
 		if code := o.Regionctl(append(base, args...)...); code != 0 {
 			return fmt.Errorf("regionctl %s exited %d; Terraform's output is in %s", args[0], code, filepath.Join(work, ".regionctl", "logs"))
 		}
+		return nil
+	}
+	if err := run("render"); err != nil {
+		return err
+	}
+	policy, err := os.ReadFile(filepath.Join(work, "deploy", render.CentralPolicyPath(regioniam.Partition(o.Region))))
+	if err != nil {
+		return err
+	}
+	platform, err := awsemu.SetupPlatform(ctx, gate, policy, render.TektonNamespace(nil))
+	if err != nil {
+		return err
+	}
+	say("organisation made; the central pipeline's role %s holds the rendered policy and trusts the central cluster's Tekton ServiceAccount", platform.CentralRole)
+	tokens := filepath.Join(work, ".regionctl", "tokens")
+	if err := os.MkdirAll(tokens, 0o700); err != nil {
+		return err
+	}
+	as := func(role, issuer, sa string) error {
+		env, err := awsemu.IRSA(tokens, gate.URL, role, issuer, platform.Namespace, sa)
+		for k, v := range env {
+			os.Setenv(k, v)
+		}
+		return err
+	}
+	if err := as(platform.CentralRole, platform.CentralIssuer, regioniam.CentralServiceAccount); err != nil {
+		return err
+	}
+	tf := filepath.Join(o.Root, "terraform")
+	if err := run("pipeline", "central", "--region", o.Region, "--request-id", "demo-central", "--terraform-dir", tf); err != nil {
+		return err
+	}
+	regional, issuer, err := regionalIdentity(ctx, cfg, o.Region)
+	if err != nil {
+		return err
+	}
+	if err := as(regioniam.RoleARN(regioniam.Partition(o.Region), regional, regioniam.PipelineRoleName(o.Region)), issuer, regioniam.RegionalServiceAccount); err != nil {
+		return err
+	}
+	if err := run("pipeline", "regional", "--region", o.Region, "--request-id", "demo-regional", "--terraform-dir", tf, "--api-endpoint", apiURL); err != nil {
+		return err
 	}
 
 	say("what exists now")
@@ -121,10 +166,52 @@ func Run(ctx context.Context, o Options, w io.Writer) error {
 		return err
 	}
 	for _, r := range api.Registered() {
-		fmt.Fprintf(w, "platform API registration  %s  labels %v  request %s\n", r.Name, r.Labels, r.RequestID)
+		fmt.Fprintf(w, "platform API registration  %s  labels %v  request %s  by %s\n", r.Name, r.Labels, r.RequestID, r.Caller)
+	}
+	ledger := filepath.Join(work, ".regionctl", "iam-ledger.jsonl")
+	if err := gate.Ledger().WriteFile(ledger); err != nil {
+		return err
+	}
+	say("the IAM gate's decisions (%s):\n%s", ledger, awsemu.Summary(gate.Ledger().Entries()))
+	if denied := gate.Ledger().Unexpected(); len(denied) > 0 {
+		for _, d := range denied {
+			fmt.Fprintf(w, "denied: %s %s on %s: %s\n", d.Principal, d.Action, d.Resource, d.Reason)
+		}
+		return fmt.Errorf("the IAM gate denied %d requests the pipelines made", len(denied))
 	}
 	say("provisioned %s end to end in %s", o.Region, time.Since(start).Round(time.Second))
 	return nil
+}
+
+// regionalIdentity finds the regional account and its cluster's OIDC
+// issuer (the regional cluster's Terraform output, in the central state).
+func regionalIdentity(ctx context.Context, cfg aws.Config, region string) (account, issuer string, err error) {
+	out, err := organizations.NewFromConfig(cfg).ListAccounts(ctx, &organizations.ListAccountsInput{})
+	if err != nil {
+		return "", "", err
+	}
+	for _, a := range out.Accounts {
+		if strings.HasSuffix(aws.ToString(a.Name), "-"+region+"-regional") {
+			account = aws.ToString(a.Id)
+		}
+	}
+	client := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle, o.DisableLogOutputChecksumValidationSkipped = true, true })
+	obj, err := client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("regionctl-tfstate-" + region + "-regional"), Key: aws.String("regional-cluster/" + region + "/regional.tfstate")})
+	if err != nil {
+		return "", "", fmt.Errorf("reading the regional cluster's state: %w", err)
+	}
+	defer obj.Body.Close()
+	var state struct {
+		Outputs map[string]struct{ Value any } `json:"outputs"`
+	}
+	if err := json.NewDecoder(obj.Body).Decode(&state); err != nil {
+		return "", "", err
+	}
+	issuer, _ = state.Outputs["oidc_issuer"].Value.(string)
+	if account == "" || issuer == "" {
+		return "", "", fmt.Errorf("no regional account or OIDC issuer for %s", region)
+	}
+	return account, issuer, nil
 }
 
 func awsConfig(endpoint string) aws.Config {

@@ -118,6 +118,9 @@ func regionChains(f *config.Fleet, skip map[string]bool) (map[string]*chainRegio
 // (gitops.tekton_namespace of config/global, by default
 // regionctl-pipelines, as pipelines/overlays install them).
 func TektonNamespace(f *config.Fleet) string {
+	if f == nil {
+		return "regionctl-pipelines"
+	}
 	if v := f.Global.Get("gitops").Get("tekton_namespace"); v != nil && v.Kind == config.String {
 		return v.Str
 	}

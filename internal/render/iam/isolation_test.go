@@ -1,8 +1,10 @@
 package iam_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -323,6 +325,31 @@ func TestIsolationCatchesLeaks(t *testing.T) {
 		tt.mutate(&d)
 		if p := iam.CheckIsolation(r, d); len(p) == 0 {
 			t.Errorf("CheckIsolation accepted %s", tt.what)
+		}
+	}
+}
+
+// TestPartitionComesFromTheRegion: every ARN of a GovCloud or China
+// region's documents is of that region's partition.
+func TestPartitionComesFromTheRegion(t *testing.T) {
+	for region, partition := range map[string]string{"us-gov-west-1": "aws-us-gov", "cn-north-1": "aws-cn", "eu-west-1": "aws"} {
+		r := iam.Region{Name: region, Environment: "production", TektonNamespace: "p", ManagementStateBucket: "mc-" + region,
+			CentralStateBucket: "central-" + region, Clusters: []iam.ManagementCluster{{Name: "mc01", OIDCBucket: "oidc-" + region}}}
+		d := iam.RegionDocuments(r)
+		docs := []iam.Document{d.PipelineTrust, d.Pipeline, d.MintingTrust, d.Minting, d.DeployTrust, d.Boundary, d.Deploy["mc01"], d.SealedTrust,
+			d.ManagementStateBucketPolicy, d.CentralStateBucketPolicy, d.BootstrapSession, iam.CentralPipelinePolicy(partition, []iam.Region{r})}
+		n := 0
+		for _, doc := range docs {
+			b, _ := json.Marshal(doc)
+			for _, arn := range regexp.MustCompile(`arn:[a-z-]*:`).FindAllString(string(b), -1) {
+				n++
+				if arn != "arn:"+partition+":" {
+					t.Errorf("%s: %s in %s", region, arn, doc.ID)
+				}
+			}
+		}
+		if n < 20 {
+			t.Errorf("%s: only %d ARNs", region, n)
 		}
 	}
 }
