@@ -17,8 +17,8 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/regionctl/regionctl/internal/awsemu"
-	"github.com/regionctl/regionctl/internal/platformapi"
 	"github.com/regionctl/regionctl/internal/pipeline"
+	"github.com/regionctl/regionctl/internal/platformapi"
 )
 
 // TestOldChainIsDenied installs the identity documents regionctl rendered
