@@ -108,6 +108,25 @@ func checkTags(ctx context.Context, org *organizations.Client, id string, spec p
 	return have, nil
 }
 
+// FindAccount finds an account by name and reads its tags; id is "" when
+// no account has that name.
+func (c *Client) FindAccount(ctx context.Context, creds pipeline.Credentials, name string) (string, map[string]string, error) {
+	org := c.orgs(creds)
+	id, err := findAccount(ctx, org, name)
+	if err != nil || id == "" {
+		return "", nil, err
+	}
+	out, err := org.ListTagsForResource(ctx, &organizations.ListTagsForResourceInput{ResourceId: aws.String(id)})
+	if err != nil {
+		return "", nil, fmt.Errorf("reading the tags of %s: %w", id, denied(err))
+	}
+	tags := map[string]string{}
+	for _, t := range out.Tags {
+		tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
+	}
+	return id, tags, nil
+}
+
 // TagAccount tags an account of the organisation.
 func (c *Client) TagAccount(ctx context.Context, creds pipeline.Credentials, id string, tags map[string]string) error {
 	in := &organizations.TagResourceInput{ResourceId: aws.String(id)}

@@ -300,3 +300,16 @@ func TestSkippedWaveAndException(t *testing.T) {
 		t.Errorf("waves with exception %+v", rep.Waves)
 	}
 }
+
+// TestDeployRolePolicyChangeNeedsCentral: once sealed, a management cluster
+// account's deploy role is the central pipeline's to change, so a change of
+// its rendered policy starts the central pipeline of the region too.
+func TestDeployRolePolicyChangeNeedsCentral(t *testing.T) {
+	r, c := newRepo(t), checker(t)
+	r.Write("config/clusters/us-east-1/mc01.yaml", "type: management\nhypershift:\n  oidc_bucket: hypershift-oidc-us-east-1-mc01-v2\n")
+	r.Commit("a new OIDC bucket for us-east-1/mc01")
+	rep := r.compare(c, "HEAD~1", "HEAD")
+	if got := ids(rep.Affected); got != "us-east-1/mc01:changed:regional us-east-1/regional:changed:central" {
+		t.Errorf("affected %s", got)
+	}
+}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"net/url"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/regionctl/regionctl/internal/awsemu"
+	"github.com/regionctl/regionctl/internal/cli"
 	regioniam "github.com/regionctl/regionctl/internal/render/iam"
 )
 
@@ -188,10 +190,23 @@ func TestProvisionRegion(t *testing.T) {
 	}
 
 	// Again: everything is found, nothing is created, the sealed accounts
-	// are left be.
+	// are left be by the regional pipeline. Meanwhile mc01 got a new OIDC
+	// bucket, which its deploy role's policy names: the central pipeline,
+	// the only one its sealed account still trusts, rewrites the role.
+	mc01 := filepath.Join(e.root, "config/clusters/eu-west-1/mc01.yaml")
+	if err := os.WriteFile(mc01, []byte("type: management\nhypershift:\n  oidc_bucket: hypershift-oidc-staging-eu-west-1-mc01-v2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var rendered bytes.Buffer
+	if code := cli.Run([]string{"--root", e.root, "--no-cache", "render"}, &rendered, &rendered); code != 0 {
+		t.Fatalf("render: exit %d\n%s", code, rendered.String())
+	}
 	creates := e.proxy.count("CreateAccount")
-	if code, out, _ := e.central("req-central-2"); code != 0 || strings.Contains(out, "created") {
+	if code, out, _ := e.central("req-central-2"); code != 0 || strings.Contains(out, "created") || !strings.Contains(out, "2 deploy roles as rendered") {
 		t.Fatalf("central again: exit %d", code)
+	}
+	if pol := e.inlinePolicy(accounts[names[1]][0], regioniam.DeployRoleName); !strings.Contains(pol, "hypershift-oidc-staging-eu-west-1-mc01-v2") {
+		t.Errorf("mc01's deploy role was not rewritten: %.300s", pol)
 	}
 	code, out, _ = e.regionalRun("pipeline", "regional", "--region", region, "--request-id", "req-regional-2", "--parallel", "2")
 	if code != 0 || strings.Count(out, "already registered") != 2 || strings.Count(out, "the account is sealed") != 2 {

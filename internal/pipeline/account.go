@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/regionctl/regionctl/internal/render/iam"
 )
@@ -119,7 +120,7 @@ func (r *Runner) regionalAccount(ctx context.Context, p *Plan, s Step, st *clust
 		// central pipeline may change it now.
 		return outcome + "; the account is sealed (" + iam.DeployRoleName + " was made when it was new)", nil
 	}
-	docs, err := r.documents(s, st)
+	docs, err := r.documents(s.Documents, st)
 	if err != nil {
 		return "", err
 	}
@@ -149,12 +150,56 @@ func (r *Runner) regionalAccount(ctx context.Context, p *Plan, s Step, st *clust
 	return outcome + "; " + iam.AccessRole + " sealed", nil
 }
 
+// deployRoles keeps the deploy role of each sealed management cluster
+// account of the region as rendered: once sealed, an account's AccessRole
+// trusts only the central pipeline, so a change of the deploy role's
+// documents reaches the account through it. Accounts not minted yet, or
+// not sealed yet, are the regional pipeline's to bootstrap.
+func (r *Runner) deployRoles(ctx context.Context, p *Plan, s Step, st *clusterState) (string, error) {
+	st.set("pipeline_account_id", st.Account) // the regional account, whose pipeline role the deploy roles trust
+	var updated, waiting []string
+	for _, d := range s.DeployRoles {
+		id, tags, err := r.Cloud.FindAccount(ctx, Credentials{}, d.Account)
+		if err != nil {
+			return "", err
+		}
+		if id == "" || tags[iam.SealedTag] != "true" {
+			waiting = append(waiting, d.Cluster)
+			continue
+		}
+		if want := d.Cluster[strings.LastIndex(d.Cluster, "/")+1:]; tags[iam.ClusterTag] != want || tags[iam.RegionTag] != p.Region {
+			return "", fmt.Errorf("refusing the account %s (%s) for %s: it is tagged for %s/%s", d.Account, id, d.Cluster, tags[iam.RegionTag], tags[iam.ClusterTag])
+		}
+		docs, err := r.documents(d.Documents, st)
+		if err != nil {
+			return "", err
+		}
+		admin, err := r.Cloud.AssumeRole(ctx, AssumeRequest{RoleARN: iam.RoleARN(iam.Partition(p.Region), id, iam.AccessRole), SessionName: session(p.RequestID)})
+		if err != nil {
+			return "", fmt.Errorf("reaching the sealed account %s of %s: %w", id, d.Cluster, err)
+		}
+		if _, err := r.Cloud.EnsurePolicy(ctx, admin, iam.BoundaryName, docs[DocBoundary]); err != nil {
+			return "", fmt.Errorf("the boundary in %s: %w", id, err)
+		}
+		if _, err := r.Cloud.EnsureRole(ctx, admin, RoleSpec{Name: iam.DeployRoleName, TrustJSON: docs[DocDeployTrust], PolicyName: iam.DeployRoleName,
+			PolicyJSON: docs[DocDeployPolicy], Tags: map[string]string{iam.RegionTag: p.Region, iam.ClusterTag: tags[iam.ClusterTag], iam.EnvironmentTag: tags[iam.EnvironmentTag]}}); err != nil {
+			return "", fmt.Errorf("%s in %s: %w", iam.DeployRoleName, id, err)
+		}
+		updated = append(updated, d.Cluster)
+	}
+	outcome := fmt.Sprintf("%d deploy roles as rendered", len(updated))
+	if len(waiting) > 0 {
+		outcome += fmt.Sprintf("; %s not bootstrapped by the regional pipeline yet", strings.Join(waiting, ", "))
+	}
+	return outcome, nil
+}
+
 // documents reads the rendered documents of a management cluster's account
 // and fills in the ids only AWS knows.
-func (r *Runner) documents(s Step, st *clusterState) (map[string]string, error) {
+func (r *Runner) documents(files map[string]string, st *clusterState) (map[string]string, error) {
 	values := map[string]string{"pipeline_account_id": st.Values["pipeline_account_id"], "management_account_id": st.Values["management_account_id"]}
 	out := map[string]string{}
-	for k, rel := range s.Documents {
+	for k, rel := range files {
 		b, err := os.ReadFile(filepath.Join(r.Dir, rel))
 		if err != nil {
 			return nil, fmt.Errorf("reading %s (run regionctl render): %w", rel, err)

@@ -61,6 +61,17 @@ type Step struct {
 	Endpoint      string            `json:"api_endpoint,omitempty"`
 	EndpointState map[string]string `json:"api_endpoint_state,omitempty"`
 	Labels        map[string]string `json:"labels,omitempty"`
+	// DeployRoles are the region's management clusters whose deploy role
+	// the central pipeline keeps as rendered in their sealed accounts.
+	DeployRoles []DeployRole `json:"deploy_roles,omitempty"`
+}
+
+// DeployRole is one management cluster's ManagementClusterDeployRole: its
+// account's name and the rendered documents (Documents keys).
+type DeployRole struct {
+	Cluster   string            `json:"cluster"`
+	Account   string            `json:"account"`
+	Documents map[string]string `json:"documents"`
 }
 
 // Plan is the ordered steps of one run.
@@ -188,7 +199,30 @@ func Central(f *config.Fleet, regionName, requestID string) (*Plan, error) {
 			iam.PipelineRoleName(regionName), str(firstManagement(f, r, rc), "state_bucket"), iam.MintingRoleName(regionName)),
 		Root: path.Join("terraform", terraform.CentralBootstrap), VarFile: path.Join(dir, "terraform", terraform.CentralBootstrap+".tfvars.json"), Vars: boot,
 		Backend: backend(bucket, path.Join(terraform.CentralBootstrap, regionName+".tfstate"), regionName), BucketOwner: "${management_account_id}"})
+	deploy := Step{Cluster: rc.ID(), Name: "deploy-roles",
+		Action: fmt.Sprintf("in each sealed management cluster account of %s, make %s and its boundary what deploy/ renders (through the account's %s, which trusts only the central pipeline)", regionName, iam.DeployRoleName, iam.AccessRole)}
+	for _, c := range f.Clusters {
+		if c.Region == r && c.Type == "management" && c.Effective != nil && !c.Bool("delete_pipeline") {
+			deploy.DeployRoles = append(deploy.DeployRoles, DeployRole{Cluster: c.ID(), Account: str(c, "account", "name"), Documents: deployDocuments(c)})
+		}
+	}
+	if len(deploy.DeployRoles) > 0 {
+		p.Steps = append(p.Steps, deploy)
+	}
 	return p, nil
+}
+
+// deployDocuments are the rendered files of a management cluster's deploy
+// role, its boundary, and its sealed AccessRole's trust.
+func deployDocuments(c *config.Cluster) map[string]string {
+	dir := path.Join(regionDir(c), "iam")
+	return map[string]string{
+		DocDeployTrust:      path.Join(dir, "management-cluster-deploy-role-trust.json"),
+		DocDeployPolicy:     path.Join(dir, render.DeployPolicyFile(c.Name)),
+		DocBoundary:         path.Join(dir, "management-cluster-boundary.json"),
+		DocSealedTrust:      path.Join(dir, "organization-access-role-sealed-trust.json"),
+		DocBootstrapSession: path.Join(dir, "bootstrap-session-policy.json"),
+	}
 }
 
 // firstManagement is the region's first management cluster, or rc.
@@ -253,19 +287,12 @@ func Regional(f *config.Fleet, regionName, cluster, apiEndpoint, requestID strin
 		if c.Bool("delete") {
 			command = "destroy"
 		}
-		dir := path.Join(regionDir(c), "iam")
 		account := accountStep(c, requestID)
 		account.Handoff = iam.ParameterName(regionName)
 		account.MintingRole = "${minting_role_arn}"
 		account.ExternalID = iam.ExternalID(regionName)
 		account.SessionName = session(requestID)
-		account.Documents = map[string]string{
-			DocDeployTrust:      path.Join(dir, "management-cluster-deploy-role-trust.json"),
-			DocDeployPolicy:     path.Join(dir, render.DeployPolicyFile(c.Name)),
-			DocBoundary:         path.Join(dir, "management-cluster-boundary.json"),
-			DocSealedTrust:      path.Join(dir, "organization-access-role-sealed-trust.json"),
-			DocBootstrapSession: path.Join(dir, "bootstrap-session-policy.json"),
-		}
+		account.Documents = deployDocuments(c)
 		account.Action = fmt.Sprintf("read the central pipeline's handoff %s; through the region's minting role (ExternalId %s), find the account %s (adopted only when tagged for %s) or create it, and move it to %s; in a new account, create %s and seal its %s",
 			account.Handoff, account.ExternalID, account.Account, c.ID(), account.OU, iam.DeployRoleName, iam.AccessRole)
 		p.Steps = append(p.Steps, account)

@@ -34,8 +34,11 @@ func TestCentralPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := names(p); got != "us-east-1/regional:account us-east-1/regional:assume-role us-east-1/regional:terraform us-east-1/regional:bootstrap" {
+	if got := names(p); got != "us-east-1/regional:account us-east-1/regional:assume-role us-east-1/regional:terraform us-east-1/regional:bootstrap us-east-1/regional:deploy-roles" {
 		t.Fatalf("steps %s", got)
+	}
+	if d := p.Steps[4].DeployRoles; len(d) != 3 || d[0].Account != "production-us-east-1-mc01" || d[0].Documents[pipeline.DocDeployPolicy] != "deploy/production/us-east-1/iam/mc01-deploy-role-policy.json" {
+		t.Errorf("deploy-roles step %+v", p.Steps[4])
 	}
 	tf, boot := p.Steps[2], p.Steps[3]
 	if tf.Root != "terraform/regional-cluster" || tf.Backend["key"] != "regional-cluster/us-east-1/regional.tfstate" || tf.Backend["use_lockfile"] != "true" {

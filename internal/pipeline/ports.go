@@ -51,6 +51,9 @@ type Organizations interface {
 	// create is set.
 	EnsureOU(ctx context.Context, creds Credentials, path string, create bool) (string, error)
 	Organization(ctx context.Context, creds Credentials) (Org, error)
+	// FindAccount finds an account by name ("" when there is none) and
+	// returns its tags.
+	FindAccount(ctx context.Context, creds Credentials, name string) (id string, tags map[string]string, err error)
 	TagAccount(ctx context.Context, creds Credentials, id string, tags map[string]string) error
 }
 

@@ -226,6 +226,8 @@ func (r *Runner) step(ctx context.Context, p *Plan, s Step, st *clusterState) (s
 		return r.assume(ctx, p, s, st)
 	case "terraform", "bootstrap":
 		return r.terraform(ctx, p, s, st)
+	case "deploy-roles":
+		return r.deployRoles(ctx, p, s, st)
 	case "register":
 		return r.register(ctx, p, s, st)
 	case "none":

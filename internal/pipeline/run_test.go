@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +25,13 @@ type fakeCloud struct {
 	sealed   map[string]bool
 	roles    map[string]pipeline.RoleSpec
 	tags     map[string]map[string]string
+}
+
+func (c *fakeCloud) FindAccount(_ context.Context, _ pipeline.Credentials, name string) (string, map[string]string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id := c.accounts[name]
+	return id, c.tags[id], nil
 }
 
 func (c *fakeCloud) TagAccount(_ context.Context, creds pipeline.Credentials, id string, tags map[string]string) error {
@@ -98,7 +106,7 @@ func (c *fakeCloud) EnsureRole(_ context.Context, creds pipeline.Credentials, s 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.log("role %s as %s", s.Name, who(creds))
-	if !strings.Contains(s.TrustJSON, "arn:aws:iam::999999999999:role/regional-pipeline-") || strings.Contains(s.PolicyJSON, "${") {
+	if !regexp.MustCompile(`arn:aws:iam::\d{12}:role/regional-pipeline-`).MatchString(s.TrustJSON) || strings.Contains(s.TrustJSON+s.PolicyJSON, "${") {
 		return false, fmt.Errorf("documents not bound to the accounts: %s %s", s.TrustJSON, s.PolicyJSON)
 	}
 	c.roles[who(creds)] = s
@@ -243,6 +251,9 @@ func TestRunRegionalInOrder(t *testing.T) {
 	}
 	if strings.Join(c.calls, "\n") != strings.Join(want, "\n") {
 		t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(c.calls, "\n"), strings.Join(want, "\n"))
+	}
+	if trust := c.roles[access].TrustJSON; !strings.Contains(trust, "arn:aws:iam::999999999999:role/regional-pipeline-eu-west-1") {
+		t.Errorf("the deploy role trusts %s", trust)
 	}
 	if len(tf.jobs) != 1 || tf.jobs[0].Vars["assume_role_arn"] != "arn:aws:iam::000000000001:role/ManagementClusterDeployRole" ||
 		tf.jobs[0].Vars["account_id"] != "000000000001" || tf.jobs[0].Vars["assume_role_external_id"] != "regional-pipeline-eu-west-1" ||
@@ -412,5 +423,43 @@ func TestParallelClustersFailIndependently(t *testing.T) {
 	reg2 := &fakeRegistry{}
 	if _, err := runner(newCloud(), &fakeTerraform{fail: "eu-west-1/mc01"}, reg2).Run(context.Background(), p); err == nil || len(reg2.regs) != 0 {
 		t.Errorf("sequential: %v, %+v", err, reg2.regs)
+	}
+}
+
+// TestCentralKeepsSealedDeployRoles: the central pipeline rewrites the
+// deploy role of each sealed account (through its AccessRole, which trusts
+// only the central pipeline) and leaves accounts the regional pipeline has
+// not bootstrapped yet to it.
+func TestCentralKeepsSealedDeployRoles(t *testing.T) {
+	f := load(t, "../..")
+	p, err := pipeline.Central(f, "eu-west-1", "req")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCloud()
+	c.accounts["staging-eu-west-1-mc01"], c.accounts["staging-eu-west-1-mc02"] = "000000000011", "000000000012"
+	c.tags["000000000011"] = map[string]string{"regionctl:sealed": "true", "regionctl:region": "eu-west-1", "regionctl:cluster": "mc01", "regionctl:environment": "staging"}
+	c.tags["000000000012"] = map[string]string{"regionctl:region": "eu-west-1", "regionctl:cluster": "mc02"}
+	var kept []pipeline.Step
+	for _, s := range p.Steps {
+		if s.Name == "account" || s.Name == "deploy-roles" {
+			kept = append(kept, s)
+		}
+	}
+	p.Steps = kept
+	results, err := runner(c, &fakeTerraform{}, &fakeRegistry{}).Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := results[1].Outcome; got != "1 deploy roles as rendered; eu-west-1/mc02 not bootstrapped by the regional pipeline yet" {
+		t.Errorf("outcome %q", got)
+	}
+	role, ok := c.roles["AK-arn:aws:iam::000000000011:role/OrganizationAccountAccessRole"]
+	if !ok || !strings.Contains(role.PolicyJSON, "regionctl-generated-deploy-role-eu-west-1-mc01") {
+		t.Errorf("mc01's deploy role: %+v", role)
+	}
+	c.tags["000000000011"]["regionctl:cluster"] = "mc02"
+	if _, err := runner(c, &fakeTerraform{}, &fakeRegistry{}).Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "refusing the account staging-eu-west-1-mc01") {
+		t.Errorf("an account tagged for another cluster: %v", err)
 	}
 }
