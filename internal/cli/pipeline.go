@@ -60,12 +60,16 @@ func (a *app) pipelineCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pipeline",
 		Short: "The central and regional provisioning pipelines",
-		Long: `pipeline central provisions a region: its account (AWS Organizations), the
-regional cluster (terraform/regional-cluster) and the regional pipeline's
-bootstrap (terraform/central-bootstrap). pipeline regional provisions the
-management clusters of its own region: their accounts, ManagementClusterDeployRole
-assumed with the region's ExternalId, terraform/management-cluster, and their
-registration with the platform API.
+		Long: `pipeline central provisions a region, as the central pipeline's role in the
+organisation's management account: its account (AWS Organizations), the
+regional cluster (terraform/regional-cluster, through the account's
+OrganizationAccountAccessRole), the regional pipeline's bootstrap
+(terraform/central-bootstrap) and the deploy roles of sealed management
+cluster accounts. pipeline regional provisions the management clusters of its
+own region, as the region's pipeline role: their accounts through the region's
+minting role, terraform/management-cluster through ManagementClusterDeployRole
+assumed with the region's ExternalId, and their registration with the
+platform API. Neither runs when deploy/ is not what the config renders.
 
 Every step is idempotent: after a failure, run the same command again; it
 resumes and creates nothing twice. --dry-run prints every account, role ARN,
@@ -102,7 +106,7 @@ internal/tfrun/emulator.go.`,
 		fl.StringVar(&f.cluster, "cluster", "", "only this cluster")
 		fl.BoolVar(&f.dryRun, "dry-run", false, "print the plan; call no AWS or Terraform")
 		fl.StringVarP(&f.output, "output", "o", "text", "output format: text or json")
-		fl.StringVar(&f.step, "step", "", "only this step (account, assume-role, terraform, bootstrap, register); what earlier steps learned is kept in --work-dir")
+		fl.StringVar(&f.step, "step", "", "only this step (account, assume-role, terraform, bootstrap, deploy-roles, register); what earlier steps learned is kept in --work-dir")
 		fl.StringVar(&f.requestID, "request-id", "", "id carried into session names, logs and API calls (default: generated)")
 		fl.StringVar(&f.workDir, "work-dir", "", "Terraform workspaces and step state (default: <root>/.regionctl/work)")
 		fl.StringVar(&f.logFile, "log-file", "", "Terraform's output, prefixed by cluster (default: <root>/.regionctl/logs/<pipeline>-<region>-<request id>.log)")
