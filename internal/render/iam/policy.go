@@ -101,15 +101,12 @@ func (s *Strings) UnmarshalJSON(b []byte) error {
 // regionctl's own placeholders (${management_account_id}) have no colon.
 var policyVariable = regexp.MustCompile(`\$\{[^}]*:[^}]*\}`)
 
-// Parse decodes a policy document strictly and refuses what Authorize
-// cannot judge (unknown condition operators, policy variables,
-// NotPrincipal), so that nothing is silently misjudged.
+// Parse decodes a rendered policy document strictly: its shape as
+// regionctl writes documents, and nothing Authorize cannot judge.
 func Parse(b []byte) (Document, error) {
-	var d Document
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&d); err != nil {
-		return d, fmt.Errorf("parsing policy document: %w", err)
+	d, err := decode(b)
+	if err != nil {
+		return d, err
 	}
 	if d.Version != "2012-10-17" {
 		return d, fmt.Errorf("policy version %q, want 2012-10-17", d.Version)
@@ -124,6 +121,25 @@ func Parse(b []byte) (Document, error) {
 		if s.Principal == nil && (len(s.Resource) == 0) == (len(s.NotResource) == 0) {
 			return d, fmt.Errorf("statement %d: exactly one of Resource and NotResource", i)
 		}
+	}
+	return d, nil
+}
+
+// ParseAWS decodes a document as AWS stores it (a trust statement may omit
+// Resource); like Parse, it refuses what Authorize cannot judge.
+func ParseAWS(b []byte) (Document, error) { return decode(b) }
+
+// decode reads a document with no unknown field (NotPrincipal among them)
+// and refuses what Authorize cannot judge: unknown condition operators
+// and policy variables.
+func decode(b []byte) (Document, error) {
+	var d Document
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&d); err != nil {
+		return d, fmt.Errorf("parsing policy document: %w", err)
+	}
+	for i, s := range d.Statement {
 		for op, keys := range s.Condition {
 			set, base, _ := splitOperator(op)
 			if !operators[base] || (set != "" && set != "ForAnyValue" && set != "ForAllValues") {
@@ -140,27 +156,6 @@ func Parse(b []byte) (Document, error) {
 		for _, r := range append(append(Strings{}, s.Resource...), s.NotResource...) {
 			if policyVariable.MatchString(r) {
 				return d, fmt.Errorf("statement %d: policy variable in %q is not supported", i, r)
-			}
-		}
-	}
-	return d, nil
-}
-
-// ParseAWS decodes a document as AWS stores it (IAM returns documents
-// URL-encoded, and allows Action and Resource to be absent on a trust
-// statement); it is Parse without the rendering rules on shape.
-func ParseAWS(b []byte) (Document, error) {
-	var d Document
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&d); err != nil {
-		return d, fmt.Errorf("parsing policy document: %w", err)
-	}
-	for i, s := range d.Statement {
-		for op := range s.Condition {
-			set, base, _ := splitOperator(op)
-			if !operators[base] || (set != "" && set != "ForAnyValue" && set != "ForAllValues") {
-				return d, fmt.Errorf("statement %d: condition operator %s is not one regionctl's evaluator knows", i, op)
 			}
 		}
 	}
