@@ -121,7 +121,7 @@ internal/tfrun/emulator.go.`,
 	regional.Flags().StringVar(&f.api, "api-endpoint", "", "platform API base URL (default: the platform_api_endpoint output of the regional cluster's Terraform state)")
 	regional.Flags().DurationVar(&f.liveWait, "live-wait", 5*time.Minute, "how long to wait for GET /api/v0/live to answer")
 	regional.Flags().IntVar(&f.parallel, "parallel", 1, "how many management clusters run at once; with more than 1, a failure stops only its cluster")
-	cmd.AddCommand(central, regional)
+	cmd.AddCommand(central, regional, a.dispatchCommand(), a.fetchCommand())
 	return cmd
 }
 

@@ -1,0 +1,290 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/signal"
+	"regexp"
+	"strings"
+	"syscall"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/spf13/cobra"
+
+	"github.com/regionctl/regionctl/internal/diff"
+	"github.com/regionctl/regionctl/internal/dispatch"
+	"github.com/regionctl/regionctl/internal/gitbase"
+	"github.com/regionctl/regionctl/internal/kube"
+	"github.com/regionctl/regionctl/internal/render/tekton"
+)
+
+// commitRE is a full commit id: what a push's before and after hold.
+var commitRE = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
+
+func zeroCommit(c string) bool { return strings.Trim(c, "0") == "" }
+
+// dispatchFlags are the flags of pipeline dispatch.
+type dispatchFlags struct {
+	before, after, scope, region, namespace, kubeAPI, kubeToken string
+	reconcile                                                   bool
+	maxAttempts                                                 int
+}
+
+func (a *app) dispatchCommand() *cobra.Command {
+	var f dispatchFlags
+	cmd := &cobra.Command{
+		Use:   "dispatch --after COMMIT [--before COMMIT] --scope central|regional [--region R]",
+		Short: "Start the PipelineRuns a push needs in this cluster's Tekton, one at a time per cluster",
+		Long: `dispatch runs in a cluster's Tekton (the central cluster: --scope central; a
+regional cluster: --scope regional --region R) on a push to the deploy branch,
+in a checkout of the repository with its history. It starts the PipelineRun of
+every cluster of its scope whose rendered files the push changed, pinned to the
+pushed commit: a first push (--before all zeros), a force push (--before not an
+ancestor of --after) or an unknown --before starts every cluster of the scope;
+a deleted branch (--after all zeros) starts nothing.
+
+One run at a time per cluster: a run for a newer commit waits behind the
+running one, and a waiting run of an older commit is cancelled (superseded).
+--reconcile (a CronJob runs it) starts the newest waiting run of each cluster
+once nothing runs, and runs again a cluster whose newest run failed at
+--after, at most --max-attempts times.
+
+The Kubernetes API is the pod's own (its ServiceAccount), else --kube-api with
+--kube-token-file.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return a.runDispatch(&f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.before, "before", "", "the commit before the push (all zeros: the branch is new)")
+	fl.StringVar(&f.after, "after", "", "the commit pushed (all zeros: the branch was deleted); with --reconcile, the deploy branch's head")
+	fl.StringVar(&f.scope, "scope", "", "central (the central cluster's runs) or regional (one region's, with --region)")
+	fl.StringVar(&f.region, "region", "", "the region of a regional cluster")
+	fl.StringVar(&f.namespace, "namespace", "regionctl-pipelines", "the namespace of the PipelineRuns")
+	fl.BoolVar(&f.reconcile, "reconcile", false, "start waiting runs and retry failed ones instead of dispatching a push")
+	fl.IntVar(&f.maxAttempts, "max-attempts", 3, "with --reconcile: runs of one commit for a cluster before giving up")
+	fl.StringVar(&f.kubeAPI, "kube-api", "", "the Kubernetes API server (default: the pod's)")
+	fl.StringVar(&f.kubeToken, "kube-token-file", "", "a bearer token for --kube-api")
+	return cmd
+}
+
+func (a *app) runDispatch(f *dispatchFlags) error {
+	switch {
+	case f.scope != "central" && f.scope != "regional":
+		return fail(ExitUsage, "--scope must be central or regional, not %q", f.scope)
+	case f.scope == "regional" && f.region == "":
+		return fail(ExitUsage, "--scope regional needs --region")
+	case f.scope == "central" && f.region != "":
+		return fail(ExitUsage, "--region goes with --scope regional only")
+	case !commitRE.MatchString(f.after):
+		return fail(ExitUsage, "--after must be a full commit id, not %q", f.after)
+	case !f.reconcile && !commitRE.MatchString(f.before):
+		return fail(ExitUsage, "--before must be a full commit id, not %q", f.before)
+	}
+	if zeroCommit(f.after) {
+		fmt.Fprintln(a.stdout, "the branch was deleted: nothing to dispatch")
+		return nil
+	}
+	api, err := a.kubeClient(f)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var actions []dispatch.Action
+	if f.reconcile {
+		heads, err := a.runsOfScope(f, "")
+		if err != nil {
+			return err
+		}
+		byCluster := map[string][]byte{}
+		for _, r := range heads {
+			byCluster[r.Cluster] = r.Manifest
+		}
+		selector := dispatch.LabelPipeline + "=" + f.scope
+		if f.region != "" {
+			selector += "," + dispatch.LabelRegion + "=" + f.region
+		}
+		actions, err = dispatch.Reconcile(ctx, api, f.namespace, selector, f.after, byCluster, f.maxAttempts)
+		if err != nil {
+			return fail(ExitExternal, "%v", err)
+		}
+	} else {
+		base, why, err := a.dispatchBase(f)
+		if err != nil {
+			return err
+		}
+		if why != "" {
+			fmt.Fprintf(a.stdout, "%s: every cluster of the scope runs\n", why)
+		}
+		runs, err := a.runsOfScope(f, base)
+		if err != nil {
+			return err
+		}
+		if actions, err = dispatch.Dispatch(ctx, api, f.namespace, runs); err != nil {
+			return fail(ExitExternal, "%v", err)
+		}
+	}
+	for _, act := range actions {
+		fmt.Fprintf(a.stdout, "%-28s %-10s %s %s\n", act.Cluster, act.Did, act.Run, act.Detail)
+	}
+	if len(actions) == 0 {
+		fmt.Fprintln(a.stdout, "nothing to dispatch")
+	}
+	return nil
+}
+
+func (a *app) kubeClient(f *dispatchFlags) (*kube.Client, error) {
+	if f.kubeAPI == "" {
+		c, err := kube.InCluster()
+		if err != nil {
+			return nil, fail(ExitUsage, "%v", err)
+		}
+		return c, nil
+	}
+	token, err := os.ReadFile(f.kubeToken)
+	if err != nil {
+		return nil, fail(ExitUsage, "--kube-token-file: %v", err)
+	}
+	return &kube.Client{Base: strings.TrimSuffix(f.kubeAPI, "/"), Token: strings.TrimSpace(string(token))}, nil
+}
+
+// dispatchBase is the commit a push is compared with, or "" (every cluster
+// runs) with the reason.
+func (a *app) dispatchBase(f *dispatchFlags) (string, string, error) {
+	if zeroCommit(f.before) {
+		return "", "a new branch", nil
+	}
+	repo, err := gitbase.Open(a.root)
+	if err != nil {
+		return "", "", fail(ExitExternal, "%v", err)
+	}
+	defer repo.Close()
+	after, err := repo.Commit(f.after)
+	if err != nil {
+		return "", "", fail(ExitExternal, "the pushed commit: %v", err)
+	}
+	before, err := repo.Commit(f.before)
+	if err != nil {
+		return "", "the commit before the push (" + f.before[:12] + ") is not in this checkout", nil
+	}
+	if ok, err := before.IsAncestor(after); err != nil || !ok {
+		return "", "a force push (" + f.before[:12] + " is not an ancestor of " + f.after[:12] + ")", nil
+	}
+	return f.before, "", nil
+}
+
+// runsOfScope are the PipelineRuns of the scope's clusters pinned to
+// --after: of every cluster when base is "", else of those the change
+// since base affects.
+func (a *app) runsOfScope(f *dispatchFlags, base string) ([]dispatch.Run, error) {
+	var clusters []diff.AffectedCluster
+	var files map[string][]byte
+	if base != "" {
+		r, headOut, _, err := a.review(base, f.after, false)
+		if err != nil {
+			return nil, err
+		}
+		clusters, files = diff.Runs(r.Affected), headOut.ByPath()
+	} else {
+		repo, err := gitbase.Open(a.root)
+		if err != nil {
+			return nil, fail(ExitExternal, "%v", err)
+		}
+		defer repo.Close()
+		head, err := repo.Commit(f.after)
+		if err != nil {
+			return nil, fail(ExitExternal, "%v", err)
+		}
+		fsys, err := repo.FS(head)
+		if err != nil {
+			return nil, fail(ExitExternal, "%v", err)
+		}
+		_, out, diags, err := a.renderFS(fsys)
+		if err != nil {
+			return nil, err
+		}
+		if err := a.reportDiagnostics(diags); err != nil || out == nil {
+			return nil, fail(ExitInput, "%s does not render", f.after)
+		}
+		files = out.ByPath()
+		for _, c := range out.Index.Clusters {
+			if c.DeletePipeline {
+				continue
+			}
+			pipeline := "regional"
+			if c.Type == "regional" {
+				pipeline = "central"
+			}
+			clusters = append(clusters, diff.AffectedCluster{ID: c.ID, Region: c.Region, Cluster: c.Name, Environment: c.Environment, Pipeline: pipeline})
+		}
+	}
+	var runs []dispatch.Run
+	for _, c := range clusters {
+		if c.Pipeline != f.scope || (f.region != "" && c.Region != f.region) {
+			continue
+		}
+		manifest, err := pipelineRunAt(files[tekton.Path(c.Environment, c.Region, c.Cluster)], f.after)
+		if err != nil {
+			return nil, fail(ExitInput, "the PipelineRun of %s: %v", c.ID, err)
+		}
+		runs = append(runs, dispatch.Run{Cluster: c.ID, Commit: f.after, Manifest: manifest})
+	}
+	return runs, nil
+}
+
+// fetchCommand checks the fleet repository out for a Tekton Task, with
+// go-git: the image needs no git, and no value reaches a shell.
+func (a *app) fetchCommand() *cobra.Command {
+	var rawURL, revision, result string
+	cmd := &cobra.Command{
+		Use:   "fetch --url URL --revision REV DIR",
+		Short: "Clone the fleet repository with its history and check out one commit or branch",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			u, err := url.Parse(rawURL)
+			if err != nil || (u.Scheme != "https" && u.Scheme != "ssh" && u.Scheme != "file") || u.Host == "" && u.Scheme != "file" || strings.ContainsAny(rawURL, " \t\n\"'`$()") {
+				return fail(ExitUsage, "--url %q is not a clone URL", rawURL)
+			}
+			if !commitRE.MatchString(revision) && !regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/-]{0,199}$`).MatchString(revision) || strings.Contains(revision, "..") {
+				return fail(ExitUsage, "--revision %q is neither a commit nor a branch name", revision)
+			}
+			repo, err := git.PlainClone(args[0], false, &git.CloneOptions{URL: rawURL, NoCheckout: true})
+			if err != nil {
+				return fail(ExitExternal, "cloning %s: %v", rawURL, err)
+			}
+			hash := plumbing.NewHash(revision)
+			if !commitRE.MatchString(revision) {
+				ref, err := repo.Reference(plumbing.NewRemoteReferenceName("origin", revision), true)
+				if err != nil {
+					return fail(ExitInput, "no branch %s in %s: %v", revision, rawURL, err)
+				}
+				hash = ref.Hash()
+			}
+			wt, err := repo.Worktree()
+			if err != nil {
+				return fail(ExitExternal, "%v", err)
+			}
+			if err := wt.Checkout(&git.CheckoutOptions{Hash: hash, Force: true}); err != nil {
+				if errors.Is(err, plumbing.ErrObjectNotFound) {
+					return fail(ExitInput, "the commit %s is not in %s", revision, rawURL)
+				}
+				return fail(ExitExternal, "checking out %s: %v", revision, err)
+			}
+			if result != "" {
+				if err := os.WriteFile(result, []byte(hash.String()), 0o644); err != nil {
+					return fail(ExitExternal, "%v", err)
+				}
+			}
+			fmt.Fprintf(a.stdout, "checked out %s at %s\n", rawURL, hash)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&rawURL, "url", "", "the clone URL (from the rendered PipelineRun, never from a webhook body)")
+	cmd.Flags().StringVar(&revision, "revision", "", "a full commit id or a branch")
+	cmd.Flags().StringVar(&result, "result", "", "write the commit checked out to this file (a Tekton result)")
+	return cmd
+}

@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/regionctl/regionctl/internal/kube/kubetest"
+)
+
+// dispatchEnv is a fleet repository with two commits and an in-memory
+// Kubernetes API.
+type dispatchEnv struct {
+	repo          *reviewRepo
+	api           *kubetest.Server
+	flags         []string
+	first, second string
+}
+
+func newDispatchEnv(t *testing.T) *dispatchEnv {
+	r := newReviewRepo(t)
+	r.Write("NOTES.md", "what the fleet is for\n")
+	first := r.Repo.Commit("notes").String()
+	r.Edit("config/clusters/eu-west-1/mc01.yaml", "type: management", "type: management\neks:\n  node_max: 9")
+	r.render()
+	second := r.Repo.Commit("bigger mc01").String()
+	api, client := kubetest.Start(t)
+	token := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(token, []byte("token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return &dispatchEnv{repo: r, api: api, first: first, second: second,
+		flags: []string{"--root", r.Dir, "--no-cache", "pipeline", "dispatch", "--namespace", "pipelines", "--kube-api", client.Base, "--kube-token-file", token}}
+}
+
+func (d *dispatchEnv) run(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	var out strings.Builder
+	code := Run(append(append([]string{}, d.flags...), args...), &out, &out)
+	t.Logf("dispatch %v: exit %d\n%s", args, code, out.String())
+	return code, out.String()
+}
+
+func (d *dispatchEnv) names() string {
+	var out []string
+	for name, o := range d.api.Runs() {
+		labels := o["metadata"].(map[string]any)["labels"].(map[string]any)
+		out = append(out, name+"@"+labels["regionctl.io/commit"].(string)[:7])
+	}
+	sort.Strings(out)
+	return strings.Join(out, " ")
+}
+
+// TestDispatchStartsWhatAPushChanged: an ordinary push starts only the
+// clusters it changed, in the scope of the cluster it runs in, pinned to
+// the pushed commit.
+func TestDispatchStartsWhatAPushChanged(t *testing.T) {
+	d := newDispatchEnv(t)
+	if code, out := d.run(t, "--before", d.first, "--after", d.second, "--scope", "regional", "--region", "eu-west-1"); code != 0 || !strings.Contains(out, "eu-west-1/mc01") || !strings.Contains(out, "started") {
+		t.Fatalf("exit %d", code)
+	}
+	if got := d.names(); got != "regional-eu-west-1-mc01-1@"+d.second[:7] {
+		t.Errorf("runs %s", got)
+	}
+	for _, o := range d.api.Runs() {
+		for _, p := range o["spec"].(map[string]any)["params"].([]any) {
+			if p := p.(map[string]any); p["name"] == "git-revision" && p["value"] != d.second {
+				t.Errorf("the run deploys %v, not the pushed commit", p["value"])
+			}
+		}
+	}
+	// The central cluster's dispatch of the same push starts nothing: no
+	// regional cluster changed.
+	if code, out := d.run(t, "--before", d.first, "--after", d.second, "--scope", "central"); code != 0 || !strings.Contains(out, "nothing to dispatch") {
+		t.Errorf("central scope: exit %d", code)
+	}
+}
+
+// TestDispatchOfUnusualPushes: a new branch, a force push and a push whose
+// before is unknown start every cluster of the scope; a deleted branch
+// starts nothing; values that are not commit ids are refused before
+// anything runs.
+func TestDispatchOfUnusualPushes(t *testing.T) {
+	d := newDispatchEnv(t)
+	zero := strings.Repeat("0", 40)
+	if code, out := d.run(t, "--before", zero, "--after", d.first, "--scope", "central"); code != 0 || !strings.Contains(out, "a new branch: every cluster of the scope runs") || strings.Count(out, "started") != 5 {
+		t.Fatalf("new branch: exit %d", code)
+	}
+	// A force push back: the head moves from a third commit to the second,
+	// which is not its descendant.
+	d.repo.Edit("config/clusters/eu-west-1/mc01.yaml", "node_max: 9", "node_max: 8")
+	d.repo.render()
+	third := d.repo.Repo.Commit("smaller mc01").String()
+	if code, out := d.run(t, "--before", third, "--after", d.second, "--scope", "regional", "--region", "eu-west-1"); code != 0 || !strings.Contains(out, "a force push") || strings.Count(out, "started") != 2 {
+		t.Errorf("force push: exit %d", code)
+	}
+	unknown := strings.Repeat("ab", 20)
+	if code, out := d.run(t, "--before", unknown, "--after", d.second, "--scope", "regional", "--region", "us-east-1"); code != 0 || !strings.Contains(out, "is not in this checkout") {
+		t.Errorf("unknown before: exit %d", code)
+	}
+	if code, out := d.run(t, "--before", d.second, "--after", zero, "--scope", "central"); code != 0 || !strings.Contains(out, "the branch was deleted") {
+		t.Errorf("deleted branch: exit %d", code)
+	}
+	before := len(d.api.Runs())
+	for _, hostile := range []string{`$(touch /tmp/pwned)`, `";touch pwned;"`, "abc\nrm -rf /", "main"} {
+		if code, _ := d.run(t, "--before", d.first, "--after", hostile, "--scope", "central"); code != 2 {
+			t.Errorf("--after %q: exit %d, want 2", hostile, code)
+		}
+	}
+	if len(d.api.Runs()) != before {
+		t.Error("a refused dispatch created runs")
+	}
+}
+
+// TestFetchChecksOutWithoutGitOrShell: the fetch Task's command clones
+// with go-git and refuses URLs and revisions that are not what they claim.
+func TestFetchChecksOutWithoutGitOrShell(t *testing.T) {
+	d := newDispatchEnv(t)
+	dir := filepath.Join(t.TempDir(), "checkout")
+	result := filepath.Join(t.TempDir(), "commit")
+	var out strings.Builder
+	if code := Run([]string{"pipeline", "fetch", "--url", "file://" + d.repo.Dir, "--revision", d.first, "--result", result, dir}, &out, &out); code != 0 {
+		t.Fatalf("fetch: exit %d\n%s", code, out.String())
+	}
+	if b, _ := os.ReadFile(result); string(b) != d.first {
+		t.Errorf("result %q", b)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "config/clusters/eu-west-1/mc01.yaml")); err != nil || strings.Contains(string(b), "node_max") {
+		t.Errorf("the checkout is not at the first commit: %s %v", b, err)
+	}
+	for _, args := range [][]string{
+		{"--url", `https://x/x"; touch pwned; echo "`, "--revision", "main"},
+		{"--url", "file://" + d.repo.Dir, "--revision", "--upload-pack=touch"},
+		{"--url", "file://" + d.repo.Dir, "--revision", "main..other"},
+	} {
+		out.Reset()
+		if code := Run(append(append([]string{"pipeline", "fetch"}, args...), filepath.Join(t.TempDir(), "x")), &out, &out); code != 2 {
+			t.Errorf("fetch %v: exit %d, want 2\n%s", args, code, out.String())
+		}
+	}
+}
