@@ -1,18 +1,14 @@
 package tekton_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
 	v1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
-	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 )
 
@@ -227,122 +223,4 @@ func admit(run *v1.PipelineRun) {
 	if run.Name == "" && run.GenerateName != "" {
 		run.Name = run.GenerateName + "x7k2p"
 	}
-}
-
-// TestTriggerTemplateRunValidates: the PipelineRun the TriggerTemplate
-// creates on a push, with its $(tt.params.*) filled, is a valid run of the
-// dispatch Pipeline.
-func TestTriggerTemplateRunValidates(t *testing.T) {
-	ctx := context.Background()
-	r := readResources(t)
-	b, err := os.ReadFile(tektonDir + "/triggers.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	kinds := map[string]bool{}
-	for _, d := range documents(t, b) {
-		var doc struct {
-			typeMeta
-			Spec struct {
-				Params            []struct{ Name string } `json:"params"`
-				ResourceTemplates []map[string]any        `json:"resourcetemplates"`
-			} `json:"spec"`
-		}
-		if err := yaml.Unmarshal(d, &doc); err != nil {
-			t.Fatal(err)
-		}
-		kinds[doc.Kind] = true
-		if doc.Kind != "TriggerTemplate" {
-			continue
-		}
-		for _, rt := range doc.Spec.ResourceTemplates {
-			raw, _ := yaml.Marshal(rt)
-			filled := regexp.MustCompile(`\$\(tt\.params\.([a-z-]+)\)`).ReplaceAllString(string(raw), "sample-$1")
-			var run v1.PipelineRun
-			if err := yaml.UnmarshalStrict([]byte(filled), &run); err != nil {
-				t.Fatalf("TriggerTemplate resource: %v", err)
-			}
-			admit(&run)
-			run.SetDefaults(ctx)
-			if err := run.Validate(ctx); err != nil {
-				t.Errorf("TriggerTemplate PipelineRun: %v", err)
-			}
-			p := r.pipelines[run.Spec.PipelineRef.Name]
-			if p == nil {
-				t.Fatalf("TriggerTemplate runs missing Pipeline %s", run.Spec.PipelineRef.Name)
-			}
-			checkParams(t, "TriggerTemplate PipelineRun", p.Spec.Params, run.Spec.Params)
-			for _, param := range run.Spec.Params {
-				if !strings.HasPrefix(param.Value.StringVal, "sample-") {
-					t.Errorf("param %s is not taken from the trigger: %q", param.Name, param.Value.StringVal)
-				}
-			}
-		}
-	}
-	for _, k := range []string{"EventListener", "TriggerBinding", "TriggerTemplate"} {
-		if !kinds[k] {
-			t.Errorf("triggers.yaml has no %s", k)
-		}
-	}
-}
-
-// TestOverlaysBuild builds every kustomize overlay with krusty and checks
-// the result: every Task and Pipeline still validates, lives in the overlay's
-// namespace, and runs pinned images instead of the base's placeholders.
-func TestOverlaysBuild(t *testing.T) {
-	ctx := context.Background()
-	overlays, _ := filepath.Glob(repo + "/pipelines/overlays/*")
-	if len(overlays) < 2 {
-		t.Fatalf("%d overlays", len(overlays))
-	}
-	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
-	for _, o := range overlays {
-		resMap, err := k.Run(filesys.MakeFsOnDisk(), o)
-		if err != nil {
-			t.Errorf("%s: %v", o, err)
-			continue
-		}
-		out, err := resMap.AsYaml()
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := decodeAll(t, bytes.Split(out, []byte("\n---\n")), o)
-		if len(r.tasks) < 7 || len(r.pipelines) < 3 {
-			t.Errorf("%s: %d Tasks, %d Pipelines", o, len(r.tasks), len(r.pipelines))
-		}
-		var images []string
-		for name, task := range r.tasks {
-			if task.Namespace != "regionctl-pipelines" {
-				t.Errorf("%s: Task %s in namespace %q", o, name, task.Namespace)
-			}
-			task.SetDefaults(ctx)
-			if err := task.Validate(ctx); err != nil {
-				t.Errorf("%s: Task %s: %v", o, name, err)
-			}
-			for _, s := range task.Spec.Steps {
-				images = append(images, s.Image)
-				if !strings.Contains(s.Image, ":") {
-					t.Errorf("%s: Task %s runs unpinned image %q", o, name, s.Image)
-				}
-			}
-		}
-		for name, p := range r.pipelines {
-			p.SetDefaults(ctx)
-			if err := p.Validate(ctx); err != nil {
-				t.Errorf("%s: Pipeline %s: %v", o, name, err)
-			}
-		}
-		sort.Strings(images)
-		t.Logf("%s: images %v", filepath.Base(o), uniq(images))
-	}
-}
-
-func uniq(s []string) []string {
-	var out []string
-	for i, x := range s {
-		if i == 0 || x != s[i-1] {
-			out = append(out, x)
-		}
-	}
-	return out
 }

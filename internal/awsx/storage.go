@@ -80,6 +80,13 @@ func (c *Client) PutIfAbsent(ctx context.Context, creds pipeline.Credentials, o 
 	return denied(err)
 }
 
+// Put writes an object, replacing it.
+func (c *Client) Put(ctx context.Context, creds pipeline.Credentials, o pipeline.Object, body []byte) error {
+	_, err := c.s3(creds, "").PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(o.Bucket), Key: aws.String(o.Key), Body: bytes.NewReader(body),
+		ExpectedBucketOwner: owner(o)})
+	return denied(err)
+}
+
 // Get reads an object; pipeline.ErrNotFound when it is absent.
 func (c *Client) Get(ctx context.Context, creds pipeline.Credentials, o pipeline.Object) ([]byte, error) {
 	out, err := c.s3(creds, "").GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(o.Bucket), Key: aws.String(o.Key), ExpectedBucketOwner: owner(o)})

@@ -60,7 +60,7 @@ The Kubernetes API is the pod's own (its ServiceAccount), else --kube-api with
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.before, "before", "", "the commit before the push (all zeros: the branch is new)")
-	fl.StringVar(&f.after, "after", "", "the commit pushed (all zeros: the branch was deleted); with --reconcile, the deploy branch's head")
+	fl.StringVar(&f.after, "after", "", "the commit pushed (all zeros: the branch was deleted); with --reconcile, the deploy branch's head (default: the checkout's HEAD)")
 	fl.StringVar(&f.scope, "scope", "", "central (the central cluster's runs) or regional (one region's, with --region)")
 	fl.StringVar(&f.region, "region", "", "the region of a regional cluster")
 	fl.StringVar(&f.namespace, "namespace", "regionctl-pipelines", "the namespace of the PipelineRuns")
@@ -72,6 +72,18 @@ The Kubernetes API is the pod's own (its ServiceAccount), else --kube-api with
 }
 
 func (a *app) runDispatch(f *dispatchFlags) error {
+	if f.reconcile && f.after == "" {
+		repo, err := gitbase.Open(a.root)
+		if err != nil {
+			return fail(ExitExternal, "%v", err)
+		}
+		head, err := repo.Commit("HEAD")
+		repo.Close()
+		if err != nil {
+			return fail(ExitExternal, "%v", err)
+		}
+		f.after = head.Hash.String()
+	}
 	switch {
 	case f.scope != "central" && f.scope != "regional":
 		return fail(ExitUsage, "--scope must be central or regional, not %q", f.scope)

@@ -18,8 +18,10 @@ import (
 
 	"github.com/regionctl/regionctl/internal/awsx"
 	"github.com/regionctl/regionctl/internal/deploytree"
+	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/pipeline"
 	"github.com/regionctl/regionctl/internal/platformapi"
+	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/tfrun"
 )
 
@@ -28,7 +30,7 @@ type pipelineFlags struct {
 	region, cluster, api, output, step, requestID string
 	dryRun                                        bool
 	workDir, logFile, terraformDir, template      string
-	accountWait, liveWait                         time.Duration
+	accountWait, liveWait, leaseTTL, leaseWait    time.Duration
 	parallel                                      int
 	// What the caller (a Tekton PipelineRun) expects the plan to use;
 	// a difference means the PipelineRun is stale.
@@ -113,6 +115,8 @@ internal/tfrun/emulator.go.`,
 		fl.StringVar(&f.terraformDir, "terraform-dir", "", "the Terraform roots and modules (default: <root>/terraform)")
 		fl.StringVar(&f.template, "terraform-template", "", "a directory with an initialised .terraform/providers and lock file to seed new workspaces from")
 		fl.DurationVar(&f.accountWait, "account-wait", 15*time.Minute, "how long to wait for AWS Organizations to create an account")
+		fl.DurationVar(&f.leaseTTL, "lease-ttl", 10*time.Minute, "how long a run's lease of a state lasts without its heartbeat (a dead run's lease expires after it)")
+		fl.DurationVar(&f.leaseWait, "lease-wait", 0, "how long to wait for another run's lease of a state to end or expire")
 		fl.StringVar(&f.expectRoleARN, "role-arn", "", "refuse to run unless the assume-role step uses this role ARN (as a PipelineRun passes it)")
 		fl.StringVar(&f.expectExternalID, "external-id", "", "refuse to run unless the assume-role step uses this ExternalId")
 		fl.StringVar(&f.expectTFVars, "tfvars", "", "refuse to run unless the terraform step uses this variables file")
@@ -271,7 +275,9 @@ func (a *app) pipelineRunner(ctx context.Context, f *pipelineFlags, p *pipeline.
 	tf := &tfrun.Runner{Source: or(f.terraformDir, filepath.Join(root, "terraform")), WorkDir: workDir, Template: f.template, Emulator: emulatorEndpoint()}
 	registry := &platformapi.Client{Credentials: cloud.Config(pipeline.Credentials{}, "").Credentials, LiveWait: f.liveWait}
 	r := &pipeline.Runner{Cloud: cloud, Terraform: tf, Registry: registry, Dir: root, Log: logFile,
-		Host: host, PID: os.Getpid(), Alive: processAlive, StateDir: workDir, Parallel: f.parallel}
+		Host: host, PID: os.Getpid(), Alive: processAlive, StateDir: workDir, Parallel: f.parallel,
+		LeaseTTL: f.leaseTTL, LeaseWait: f.leaseWait}
+	r.Commit, r.History = deployedCommit(root)
 	return &loggedRunner{Runner: r, logPath: logPath}, func() { logFile.Close() }, nil
 }
 
@@ -295,4 +301,38 @@ func processAlive(pid int) bool {
 	}
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// deployedCommit is the commit a run deploys: the checkout's HEAD, when
+// the run's inputs hold no uncommitted change ("" otherwise, and outside a
+// git repository), with the repository's history to order commits by.
+func deployedCommit(root string) (string, pipeline.History) {
+	repo, err := gitbase.Open(root)
+	if err != nil {
+		return "", nil
+	}
+	head, err := repo.Commit("HEAD")
+	if err != nil {
+		return "", nil
+	}
+	if dirty, err := gitbase.Dirty(head, root, append(append([]string{}, render.Inputs...), deployDir)...); err != nil || len(dirty) > 0 {
+		return "", nil
+	}
+	return head.Hash.String(), history{repo}
+}
+
+// history answers pipeline.History from a git repository.
+type history struct{ repo *gitbase.Repo }
+
+func (h history) IsAncestor(a, b string) (bool, bool, error) {
+	ca, err := h.repo.Commit(a)
+	if err != nil {
+		return false, false, nil
+	}
+	cb, err := h.repo.Commit(b)
+	if err != nil {
+		return false, false, nil
+	}
+	ok, err := ca.IsAncestor(cb)
+	return ok, true, err
 }

@@ -124,6 +124,8 @@ tags:
   platform: hcp
   managed-by: regionctl
   environment: ${environment}
+gitops:
+  runner_image: registry.platform.example.com/platform/regionctl@sha256:` + strings.Repeat("7e2a", 16) + `
 `)
 	if len(extra) > 0 {
 		b.WriteString("additional_regions:\n")

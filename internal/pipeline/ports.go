@@ -114,6 +114,7 @@ type Storage interface {
 	// PutIfAbsent writes the object only when it does not exist; it returns
 	// ErrExists when it does.
 	PutIfAbsent(ctx context.Context, creds Credentials, o Object, body []byte) error
+	Put(ctx context.Context, creds Credentials, o Object, body []byte) error
 	Get(ctx context.Context, creds Credentials, o Object) ([]byte, error) // ErrNotFound when absent
 	Delete(ctx context.Context, creds Credentials, o Object) error
 }

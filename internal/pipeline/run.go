@@ -30,6 +30,15 @@ type Runner struct {
 	Host      string
 	PID       int
 	Alive     func(pid int) bool // whether a process of this host still runs
+	// LeaseTTL is how long a run's lease of a state lasts without its
+	// heartbeat (default 10 minutes); LeaseWait how long a run waits for
+	// another's lease to end or expire (0: it does not wait).
+	LeaseTTL, LeaseWait time.Duration
+	// Commit is the commit being deployed ("" when unknown), and History
+	// tells whether one commit is an ancestor of another, so that a run
+	// never applies an older commit over a newer one already applied.
+	Commit  string
+	History History
 	// StateDir, when set, keeps what each cluster's steps learned (its
 	// account id, the assumed role's credentials) between processes, so
 	// that a step run alone (--step, one Tekton Task per step) finds what
@@ -267,31 +276,6 @@ func (r *Runner) assume(ctx context.Context, p *Plan, s Step, st *clusterState) 
 	return "assumed " + arn + " as " + s.SessionName, nil
 }
 
-// lease is the record a run leaves next to a state object while it runs
-// Terraform on it, so that another run can name it.
-type lease struct {
-	RequestID string    `json:"request_id"`
-	Pipeline  string    `json:"pipeline"`
-	Cluster   string    `json:"cluster"`
-	Host      string    `json:"host"`
-	PID       int       `json:"pid"`
-	Started   time.Time `json:"started"`
-}
-
-func (l lease) String() string {
-	return fmt.Sprintf("regionctl run %s (%s pipeline, pid %d on %s, since %s)", l.RequestID, l.Pipeline, l.PID, l.Host, l.Started.UTC().Format(time.RFC3339))
-}
-
-// LockHeldError says another run holds a cluster's state.
-type LockHeldError struct {
-	State  string
-	Holder string
-}
-
-func (e *LockHeldError) Error() string {
-	return fmt.Sprintf("the state %s is locked by %s; wait for it to finish (a run on another host that died needs `terraform force-unlock` and deleting %s.regionctl-run)", e.State, e.Holder, e.State)
-}
-
 func (r *Runner) terraform(ctx context.Context, p *Plan, s Step, st *clusterState) (string, error) {
 	if st.Values["assumed_role_arn"] == "" {
 		return "", errors.New("no assumed role: the assume-role step did not run before this one, and Terraform never runs in a cluster account with the pipeline's own identity")
@@ -320,11 +304,16 @@ func (r *Runner) terraform(ctx context.Context, p *Plan, s Step, st *clusterStat
 	if err != nil {
 		return "", err
 	}
+	stop := r.heartbeat(ctx, p, s, state)
 	defer func() {
+		stop()
 		// Released even when the step failed or was cancelled: the lease
 		// names a live run, and this one is ending.
 		_ = r.Cloud.Delete(context.WithoutCancel(ctx), Credentials{}, leaseOf(state))
 	}()
+	if err := r.checkOrder(ctx, state); err != nil {
+		return "", err
+	}
 	job := TerraformJob{Cluster: s.Cluster, Root: strings.TrimPrefix(s.Root, "terraform/"), VarFile: filepath.Join(r.Dir, s.VarFile),
 		Vars: vars, Backend: s.Backend, Region: region, Destroy: s.Command == "destroy", Log: r.Log}
 	out, err := r.Terraform.Run(ctx, job)
@@ -342,6 +331,9 @@ func (r *Runner) terraform(ctx context.Context, p *Plan, s Step, st *clusterStat
 	if err != nil {
 		return "", err
 	}
+	if err := r.recordApplied(ctx, p, state); err != nil {
+		return "", err
+	}
 	st.Outputs = out
 	outcome := s.Command + " of " + s.Root + " done"
 	if created {
@@ -351,46 +343,6 @@ func (r *Runner) terraform(ctx context.Context, p *Plan, s Step, st *clusterStat
 		outcome += "; took over from a killed run"
 	}
 	return outcome, nil
-}
-
-func leaseOf(state Object) Object {
-	state.Key += ".regionctl-run"
-	return state
-}
-
-// acquire takes the run lease of a state object. A lease left by a run of
-// this host whose process is gone is taken over (stale is true).
-func (r *Runner) acquire(ctx context.Context, p *Plan, s Step, state Object) (stale bool, err error) {
-	obj := leaseOf(state)
-	mine, _ := json.Marshal(lease{RequestID: p.RequestID, Pipeline: p.Pipeline, Cluster: s.Cluster, Host: r.Host, PID: r.PID, Started: r.now()})
-	for attempt := 0; attempt < 2; attempt++ {
-		err := r.Cloud.PutIfAbsent(ctx, Credentials{}, obj, mine)
-		if err == nil {
-			return stale, nil
-		}
-		if !errors.Is(err, ErrExists) {
-			return false, fmt.Errorf("taking the run lease %s: %w", state, err)
-		}
-		body, err := r.Cloud.Get(ctx, Credentials{}, obj)
-		if errors.Is(err, ErrNotFound) {
-			continue // released between the two calls
-		}
-		if err != nil {
-			return false, fmt.Errorf("reading the run lease of %s: %w", state, err)
-		}
-		var held lease
-		if json.Unmarshal(body, &held) != nil {
-			return false, &LockHeldError{State: state.String(), Holder: "an unreadable lease " + obj.Key}
-		}
-		if held.Host != r.Host || r.Alive == nil || r.Alive(held.PID) {
-			return false, &LockHeldError{State: state.String(), Holder: held.String()}
-		}
-		if err := r.Cloud.Delete(ctx, Credentials{}, obj); err != nil {
-			return false, err
-		}
-		stale = true
-	}
-	return false, &LockHeldError{State: state.String(), Holder: "a run that took it while this one was taking over"}
 }
 
 func (r *Runner) register(ctx context.Context, p *Plan, s Step, st *clusterState) (string, error) {

@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -162,6 +163,13 @@ func (c *fakeCloud) PutIfAbsent(_ context.Context, _ pipeline.Credentials, o pip
 	return nil
 }
 
+func (c *fakeCloud) Put(_ context.Context, _ pipeline.Credentials, o pipeline.Object, body []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.objects[o.Bucket+"/"+o.Key] = body
+	return nil
+}
+
 func (c *fakeCloud) Get(_ context.Context, _ pipeline.Credentials, o pipeline.Object) ([]byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -180,6 +188,7 @@ func (c *fakeCloud) Delete(_ context.Context, _ pipeline.Credentials, o pipeline
 
 // fakeTerraform records jobs; locked makes the next Run find a lock.
 type fakeTerraform struct {
+	during   func() // runs inside Run, as Terraform's apply would
 	mu       sync.Mutex
 	fail     string // a cluster whose apply fails
 	jobs     []pipeline.TerraformJob
@@ -188,6 +197,9 @@ type fakeTerraform struct {
 }
 
 func (f *fakeTerraform) Run(_ context.Context, j pipeline.TerraformJob) (map[string]string, error) {
+	if f.during != nil {
+		f.during()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if j.Cluster == f.fail {
@@ -461,5 +473,101 @@ func TestCentralKeepsSealedDeployRoles(t *testing.T) {
 	c.tags["000000000011"]["regionctl:cluster"] = "mc02"
 	if _, err := runner(c, &fakeTerraform{}, &fakeRegistry{}).Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "refusing the account staging-eu-west-1-mc01") {
 		t.Errorf("an account tagged for another cluster: %v", err)
+	}
+}
+
+// TestExpiredLeaseIsTakenOverFromAnyHost: a run whose heartbeat stopped
+// (its pod died on another node) leaves a lease that expires; a retried
+// pod takes it over and releases the Terraform lock the dead run left.
+func TestExpiredLeaseIsTakenOverFromAnyHost(t *testing.T) {
+	f := load(t, "../..")
+	p, _ := pipeline.Regional(f, "eu-west-1", "mc01", "https://api.flag", "req")
+	c, tf := newCloud(), &fakeTerraform{locked: "lock-9"}
+	key := "regionctl-regional-pipeline-eu-west-1/management-cluster/eu-west-1/mc01.tfstate.regionctl-run"
+	c.objects[key] = []byte(`{"request_id":"dead-pod","host":"node-7","pid":1,"expires":"1969-12-31T23:59:00Z"}`)
+	out, err := runner(c, tf, &fakeRegistry{}).Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tf.unlocked) != 1 || tf.unlocked[0] != "lock-9" || !strings.Contains(out[2].Outcome, "took over from a killed run") {
+		t.Errorf("unlocked %v, outcome %q", tf.unlocked, out[2].Outcome)
+	}
+	// A live lease of another host is waited for, up to LeaseWait, then
+	// refused naming its holder and expiry.
+	c.objects[key] = []byte(`{"request_id":"live","host":"node-8","pid":1,"expires":"2999-01-01T00:00:00Z"}`)
+	r := runner(c, &fakeTerraform{}, &fakeRegistry{})
+	r.Now, r.LeaseWait = time.Now, 50*time.Millisecond
+	start := time.Now()
+	if _, err := r.Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "locked by regionctl run live") || !strings.Contains(err.Error(), "lease until 2999-01-01") || time.Since(start) < 50*time.Millisecond {
+		t.Errorf("a live lease: %v after %s", err, time.Since(start))
+	}
+}
+
+// TestHeartbeatKeepsTheLeaseAlive: while Terraform runs, the lease's expiry
+// moves forward, so a long apply is never taken for dead.
+func TestHeartbeatKeepsTheLeaseAlive(t *testing.T) {
+	f := load(t, "../..")
+	p, _ := pipeline.Regional(f, "eu-west-1", "mc01", "https://api.flag", "req")
+	c := newCloud()
+	key := "regionctl-regional-pipeline-eu-west-1/management-cluster/eu-west-1/mc01.tfstate.regionctl-run"
+	var seen []time.Time
+	tf := &fakeTerraform{during: func() {
+		for i := 0; i < 4; i++ {
+			time.Sleep(40 * time.Millisecond)
+			c.mu.Lock()
+			var l struct{ Expires time.Time }
+			_ = json.Unmarshal(c.objects[key], &l)
+			c.mu.Unlock()
+			seen = append(seen, l.Expires)
+		}
+	}}
+	r := runner(c, tf, &fakeRegistry{})
+	r.Now, r.LeaseTTL = time.Now, 60*time.Millisecond
+	if _, err := r.Run(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 4 || !seen[3].After(seen[0]) {
+		t.Errorf("the lease's expiry did not move: %v", seen)
+	}
+	if _, ok := c.objects[key]; ok {
+		t.Error("the lease outlived the run")
+	}
+}
+
+type history map[[2]string]bool // {a, b} → a is an ancestor of b
+
+func (h history) IsAncestor(a, b string) (bool, bool, error) {
+	v, ok := h[[2]string{a, b}]
+	return v, ok, nil
+}
+
+// TestOlderCommitNeverAppliesOverNewer: each apply records its commit next
+// to the state; a run of an ancestor of that commit is refused, a run of a
+// descendant applies and records itself.
+func TestOlderCommitNeverAppliesOverNewer(t *testing.T) {
+	f := load(t, "../..")
+	p, _ := pipeline.Regional(f, "eu-west-1", "mc01", "https://api.flag", "req")
+	c := newCloud()
+	h := history{{"old", "new"}: true, {"new", "old"}: false, {"new", "newer"}: true}
+	run := func(commit string) error {
+		tf := &fakeTerraform{}
+		r := runner(c, tf, &fakeRegistry{})
+		r.Commit, r.History = commit, h
+		_, err := r.Run(context.Background(), p)
+		return err
+	}
+	if err := run("new"); err != nil {
+		t.Fatal(err)
+	}
+	if err := run("old"); err == nil || !strings.Contains(err.Error(), "refusing to apply old") || !strings.Contains(err.Error(), "its descendant new was applied") {
+		t.Errorf("an older commit: %v", err)
+	}
+	if err := run("newer"); err != nil {
+		t.Errorf("a newer commit: %v", err)
+	}
+	var rec struct{ Commit string }
+	_ = json.Unmarshal(c.objects["regionctl-regional-pipeline-eu-west-1/management-cluster/eu-west-1/mc01.tfstate.regionctl-applied"], &rec)
+	if rec.Commit != "newer" {
+		t.Errorf("recorded %q", rec.Commit)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/render/iam"
+	"github.com/regionctl/regionctl/internal/render/tekton"
 	"github.com/regionctl/regionctl/internal/render/tfvars"
 	"github.com/regionctl/regionctl/terraform"
 )
@@ -264,4 +265,56 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// installArtifacts renders regionctl's Tekton installation of every cluster
+// that runs pipelines: the central cluster of each partition, and each
+// region's regional cluster.
+func installArtifacts(f *config.Fleet, chains map[string]*chainRegion) ([]Artifact, diag.Diagnostics) {
+	g := f.Global.Get("gitops")
+	get := func(key, def string) string {
+		if v := g.Get(key); v != nil && v.Kind == config.String {
+			return v.Str
+		}
+		return def
+	}
+	base := tekton.Install{Namespace: TektonNamespace(f), RepoURL: get("repo_url", "https://git.example.com/fleet.git"), Branch: get("revision", "main"),
+		Webhook: get("webhook", "github"), RunnerImage: get("runner_image", "")}
+	at := diag.Pos{File: "config/global"}
+	if base.RunnerImage == "" {
+		return nil, diag.Diagnostics{diag.Errorf(at, "Set gitops.runner_image in config/global to the regionctl image the Tasks run (make image prints it), pinned by digest.", "no gitops.runner_image")}
+	}
+	var arts []Artifact
+	add := func(in tekton.Install, owner string) diag.Diagnostics {
+		files, err := in.Files()
+		if err != nil {
+			return diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot render the Tekton installation %s", in.Dir)}
+		}
+		for p, b := range files {
+			arts = append(arts, Artifact{Path: p, Bytes: b, Owner: owner})
+		}
+		return nil
+	}
+	partitions := map[string]bool{}
+	for _, name := range sortedKeys(chains) {
+		cr := chains[name]
+		partitions[cr.Partition()] = true
+		in := base
+		in.Scope, in.Region, in.ServiceAccount = "regional", cr.Name, iam.RegionalServiceAccount
+		in.Dir, in.Pipelines = path.Join(RegionDir(cr.Environment, cr.Name), "tekton", "install"), "../../../../../pipelines"
+		in.RoleARN = iam.RoleARN(cr.Partition(), "000000000000", iam.PipelineRoleName(cr.Name))
+		if ds := add(in, cr.Name); ds.HasErrors() {
+			return nil, ds
+		}
+	}
+	for _, p := range sortedKeys(partitions) {
+		in := base
+		in.Scope, in.ServiceAccount = "central", iam.CentralServiceAccount
+		in.Dir, in.Pipelines = path.Join("central", p, "tekton"), "../../../../pipelines"
+		in.RoleARN = iam.RoleARN(p, "000000000000", iam.CentralPipelineRole)
+		if ds := add(in, ""); ds.HasErrors() {
+			return nil, ds
+		}
+	}
+	return arts, nil
 }

@@ -118,6 +118,9 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	central, ds := centralArtifacts(chains)
 	arts := central
 	diags = append(diags, ds...)
+	installs, ds := installArtifacts(f, chains)
+	arts = append(arts, installs...)
+	diags = append(diags, ds...)
 	for i := range f.Regions {
 		arts = append(arts, perRegion[i]...)
 		diags = append(diags, perRegionDiags[i]...)

@@ -137,6 +137,12 @@ func (r *Runner) prepare(job pipeline.TerraformJob) (*tfexec.Terraform, error) {
 	if job.Region != "" {
 		env["AWS_REGION"] = job.Region
 	}
+	// Terraform wants its plugin cache directory to exist.
+	if d := env["TF_PLUGIN_CACHE_DIR"]; d != "" {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
 	if err := tf.SetEnv(tfexec.CleanEnv(env)); err != nil {
 		return nil, err
 	}

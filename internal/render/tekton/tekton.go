@@ -91,6 +91,12 @@ type RunSpec struct {
 	Params          []RunParam      `json:"params"`
 	Workspaces      []Workspace     `json:"workspaces"`
 	TaskRunTemplate TaskRunTemplate `json:"taskRunTemplate"`
+	Timeouts        *Timeouts       `json:"timeouts,omitempty"`
+}
+
+// Timeouts bound a run: the whole pipeline, and its finally tasks.
+type Timeouts struct {
+	Pipeline string `json:"pipeline"`
 }
 
 type Ref struct {
@@ -111,6 +117,18 @@ type TaskRunTemplate struct {
 	ServiceAccountName string `json:"serviceAccountName"`
 }
 
+// WorkspaceSize is the volume of a run: the repository with its history
+// (a few MiB), Terraform's plugin cache, which holds the hashicorp/aws
+// provider once (675 MiB) for every root the run initialises (they link to
+// it), and the roots' workspaces and logs (under 10 MiB). Twice the need.
+const WorkspaceSize = "2Gi"
+
+// PipelineTimeout bounds a whole run: an EKS cluster takes 10 to 20
+// minutes to create or destroy and its node group as long again, and the
+// terraform Task may first wait out a dead run's lease (lease TTL 10m);
+// the Tasks' own timeouts (pipelines/tekton) add up to less.
+const PipelineTimeout = "3h"
+
 // Path of a cluster's PipelineRun in deploy/.
 func Path(environment, region, cluster string) string {
 	return path.Join(environment, region, "tekton", cluster+".pipelinerun.yaml")
@@ -128,7 +146,7 @@ func ForCluster(c *config.Cluster, tfvarsPath string, src Source) *PipelineRun {
 	if c.Bool("delete_pipeline") {
 		return nil
 	}
-	pipeline, tier, sa := Central, "central", "regionctl-central"
+	pipeline, tier, sa := Central, "central", iam.CentralServiceAccount
 	params := []RunParam{
 		{Name: "region", Value: c.Region.Name},
 		{Name: "cluster", Value: c.Name},
@@ -141,7 +159,7 @@ func ForCluster(c *config.Cluster, tfvarsPath string, src Source) *PipelineRun {
 		params = append(params, RunParam{Name: "role-arn", Value: iam.RoleARN(partition, "${account_id}", iam.AccessRole)})
 	}
 	if c.Type == "management" {
-		pipeline, tier, sa = Regional, "regional", "regionctl-regional-"+c.Region.Name
+		pipeline, tier, sa = Regional, "regional", iam.RegionalServiceAccount
 		destroy := "false"
 		if c.Bool("delete") {
 			destroy = "true"
@@ -172,10 +190,11 @@ func ForCluster(c *config.Cluster, tfvarsPath string, src Source) *PipelineRun {
 			Workspaces: []Workspace{{Name: "source", VolumeClaimTemplate: map[string]any{
 				"spec": map[string]any{
 					"accessModes": []string{"ReadWriteOnce"},
-					"resources":   map[string]any{"requests": map[string]any{"storage": "1Gi"}},
+					"resources":   map[string]any{"requests": map[string]any{"storage": WorkspaceSize}},
 				},
 			}}},
 			TaskRunTemplate: TaskRunTemplate{ServiceAccountName: sa},
+			Timeouts:        &Timeouts{Pipeline: PipelineTimeout},
 		},
 	}
 }

@@ -1,0 +1,202 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// lease is the record a run leaves next to a state object while it runs
+// Terraform on it, so that another run can name it, and can tell when it
+// died: its heartbeat moves Expires forward while it lives.
+type lease struct {
+	RequestID string    `json:"request_id"`
+	Pipeline  string    `json:"pipeline"`
+	Cluster   string    `json:"cluster"`
+	Host      string    `json:"host"`
+	PID       int       `json:"pid"`
+	Started   time.Time `json:"started"`
+	Expires   time.Time `json:"expires"`
+	Commit    string    `json:"commit,omitempty"`
+}
+
+func (l lease) String() string {
+	return fmt.Sprintf("regionctl run %s (%s pipeline, pid %d on %s, since %s)", l.RequestID, l.Pipeline, l.PID, l.Host, l.Started.UTC().Format(time.RFC3339))
+}
+
+// LockHeldError says another run holds a cluster's state.
+type LockHeldError struct {
+	State  string
+	Holder string
+}
+
+func (e *LockHeldError) Error() string {
+	return fmt.Sprintf("the state %s is locked by %s; wait for it to finish, or for its lease to expire if it died", e.State, e.Holder)
+}
+
+func leaseOf(state Object) Object {
+	state.Key += ".regionctl-run"
+	return state
+}
+
+func (r *Runner) ttl() time.Duration {
+	if r.LeaseTTL > 0 {
+		return r.LeaseTTL
+	}
+	return 10 * time.Minute
+}
+
+func (r *Runner) mine(p *Plan, s Step) lease {
+	now := r.now()
+	return lease{RequestID: p.RequestID, Pipeline: p.Pipeline, Cluster: s.Cluster, Host: r.Host, PID: r.PID, Started: now, Expires: now.Add(r.ttl()), Commit: r.Commit}
+}
+
+// acquire takes the run lease of a state object. A lease whose heartbeat
+// stopped (it expired), or left by a run of this host whose process is
+// gone, is taken over (stale is true), wherever its run ran: a retried pod
+// recovers a dead run's lease. A live lease is waited for, up to LeaseWait.
+func (r *Runner) acquire(ctx context.Context, p *Plan, s Step, state Object) (stale bool, err error) {
+	obj := leaseOf(state)
+	deadline := r.now().Add(r.LeaseWait)
+	for {
+		mine, _ := json.Marshal(r.mine(p, s))
+		err := r.Cloud.PutIfAbsent(ctx, Credentials{}, obj, mine)
+		if err == nil {
+			return stale, nil
+		}
+		if !errors.Is(err, ErrExists) {
+			return false, fmt.Errorf("taking the run lease %s: %w", state, err)
+		}
+		body, err := r.Cloud.Get(ctx, Credentials{}, obj)
+		if errors.Is(err, ErrNotFound) {
+			continue // released between the two calls
+		}
+		if err != nil {
+			return false, fmt.Errorf("reading the run lease of %s: %w", state, err)
+		}
+		var held lease
+		if json.Unmarshal(body, &held) != nil {
+			return false, &LockHeldError{State: state.String(), Holder: "an unreadable lease " + obj.Key}
+		}
+		dead := held.Host == r.Host && r.Alive != nil && !r.Alive(held.PID)
+		expired := !held.Expires.IsZero() && r.now().After(held.Expires)
+		if dead || expired {
+			if err := r.Cloud.Delete(ctx, Credentials{}, obj); err != nil {
+				return false, err
+			}
+			stale = true
+			continue
+		}
+		if !r.now().Before(deadline) {
+			holder := held.String()
+			if !held.Expires.IsZero() {
+				holder += ", lease until " + held.Expires.UTC().Format(time.RFC3339)
+			}
+			return false, &LockHeldError{State: state.String(), Holder: holder}
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(min(5*time.Second, r.ttl()/4, time.Until(deadline)+time.Millisecond)):
+		}
+	}
+}
+
+// heartbeat moves the lease's expiry forward while the run lives, every
+// third of its TTL; it stops writing once the lease is not this run's.
+func (r *Runner) heartbeat(ctx context.Context, p *Plan, s Step, state Object) (stop func()) {
+	obj := leaseOf(state)
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(r.ttl() / 3)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			body, err := r.Cloud.Get(ctx, Credentials{}, obj)
+			var held lease
+			if err != nil || json.Unmarshal(body, &held) != nil || held.RequestID != p.RequestID || held.Host != r.Host || held.PID != r.PID {
+				return // not ours any more: another run took it over
+			}
+			held.Expires = r.now().Add(r.ttl())
+			b, _ := json.Marshal(held)
+			_ = r.Cloud.Put(ctx, Credentials{}, obj, b)
+		}
+	}()
+	return func() { close(done) }
+}
+
+// History answers questions about the repository's commits.
+type History interface {
+	// IsAncestor says whether commit a is an ancestor of commit b; known
+	// is false when either is not in the repository.
+	IsAncestor(a, b string) (ancestor, known bool, err error)
+}
+
+// applied is what a run records next to a state once it applied it.
+type applied struct {
+	Commit    string    `json:"commit"`
+	RequestID string    `json:"request_id"`
+	Pipeline  string    `json:"pipeline"`
+	At        time.Time `json:"at"`
+}
+
+func appliedOf(state Object) Object {
+	state.Key += ".regionctl-applied"
+	return state
+}
+
+// checkOrder refuses to apply a commit older than the one already applied
+// to the state (its ancestor): an older run that waited too long must not
+// roll a newer change back.
+func (r *Runner) checkOrder(ctx context.Context, state Object) error {
+	if r.Commit == "" || r.History == nil {
+		return nil
+	}
+	body, err := r.Cloud.Get(ctx, Credentials{}, appliedOf(state))
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading which commit %s was applied at: %w", state, err)
+	}
+	var last applied
+	if json.Unmarshal(body, &last) != nil || last.Commit == "" || last.Commit == r.Commit {
+		return nil
+	}
+	older, known, err := r.History.IsAncestor(r.Commit, last.Commit)
+	if err != nil {
+		return err
+	}
+	if known && older {
+		return fmt.Errorf("refusing to apply %s to %s: its descendant %s was applied by run %s at %s; a run never rolls a newer commit back (push a new commit instead)",
+			short12(r.Commit), state, short12(last.Commit), last.RequestID, last.At.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+// recordApplied writes the commit this run applied next to the state.
+func (r *Runner) recordApplied(ctx context.Context, p *Plan, state Object) error {
+	if r.Commit == "" {
+		return nil
+	}
+	b, _ := json.Marshal(applied{Commit: r.Commit, RequestID: p.RequestID, Pipeline: p.Pipeline, At: r.now()})
+	if err := r.Cloud.Put(ctx, Credentials{}, appliedOf(state), b); err != nil {
+		return fmt.Errorf("recording the commit applied to %s: %w", state, err)
+	}
+	return nil
+}
+
+func short12(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}

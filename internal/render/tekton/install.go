@@ -1,0 +1,235 @@
+package tekton
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+
+	yamlv2 "go.yaml.in/yaml/v2"
+)
+
+// Install is regionctl's Tekton installation in one cluster that runs
+// pipelines: the central cluster (the central pipeline of every region) or
+// a region's regional cluster (that region's regional pipeline). Each has
+// its own EventListener, dispatch and reconcile, so no cluster reaches
+// another's API.
+type Install struct {
+	Scope  string // central or regional
+	Region string // of a regional cluster
+	// Dir is the installation's directory in deploy/; Pipelines the path
+	// from it to the repository's pipelines/.
+	Dir, Pipelines string
+	Namespace      string
+	RepoURL        string // the fleet repository: the only one whose pushes count
+	Branch         string // the deploy branch: the only one whose pushes count
+	Webhook        string // github or gitlab
+	RunnerImage    string // registry/repo@sha256:...
+	// RoleARN is the pipeline's role, with the account id 000000000000 that
+	// the installer replaces (account.env beside the kustomization).
+	RoleARN        string
+	ServiceAccount string
+}
+
+// Files of an installation, by path in deploy/.
+func (in Install) Files() (map[string][]byte, error) {
+	if err := in.check(); err != nil {
+		return nil, err
+	}
+	name, digest, _ := strings.Cut(in.RunnerImage, "@")
+	files := map[string]any{
+		"kustomization.yaml": map[string]any{
+			"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+			"namespace":      in.Namespace,
+			"resources":      []string{path.Join(in.Pipelines, "tekton"), path.Join(in.Pipelines, "rbac"), "serviceaccount.yaml", "triggers.yaml", "cronjob.yaml"},
+			"configurations": []string{"kustomizeconfig.yaml"},
+			"images":         []map[string]string{{"name": "regionctl", "newName": name, "digest": digest}},
+			"configMapGenerator": []map[string]any{{"name": "regionctl-install", "envs": []string{"account.env"},
+				"options": map[string]any{"disableNameSuffixHash": true}}},
+			"replacements": []map[string]any{{
+				"source": map[string]string{"kind": "ConfigMap", "name": "regionctl-install", "fieldPath": "data.account_id"},
+				"targets": []map[string]any{{
+					"select":     map[string]string{"kind": "ServiceAccount", "name": in.ServiceAccount},
+					"fieldPaths": []string{"metadata.annotations.[eks.amazonaws.com/role-arn]"},
+					"options":    map[string]any{"delimiter": ":", "index": 4},
+				}},
+			}},
+		},
+		"kustomizeconfig.yaml": map[string]any{
+			"images": []map[string]string{{"path": "spec/steps/image", "kind": "Task"}},
+		},
+		"serviceaccount.yaml": map[string]any{
+			"apiVersion": "v1", "kind": "ServiceAccount",
+			"metadata": map[string]any{"name": in.ServiceAccount, "labels": in.labels(),
+				"annotations": map[string]string{"eks.amazonaws.com/role-arn": in.RoleARN}},
+			// Its Tasks never call the Kubernetes API.
+			"automountServiceAccountToken": false,
+		},
+		"cronjob.yaml": in.cronJob(),
+	}
+	out := map[string][]byte{}
+	for p, doc := range files {
+		b, err := marshalYAML(doc)
+		if err != nil {
+			return nil, err
+		}
+		out[path.Join(in.Dir, p)] = b
+	}
+	triggers, err := in.triggers()
+	if err != nil {
+		return nil, err
+	}
+	out[path.Join(in.Dir, "triggers.yaml")] = triggers
+	return out, nil
+}
+
+// check holds every value that reaches a CEL expression, a Task argument
+// or an annotation to its grammar (the schema did already; this is the
+// renderer's own guard).
+func (in Install) check() error {
+	for what, v := range map[string]string{"repo_url": in.RepoURL, "revision": in.Branch, "runner image": in.RunnerImage, "region": in.Region} {
+		if strings.ContainsAny(v, "'\"\\\n\r\t $()`{}") {
+			return fmt.Errorf("the %s %q cannot reach a trigger or a Task: it holds a quote, space, $ or bracket", what, v)
+		}
+	}
+	if !strings.Contains(in.RunnerImage, "@sha256:") {
+		return fmt.Errorf("the runner image %q is not pinned by digest", in.RunnerImage)
+	}
+	if in.Webhook != "github" && in.Webhook != "gitlab" {
+		return fmt.Errorf("webhook %q: github or gitlab", in.Webhook)
+	}
+	return nil
+}
+
+func (in Install) labels() map[string]string {
+	l := map[string]string{"app.kubernetes.io/part-of": "regionctl", "regionctl.io/pipeline": in.Scope}
+	if in.Region != "" {
+		l["regionctl.io/region"] = in.Region
+	}
+	return l
+}
+
+// triggers are the EventListener and what it starts: a push is verified
+// by the provider's interceptor (its signature, with the webhook secret),
+// then only a push to the deploy branch of the fleet repository passes
+// the CEL filter; the dispatch run takes the commits from the body and
+// the repository from the config.
+func (in Install) triggers() ([]byte, error) {
+	interceptor, filter := "github", fmt.Sprintf("body.ref == 'refs/heads/%s' && (body.repository.clone_url == '%s' || body.repository.ssh_url == '%s')", in.Branch, in.RepoURL, in.RepoURL)
+	events := []string{"push"}
+	if in.Webhook == "gitlab" {
+		interceptor, filter = "gitlab", fmt.Sprintf("body.ref == 'refs/heads/%s' && (body.project.git_http_url == '%s' || body.project.git_ssh_url == '%s')", in.Branch, in.RepoURL, in.RepoURL)
+		events = []string{"Push Hook"}
+	}
+	meta := func(name string) map[string]any { return map[string]any{"name": name, "labels": in.labels()} }
+	docs := []any{
+		map[string]any{"apiVersion": "triggers.tekton.dev/v1beta1", "kind": "TriggerBinding", "metadata": meta("regionctl-push"),
+			"spec": map[string]any{"params": []map[string]string{{"name": "before", "value": "$(body.before)"}, {"name": "after", "value": "$(body.after)"}}}},
+		map[string]any{"apiVersion": "triggers.tekton.dev/v1beta1", "kind": "TriggerTemplate", "metadata": meta("regionctl-dispatch"),
+			"spec": map[string]any{
+				"params": []map[string]string{{"name": "before", "description": "Commit before the push."}, {"name": "after", "description": "Commit pushed."}},
+				"resourcetemplates": []any{map[string]any{
+					"apiVersion": "tekton.dev/v1", "kind": "PipelineRun",
+					"metadata": map[string]any{"generateName": "regionctl-dispatch-", "labels": in.labels()},
+					"spec": map[string]any{
+						"pipelineRef": map[string]string{"name": "regionctl-dispatch"},
+						"params": []map[string]string{
+							{"name": "before", "value": "$(tt.params.before)"}, {"name": "after", "value": "$(tt.params.after)"},
+							{"name": "git-url", "value": in.RepoURL}, {"name": "scope", "value": in.Scope}, {"name": "region", "value": in.Region},
+						},
+						"taskRunTemplate": map[string]string{"serviceAccountName": "regionctl-dispatch"},
+						"timeouts":        map[string]string{"pipeline": "30m"},
+						"workspaces": []any{map[string]any{"name": "source", "volumeClaimTemplate": map[string]any{"spec": map[string]any{
+							"accessModes": []string{"ReadWriteOnce"}, "resources": map[string]any{"requests": map[string]string{"storage": "1Gi"}}}}}},
+					},
+				}},
+			}},
+		map[string]any{"apiVersion": "triggers.tekton.dev/v1beta1", "kind": "EventListener", "metadata": meta("regionctl-push"),
+			"spec": map[string]any{
+				"serviceAccountName": "regionctl-triggers",
+				"triggers": []any{map[string]any{
+					"name": "push-to-deploy-branch",
+					"interceptors": []any{
+						map[string]any{"ref": map[string]string{"name": interceptor, "kind": "ClusterInterceptor"}, "params": []any{
+							map[string]any{"name": "secretRef", "value": map[string]string{"secretName": "regionctl-webhook", "secretKey": "token"}},
+							map[string]any{"name": "eventTypes", "value": events},
+						}},
+						map[string]any{"ref": map[string]string{"name": "cel", "kind": "ClusterInterceptor"}, "params": []any{
+							map[string]any{"name": "filter", "value": filter},
+						}},
+					},
+					"bindings": []map[string]string{{"kind": "TriggerBinding", "ref": "regionctl-push"}},
+					"template": map[string]string{"ref": "regionctl-dispatch"},
+				}},
+			}},
+	}
+	var out []byte
+	for i, d := range docs {
+		b, err := marshalYAML(d)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			out = append(out, "---\n"...)
+		}
+		out = append(out, b...)
+	}
+	return out, nil
+}
+
+// cronJob runs the reconcile: every five minutes it starts the newest
+// waiting run of a cluster once nothing runs, and retries a cluster whose
+// run failed at the deploy branch's head.
+func (in Install) cronJob() map[string]any {
+	security := map[string]any{"runAsNonRoot": true, "runAsUser": 65532, "allowPrivilegeEscalation": false,
+		"capabilities": map[string]any{"drop": []string{"ALL"}}}
+	args := []string{"--root", "/work/repo", "pipeline", "dispatch", "--reconcile", "--scope", in.Scope, "--namespace", in.Namespace}
+	if in.Region != "" {
+		args = append(args, "--region", in.Region)
+	}
+	return map[string]any{
+		"apiVersion": "batch/v1", "kind": "CronJob", "metadata": map[string]any{"name": "regionctl-reconcile", "labels": in.labels()},
+		"spec": map[string]any{
+			"schedule": "*/5 * * * *", "concurrencyPolicy": "Forbid", "successfulJobsHistoryLimit": 3, "failedJobsHistoryLimit": 3,
+			"jobTemplate": map[string]any{"spec": map[string]any{
+				"backoffLimit": 0, "activeDeadlineSeconds": 600,
+				"template": map[string]any{"spec": map[string]any{
+					"serviceAccountName": "regionctl-dispatch", "restartPolicy": "Never",
+					"volumes": []any{map[string]any{"name": "work", "emptyDir": map[string]any{}}},
+					"initContainers": []any{map[string]any{
+						"name": "fetch", "image": "regionctl", "securityContext": security,
+						"args":         []string{"pipeline", "fetch", "--url", in.RepoURL, "--revision", in.Branch, "/work/repo"},
+						"env":          []map[string]string{{"name": "HOME", "value": "/tmp"}},
+						"volumeMounts": []map[string]string{{"name": "work", "mountPath": "/work"}},
+					}},
+					"containers": []any{map[string]any{
+						"name": "reconcile", "image": "regionctl", "securityContext": security, "args": args,
+						"env":          []map[string]string{{"name": "HOME", "value": "/tmp"}, {"name": "NO_COLOR", "value": "1"}},
+						"volumeMounts": []map[string]string{{"name": "work", "mountPath": "/work"}},
+					}},
+				}},
+			}},
+		},
+	}
+}
+
+// marshalYAML writes a document the way deploy/ files are written: the
+// generated-file marker, sorted keys.
+func marshalYAML(v any) ([]byte, error) {
+	j, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.UseNumber()
+	var obj any
+	if err := dec.Decode(&obj); err != nil {
+		return nil, err
+	}
+	b, err := yamlv2.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte("# Code generated by regionctl render. DO NOT EDIT.\n"), b...), nil
+}
