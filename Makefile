@@ -3,13 +3,33 @@ GO      ?= go
 BIN     := bin/regionctl
 PKGS    := ./...
 
-.PHONY: help build test validate render check fuzz bench demo clean
+.PHONY: help build static image test validate render check fuzz bench demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
 build: ## build bin/regionctl
 	$(GO) build -o $(BIN) ./cmd/regionctl
+
+# The runner image's regionctl: static (the image has no libc), stamped with
+# the commit when built from a git checkout.
+STATIC_BIN := bin/regionctl-linux-amd64
+BUILDVCS   := $(shell git rev-parse --git-dir >/dev/null 2>&1 && echo -buildvcs=true)
+
+static: ## build the static linux/amd64 regionctl the runner image holds
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath $(BUILDVCS) -o $(STATIC_BIN) ./cmd/regionctl
+
+# The runner image: regionctl, the pinned terraform and the provider mirror.
+TERRAFORM_VERSION  := $(shell cat image/TERRAFORM_VERSION)
+TF_PROVIDER_MIRROR ?= /opt/tf-plugins
+IMAGE_REPOSITORY   ?= registry.platform.example.com/platform/regionctl
+IMAGE_LAYOUT       := bin/regionctl-image
+
+image: static ## build the runner image into bin/regionctl-image (an OCI layout) and print its digest
+	cd image && $(GO) run . -out $(CURDIR)/$(IMAGE_LAYOUT) -regionctl $(CURDIR)/$(STATIC_BIN) \
+		-terraform "$$(command -v terraform)" -terraform-version $(TERRAFORM_VERSION) \
+		-mirror $(TF_PROVIDER_MIRROR) -repository $(IMAGE_REPOSITORY) \
+		-epoch "$$(git log -1 --format=%ct 2>/dev/null || echo 0)"
 
 validate: build ## validate the example fleet in config/
 	./$(BIN) validate
@@ -20,10 +40,11 @@ render: build ## render the example fleet into deploy/
 check: build ## fail when deploy/ is stale
 	./$(BIN) render --check --no-cache
 
-test: build ## run every test, then check the repository's own deploy/
+test: build static ## run every test, then check the repository's own deploy/
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -timeout 40m $(PKGS)
-	cd conformance/tekton && $(GO) vet ./... && $(GO) test -count=1 ./...
+	cd conformance/tekton && $(GO) vet ./... && REGIONCTL_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
+	cd image && $(GO) vet ./... && REGIONCTL_STATIC_BIN=$(CURDIR)/$(STATIC_BIN) TF_PROVIDER_MIRROR=$(TF_PROVIDER_MIRROR) $(GO) test -count=1 ./...
 	./$(BIN) render --check --no-cache
 
 fuzz: ## fuzz the loader and the merge (FUZZTIME=10m for a long run)

@@ -196,8 +196,31 @@ func TestInstallsBuildAndValidate(t *testing.T) {
 			t.Errorf("%s builds without account.env", rel)
 		}
 		in := decodeInstall(t, build(t, dir, "111122223333"), rel)
-		if len(in.tasks) < 7 || len(in.pipelines) < 3 || len(in.listeners) != 1 || len(in.templates) != 1 || len(in.cronJobs) != 1 {
+		if len(in.tasks) < 6 || len(in.pipelines) != 2 || len(in.listeners) != 1 || len(in.templates) != 1 || len(in.cronJobs) != 1 {
 			t.Fatalf("%s: %d Tasks, %d Pipelines, %d EventListeners, %d TriggerTemplates, %d CronJobs", rel, len(in.tasks), len(in.pipelines), len(in.listeners), len(in.templates), len(in.cronJobs))
+		}
+		// The cluster holds its scope's Pipeline and the dispatch, and
+		// exactly the Tasks they use.
+		scopePipeline := "regionctl-regional"
+		if strings.HasPrefix(rel, "deploy/central/") {
+			scopePipeline = "regionctl-central"
+		}
+		if in.pipelines[scopePipeline] == nil || in.pipelines["regionctl-dispatch"] == nil {
+			t.Errorf("%s: Pipelines %v, want %s and regionctl-dispatch", rel, keys(in.pipelines), scopePipeline)
+		}
+		used := map[string]bool{}
+		for _, p := range in.pipelines {
+			for _, pt := range append(p.Spec.Tasks, p.Spec.Finally...) {
+				used[pt.TaskRef.Name] = true
+				if in.tasks[pt.TaskRef.Name] == nil {
+					t.Errorf("%s: Pipeline %s uses Task %s, which is not installed", rel, p.Name, pt.TaskRef.Name)
+				}
+			}
+		}
+		for name := range in.tasks {
+			if !used[name] {
+				t.Errorf("%s: Task %s is installed but no Pipeline of the cluster uses it", rel, name)
+			}
 		}
 		for ns := range in.namespaceSeen {
 			if ns != "regionctl-pipelines" && ns != "" {
@@ -612,4 +635,13 @@ func TestHostileValuesStayArguments(t *testing.T) {
 	if n < 20 {
 		t.Errorf("only %d hostile values reached an argument: the test does not substitute", n)
 	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -109,6 +109,58 @@ func (c *Client) Delete(ctx context.Context, creds pipeline.Credentials, o pipel
 	return nil
 }
 
+// GetVersion reads an object and its ETag.
+func (c *Client) GetVersion(ctx context.Context, creds pipeline.Credentials, o pipeline.Object) ([]byte, string, error) {
+	out, err := c.s3(creds, "").GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(o.Bucket), Key: aws.String(o.Key), ExpectedBucketOwner: owner(o)})
+	if err != nil {
+		if notFound(err) {
+			return nil, "", pipeline.ErrNotFound
+		}
+		return nil, "", denied(err)
+	}
+	defer out.Body.Close()
+	body, err := io.ReadAll(out.Body)
+	if err != nil {
+		return nil, "", err
+	}
+	if out.ETag == nil || *out.ETag == "" {
+		return nil, "", fmt.Errorf("%s has no ETag: a conditional write cannot follow", o)
+	}
+	return body, *out.ETag, nil
+}
+
+// PutIfMatch replaces an object only while its ETag is etag (If-Match).
+func (c *Client) PutIfMatch(ctx context.Context, creds pipeline.Credentials, o pipeline.Object, body []byte, etag string) (string, error) {
+	out, err := c.s3(creds, "").PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(o.Bucket), Key: aws.String(o.Key), Body: bytes.NewReader(body),
+		IfMatch: aws.String(etag), ExpectedBucketOwner: owner(o)})
+	if err != nil {
+		return "", conditional(err)
+	}
+	return aws.ToString(out.ETag), nil
+}
+
+// DeleteIfMatch removes an object only while its ETag is etag (If-Match).
+func (c *Client) DeleteIfMatch(ctx context.Context, creds pipeline.Credentials, o pipeline.Object, etag string) error {
+	_, err := c.s3(creds, "").DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(o.Bucket), Key: aws.String(o.Key),
+		IfMatch: aws.String(etag), ExpectedBucketOwner: owner(o)})
+	return conditional(err)
+}
+
+// conditional maps the answers of a conditional write.
+func conditional(err error) error {
+	if err == nil {
+		return nil
+	}
+	switch code(err) {
+	case "PreconditionFailed", "ConditionalRequestConflict":
+		return pipeline.ErrChanged
+	}
+	if notFound(err) {
+		return pipeline.ErrNotFound
+	}
+	return denied(err)
+}
+
 func owner(o pipeline.Object) *string {
 	if o.Owner == "" {
 		return nil

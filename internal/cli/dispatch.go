@@ -4,15 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 	"github.com/spf13/cobra"
 
 	"github.com/regionctl/regionctl/internal/diff"
@@ -251,7 +256,7 @@ func (a *app) runsOfScope(f *dispatchFlags, base string) ([]dispatch.Run, error)
 // fetchCommand checks the fleet repository out for a Tekton Task, with
 // go-git: the image needs no git, and no value reaches a shell.
 func (a *app) fetchCommand() *cobra.Command {
-	var rawURL, revision, result string
+	var rawURL, revision, result, credentials string
 	cmd := &cobra.Command{
 		Use:   "fetch --url URL --revision REV DIR",
 		Short: "Clone the fleet repository with its history and check out one commit or branch",
@@ -264,7 +269,11 @@ func (a *app) fetchCommand() *cobra.Command {
 			if !commitRE.MatchString(revision) && !regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/-]{0,199}$`).MatchString(revision) || strings.Contains(revision, "..") {
 				return fail(ExitUsage, "--revision %q is neither a commit nor a branch name", revision)
 			}
-			repo, err := git.PlainClone(args[0], false, &git.CloneOptions{URL: rawURL, NoCheckout: true})
+			auth, err := fetchAuth(credentials, u.Scheme)
+			if err != nil {
+				return fail(ExitUsage, "--credentials-dir: %v", err)
+			}
+			repo, err := git.PlainClone(args[0], false, &git.CloneOptions{URL: rawURL, NoCheckout: true, Auth: auth})
 			if err != nil {
 				return fail(ExitExternal, "cloning %s: %v", rawURL, err)
 			}
@@ -298,5 +307,55 @@ func (a *app) fetchCommand() *cobra.Command {
 	cmd.Flags().StringVar(&rawURL, "url", "", "the clone URL (from the rendered PipelineRun, never from a webhook body)")
 	cmd.Flags().StringVar(&revision, "revision", "", "a full commit id or a branch")
 	cmd.Flags().StringVar(&result, "result", "", "write the commit checked out to this file (a Tekton result)")
+	cmd.Flags().StringVar(&credentials, "credentials-dir", "", "a mounted secret: token (and username) for https, or ssh-privatekey and known_hosts for ssh; an empty or missing directory means none")
 	return cmd
+}
+
+// fetchAuth reads the repository's credentials from a mounted secret: an
+// access token for an https URL (user x-access-token unless the secret has
+// a username), or a private key for an ssh URL, which is used only with the
+// host keys of known_hosts: never trusting whatever host answers.
+func fetchAuth(dir, scheme string) (transport.AuthMethod, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	read := func(name string) (string, bool, error) {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", false, nil
+		}
+		return string(b), err == nil, err
+	}
+	switch scheme {
+	case "https":
+		token, ok, err := read("token")
+		if err != nil || !ok {
+			return nil, err
+		}
+		user, _, err := read("username")
+		if err != nil {
+			return nil, err
+		}
+		if user = strings.TrimSpace(user); user == "" {
+			user = "x-access-token"
+		}
+		return &githttp.BasicAuth{Username: user, Password: strings.TrimSpace(token)}, nil
+	case "ssh":
+		key, ok, err := read("ssh-privatekey")
+		if err != nil || !ok {
+			return nil, err
+		}
+		if _, ok, err := read("known_hosts"); err != nil || !ok {
+			return nil, fmt.Errorf("an ssh key without known_hosts in %s: regionctl does not trust any host key that answers", dir)
+		}
+		auth, err := gitssh.NewPublicKeys("git", []byte(key), "")
+		if err != nil {
+			return nil, fmt.Errorf("ssh-privatekey: %v", err)
+		}
+		if auth.HostKeyCallback, err = gitssh.NewKnownHostsCallback(filepath.Join(dir, "known_hosts")); err != nil {
+			return nil, fmt.Errorf("known_hosts: %v", err)
+		}
+		return auth, nil
+	}
+	return nil, nil
 }

@@ -1,11 +1,18 @@
 package cli
 
 import (
+	"crypto/ed25519"
+	"encoding/pem"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
+	"golang.org/x/crypto/ssh"
 
 	"github.com/regionctl/regionctl/internal/kube/kubetest"
 )
@@ -139,5 +146,61 @@ func TestFetchChecksOutWithoutGitOrShell(t *testing.T) {
 		if code := Run(append(append([]string{"pipeline", "fetch"}, args...), filepath.Join(t.TempDir(), "x")), &out, &out); code != 2 {
 			t.Errorf("fetch %v: exit %d, want 2\n%s", args, code, out.String())
 		}
+	}
+}
+
+// TestFetchCredentials: the mounted secret gives a token for https and a
+// key for ssh, the key only with known_hosts (no host key is trusted
+// blindly); an empty secret means an anonymous clone.
+func TestFetchCredentials(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if auth, err := fetchAuth(dir, "https"); auth != nil || err != nil {
+		t.Errorf("an empty secret: %v, %v", auth, err)
+	}
+	write("token", "t0k3n\n")
+	auth, err := fetchAuth(dir, "https")
+	basic, ok := auth.(*githttp.BasicAuth)
+	if err != nil || !ok || basic.Username != "x-access-token" || basic.Password != "t0k3n" {
+		t.Errorf("https token: %#v, %v", auth, err)
+	}
+	write("username", "oauth2")
+	if auth, _ := fetchAuth(dir, "https"); auth.(*githttp.BasicAuth).Username != "oauth2" {
+		t.Errorf("username: %#v", auth)
+	}
+	if auth, err := fetchAuth(dir, "file"); auth != nil || err != nil {
+		t.Errorf("a local clone takes no credentials: %v, %v", auth, err)
+	}
+
+	_, key, _ := ed25519.GenerateKey(nil)
+	pemBlock, err := ssh.MarshalPrivateKey(key, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("ssh-privatekey", string(pem.EncodeToMemory(pemBlock)))
+	if _, err := fetchAuth(dir, "ssh"); err == nil || !strings.Contains(err.Error(), "without known_hosts") {
+		t.Errorf("a key without known_hosts: %v", err)
+	}
+	signer, _ := ssh.NewSignerFromKey(key)
+	write("known_hosts", "git.platform.example.com "+string(ssh.MarshalAuthorizedKey(signer.PublicKey())))
+	auth, err = fetchAuth(dir, "ssh")
+	pk, ok := auth.(*gitssh.PublicKeys)
+	if err != nil || !ok || pk.HostKeyCallback == nil {
+		t.Fatalf("ssh: %#v, %v", auth, err)
+	}
+	// The callback knows the listed host's key and refuses another's.
+	_, other, _ := ed25519.GenerateKey(nil)
+	otherSigner, _ := ssh.NewSignerFromKey(other)
+	addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 22}
+	if err := pk.HostKeyCallback("git.platform.example.com:22", addr, signer.PublicKey()); err != nil {
+		t.Errorf("the known host: %v", err)
+	}
+	if err := pk.HostKeyCallback("git.platform.example.com:22", addr, otherSigner.PublicKey()); err == nil {
+		t.Error("another host key is trusted")
 	}
 }

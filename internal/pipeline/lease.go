@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -56,62 +57,96 @@ func (r *Runner) mine(p *Plan, s Step) lease {
 // acquire takes the run lease of a state object. A lease whose heartbeat
 // stopped (it expired), or left by a run of this host whose process is
 // gone, is taken over (stale is true), wherever its run ran: a retried pod
-// recovers a dead run's lease. A live lease is waited for, up to LeaseWait.
-func (r *Runner) acquire(ctx context.Context, p *Plan, s Step, state Object) (stale bool, err error) {
+// recovers a dead run's lease. The take-over replaces exactly the lease
+// that was read (If-Match on its ETag), so of two runs taking over the
+// same dead lease one wins and the other waits. A live lease is waited
+// for, up to LeaseWait. It returns the ETag of the lease held.
+func (r *Runner) acquire(ctx context.Context, p *Plan, s Step, state Object) (stale bool, tag string, err error) {
 	obj := leaseOf(state)
 	deadline := r.now().Add(r.LeaseWait)
 	for {
 		mine, _ := json.Marshal(r.mine(p, s))
 		err := r.Cloud.PutIfAbsent(ctx, Credentials{}, obj, mine)
 		if err == nil {
-			return stale, nil
+			if _, tag, err = r.leaseHeld(ctx, p, obj); err != nil {
+				return false, "", err
+			}
+			return stale, tag, nil
 		}
 		if !errors.Is(err, ErrExists) {
-			return false, fmt.Errorf("taking the run lease %s: %w", state, err)
+			return false, "", fmt.Errorf("taking the run lease %s: %w", state, err)
 		}
-		body, err := r.Cloud.Get(ctx, Credentials{}, obj)
+		body, tag, err := r.Cloud.GetVersion(ctx, Credentials{}, obj)
 		if errors.Is(err, ErrNotFound) {
 			continue // released between the two calls
 		}
 		if err != nil {
-			return false, fmt.Errorf("reading the run lease of %s: %w", state, err)
+			return false, "", fmt.Errorf("reading the run lease of %s: %w", state, err)
 		}
 		var held lease
 		if json.Unmarshal(body, &held) != nil {
-			return false, &LockHeldError{State: state.String(), Holder: "an unreadable lease " + obj.Key}
+			return false, "", &LockHeldError{State: state.String(), Holder: "an unreadable lease " + obj.Key}
 		}
 		dead := held.Host == r.Host && r.Alive != nil && !r.Alive(held.PID)
 		expired := !held.Expires.IsZero() && r.now().After(held.Expires)
 		if dead || expired {
-			if err := r.Cloud.Delete(ctx, Credentials{}, obj); err != nil {
-				return false, err
+			switch tag, err := r.Cloud.PutIfMatch(ctx, Credentials{}, obj, mine, tag); {
+			case err == nil:
+				return true, tag, nil
+			case errors.Is(err, ErrChanged), errors.Is(err, ErrNotFound):
+				continue // another run came first: look again
+			default:
+				return false, "", fmt.Errorf("taking over the run lease %s: %w", state, err)
 			}
-			stale = true
-			continue
 		}
 		if !r.now().Before(deadline) {
 			holder := held.String()
 			if !held.Expires.IsZero() {
 				holder += ", lease until " + held.Expires.UTC().Format(time.RFC3339)
 			}
-			return false, &LockHeldError{State: state.String(), Holder: holder}
+			return false, "", &LockHeldError{State: state.String(), Holder: holder}
 		}
 		select {
 		case <-ctx.Done():
-			return false, ctx.Err()
+			return false, "", ctx.Err()
 		case <-time.After(min(5*time.Second, r.ttl()/4, time.Until(deadline)+time.Millisecond)):
 		}
 	}
 }
 
+// leaseHeld reads the lease back and checks it is this run's.
+func (r *Runner) leaseHeld(ctx context.Context, p *Plan, obj Object) (lease, string, error) {
+	body, tag, err := r.Cloud.GetVersion(ctx, Credentials{}, obj)
+	if err != nil {
+		return lease{}, "", fmt.Errorf("reading back the run lease %s: %w", obj, err)
+	}
+	var held lease
+	if json.Unmarshal(body, &held) != nil || !r.ours(p, held) {
+		return lease{}, "", fmt.Errorf("the run lease %s was taken by another run as it was written", obj)
+	}
+	return held, tag, nil
+}
+
+func (r *Runner) ours(p *Plan, l lease) bool {
+	return l.RequestID == p.RequestID && l.Host == r.Host && l.PID == r.PID
+}
+
 // heartbeat moves the lease's expiry forward while the run lives, every
-// third of its TTL; it stops writing once the lease is not this run's.
-func (r *Runner) heartbeat(ctx context.Context, p *Plan, s Step, state Object) (stop func()) {
+// third of its TTL, each time replacing exactly the lease it holds. When
+// the lease is no longer this run's (it was taken over), or could not be
+// renewed before it would expire, the run is fenced: lost is called, which
+// cancels the run's work, so that two runs never apply one state. release
+// removes the lease if it is still this run's.
+func (r *Runner) heartbeat(ctx context.Context, p *Plan, state Object, tag string, lost func(error)) (release func()) {
 	obj := leaseOf(state)
-	done := make(chan struct{})
+	done, finished := make(chan struct{}), make(chan struct{})
+	var mu sync.Mutex
+	current := tag
 	go func() {
+		defer close(finished)
 		tick := time.NewTicker(r.ttl() / 3)
 		defer tick.Stop()
+		renewed := r.now()
 		for {
 			select {
 			case <-done:
@@ -120,17 +155,57 @@ func (r *Runner) heartbeat(ctx context.Context, p *Plan, s Step, state Object) (
 				return
 			case <-tick.C:
 			}
-			body, err := r.Cloud.Get(ctx, Credentials{}, obj)
-			var held lease
-			if err != nil || json.Unmarshal(body, &held) != nil || held.RequestID != p.RequestID || held.Host != r.Host || held.PID != r.PID {
-				return // not ours any more: another run took it over
+			mu.Lock()
+			err := r.renew(ctx, p, obj, &current)
+			mu.Unlock()
+			switch {
+			case err == nil:
+				renewed = r.now()
+			case errors.Is(err, errNotOurs):
+				lost(fmt.Errorf("the run lease of %s was taken over by another run: stopping", state))
+				return
+			case r.now().Sub(renewed) > r.ttl()*2/3:
+				lost(fmt.Errorf("the run lease of %s could not be renewed before it expires (%v): stopping", state, err))
+				return
 			}
-			held.Expires = r.now().Add(r.ttl())
-			b, _ := json.Marshal(held)
-			_ = r.Cloud.Put(ctx, Credentials{}, obj, b)
 		}
 	}()
-	return func() { close(done) }
+	return func() {
+		close(done)
+		<-finished
+		mu.Lock()
+		defer mu.Unlock()
+		// Released even when the step failed or was cancelled, but only
+		// while it is this run's lease.
+		_ = r.Cloud.DeleteIfMatch(context.WithoutCancel(ctx), Credentials{}, obj, current)
+	}
+}
+
+var errNotOurs = errors.New("the lease is not this run's")
+
+func (r *Runner) renew(ctx context.Context, p *Plan, obj Object, tag *string) error {
+	body, got, err := r.Cloud.GetVersion(ctx, Credentials{}, obj)
+	if errors.Is(err, ErrNotFound) {
+		return errNotOurs
+	}
+	if err != nil {
+		return err
+	}
+	var held lease
+	if json.Unmarshal(body, &held) != nil || !r.ours(p, held) {
+		return errNotOurs
+	}
+	held.Expires = r.now().Add(r.ttl())
+	b, _ := json.Marshal(held)
+	now, err := r.Cloud.PutIfMatch(ctx, Credentials{}, obj, b, got)
+	switch {
+	case err == nil:
+		*tag = now
+		return nil
+	case errors.Is(err, ErrChanged), errors.Is(err, ErrNotFound):
+		return errNotOurs
+	}
+	return err
 }
 
 // History answers questions about the repository's commits.

@@ -117,6 +117,16 @@ type Storage interface {
 	Put(ctx context.Context, creds Credentials, o Object, body []byte) error
 	Get(ctx context.Context, creds Credentials, o Object) ([]byte, error) // ErrNotFound when absent
 	Delete(ctx context.Context, creds Credentials, o Object) error
+	// GetVersion reads an object with its ETag, for a conditional write.
+	GetVersion(ctx context.Context, creds Credentials, o Object) (body []byte, etag string, err error)
+	// PutIfMatch replaces the object only while its ETag is etag (S3's
+	// If-Match); ErrChanged when another writer came first, ErrNotFound
+	// when it is gone.
+	// It returns the new ETag.
+	PutIfMatch(ctx context.Context, creds Credentials, o Object, body []byte, etag string) (string, error)
+	// DeleteIfMatch removes the object only while its ETag is etag;
+	// ErrChanged when another writer came first.
+	DeleteIfMatch(ctx context.Context, creds Credentials, o Object, etag string) error
 }
 
 // Parameters reads SSM parameters (the central pipeline's handoff).
@@ -136,6 +146,7 @@ type Cloud interface {
 var (
 	ErrExists   = errors.New("object exists")
 	ErrNotFound = errors.New("not found")
+	ErrChanged  = errors.New("object changed since it was read")
 )
 
 // TerraformJob is one init + apply (or destroy) of a root for a cluster.

@@ -300,23 +300,25 @@ func (r *Runner) terraform(ctx context.Context, p *Plan, s Step, st *clusterStat
 		return "", fmt.Errorf("the state bucket %s (made by the central pipeline's bootstrap): %w", bucket, err)
 	}
 	state := Object{Bucket: bucket, Key: key, Owner: owner}
-	stale, err := r.acquire(ctx, p, s, state)
+	stale, tag, err := r.acquire(ctx, p, s, state)
 	if err != nil {
 		return "", err
 	}
-	stop := r.heartbeat(ctx, p, s, state)
-	defer func() {
-		stop()
-		// Released even when the step failed or was cancelled: the lease
-		// names a live run, and this one is ending.
-		_ = r.Cloud.Delete(context.WithoutCancel(ctx), Credentials{}, leaseOf(state))
-	}()
+	// The run's work stops when its lease is lost (fenced), so that a run
+	// that took the lease over never applies beside it.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	release := r.heartbeat(ctx, p, state, tag, cancel)
+	defer release()
 	if err := r.checkOrder(ctx, state); err != nil {
 		return "", err
 	}
 	job := TerraformJob{Cluster: s.Cluster, Root: strings.TrimPrefix(s.Root, "terraform/"), VarFile: filepath.Join(r.Dir, s.VarFile),
 		Vars: vars, Backend: s.Backend, Region: region, Destroy: s.Command == "destroy", Log: r.Log}
 	out, err := r.Terraform.Run(ctx, job)
+	if cause := context.Cause(ctx); err != nil && cause != nil && cause != context.Canceled {
+		return "", cause
+	}
 	var locked *LockedError
 	if errors.As(err, &locked) {
 		if !stale {

@@ -2,6 +2,8 @@ package pipeline_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -179,6 +181,49 @@ func (c *fakeCloud) Get(_ context.Context, _ pipeline.Credentials, o pipeline.Ob
 	return nil, pipeline.ErrNotFound
 }
 
+// etag is content-based, as S3's is for a single-part upload.
+func etag(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + hex.EncodeToString(sum[:16]) + `"`
+}
+
+func (c *fakeCloud) GetVersion(_ context.Context, _ pipeline.Credentials, o pipeline.Object) ([]byte, string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if body, ok := c.objects[o.Bucket+"/"+o.Key]; ok {
+		return body, etag(body), nil
+	}
+	return nil, "", pipeline.ErrNotFound
+}
+
+func (c *fakeCloud) PutIfMatch(_ context.Context, _ pipeline.Credentials, o pipeline.Object, body []byte, tag string) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, ok := c.objects[o.Bucket+"/"+o.Key]
+	switch {
+	case !ok:
+		return "", pipeline.ErrNotFound
+	case etag(old) != tag:
+		return "", pipeline.ErrChanged
+	}
+	c.objects[o.Bucket+"/"+o.Key] = body
+	return etag(body), nil
+}
+
+func (c *fakeCloud) DeleteIfMatch(_ context.Context, _ pipeline.Credentials, o pipeline.Object, tag string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, ok := c.objects[o.Bucket+"/"+o.Key]
+	switch {
+	case !ok:
+		return pipeline.ErrNotFound
+	case etag(old) != tag:
+		return pipeline.ErrChanged
+	}
+	delete(c.objects, o.Bucket+"/"+o.Key)
+	return nil
+}
+
 func (c *fakeCloud) Delete(_ context.Context, _ pipeline.Credentials, o pipeline.Object) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -188,7 +233,7 @@ func (c *fakeCloud) Delete(_ context.Context, _ pipeline.Credentials, o pipeline
 
 // fakeTerraform records jobs; locked makes the next Run find a lock.
 type fakeTerraform struct {
-	during   func() // runs inside Run, as Terraform's apply would
+	during   func(ctx context.Context) error // runs inside Run, as Terraform's apply would; its error fails the apply
 	mu       sync.Mutex
 	fail     string // a cluster whose apply fails
 	jobs     []pipeline.TerraformJob
@@ -196,9 +241,11 @@ type fakeTerraform struct {
 	unlocked []string
 }
 
-func (f *fakeTerraform) Run(_ context.Context, j pipeline.TerraformJob) (map[string]string, error) {
+func (f *fakeTerraform) Run(ctx context.Context, j pipeline.TerraformJob) (map[string]string, error) {
 	if f.during != nil {
-		f.during()
+		if err := f.during(ctx); err != nil {
+			return nil, err
+		}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -511,7 +558,7 @@ func TestHeartbeatKeepsTheLeaseAlive(t *testing.T) {
 	c := newCloud()
 	key := "regionctl-regional-pipeline-eu-west-1/management-cluster/eu-west-1/mc01.tfstate.regionctl-run"
 	var seen []time.Time
-	tf := &fakeTerraform{during: func() {
+	tf := &fakeTerraform{during: func(context.Context) error {
 		for i := 0; i < 4; i++ {
 			time.Sleep(40 * time.Millisecond)
 			c.mu.Lock()
@@ -520,6 +567,7 @@ func TestHeartbeatKeepsTheLeaseAlive(t *testing.T) {
 			c.mu.Unlock()
 			seen = append(seen, l.Expires)
 		}
+		return nil
 	}}
 	r := runner(c, tf, &fakeRegistry{})
 	r.Now, r.LeaseTTL = time.Now, 60*time.Millisecond
@@ -531,6 +579,85 @@ func TestHeartbeatKeepsTheLeaseAlive(t *testing.T) {
 	}
 	if _, ok := c.objects[key]; ok {
 		t.Error("the lease outlived the run")
+	}
+}
+
+// racingCloud lets another run take over a dead lease between this run's
+// read of it and its own take-over.
+type racingCloud struct {
+	*fakeCloud
+	rival []byte
+	raced bool
+}
+
+func (c *racingCloud) PutIfMatch(ctx context.Context, creds pipeline.Credentials, o pipeline.Object, body []byte, tag string) (string, error) {
+	if !c.raced && strings.HasSuffix(o.Key, ".regionctl-run") {
+		c.raced = true
+		c.mu.Lock()
+		c.objects[o.Bucket+"/"+o.Key] = c.rival
+		c.mu.Unlock()
+	}
+	return c.fakeCloud.PutIfMatch(ctx, creds, o, body, tag)
+}
+
+// TestTwoRunsTakingOverOneDeadLease: when two runs find the same expired
+// lease, only the first to replace it holds it; the other sees the
+// winner's live lease and waits (here: is refused at once), and never
+// applies.
+func TestTwoRunsTakingOverOneDeadLease(t *testing.T) {
+	f := load(t, "../..")
+	p, _ := pipeline.Regional(f, "eu-west-1", "mc01", "https://api.flag", "req")
+	c, tf := newCloud(), &fakeTerraform{}
+	key := "regionctl-regional-pipeline-eu-west-1/management-cluster/eu-west-1/mc01.tfstate.regionctl-run"
+	c.objects[key] = []byte(`{"request_id":"dead-pod","host":"node-7","pid":1,"expires":"1969-12-31T23:59:00Z"}`)
+	rival := []byte(`{"request_id":"rival","host":"node-9","pid":1,"expires":"2999-01-01T00:00:00Z"}`)
+	r := runner(c, tf, &fakeRegistry{})
+	r.Cloud = &racingCloud{fakeCloud: c, rival: rival}
+	_, err := r.Run(context.Background(), p)
+	var held *pipeline.LockHeldError
+	if !errors.As(err, &held) || !strings.Contains(err.Error(), "regionctl run rival") {
+		t.Fatalf("%v", err)
+	}
+	if len(tf.jobs) != 0 {
+		t.Error("terraform ran beside the run that took the lease over")
+	}
+	if string(c.objects[key]) != string(rival) {
+		t.Errorf("the winner's lease was replaced: %s", c.objects[key])
+	}
+}
+
+// TestRunThatLosesItsLeaseStops: a run whose lease another run took over
+// (its heartbeat stalled past the expiry) stops its apply instead of
+// applying beside the new holder, and leaves the new holder's lease alone.
+func TestRunThatLosesItsLeaseStops(t *testing.T) {
+	f := load(t, "../..")
+	p, _ := pipeline.Regional(f, "eu-west-1", "mc01", "https://api.flag", "req")
+	c := newCloud()
+	key := "regionctl-regional-pipeline-eu-west-1/management-cluster/eu-west-1/mc01.tfstate.regionctl-run"
+	rival := []byte(`{"request_id":"rival","host":"node-9","pid":1,"expires":"2999-01-01T00:00:00Z"}`)
+	tf := &fakeTerraform{during: func(ctx context.Context) error {
+		c.mu.Lock()
+		c.objects[key] = rival
+		c.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Second):
+			return nil
+		}
+	}}
+	r := runner(c, tf, &fakeRegistry{})
+	r.Now, r.LeaseTTL = time.Now, 60*time.Millisecond
+	start := time.Now()
+	_, err := r.Run(context.Background(), p)
+	if err == nil || !strings.Contains(err.Error(), "was taken over by another run: stopping") || time.Since(start) > 2*time.Second {
+		t.Fatalf("%v after %s", err, time.Since(start))
+	}
+	if len(tf.jobs) != 0 {
+		t.Error("the apply finished")
+	}
+	if string(c.objects[key]) != string(rival) {
+		t.Errorf("the new holder's lease was removed or replaced: %q", c.objects[key])
 	}
 }
 

@@ -38,10 +38,21 @@ func (in Install) Files() (map[string][]byte, error) {
 		return nil, err
 	}
 	name, digest, _ := strings.Cut(in.RunnerImage, "@")
+	// Each cluster holds only the Pipeline it runs (and the dispatch): the
+	// other scope's Pipeline, and the Task only it uses, are left out.
+	unused := [][2]string{{"Pipeline", Regional}, {"Task", "regionctl-register-cluster"}}
+	if in.Scope == "regional" {
+		unused = [][2]string{{"Pipeline", Central}, {"Task", "regionctl-bootstrap-regional-pipeline"}}
+	}
+	var patches []map[string]string
+	for _, u := range unused {
+		patches = append(patches, map[string]string{"patch": fmt.Sprintf("$patch: delete\napiVersion: tekton.dev/v1\nkind: %s\nmetadata:\n  name: %s\n", u[0], u[1])})
+	}
 	files := map[string]any{
 		"kustomization.yaml": map[string]any{
 			"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
 			"namespace":      in.Namespace,
+			"patches":        patches,
 			"resources":      []string{path.Join(in.Pipelines, "tekton"), path.Join(in.Pipelines, "rbac"), "serviceaccount.yaml", "triggers.yaml", "cronjob.yaml"},
 			"configurations": []string{"kustomizeconfig.yaml"},
 			"images":         []map[string]string{{"name": "regionctl", "newName": name, "digest": digest}},
@@ -196,12 +207,14 @@ func (in Install) cronJob() map[string]any {
 				"backoffLimit": 0, "activeDeadlineSeconds": 600,
 				"template": map[string]any{"spec": map[string]any{
 					"serviceAccountName": "regionctl-dispatch", "restartPolicy": "Never",
-					"volumes": []any{map[string]any{"name": "work", "emptyDir": map[string]any{}}},
+					"volumes": []any{map[string]any{"name": "work", "emptyDir": map[string]any{}},
+						map[string]any{"name": "git-credentials", "secret": map[string]any{"secretName": "regionctl-git", "optional": true}}},
 					"initContainers": []any{map[string]any{
 						"name": "fetch", "image": "regionctl", "securityContext": security,
-						"args":         []string{"pipeline", "fetch", "--url", in.RepoURL, "--revision", in.Branch, "/work/repo"},
-						"env":          []map[string]string{{"name": "HOME", "value": "/tmp"}},
-						"volumeMounts": []map[string]string{{"name": "work", "mountPath": "/work"}},
+						"args": []string{"pipeline", "fetch", "--url", in.RepoURL, "--revision", in.Branch, "--credentials-dir", "/etc/regionctl/git", "/work/repo"},
+						"env":  []map[string]string{{"name": "HOME", "value": "/tmp"}},
+						"volumeMounts": []map[string]any{{"name": "work", "mountPath": "/work"},
+							{"name": "git-credentials", "mountPath": "/etc/regionctl/git", "readOnly": true}},
 					}},
 					"containers": []any{map[string]any{
 						"name": "reconcile", "image": "regionctl", "securityContext": security, "args": args,
