@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -33,15 +34,19 @@ type Client struct {
 
 type application struct {
 	Metadata struct {
-		Name string `json:"name"`
+		Name   string            `json:"name"`
+		Labels map[string]string `json:"labels"`
 	} `json:"metadata"`
 	Status struct {
 		Health struct {
 			Status string `json:"status"`
 		} `json:"health"`
 		Sync struct {
-			Status   string `json:"status"`
-			Revision string `json:"revision"`
+			Status string `json:"status"`
+			// Revision is a single-source Application's; Revisions a
+			// multi-source one's, one per source.
+			Revision  string   `json:"revision"`
+			Revisions []string `json:"revisions"`
 		} `json:"sync"`
 	} `json:"status"`
 }
@@ -57,54 +62,170 @@ func (c *Client) base() string {
 	return "https://" + s
 }
 
-// Check implements rollout.Health.
-func (c *Client) Check(sector, component, commit string) (string, error) {
+// applications lists the Applications matching a label selector.
+func (c *Client) applications(selector string) ([]application, error) {
 	hc := c.HTTP
 	if hc == nil {
 		hc = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: c.Insecure}}}
 	}
-	selector := "sector=" + sector
-	if component != "" {
-		selector += ",component=" + component
-	}
 	req, err := http.NewRequest(http.MethodGet, c.base()+"/api/v1/applications?"+url.Values{"selector": {selector}}.Encode(), nil)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if c.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("asking Argo CD for the Applications of %s: %w", selector, err)
+		return nil, fmt.Errorf("asking Argo CD %s for the Applications of %s: %w", c.base(), selector, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("Argo CD answered %s for the Applications of %s", resp.Status, selector)
+		return nil, fmt.Errorf("Argo CD %s answered %s for the Applications of %s", c.base(), resp.Status, selector)
 	}
 	var list struct {
 		Items []application `json:"items"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
-		return "", fmt.Errorf("decoding Argo CD's Applications: %w", err)
+		return nil, fmt.Errorf("decoding Argo CD's Applications: %w", err)
 	}
-	if len(list.Items) == 0 {
+	return list.Items, nil
+}
+
+// Check implements rollout.Health against one Argo CD holding every
+// Application of the sector.
+func (c *Client) Check(sector, component, commit string) (string, error) {
+	selector := "sector=" + sector
+	if component != "" {
+		selector += ",component=" + component
+	}
+	apps, err := c.applications(selector)
+	if err != nil {
+		return "", err
+	}
+	if len(apps) == 0 {
 		return "", fmt.Errorf("no Application matches %s", selector)
 	}
-	var bad []string
-	for _, a := range list.Items {
-		h, s := a.Status.Health.Status, a.Status.Sync.Status
-		switch {
-		case h != "Healthy" || s != "Synced":
-			bad = append(bad, fmt.Sprintf("%s is %s and %s", a.Metadata.Name, orUnknown(h), orUnknown(s)))
-		case commit != "" && c.Repo != nil && !c.atOrAfter(a.Status.Sync.Revision, commit):
-			bad = append(bad, fmt.Sprintf("%s is synced at %s, not at %s or later", a.Metadata.Name, short(a.Status.Sync.Revision), short(commit)))
-		}
-	}
-	if len(bad) > 0 {
+	if bad := c.judge(apps, apps, commit); len(bad) > 0 {
 		return "", fmt.Errorf("%s", strings.Join(bad, "; "))
 	}
-	return fmt.Sprintf("%d Applications of %s Healthy and Synced", len(list.Items), selector), nil
+	return fmt.Sprintf("%d Applications of %s Healthy and Synced", len(apps), selector), nil
+}
+
+// judge says what keeps the selected Applications from passing: each
+// must be Healthy and Synced; each that tracks a git commit of the fleet
+// repository (a root Application, a multi-source one's $values) must be at
+// commit or after it, and at least one of all must.
+func (c *Client) judge(selected, all []application, commit string) []string {
+	var bad []string
+	for _, a := range selected {
+		if h, s := a.Status.Health.Status, a.Status.Sync.Status; h != "Healthy" || s != "Synced" {
+			bad = append(bad, fmt.Sprintf("%s is %s and %s", a.Metadata.Name, orUnknown(h), orUnknown(s)))
+		}
+	}
+	if commit == "" || c.Repo == nil {
+		return bad
+	}
+	tracked := false
+	for _, a := range all {
+		if a.Metadata.Labels["component"] != "root" && !contains(selected, a) {
+			continue
+		}
+		for _, rev := range commits(a) {
+			tracked = true
+			if !c.atOrAfter(rev, commit) {
+				bad = append(bad, fmt.Sprintf("%s is synced at %s, not at %s or later", a.Metadata.Name, short(rev), short(commit)))
+			}
+		}
+	}
+	if !tracked {
+		bad = append(bad, fmt.Sprintf("no Application tracks a commit of the fleet repository, so none can show it runs %s", short(commit)))
+	}
+	return bad
+}
+
+func contains(apps []application, a application) bool {
+	for _, x := range apps {
+		if x.Metadata.Name == a.Metadata.Name {
+			return true
+		}
+	}
+	return false
+}
+
+var commitRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// commits are the git commits an Application is synced at: its revision,
+// or those of its sources; chart versions are not commits.
+func commits(a application) []string {
+	var out []string
+	for _, r := range append([]string{a.Status.Sync.Revision}, a.Status.Sync.Revisions...) {
+		if commitRE.MatchString(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Target is one cluster and the Argo CD that manages it.
+type Target struct {
+	Region, Cluster string
+	Endpoint        string // https URL of that Argo CD's API
+}
+
+// Gate implements rollout.Health for a fleet: it asks, for each cluster of
+// the sector, the Argo CD that manages it (its own in the per-cluster
+// topology, the environment's in the central one) and names the clusters
+// that block.
+type Gate struct {
+	// Client carries the token, TLS settings and repository; its Server is
+	// replaced by each target's endpoint.
+	Client  Client
+	Targets func(sector string) ([]Target, error)
+}
+
+// Check implements rollout.Health.
+func (g *Gate) Check(sector, component, commit string) (string, error) {
+	targets, err := g.Targets(sector)
+	if err != nil {
+		return "", err
+	}
+	if len(targets) == 0 {
+		return "", fmt.Errorf("sector %s has no cluster to ask", sector)
+	}
+	var blocked []string
+	n := 0
+	for _, t := range targets {
+		c := g.Client
+		c.Server = t.Endpoint
+		all, err := c.applications("sector=" + sector + ",region=" + t.Region + ",cluster=" + t.Cluster)
+		if err != nil {
+			blocked = append(blocked, t.Region+"/"+t.Cluster+": "+err.Error())
+			continue
+		}
+		var selected []application
+		for _, a := range all {
+			if component == "" || a.Metadata.Labels["component"] == component {
+				selected = append(selected, a)
+			}
+		}
+		if len(selected) == 0 {
+			what := "no Application"
+			if component != "" {
+				what = "no Application of " + component
+			}
+			blocked = append(blocked, fmt.Sprintf("%s/%s: %s at %s", t.Region, t.Cluster, what, t.Endpoint))
+			continue
+		}
+		n += len(selected)
+		if bad := c.judge(selected, all, commit); len(bad) > 0 {
+			blocked = append(blocked, t.Region+"/"+t.Cluster+": "+strings.Join(bad, "; "))
+		}
+	}
+	if len(blocked) > 0 {
+		return "", fmt.Errorf("%d of %d clusters of %s block: %s", len(blocked), len(targets), sector, strings.Join(blocked, " | "))
+	}
+	return fmt.Sprintf("%d Applications on %d clusters of %s Healthy and Synced", n, len(targets), sector), nil
 }
 
 // atOrAfter reports whether revision is commit or descends from it.

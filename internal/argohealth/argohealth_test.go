@@ -6,6 +6,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/regionctl/regionctl/internal/gitbase"
+	"github.com/regionctl/regionctl/internal/testrepo"
 )
 
 // argocd answers /api/v1/applications as Argo CD does, from a fixed list,
@@ -71,5 +74,78 @@ func TestCheck(t *testing.T) {
 	bad := &Client{Server: strings.TrimPrefix(srv.URL, "http://"), Plaintext: true, Token: "wrong"}
 	if _, err := bad.Check("stage", "", ""); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("bad token: %v", err)
+	}
+}
+
+// rootApp and helmApp are Applications of the per-cluster topology: the
+// root tracks the fleet repository's commit, a component its chart version.
+func clusterApp(name, sector, region, cluster, component, health, sync, revision string, revisions ...string) map[string]any {
+	return map[string]any{
+		"metadata": map[string]any{"name": name, "namespace": "argocd", "labels": map[string]string{
+			"sector": sector, "region": region, "cluster": cluster, "component": component}},
+		"status": map[string]any{
+			"health": map[string]any{"status": health},
+			"sync":   map[string]any{"status": sync, "revision": revision, "revisions": revisions},
+		},
+	}
+}
+
+// TestGateAsksEachClustersArgoCD: the gate asks every cluster's own Argo
+// CD, passes only when each cluster's Applications are Healthy and Synced
+// and its root (or a multi-source Application's fleet source) is at the
+// commit or after it, and names the clusters that block.
+func TestGateAsksEachClustersArgoCD(t *testing.T) {
+	r := testrepo.New(t, nil)
+	r.Write("a", "1")
+	introduced := r.Commit("introduce").String()
+	r.Write("a", "2")
+	later := r.Commit("later").String()
+	r.Write("a", "3")
+	repo, err := gitbase.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	before := "0123456789abcdef0123456789abcdef01234567" // not in the repository
+
+	mc01 := argocd(t, []map[string]any{
+		clusterApp("root", "stage", "eu-west-1", "mc01", "root", "Healthy", "Synced", later),
+		clusterApp("hypershift-operator", "stage", "eu-west-1", "mc01", "hypershift-operator", "Healthy", "Synced", "hypershift-operator/v0.1.59"),
+	})
+	defer mc01.Close()
+	mc02 := argocd(t, []map[string]any{
+		clusterApp("root", "stage", "eu-west-1", "mc02", "root", "Healthy", "Synced", before),
+		clusterApp("hypershift-operator", "stage", "eu-west-1", "mc02", "hypershift-operator", "Healthy", "Synced", "hypershift-operator/v0.1.58"),
+	})
+	defer mc02.Close()
+	central := argocd(t, []map[string]any{
+		// Multi-source: the chart's version and the $values commit.
+		clusterApp("us-west-2-mc01-hypershift-operator", "stage", "us-west-2", "mc01", "hypershift-operator", "Healthy", "Synced", "", "v0.1.59", introduced),
+	})
+	defer central.Close()
+
+	gate := func(targets ...Target) *Gate {
+		return &Gate{Client: Client{Token: "secret-token", Repo: repo}, Targets: func(string) ([]Target, error) { return targets, nil }}
+	}
+	good := gate(Target{"eu-west-1", "mc01", mc01.URL}, Target{"us-west-2", "mc01", central.URL})
+	if s, err := good.Check("stage", "hypershift-operator", introduced); err != nil || !strings.Contains(s, "2 Applications on 2 clusters") {
+		t.Errorf("healthy at or after the commit: %q %v", s, err)
+	}
+	_, err = gate(Target{"eu-west-1", "mc01", mc01.URL}, Target{"eu-west-1", "mc02", mc02.URL}).Check("stage", "hypershift-operator", introduced)
+	if err == nil || !strings.Contains(err.Error(), "1 of 2 clusters of stage block: eu-west-1/mc02: root is synced at 01234567") || strings.Contains(err.Error(), "eu-west-1/mc01:") {
+		t.Errorf("a cluster whose root is behind: %v", err)
+	}
+	// Multi-source Applications carry their commits in revisions: an
+	// Application synced at an older $values commit blocks.
+	if _, err := good.Check("stage", "hypershift-operator", later); err == nil || !strings.Contains(err.Error(), "us-west-2/mc01: us-west-2-mc01-hypershift-operator is synced at") {
+		t.Errorf("multi-source behind the commit: %v", err)
+	}
+	// A cluster whose Argo CD holds none of the component's Applications.
+	if _, err := gate(Target{"eu-west-1", "mc01", mc01.URL}).Check("stage", "cert-manager", introduced); err == nil || !strings.Contains(err.Error(), "no Application of cert-manager") {
+		t.Errorf("missing component: %v", err)
+	}
+	// An unreachable Argo CD blocks its cluster.
+	if _, err := gate(Target{"eu-west-1", "mc09", "http://127.0.0.1:1"}).Check("stage", "", introduced); err == nil || !strings.Contains(err.Error(), "eu-west-1/mc09:") {
+		t.Errorf("unreachable: %v", err)
 	}
 }

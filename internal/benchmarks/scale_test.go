@@ -123,10 +123,8 @@ func getFixture(b *testing.B, clusters int, o fleetgen.Options) *fixture {
 	}
 	dir := leftover(b, fmt.Sprintf("fleet-%d-", clusters))
 	files := fleetgen.Generate(o)
-	for _, t := range []string{"regional", "management"} {
-		for _, c := range fleetgen.Charts[t] {
-			files[filepath.ToSlash(filepath.Join("charts", t, c, "Chart.yaml"))] = []byte("apiVersion: v2\nname: " + c + "\nversion: 0.1.0\n")
-		}
+	for _, c := range fleetgen.Charts {
+		files[filepath.ToSlash(filepath.Join("charts", c, "Chart.yaml"))] = []byte("apiVersion: v2\nname: " + c + "\nversion: 0.1.0\n")
 	}
 	pipelines, _ := filepath.Glob("../../pipelines/tekton/*.yaml")
 	for _, p := range pipelines {

@@ -33,10 +33,8 @@ benchmarks.`,
 				return fail(ExitInput, "%s already holds a fleet; choose an empty directory", filepath.Join(dir, configDir))
 			}
 			files := fleetgen.Generate(o)
-			for _, t := range []string{"regional", "management"} {
-				for _, c := range fleetgen.Charts[t] {
-					files[filepath.ToSlash(filepath.Join("charts", t, c, "Chart.yaml"))] = []byte("apiVersion: v2\nname: " + c + "\nversion: 0.1.0\n")
-				}
+			for _, c := range fleetgen.Charts {
+				files[filepath.ToSlash(filepath.Join("charts", c, "Chart.yaml"))] = []byte("apiVersion: v2\nname: " + c + "\nversion: 0.1.0\n")
 			}
 			pipelines, _ := fs.Glob(os.DirFS(a.root), tekton.Dir+"/*.yaml")
 			for _, p := range pipelines {

@@ -96,7 +96,8 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 				r.render()
 			}},
 		{name: "chart added", head: "HEAD", whole: true, change: func(r *reviewRepo) {
-			r.Write("charts/management/logging/Chart.yaml", "apiVersion: v2\nname: logging\nversion: 0.1.0\n")
+			r.Write("charts/logging/Chart.yaml", "apiVersion: v2\nname: logging\nversion: 0.1.0\n")
+			r.Write("config/global/90-logging.yaml", "components:\n  logging:\n    runs_on: [management]\n    chart_revision: logging/v1.0.0\n")
 			r.render()
 		}},
 	} {

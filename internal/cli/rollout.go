@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/regionctl/regionctl/internal/argohealth"
+	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/rollout"
 	"github.com/regionctl/regionctl/internal/schema"
@@ -86,8 +87,11 @@ another value. When every sector runs the value, it moves into config/global and
 the sector pins go. promote never commits: it prints what it changed and the
 commit message to use.
 
-Argo CD is reached like the argocd CLI does: --argocd-server (ARGOCD_SERVER),
---argocd-auth-token (ARGOCD_AUTH_TOKEN), --insecure, --plaintext.`,
+The gate asks, for each cluster of that sector, the Argo CD that manages it:
+its argocd.endpoint in config (each cluster's own in the per-cluster topology,
+the environment's in the central one), or --argocd-server (ARGOCD_SERVER) for
+all. It names every cluster that blocks. --argocd-auth-token
+(ARGOCD_AUTH_TOKEN), --insecure and --plaintext are as the argocd CLI takes them.`,
 		Example: `  regionctl rollout promote eks.version 1.32
   regionctl rollout promote components.hypershift-operator.image quay.io/...@sha256:... --skip-health`,
 		Args: cobra.ExactArgs(2),
@@ -122,8 +126,10 @@ Argo CD is reached like the argocd CLI does: --argocd-server (ARGOCD_SERVER),
 			if argo.Token == "" {
 				argo.Token = os.Getenv("ARGOCD_AUTH_TOKEN")
 			}
-			if argo.Server != "" {
-				opts.Health = &argo
+			if !skipHealth {
+				opts.Health = &argohealth.Gate{Client: argo, Targets: func(sector string) ([]argohealth.Target, error) {
+					return healthTargets(f, sector, argo.Server)
+				}}
 			}
 			p, err := rollout.Promote(f, args[0], args[1], opts)
 			var refused *rollout.Refusal
@@ -152,6 +158,34 @@ Argo CD is reached like the argocd CLI does: --argocd-server (ARGOCD_SERVER),
 	cmd.Flags().BoolVar(&argo.Insecure, "insecure", os.Getenv("ARGOCD_INSECURE") == "true", "skip TLS verification of the Argo CD server")
 	cmd.Flags().BoolVar(&argo.Plaintext, "plaintext", false, "talk to Argo CD over plain HTTP")
 	return cmd
+}
+
+// healthTargets are the clusters of a sector with the Argo CD that
+// manages each: server for all when set, else each cluster's
+// argocd.endpoint.
+func healthTargets(f *config.Fleet, sector, server string) ([]argohealth.Target, error) {
+	var out []argohealth.Target
+	var missing []string
+	for _, c := range f.Clusters {
+		if c.SectorName() != sector || c.Deleting() {
+			continue
+		}
+		endpoint := server
+		if endpoint == "" {
+			if v := c.Effective.Lookup("argocd", "endpoint"); v != nil && v.Kind == config.String {
+				endpoint = v.Str
+			}
+		}
+		if endpoint == "" {
+			missing = append(missing, c.ID())
+			continue
+		}
+		out = append(out, argohealth.Target{Region: c.Region.Name, Cluster: c.Name, Endpoint: endpoint})
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("no Argo CD endpoint for %s: set argocd.endpoint in config (or pass --argocd-server)", strings.Join(missing, ", "))
+	}
+	return out, nil
 }
 
 // applyEdits writes each edit atomically, then checks the fleet still

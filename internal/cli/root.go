@@ -133,7 +133,7 @@ Run it from the repository root, or point --root at it.`,
 		a.stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
 		return pprof.StartCPUProfile(f)
 	}
-	root.AddCommand(a.validateCommand(), a.explainCommand(), a.renderCommand(), a.appsetCommand(), a.affectedCommand(), a.devCommand(), a.rolloutCommand(), a.pipelineCommand(), a.versionCommand())
+	root.AddCommand(a.validateCommand(), a.explainCommand(), a.renderCommand(), a.affectedCommand(), a.devCommand(), a.rolloutCommand(), a.pipelineCommand(), a.versionCommand(), a.argocdCommand())
 	return root
 }
 

@@ -172,7 +172,7 @@ func TestClusterDeletedInTwoPhases(t *testing.T) {
 	if len(phase1.Destroyed) != 1 || phase1.Destroyed[0].ID != "eu-west-1/mc02" {
 		t.Errorf("phase 1 destroyed %+v", phase1.Destroyed)
 	}
-	if !strings.Contains(strings.Join(phase1.Pruned, " "), "eu-west-1/argocd/mc02-values.yaml") {
+	if !strings.Contains(strings.Join(phase1.Pruned, " "), "production/argocd/clusters/eu-west-1-mc02.yaml") || !strings.Contains(strings.Join(phase1.Pruned, " "), "eu-west-1/argocd/mc02/values/hypershift-operator.yaml") {
 		t.Errorf("phase 1 pruned %v: the Applications of a destroyed cluster go", phase1.Pruned)
 	}
 	phase2 := r.compare(c, "HEAD~2", "HEAD~1")

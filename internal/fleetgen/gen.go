@@ -24,11 +24,8 @@ var realRegions = []string{
 	"me-south-1", "me-central-1", "af-south-1", "il-central-1",
 }
 
-// Charts are the component charts a generated fleet's repository holds.
-var Charts = map[string][]string{
-	"regional":   {"cluster-lifecycle-manager", "observability", "platform-api"},
-	"management": {"hypershift-operator", "maestro-agent", "observability"},
-}
+// Charts are the charts a generated fleet's repository owns (charts/<name>).
+var Charts = []string{"cluster-lifecycle-manager", "hypershift-operator", "observability", "platform-api"}
 
 var directions = []string{"north", "south", "east", "west", "central", "northeast", "southeast", "northwest", "southwest"}
 
@@ -138,29 +135,42 @@ gitops:
 
 const globalComponents = `# Generated fleet: component releases.
 components:
+  argo-cd:
+    runs_on: [regional, management]
+    chart:
+      repo_url: https://argoproj.github.io/argo-helm
+      name: argo-cd
+    chart_revision: 9.1.0
+    namespace: argocd
   platform-api:
-    chart_revision: v2.14.0
-    namespace: platform-api
+    runs_on: [regional]
+    chart_revision: platform-api/v2.14.0
     values:
       replicas: 3
   cluster-lifecycle-manager:
-    chart_revision: v1.9.2
+    runs_on: [regional]
+    chart_revision: cluster-lifecycle-manager/v1.9.2
     namespace: clm
     values:
       replicas: 2
   maestro-agent:
+    runs_on: [management]
+    chart:
+      git_url: https://github.com/openshift-online/maestro.git
+      path: charts/maestro-agent
     chart_revision: v0.8.1
     namespace: maestro
     values:
       consumer: ${cluster}
   hypershift-operator:
-    chart_revision: v0.1.58
+    runs_on: [management]
+    chart_revision: hypershift-operator/v0.1.58
     namespace: hypershift
     values:
       replicas: 2
   observability:
-    chart_revision: v3.2.0
-    namespace: observability
+    runs_on: [regional, management]
+    chart_revision: observability/v3.2.0
     values:
       retention: 15d
 `

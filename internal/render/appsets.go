@@ -1,45 +1,41 @@
 package render
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
 	"strings"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/render/argocd"
+	"github.com/regionctl/regionctl/internal/render/encode"
 )
 
-// ReadCharts lists the component charts of each cluster type: the
-// directories under charts/<type>/ of fsys that hold a Chart.yaml.
-func ReadCharts(fsys fs.FS) (map[string][]string, error) {
-	out := map[string][]string{}
-	for _, t := range []string{"regional", "management"} {
-		entries, err := fs.ReadDir(fsys, argocd.ChartsDir(t))
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			return nil, fmt.Errorf("reading %s: %w", argocd.ChartsDir(t), err)
-		}
-		for _, e := range entries {
-			if _, err := fs.Stat(fsys, argocd.ChartsDir(t)+"/"+e.Name()+"/Chart.yaml"); e.IsDir() && err == nil {
-				out[t] = append(out[t], e.Name())
-			}
-		}
-		sort.Strings(out[t])
+// ReadCharts lists the charts the platform owns: the directories under
+// charts/ of fsys that hold a Chart.yaml.
+func ReadCharts(fsys fs.FS) ([]string, error) {
+	entries, err := fs.ReadDir(fsys, argocd.ChartsDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", argocd.ChartsDir, err)
+	}
+	var out []string
+	for _, e := range entries {
+		if _, err := fs.Stat(fsys, argocd.ChartsDir+"/"+e.Name()+"/Chart.yaml"); e.IsDir() && err == nil {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
 	return out, nil
 }
 
 // GitOpsOf reads the gitops settings of the fleet's global config.
 func GitOpsOf(f *config.Fleet) argocd.GitOps {
-	g := argocd.GitOps{RepoURL: "https://git.example.com/fleet.git", Revision: "main", Project: "default", Namespace: "argocd"}
+	g := argocd.GitOps{RepoURL: "https://git.example.com/fleet.git", Revision: "main", Project: "default", Namespace: "argocd", Topology: argocd.PerCluster}
 	v := f.Global.Get("gitops")
 	set := func(dst *string, key string) {
 		if s := v.Get(key); s != nil && s.Kind == config.String {
@@ -50,108 +46,168 @@ func GitOpsOf(f *config.Fleet) argocd.GitOps {
 	set(&g.Revision, "revision")
 	set(&g.Project, "argocd_project")
 	set(&g.Namespace, "argocd_namespace")
+	set(&g.Topology, "argocd_topology")
 	return g
 }
 
-// AppSetInputs returns the input of every ApplicationSet of the fleet, by
-// environment and cluster type, in a stable order. Clusters being deleted
-// get no Applications.
-func AppSetInputs(f *config.Fleet, charts map[string][]string) []argocd.Input {
-	var out []argocd.Input
-	envs := map[string]bool{}
-	for _, s := range f.Sectors {
-		envs[s.Environment] = true
+func (r *renderer) owned() map[string]bool {
+	m := make(map[string]bool, len(r.opts.Charts))
+	for _, c := range r.opts.Charts {
+		m[c] = true
 	}
-	var envList []string
-	for e := range envs {
-		envList = append(envList, e)
-	}
-	sort.Strings(envList)
-	for _, env := range envList {
-		for _, typ := range []string{"management", "regional"} {
-			in := argocd.Input{Environment: env, Type: typ, Charts: charts[typ], GitOps: GitOpsOf(f)}
-			has := map[string]bool{}
-			for _, c := range f.Clusters {
-				if c.Environment() == env && c.Type == typ && !c.Deleting() {
-					in.Clusters = append(in.Clusters, c)
-					has[c.SectorName()] = true
-				}
-			}
-			for _, s := range f.Sectors {
-				if has[s.Name] {
-					in.Sectors = append(in.Sectors, s)
-				}
-			}
-			if len(in.Clusters) > 0 && len(in.Charts) > 0 {
-				out = append(out, in)
-			}
-		}
-	}
-	return out
+	return m
 }
 
-// appsets renders the ApplicationSets (one per environment and cluster
-// type, each on its own core).
-func (r *renderer) appsets(f *config.Fleet) ([]Artifact, diag.Diagnostics) {
-	inputs := AppSetInputs(f, r.opts.Charts)
-	out := make([]*Artifact, len(inputs))
-	problems := make([]diag.Diagnostics, len(inputs))
-	parallel(len(inputs), func(i int) {
-		out[i], problems[i] = r.appset(inputs[i])
-	})
-	var arts []Artifact
+// components resolves the components c runs; their problems are c's
+// diagnostics.
+func (r *renderer) components(c *config.Cluster) ([]argocd.Component, diag.Diagnostics) {
+	comps, problems := argocd.Components(c, r.gitops, r.owned())
 	var diags diag.Diagnostics
-	for i := range inputs {
-		if out[i] != nil {
-			arts = append(arts, *out[i])
-		}
-		diags = append(diags, problems[i]...)
+	for _, p := range problems {
+		diags = append(diags, diag.Errorf(p.Pos, p.Detail, "%s: %s", c.ID(), p.Summary))
 	}
+	return comps, diags
+}
+
+// clusterArgo renders what Argo CD applies for c: in the per-cluster
+// topology its root Application, AppProject and component Applications;
+// in the central topology its components' values files.
+func (r *renderer) clusterArgo(c *config.Cluster) ([]Artifact, []argocd.Component, diag.Diagnostics) {
+	comps, diags := r.components(c)
+	if diags.HasErrors() || len(comps) == 0 {
+		return nil, comps, diags
+	}
+	at := diag.Pos{File: c.Doc.File}
+	var arts []Artifact
+	if r.gitops.Topology == argocd.Central {
+		for _, comp := range comps {
+			b, err := argocd.ValuesFile(comp)
+			if err != nil {
+				return nil, nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode the %s values of %s", comp.Name, c.ID())}
+			}
+			arts = append(arts, Artifact{Path: argocd.ValuesPath(c.Environment(), c.Region.Name, c.Name, comp.Name), Bytes: b, Owner: c.ID()})
+		}
+		return arts, comps, nil
+	}
+	for p, doc := range argocd.PerClusterDocs(c, comps, r.gitops) {
+		b, err := encode.YAML(doc)
+		if err != nil {
+			return nil, nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode %s", p)}
+		}
+		arts = append(arts, Artifact{Path: p, Bytes: b, Owner: c.ID()})
+	}
+	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
+	return arts, comps, nil
+}
+
+// centralArgo renders each environment's central Argo CD (central
+// topology only), and checks every ApplicationSet by expanding it against
+// the rendered cluster Secrets.
+func (r *renderer) centralArgo(f *config.Fleet) ([]Artifact, diag.Diagnostics) {
+	arts, _, diags := r.central(f)
 	return arts, diags
 }
 
-func (r *renderer) appset(in argocd.Input) (*Artifact, diag.Diagnostics) {
-	set := argocd.Build(in)
-	at := diag.Pos{File: in.Sectors[0].Doc.File}
-	b, err := yaml.Marshal(set)
-	if err != nil {
-		return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode the %s %s ApplicationSet", in.Environment, in.Type)}
+func (r *renderer) central(f *config.Fleet) ([]Artifact, []argocd.Planned, diag.Diagnostics) {
+	if r.gitops.Topology != argocd.Central {
+		return nil, nil, nil
 	}
-	art := &Artifact{Path: argocd.Path(in.Environment, in.Type), Bytes: append([]byte(yamlMarker+"\n"), b...)}
-	// The expansion depends on the document and the clusters' labels
-	// only: a run that saw the same ones already checked it.
-	key := r.appsetKey(art.Bytes, in)
-	if r.opts.Cache != nil {
-		if _, ok := r.opts.Cache.Get(key); ok {
-			return art, nil
+	var planned []argocd.Planned
+	byEnv := map[string][]argocd.ClusterRef{}
+	var envs []string
+	var diags diag.Diagnostics
+	for _, c := range f.Clusters {
+		if c.Deleting() {
+			continue
+		}
+		comps, ds := r.components(c)
+		diags = append(diags, ds...)
+		if _, ok := byEnv[c.Environment()]; !ok {
+			envs = append(envs, c.Environment())
+		}
+		byEnv[c.Environment()] = append(byEnv[c.Environment()], argocd.ClusterRef{Cluster: c, Components: comps})
+	}
+	if diags.HasErrors() {
+		return nil, nil, diags
+	}
+	sort.Strings(envs)
+	var arts []Artifact
+	for _, env := range envs {
+		var sectors []*config.Sector
+		for _, s := range f.Sectors {
+			if s.Environment == env {
+				sectors = append(sectors, s)
+			}
+		}
+		at := diag.Pos{File: "config/global"}
+		if len(sectors) > 0 {
+			at = diag.Pos{File: sectors[0].Doc.File}
+		}
+		docs, err := argocd.CentralDocs(env, sectors, byEnv[env], r.gitops)
+		if err != nil {
+			return nil, nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot render the central Argo CD of %s", env)}
+		}
+		var secrets []map[string]any
+		var paths []string
+		for p, doc := range docs {
+			paths = append(paths, p)
+			if m, ok := doc.(map[string]any); ok && m["kind"] == "Secret" {
+				secrets = append(secrets, m)
+			}
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			if set, ok := docs[p].(*argocd.ApplicationSet); ok {
+				apps, err := argocd.ExpandSet(set, secrets)
+				if err != nil {
+					return nil, nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot expand %s", p)}
+				}
+				var order []string
+				for _, s := range sectors {
+					for _, a := range apps {
+						if a.Sector == s.Name {
+							order = append(order, s.Name)
+							break
+						}
+					}
+				}
+				if problems := argocd.CheckSet(set, order, apps); len(problems) > 0 {
+					return nil, nil, diag.Diagnostics{diag.Errorf(at, strings.Join(problems, "\n"), "%s does not roll out sector by sector", p)}
+				}
+				planned = append(planned, apps...)
+			}
+			b, err := encode.YAML(docs[p])
+			if err != nil {
+				return nil, nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode %s", p)}
+			}
+			arts = append(arts, Artifact{Path: p, Bytes: b})
 		}
 	}
-	apps, err := argocd.Expand(set, in)
-	if err != nil {
-		return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot expand the %s %s ApplicationSet", in.Environment, in.Type)}
-	}
-	if problems := argocd.Check(set, in, apps); len(problems) > 0 {
-		return nil, diag.Diagnostics{diag.Errorf(at, strings.Join(problems, "\n"), "the %s %s ApplicationSet does not roll out sector by sector", in.Environment, in.Type)}
-	}
-	if r.opts.Cache != nil {
-		r.opts.Cache.Put(key, []byte{1})
-	}
-	return art, nil
+	return arts, planned, nil
 }
 
-func (r *renderer) appsetKey(doc []byte, in argocd.Input) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00", r.opts.Version, r.opts.CacheSalt)
-	h.Write(doc)
-	for _, c := range in.Clusters {
-		l := argocd.ClusterLabels(c)
-		fmt.Fprintf(h, "\x00%s|%s|%s|%s|%s", l["region"], l["cluster"], l["sector"], l["environment"], l["cluster_type"])
+// Applications lists every Application the fleet's Argo CDs will hold, by
+// cluster: in the per-cluster topology those rendered for each cluster, in
+// the central one those the ApplicationSets generate (with their
+// RollingSync step).
+func Applications(f *config.Fleet, charts []string) ([]argocd.Planned, diag.Diagnostics) {
+	r := &renderer{opts: Options{Charts: charts}, gitops: GitOpsOf(f)}
+	if r.gitops.Topology == argocd.Central {
+		_, apps, diags := r.central(f)
+		return apps, diags
 	}
-	for _, s := range in.Sectors {
-		fmt.Fprintf(h, "\x00%s:%d", s.Name, s.Order)
+	var apps []argocd.Planned
+	var diags diag.Diagnostics
+	for _, c := range f.Clusters {
+		if c.Deleting() {
+			continue
+		}
+		comps, ds := r.components(c)
+		diags = append(diags, ds...)
+		for _, comp := range comps {
+			apps = append(apps, argocd.Planned{Name: comp.Name, Cluster: c.ID(), Component: comp.Name, Sector: c.SectorName(), Namespace: comp.Namespace,
+				RepoURL: comp.Source.RepoURL, Chart: comp.Source.Chart, Path: comp.Source.Path, Revision: comp.Revision, Labels: argocd.ClusterLabels(c)})
+		}
 	}
-	fmt.Fprintf(h, "\x00%v", in.Charts)
-	return fmt.Sprintf("A%x", h.Sum(nil))
+	return apps, diags
 }
-
-const yamlMarker = "# Code generated by regionctl render. DO NOT EDIT."

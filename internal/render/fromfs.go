@@ -51,7 +51,7 @@ type Pair struct {
 // neither checked nor rendered: they render the same on both sides, so they
 // cannot differ. Otherwise each side is loaded and rendered whole.
 func FromFSPair(baseFS, headFS fs.FS, checker *schema.Checker, opts Options, incremental bool) (*Pair, error) {
-	var charts [2]map[string][]string
+	var charts [2][]string
 	var pipelines [2]tekton.Pipelines
 	for i, fsys := range []fs.FS{baseFS, headFS} {
 		var err error

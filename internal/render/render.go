@@ -39,9 +39,9 @@ type Options struct {
 	// Cache, when set, keeps each cluster's artifacts by the hash of what
 	// they are made of, so an unchanged cluster is not encoded again.
 	Cache Cache
-	// Charts lists the component charts of each cluster type (ReadCharts);
-	// they are the git directories the ApplicationSets generate from.
-	Charts map[string][]string
+	// Charts lists the charts the platform owns under charts/ (ReadCharts):
+	// a component without a chart source of its own uses charts/<name>.
+	Charts []string
 	// Pipelines are the Tekton Pipelines' declared params (tekton.ReadPipelines);
 	// every rendered PipelineRun is checked against them. nil renders no
 	// PipelineRuns (an empty, non-nil set fails every check).
@@ -105,7 +105,7 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 		return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "terraform"}, err.Error(), "cannot read the Terraform roots' variables")}
 	}
 	g := GitOpsOf(f)
-	r := &renderer{tf: tfc, opts: opts, source: tekton.Source{RepoURL: g.RepoURL, Revision: g.Revision}}
+	r := &renderer{tf: tfc, opts: opts, source: tekton.Source{RepoURL: g.RepoURL, Revision: g.Revision}, gitops: g}
 	chains, diags := regionChains(f, opts.Skip)
 	if diags.HasErrors() {
 		return nil, diags
@@ -141,7 +141,7 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 		arts = append(arts, perCluster[i]...)
 		diags = append(diags, perDiags[i]...)
 	}
-	a, ds := r.appsets(f)
+	a, ds := r.centralArgo(f)
 	arts = append(arts, a...)
 	diags = append(diags, ds...)
 	if diags.HasErrors() {
@@ -197,6 +197,7 @@ type renderer struct {
 	tf     *tfvars.Checker
 	opts   Options
 	source tekton.Source
+	gitops argocd.GitOps
 }
 
 // RegionDir is the directory of a region's files in deploy/.
@@ -225,7 +226,7 @@ func (r *renderer) cluster(c *config.Cluster) ([]Artifact, diag.Diagnostics, str
 	}
 	h := config.HashWithOrigins(c.Effective)
 	key := fmt.Sprintf("R%x", sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%x\x00%s",
-		r.opts.Version, r.opts.CacheSalt, c.ID(), c.Type, c.SectorName(), c.Environment(), h, strings.Join(r.opts.Charts[c.Type], ",")+"|"+r.opts.Pipelines.Signature()+"|"+r.source.RepoURL+"|"+r.source.Revision)))
+		r.opts.Version, r.opts.CacheSalt, c.ID(), c.Type, c.SectorName(), c.Environment(), h, strings.Join(r.opts.Charts, ",")+"|"+r.opts.Pipelines.Signature()+"|"+fmt.Sprintf("%+v", r.gitops))))
 	arts, diags := r.cached(key, func() ([]Artifact, diag.Diagnostics) { return r.renderCluster(c) })
 	if r.opts.Memo == nil || diags.HasErrors() {
 		return arts, diags, hashSorted(arts)
@@ -317,12 +318,15 @@ func (r *renderer) renderCluster(c *config.Cluster) ([]Artifact, diag.Diagnostic
 		}
 		arts = append(arts, Artifact{Path: tekton.Path(c.Environment(), c.Region.Name, c.Name), Bytes: pb, Owner: c.ID()})
 	}
-	if !c.Bool("delete") && len(r.opts.Charts[c.Type]) > 0 {
-		vb, err := argocd.ValuesFile(c, r.opts.Charts[c.Type])
-		if err != nil {
-			return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot render the Helm values of %s", c.ID())}
+	if !c.Bool("delete") {
+		a, comps, ds := r.clusterArgo(c)
+		if ds.HasErrors() {
+			return nil, ds
 		}
-		arts = append(arts, Artifact{Path: argocd.ValuesPath(c.Environment(), c.Region.Name, c.Name), Bytes: vb, Owner: c.ID()})
+		arts = append(arts, a...)
+		if ds := reach(c, comps, arts, r.gitops.Topology); ds.HasErrors() {
+			return nil, ds
+		}
 	}
 	return arts, nil
 }

@@ -2,188 +2,114 @@ package argocd
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"path"
+	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"text/template"
-
-	"github.com/regionctl/regionctl/internal/config"
 )
 
-// GitOps says where Argo CD finds this repository.
+// GitOps says where Argo CD finds this repository, and how it is laid out.
 type GitOps struct {
 	RepoURL   string
 	Revision  string
 	Project   string
 	Namespace string
+	Topology  string // PerCluster or Central
 }
 
-// Input is what one ApplicationSet is built from.
-type Input struct {
-	Environment string
-	Type        string            // cluster type
-	Sectors     []*config.Sector  // rollout order; those with clusters of Type in Environment
-	Clusters    []*config.Cluster // of Type in Environment, not being deleted
-	Charts      []string          // chart directories under charts/<Type>
-	GitOps      GitOps
+// ChartsDir holds the charts the platform itself owns, one directory each.
+const ChartsDir = "charts"
+
+// Planned is one Application as Argo CD will hold it.
+type Planned struct {
+	Name      string            `json:"name"`
+	Cluster   string            `json:"cluster"` // region/cluster
+	Component string            `json:"component"`
+	Sector    string            `json:"sector"`
+	Namespace string            `json:"namespace"`
+	RepoURL   string            `json:"repo_url"`
+	Chart     string            `json:"chart,omitempty"`
+	Path      string            `json:"path,omitempty"`
+	Revision  string            `json:"target_revision"`
+	Labels    map[string]string `json:"labels"`
+	// Step is the RollingSync step the Application syncs in (central
+	// topology), 1-based; 0 when it matched none.
+	Step int `json:"step,omitempty"`
 }
 
-// ChartsDir is where the component charts of a cluster type live.
-func ChartsDir(clusterType string) string { return path.Join("charts", clusterType) }
-
-// Path of the ApplicationSet and of a cluster's values file in deploy/.
-func Path(environment, clusterType string) string {
-	return path.Join(environment, "argocd", "applicationset-"+clusterType+".yaml")
-}
-
-func ValuesPath(environment, region, cluster string) string {
-	return path.Join(environment, region, "argocd", cluster+"-values.yaml")
-}
-
-// Build returns the ApplicationSet of in.
-func Build(in Input) *ApplicationSet {
-	steps := make([]Step, 0, len(in.Sectors))
-	for _, s := range in.Sectors {
-		st := Step{MatchExpressions: []Requirement{{Key: "sector", Operator: "In", Values: []string{s.Name}}}}
-		if s.MaxUpdate != "" {
-			st.MaxUpdate = maxUpdate(s.MaxUpdate)
-		}
-		steps = append(steps, st)
-	}
-	label := func(k string) string { return `{{index .metadata.labels "` + k + `"}}` }
-	return &ApplicationSet{
-		APIVersion: "argoproj.io/v1alpha1",
-		Kind:       "ApplicationSet",
-		Metadata: ObjectMeta{
-			Name:      fmt.Sprintf("%s-%s", in.Environment, in.Type),
-			Namespace: in.GitOps.Namespace,
-			Labels:    map[string]string{"app.kubernetes.io/managed-by": "regionctl", "environment": in.Environment, "cluster_type": in.Type},
-		},
-		Spec: Spec{
-			GoTemplate:        true,
-			GoTemplateOptions: []string{"missingkey=error"},
-			Generators: []Generator{{Matrix: &Matrix{Generators: []Generator{
-				{Clusters: &ClusterGenerator{Selector: LabelSelector{MatchLabels: map[string]string{"cluster_type": in.Type, "environment": in.Environment}}}},
-				{Git: &GitGenerator{RepoURL: in.GitOps.RepoURL, Revision: in.GitOps.Revision, Directories: []GitDirectory{{Path: ChartsDir(in.Type) + "/*"}}}},
-			}}}},
-			Strategy: &Strategy{Type: "RollingSync", RollingSync: &RollingSync{Steps: steps}},
-			Template: Template{
-				Metadata: TemplateMeta{
-					Name: label("region") + "-" + label("cluster") + "-{{.path.basename}}",
-					Labels: map[string]string{
-						"sector": label("sector"), "region": label("region"), "cluster": label("cluster"),
-						"environment": label("environment"), "cluster_type": label("cluster_type"), "component": "{{.path.basename}}",
-					},
-					Finalizers: []string{"resources-finalizer.argocd.argoproj.io"},
-				},
-				Spec: AppSpec{
-					Project: in.GitOps.Project,
-					Sources: []Source{
-						{RepoURL: in.GitOps.RepoURL, Path: "{{.path.path}}", TargetRevision: in.GitOps.Revision, Helm: &Helm{
-							ReleaseName: "{{.path.basename}}",
-							ValueFiles:  []string{"$values/deploy/" + label("environment") + "/" + label("region") + "/argocd/" + label("cluster") + "-values.yaml"},
-						}},
-						{RepoURL: in.GitOps.RepoURL, TargetRevision: in.GitOps.Revision, Ref: "values"},
-					},
-					Destination: Destination{Server: "{{.server}}", Namespace: "{{.path.basename}}"},
-					SyncPolicy: SyncPolicy{
-						Automated:   &Automated{Prune: true, SelfHeal: true},
-						SyncOptions: []string{"CreateNamespace=true", "ServerSideApply=true"},
-						Retry:       &Retry{Limit: 5, Backoff: &Backoff{Duration: "30s", Factor: 2, MaxDuration: "10m"}},
-					},
-				},
-			},
-			SyncPolicy: &SetPolicy{PreserveResourcesOnDeletion: true},
-		},
+// ClusterParams are the parameters Argo CD's cluster generator gives a
+// template for one cluster Secret: name, server and metadata.
+func ClusterParams(secret map[string]any) map[string]any {
+	meta, _ := secret["metadata"].(map[string]any)
+	data, _ := secret["stringData"].(map[string]string)
+	return map[string]any{
+		"name": data["name"], "server": data["server"], "nameNormalized": data["name"],
+		"metadata": map[string]any{"labels": meta["labels"], "annotations": meta["annotations"]},
 	}
 }
 
-func maxUpdate(s string) *IntOrString {
-	if n, err := strconv.Atoi(s); err == nil {
-		return &IntOrString{Int: &n}
-	}
-	return &IntOrString{Str: s}
-}
-
-// ClusterLabels are the labels the Argo CD cluster secret of c carries;
-// the clusters generator selects on them and the template reads them.
-func ClusterLabels(c *config.Cluster) map[string]string {
-	return map[string]string{
-		"cluster": c.Name, "region": c.Region.Name, "sector": c.SectorName(),
-		"environment": c.Environment(), "cluster_type": c.Type,
-	}
-}
-
-// Application is one Application the ApplicationSet generates.
-type Application struct {
-	Name       string            `json:"name"`
-	Labels     map[string]string `json:"labels"`
-	Cluster    string            `json:"cluster"` // region/cluster
-	Chart      string            `json:"chart"`   // chart directory
-	ValuesFile string            `json:"values_file"`
-	Step       int               `json:"step"` // 1-based RollingSync step; 0 when none matched
-	Sector     string            `json:"sector"`
-}
-
-// Expand evaluates the generators and the template offline, as the
-// ApplicationSet controller would: one Application per (cluster, chart),
-// each assigned to the first RollingSync step that matches it.
-func Expand(set *ApplicationSet, in Input) ([]Application, error) {
-	tname, err := template.New("name").Option("missingkey=error").Parse(set.Spec.Template.Metadata.Name)
-	if err != nil {
-		return nil, fmt.Errorf("template name: %w", err)
-	}
-	labelTmpl := map[string]*template.Template{}
-	for k, v := range set.Spec.Template.Metadata.Labels {
-		t, err := template.New(k).Option("missingkey=error").Parse(v)
+// ExpandSet evaluates a central ApplicationSet offline against the
+// rendered cluster Secrets, as the ApplicationSet controller would with
+// goTemplate and missingkey=error: one Application per Secret its selector
+// matches, each assigned the first RollingSync step that matches it. The
+// authority is Argo CD's own code (conformance/argocd); this is the render's
+// own check.
+func ExpandSet(set *ApplicationSet, secrets []map[string]any) ([]Planned, error) {
+	funcs := template.FuncMap{"fail": func(msg string) (string, error) { return "", errors.New(msg) }}
+	parse := func(what, text string) (*template.Template, error) {
+		t, err := template.New(what).Funcs(funcs).Option("missingkey=error").Parse(text)
 		if err != nil {
-			return nil, fmt.Errorf("template label %s: %w", k, err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
-		labelTmpl[k] = t
+		return t, nil
 	}
-	values, err := template.New("values").Option("missingkey=error").Parse(set.Spec.Template.Spec.Sources[0].Helm.ValueFiles[0])
-	if err != nil {
-		return nil, fmt.Errorf("template valueFiles: %w", err)
+	tmpl := set.Spec.Template
+	src := tmpl.Spec.Sources[0]
+	fields := map[string]string{"name": tmpl.Metadata.Name, "revision": src.TargetRevision, "namespace": tmpl.Spec.Destination.Namespace}
+	for k, v := range tmpl.Metadata.Labels {
+		fields["label:"+k] = v
 	}
-	exec := func(t *template.Template, params map[string]any) (string, error) {
-		var b bytes.Buffer
-		err := t.Execute(&b, params)
-		return b.String(), err
-	}
-	var apps []Application
-	for _, c := range in.Clusters {
-		for _, chart := range in.Charts {
-			p := path.Join(ChartsDir(in.Type), chart)
-			params := map[string]any{
-				"name":     c.Name,
-				"server":   "https://" + c.Name + "." + c.Region.Name + ".eks.amazonaws.com",
-				"metadata": map[string]any{"labels": ClusterLabels(c)},
-				"path":     map[string]any{"path": p, "basename": chart},
-			}
-			app := Application{Cluster: c.ID(), Chart: p, Labels: map[string]string{}}
-			if app.Name, err = exec(tname, params); err != nil {
-				return nil, fmt.Errorf("expanding %s for %s: %w", p, c.ID(), err)
-			}
-			for k, t := range labelTmpl {
-				if app.Labels[k], err = exec(t, params); err != nil {
-					return nil, fmt.Errorf("expanding label %s for %s: %w", k, c.ID(), err)
-				}
-			}
-			vf, err := exec(values, params)
-			if err != nil {
-				return nil, fmt.Errorf("expanding valueFiles for %s: %w", c.ID(), err)
-			}
-			app.ValuesFile = strings.TrimPrefix(vf, "$values/")
-			for i, st := range set.Spec.Strategy.RollingSync.Steps {
-				if matches(st.MatchExpressions, app.Labels) {
-					app.Step, app.Sector = i+1, st.MatchExpressions[0].Values[0]
-					break
-				}
-			}
-			apps = append(apps, app)
+	parsed := map[string]*template.Template{}
+	for k, v := range fields {
+		t, err := parse(k, v)
+		if err != nil {
+			return nil, err
 		}
+		parsed[k] = t
+	}
+	sel := set.Spec.Generators[0].Clusters.Selector.MatchLabels
+	var apps []Planned
+	for _, s := range secrets {
+		p := ClusterParams(s)
+		labels, _ := p["metadata"].(map[string]any)["labels"].(map[string]string)
+		if !selects(sel, labels) {
+			continue
+		}
+		out := map[string]string{}
+		for k, t := range parsed {
+			var b bytes.Buffer
+			if err := t.Execute(&b, p); err != nil {
+				return nil, fmt.Errorf("%s for cluster %s: %w", set.Metadata.Name, p["name"], err)
+			}
+			out[k] = b.String()
+		}
+		app := Planned{Name: out["name"], Cluster: labels["region"] + "/" + labels["cluster"], Component: set.Metadata.Labels["component"],
+			Namespace: out["namespace"], RepoURL: src.RepoURL, Chart: src.Chart, Path: src.Path, Revision: out["revision"], Labels: map[string]string{}}
+		for k, v := range out {
+			if l, ok := strings.CutPrefix(k, "label:"); ok {
+				app.Labels[l] = v
+			}
+		}
+		app.Sector = app.Labels["sector"]
+		for i, st := range set.Spec.Strategy.RollingSync.Steps {
+			if matches(st.MatchExpressions, app.Labels) {
+				app.Step = i + 1
+				break
+			}
+		}
+		apps = append(apps, app)
 	}
 	sort.Slice(apps, func(i, j int) bool {
 		if apps[i].Step != apps[j].Step {
@@ -192,6 +118,15 @@ func Expand(set *ApplicationSet, in Input) ([]Application, error) {
 		return apps[i].Name < apps[j].Name
 	})
 	return apps, nil
+}
+
+func selects(sel, labels map[string]string) bool {
+	for k, v := range sel {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 func matches(reqs []Requirement, labels map[string]string) bool {
@@ -225,10 +160,15 @@ func matches(reqs []Requirement, labels map[string]string) bool {
 	return true
 }
 
-// Check refuses an expansion where an Application matches no step or more
-// than one, a step matches nothing, two Applications share a name, or the
-// steps do not follow the sectors' order.
-func Check(set *ApplicationSet, in Input, apps []Application) []string {
+var action = regexp.MustCompile(`\{\{.*?\}\}`)
+
+// CheckSet refuses an expansion where an Application matches no step or
+// more than one, a step matches nothing, two Applications share a name,
+// the steps do not follow sectors (the sectors that run the component, in
+// rollout order), an Application has no revision, or the template holds
+// any template action regionctl did not write itself (a value from config
+// that would be evaluated as a template).
+func CheckSet(set *ApplicationSet, sectors []string, apps []Planned) []string {
 	var problems []string
 	steps := set.Spec.Strategy.RollingSync.Steps
 	hits := make([]int, len(steps))
@@ -248,20 +188,71 @@ func Check(set *ApplicationSet, in Input, apps []Application) []string {
 			problems = append(problems, fmt.Sprintf("Applications of %s and %s share the name %s", prev, a.Cluster, a.Name))
 		}
 		names[a.Name] = a.Cluster
+		if a.Revision == "" || a.Sector == "" {
+			problems = append(problems, fmt.Sprintf("Application %s (%s) has no revision or no sector", a.Name, a.Cluster))
+		}
 	}
 	for i, n := range hits {
 		if n == 0 {
 			problems = append(problems, fmt.Sprintf("RollingSync step %d (%v) matches no Application", i+1, steps[i].MatchExpressions))
 		}
 	}
-	if len(steps) != len(in.Sectors) {
-		problems = append(problems, fmt.Sprintf("%d RollingSync steps for %d sectors", len(steps), len(in.Sectors)))
+	if len(steps) != len(sectors) {
+		problems = append(problems, fmt.Sprintf("%d RollingSync steps for %d sectors", len(steps), len(sectors)))
 	} else {
-		for i, s := range in.Sectors {
-			if got := steps[i].MatchExpressions[0].Values; len(got) != 1 || got[0] != s.Name {
-				problems = append(problems, fmt.Sprintf("RollingSync step %d is %v, want sector %s (order %d)", i+1, got, s.Name, s.Order))
+		for i, s := range sectors {
+			if got := steps[i].MatchExpressions[0].Values; len(got) != 1 || got[0] != s {
+				problems = append(problems, fmt.Sprintf("RollingSync step %d is %v, want sector %s", i+1, got, s))
 			}
 		}
 	}
+	if set.Spec.Template.Spec.SyncPolicy.Automated != nil {
+		problems = append(problems, "the template has an automated sync policy: RollingSync turns it off, and without progressive syncs it syncs every sector at once")
+	}
+	comp := set.Metadata.Labels["component"]
+	allowed := map[string]bool{"{{.name}}": true}
+	for _, k := range []string{"sector", "region", "cluster", "environment", "cluster_type"} {
+		allowed[label(k)] = true
+	}
+	for _, a := range []string{revisionAnnotation(comp), namespaceAnnotation(comp)} {
+		for _, m := range action.FindAllString(annotation(a), -1) {
+			allowed[m] = true
+		}
+	}
+	forEachString(set.Spec.Template, func(s string) {
+		for _, m := range action.FindAllString(s, -1) {
+			if !allowed[m] {
+				problems = append(problems, fmt.Sprintf("the template holds %q, which regionctl did not write: a value from config must never be evaluated as a template", m))
+			}
+		}
+		if rest := action.ReplaceAllString(s, ""); strings.Contains(rest, "{{") || strings.Contains(rest, "}}") {
+			problems = append(problems, fmt.Sprintf("the template holds a stray delimiter in %q", s))
+		}
+	})
 	return problems
+}
+
+// forEachString calls fn with every string of the template.
+func forEachString(t Template, fn func(string)) {
+	fn(t.Metadata.Name)
+	for _, v := range t.Metadata.Labels {
+		fn(v)
+	}
+	fn(t.Spec.Project)
+	for _, s := range t.Spec.Sources {
+		fn(s.RepoURL)
+		fn(s.Chart)
+		fn(s.Path)
+		fn(s.TargetRevision)
+		fn(s.Ref)
+		if s.Helm != nil {
+			fn(s.Helm.ReleaseName)
+			for _, v := range s.Helm.ValueFiles {
+				fn(v)
+			}
+		}
+	}
+	fn(t.Spec.Destination.Name)
+	fn(t.Spec.Destination.Server)
+	fn(t.Spec.Destination.Namespace)
 }

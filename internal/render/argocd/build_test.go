@@ -2,16 +2,22 @@ package argocd_test
 
 import (
 	"os"
+	"path"
+	"sort"
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/yaml"
+
+	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/render/argocd"
 	"github.com/regionctl/regionctl/internal/schema"
 )
 
-func inputs(t *testing.T, root string) []argocd.Input {
+func loadFleet(t *testing.T, root string) (*config.Fleet, map[string]bool) {
 	t.Helper()
 	c, err := schema.New(schema.Options{Version: "test"})
 	if err != nil {
@@ -25,31 +31,78 @@ func inputs(t *testing.T, root string) []argocd.Input {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return render.AppSetInputs(f, charts)
+	owned := map[string]bool{}
+	for _, c := range charts {
+		owned[c] = true
+	}
+	return f, owned
 }
 
-func find(t *testing.T, ins []argocd.Input, env, typ string) argocd.Input {
-	for _, in := range ins {
-		if in.Environment == env && in.Type == typ {
-			return in
+// central renders the central Argo CD of env for the fleet at root.
+func central(t *testing.T, f *config.Fleet, owned map[string]bool, env string) (map[string]any, []map[string]any, []*config.Sector) {
+	t.Helper()
+	g := render.GitOpsOf(f)
+	var refs []argocd.ClusterRef
+	for _, c := range f.Clusters {
+		if c.Environment() != env || c.Deleting() {
+			continue
+		}
+		comps, problems := argocd.Components(c, g, owned)
+		if len(problems) > 0 {
+			t.Fatal(problems)
+		}
+		refs = append(refs, argocd.ClusterRef{Cluster: c, Components: comps})
+	}
+	var sectors []*config.Sector
+	for _, s := range f.Sectors {
+		if s.Environment == env {
+			sectors = append(sectors, s)
 		}
 	}
-	t.Fatalf("no ApplicationSet for %s %s", env, typ)
-	return argocd.Input{}
-}
-
-// TestStepsFollowSectorOrder: every generated Application lands in exactly
-// one step, the step of its sector, and steps follow the sectors' order,
-// skipping a sector with no regions in that environment.
-func TestStepsFollowSectorOrder(t *testing.T) {
-	ins := inputs(t, "../../../golden/uneven-sectors")
-	prod := find(t, ins, "production", "management")
-	set := argocd.Build(prod)
-	apps, err := argocd.Expand(set, prod)
+	docs, err := argocd.CentralDocs(env, sectors, refs, g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := argocd.Check(set, prod, apps); len(p) > 0 {
+	var secrets []map[string]any
+	var paths []string
+	for p := range docs {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if m, ok := docs[p].(map[string]any); ok && m["kind"] == "Secret" {
+			secrets = append(secrets, m)
+		}
+	}
+	return docs, secrets, sectors
+}
+
+func sectorNames(sectors []*config.Sector, apps []argocd.Planned) []string {
+	var out []string
+	for _, s := range sectors {
+		for _, a := range apps {
+			if a.Sector == s.Name {
+				out = append(out, s.Name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TestStepsFollowSectorOrder: in the central topology every generated
+// Application lands in exactly one step, the step of its sector; steps
+// follow the sectors' order, skipping a sector with no cluster running the
+// component; maxUpdate counts clusters, one Application each.
+func TestStepsFollowSectorOrder(t *testing.T) {
+	f, owned := loadFleet(t, "../../../golden/uneven-sectors")
+	docs, secrets, sectors := central(t, f, owned, "production")
+	set := docs["production/argocd/applicationset-hypershift-operator.yaml"].(*argocd.ApplicationSet)
+	apps, err := argocd.ExpandSet(set, secrets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := argocd.CheckSet(set, sectorNames(sectors, apps), apps); len(p) > 0 {
 		t.Fatal(p)
 	}
 	var order []string
@@ -59,24 +112,35 @@ func TestStepsFollowSectorOrder(t *testing.T) {
 	if got := strings.Join(order, ","); got != "prod-1,prod-2,prod-3" {
 		t.Errorf("production steps %s", got)
 	}
+	clusters := map[string]bool{}
 	for _, a := range apps {
-		if a.Sector != a.Labels["sector"] || a.Step == 0 {
-			t.Errorf("%s of sector %s in step %d (%s)", a.Name, a.Labels["sector"], a.Step, a.Sector)
+		if a.Sector != a.Labels["sector"] || a.Step == 0 || a.Revision != "hypershift-operator/v0.1.58" || a.Namespace != "hypershift-operator" {
+			t.Errorf("%+v", a)
 		}
+		clusters[a.Cluster] = true
 	}
-	if len(apps) != 5*2 { // 5 production management clusters × 2 charts
-		t.Errorf("%d Applications", len(apps))
+	if len(apps) != 5 || len(clusters) != 5 {
+		t.Errorf("%d Applications on %d clusters: one per production management cluster", len(apps), len(clusters))
 	}
-	stage := find(t, ins, "staging", "management")
-	if n := len(argocd.Build(stage).Spec.Strategy.RollingSync.Steps); n != 1 {
+	stageDocs, stageSecrets, _ := central(t, f, owned, "staging")
+	stage := stageDocs["staging/argocd/applicationset-hypershift-operator.yaml"].(*argocd.ApplicationSet)
+	if n := len(stage.Spec.Strategy.RollingSync.Steps); n != 1 {
 		t.Errorf("staging has %d steps; stage-b has no regions and must get none", n)
+	}
+	if _, err := argocd.ExpandSet(stage, stageSecrets); err != nil {
+		t.Fatal(err)
+	}
+	// Progressive syncs are switched on, and no template syncs by itself.
+	cm := docs["production/argocd/argocd-cmd-params-cm.yaml"].(map[string]any)
+	if cm["data"].(map[string]string)[argocd.ProgressiveSyncs] != "true" {
+		t.Errorf("progressive syncs are not enabled: %v", cm)
 	}
 }
 
-// TestCheckRefusesBrokenSteps mutates a correct ApplicationSet in each way
-// Check must refuse.
-func TestCheckRefusesBrokenSteps(t *testing.T) {
-	prod := find(t, inputs(t, "../../../golden/uneven-sectors"), "production", "management")
+// TestCheckSetRefusesBrokenSets mutates a correct ApplicationSet in each way
+// CheckSet must refuse.
+func TestCheckSetRefusesBrokenSets(t *testing.T) {
+	f, owned := loadFleet(t, "../../../golden/uneven-sectors")
 	tests := []struct {
 		name   string
 		mutate func(*argocd.ApplicationSet)
@@ -99,17 +163,202 @@ func TestCheckRefusesBrokenSteps(t *testing.T) {
 		{"template without the sector label", func(s *argocd.ApplicationSet) {
 			delete(s.Spec.Template.Metadata.Labels, "sector")
 		}, "matches 0 RollingSync steps"},
+		{"an automated sync policy", func(s *argocd.ApplicationSet) {
+			s.Spec.Template.Spec.SyncPolicy.Automated = &argocd.Automated{Prune: true, SelfHeal: true}
+		}, "automated sync policy"},
+		{"a config value holding a template action", func(s *argocd.ApplicationSet) {
+			s.Spec.Template.Spec.Sources[1].RepoURL = "https://git.example.com/{{.server}}.git"
+		}, `the template holds "{{.server}}", which regionctl did not write`},
+		{"a stray delimiter", func(s *argocd.ApplicationSet) {
+			s.Spec.Template.Spec.Sources[0].Helm.ReleaseName = "x}}"
+		}, "stray delimiter"},
 	}
 	for _, tt := range tests {
-		set := argocd.Build(prod)
+		docs, secrets, sectors := central(t, f, owned, "production")
+		set := docs["production/argocd/applicationset-hypershift-operator.yaml"].(*argocd.ApplicationSet)
+		order := []string{"prod-1", "prod-2", "prod-3"}
 		tt.mutate(set)
-		apps, err := argocd.Expand(set, prod)
+		apps, err := argocd.ExpandSet(set, secrets)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", tt.name, err)
 		}
-		problems := strings.Join(argocd.Check(set, prod, apps), "\n")
+		_ = sectors
+		problems := strings.Join(argocd.CheckSet(set, order, apps), "\n")
 		if !strings.Contains(problems, tt.want) {
 			t.Errorf("%s: problems %q, want %q", tt.name, problems, tt.want)
+		}
+	}
+}
+
+// TestExpansionStopsOnAnIncompleteSecret: a cluster Secret without its
+// sector label, or without the component's revision, stops the expansion
+// (missingkey=error with field syntax; fail on an absent annotation)
+// instead of generating an Application that joins no step or tracks
+// nothing.
+func TestExpansionStopsOnAnIncompleteSecret(t *testing.T) {
+	f, owned := loadFleet(t, "../../../golden/uneven-sectors")
+	for _, tc := range []struct {
+		what   string
+		remove func(meta map[string]any)
+		want   string
+	}{
+		{"no sector label", func(m map[string]any) { delete(m["labels"].(map[string]string), "sector") }, `map has no entry for key "sector"`},
+		{"no revision", func(m map[string]any) {
+			delete(m["annotations"].(map[string]string), "regionctl.io/hypershift-operator-revision")
+		}, "the cluster Secret has no annotation regionctl.io/hypershift-operator-revision"},
+	} {
+		docs, secrets, _ := central(t, f, owned, "production")
+		set := docs["production/argocd/applicationset-hypershift-operator.yaml"].(*argocd.ApplicationSet)
+		for _, s := range secrets {
+			if s["metadata"].(map[string]any)["labels"].(map[string]string)["regionctl.io/component-hypershift-operator"] == "true" {
+				tc.remove(s["metadata"].(map[string]any))
+				break
+			}
+		}
+		if _, err := argocd.ExpandSet(set, secrets); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.what, err, tc.want)
+		}
+	}
+}
+
+// TestComponentsReachWhatRuns: in the per-cluster topology each component
+// is one Application pinned at its chart_revision, installed in its
+// namespace, with its image in its values; enabled: false removes it; the
+// AppProject allows only the components' namespaces and sources.
+func TestComponentsReachWhatRuns(t *testing.T) {
+	f, owned := loadFleet(t, "../../..")
+	g := render.GitOpsOf(f)
+	var mc01, stage *config.Cluster
+	for _, c := range f.Clusters {
+		switch c.ID() {
+		case "us-east-1/mc01":
+			mc01 = c
+		case "eu-west-1/mc01":
+			stage = c
+		}
+	}
+	docsOf := func(c *config.Cluster) map[string]any {
+		comps, problems := argocd.Components(c, g, owned)
+		if len(problems) > 0 {
+			t.Fatal(problems)
+		}
+		return argocd.PerClusterDocs(c, comps, g)
+	}
+	app := func(docs map[string]any, c *config.Cluster, comp string) *argocd.Application {
+		a, _ := docs[path.Join(argocd.ClusterDir(c.Environment(), c.Region.Name, c.Name), "apps", comp+".yaml")].(*argocd.Application)
+		return a
+	}
+	prod, canary := docsOf(mc01), docsOf(stage)
+	hs := app(prod, mc01, "hypershift-operator")
+	if hs == nil || hs.Spec.Source.TargetRevision != "hypershift-operator/v0.1.58" || hs.Spec.Destination.Namespace != "hypershift" || hs.Spec.Source.Path != "charts/hypershift-operator" {
+		t.Fatalf("hypershift-operator of %s: %+v", mc01.ID(), hs)
+	}
+	digest := func(a *argocd.Application) any {
+		return a.Spec.Source.Helm.ValuesObject["image"].(map[string]any)["digest"]
+	}
+	if digest(hs) == digest(app(canary, stage, "hypershift-operator")) {
+		t.Error("the stage canary's operator image does not reach stage's Application")
+	}
+	cm := app(prod, mc01, "cert-manager")
+	if cm == nil || cm.Spec.Source.Chart != "cert-manager" || cm.Spec.Source.RepoURL != "https://charts.jetstack.io" || cm.Spec.Source.Path != "" {
+		t.Errorf("cert-manager: %+v", cm)
+	}
+	if app(prod, mc01, "platform-api") != nil {
+		t.Error("a regional component runs on a management cluster")
+	}
+	project := prod[path.Join(argocd.ClusterDir("production", "us-east-1", "mc01"), "apps", "project.yaml")].(*argocd.AppProject)
+	for _, d := range project.Spec.Destinations {
+		if d.Server != argocd.InCluster {
+			t.Errorf("the project reaches %s", d.Server)
+		}
+	}
+	if strings.Contains(strings.Join(project.Spec.SourceRepos, " "), "*") {
+		t.Errorf("the project allows any source: %v", project.Spec.SourceRepos)
+	}
+
+	// enabled: false and namespace take effect.
+	off := withComponent(t, mc01, "cert-manager", map[string]any{"enabled": false})
+	if docs := docsOf(off); app(docs, off, "cert-manager") != nil {
+		t.Error("enabled: false keeps the Application")
+	}
+	moved := withComponent(t, mc01, "cert-manager", map[string]any{"namespace": "certs"})
+	if a := app(docsOf(moved), moved, "cert-manager"); a.Spec.Destination.Namespace != "certs" {
+		t.Errorf("namespace: %s", a.Spec.Destination.Namespace)
+	}
+}
+
+// withComponent returns a copy of c whose component comp has fields set.
+func withComponent(t *testing.T, c *config.Cluster, comp string, fields map[string]any) *config.Cluster {
+	t.Helper()
+	cp := *c
+	comps := c.Effective.Get("components")
+	cv := comps.Get(comp)
+	for k, v := range fields {
+		b, _ := yaml.Marshal(v)
+		var val *config.Value
+		switch x := v.(type) {
+		case bool:
+			val = &config.Value{Kind: config.Bool, Bool: x}
+		case string:
+			val = &config.Value{Kind: config.String, Str: x}
+		default:
+			t.Fatalf("%s: %s", k, b)
+		}
+		cv = cv.With(k, cv.Origin.Pos, val)
+	}
+	cp.Effective = c.Effective.With("components", c.Effective.Origin.Pos, comps.With(comp, comps.Origin.Pos, cv))
+	return &cp
+}
+
+// TestComponentProblems: a component the cluster cannot run says why, at
+// the file and line that declared it.
+func TestComponentProblems(t *testing.T) {
+	f, owned := loadFleet(t, "../../..")
+	g := render.GitOpsOf(f)
+	var mc *config.Cluster
+	for _, c := range f.Clusters {
+		if c.ID() == "us-east-1/mc01" {
+			mc = c
+		}
+	}
+	comps := mc.Effective.Get("components")
+	add := func(name string, v *config.Value) *config.Cluster {
+		cp := *mc
+		cp.Effective = mc.Effective.With("components", comps.Origin.Pos, comps.With(name, diag.Pos{File: mc.Doc.File, Line: 1}, v))
+		return &cp
+	}
+	at := config.Origin{Layer: config.LayerCluster, Pos: diag.Pos{File: mc.Doc.File, Line: 2}}
+	str := func(s string) *config.Value { return &config.Value{Kind: config.String, Str: s, Origin: at} }
+	list := func(s ...string) *config.Value {
+		v := &config.Value{Kind: config.List, Origin: at}
+		for _, x := range s {
+			v.Items = append(v.Items, str(x))
+		}
+		return v
+	}
+	m := func(kv ...any) *config.Value {
+		v := &config.Value{Kind: config.Map, Origin: at}
+		for i := 0; i < len(kv); i += 2 {
+			v = v.With(kv[i].(string), diag.Pos{File: mc.Doc.File, Line: 1}, kv[i+1].(*config.Value))
+		}
+		return v
+	}
+	for _, tc := range []struct {
+		what string
+		v    *config.Value
+		want string
+	}{
+		{"no runs_on", m("chart_revision", str("v1")), "says not which cluster types run it"},
+		{"no chart", m("runs_on", list("management"), "chart_revision", str("v1")), "has no chart"},
+		{"two sources", m("runs_on", list("management"), "chart_revision", str("v1"), "chart", m("repo_url", str("https://charts.example.com"), "name", str("x"), "git_url", str("https://git.example.com/x.git"), "path", str("x"))), "names two chart sources"},
+		{"no chart name", m("runs_on", list("management"), "chart_revision", str("v1"), "chart", m("repo_url", str("https://charts.example.com"))), "no chart name"},
+		{"no revision", m("runs_on", list("management"), "chart", m("repo_url", str("https://charts.example.com"), "name", str("x"))), "has no chart_revision"},
+		{"image twice", m("runs_on", list("management"), "chart_revision", str("v1"), "chart", m("repo_url", str("https://charts.example.com"), "name", str("x")),
+			"image", str("r.example.com/x@sha256:"+strings.Repeat("a", 64)), "values", m("image", str("other"))), "sets its image twice"},
+	} {
+		_, problems := argocd.Components(add("logging", tc.v), g, owned)
+		if len(problems) != 1 || !strings.Contains(problems[0].Summary, tc.want) || problems[0].Pos.File == "" {
+			t.Errorf("%s: %+v, want %q", tc.what, problems, tc.want)
 		}
 	}
 }

@@ -119,31 +119,40 @@ type TemplateMeta struct {
 
 type AppSpec struct {
 	Project     string      `json:"project"`
-	Sources     []Source    `json:"sources"`
+	Source      *Source     `json:"source,omitempty"`
+	Sources     []Source    `json:"sources,omitempty"`
 	Destination Destination `json:"destination"`
 	SyncPolicy  SyncPolicy  `json:"syncPolicy"`
 }
 
 type Source struct {
-	RepoURL        string `json:"repoURL"`
-	Path           string `json:"path,omitempty"`
-	TargetRevision string `json:"targetRevision"`
-	Ref            string `json:"ref,omitempty"`
-	Helm           *Helm  `json:"helm,omitempty"`
+	RepoURL        string     `json:"repoURL"`
+	Chart          string     `json:"chart,omitempty"`
+	Path           string     `json:"path,omitempty"`
+	TargetRevision string     `json:"targetRevision"`
+	Ref            string     `json:"ref,omitempty"`
+	Helm           *Helm      `json:"helm,omitempty"`
+	Directory      *Directory `json:"directory,omitempty"`
 }
 
 type Helm struct {
-	ReleaseName string   `json:"releaseName,omitempty"`
-	ValueFiles  []string `json:"valueFiles"`
+	ReleaseName  string         `json:"releaseName,omitempty"`
+	ValueFiles   []string       `json:"valueFiles,omitempty"`
+	ValuesObject map[string]any `json:"valuesObject,omitempty"`
+}
+
+type Directory struct {
+	Recurse bool `json:"recurse"`
 }
 
 type Destination struct {
-	Server    string `json:"server"`
+	Server    string `json:"server,omitempty"`
+	Name      string `json:"name,omitempty"`
 	Namespace string `json:"namespace"`
 }
 
 type SyncPolicy struct {
-	Automated   *Automated `json:"automated"`
+	Automated   *Automated `json:"automated,omitempty"`
 	SyncOptions []string   `json:"syncOptions,omitempty"`
 	Retry       *Retry     `json:"retry,omitempty"`
 }
@@ -162,4 +171,46 @@ type Backoff struct {
 	Duration    string `json:"duration"`
 	Factor      int64  `json:"factor"`
 	MaxDuration string `json:"maxDuration"`
+}
+
+// Application is the subset of argoproj.io/v1alpha1 Application regionctl
+// writes.
+type Application struct {
+	APIVersion string  `json:"apiVersion"`
+	Kind       string  `json:"kind"`
+	Metadata   AppMeta `json:"metadata"`
+	Spec       AppSpec `json:"spec"`
+}
+
+type AppMeta struct {
+	Name       string            `json:"name"`
+	Namespace  string            `json:"namespace"`
+	Labels     map[string]string `json:"labels,omitempty"`
+	Finalizers []string          `json:"finalizers,omitempty"`
+}
+
+// AppProject is the subset of argoproj.io/v1alpha1 AppProject regionctl
+// writes.
+type AppProject struct {
+	APIVersion string      `json:"apiVersion"`
+	Kind       string      `json:"kind"`
+	Metadata   ObjectMeta  `json:"metadata"`
+	Spec       ProjectSpec `json:"spec"`
+}
+
+type ProjectSpec struct {
+	Description              string          `json:"description"`
+	SourceRepos              []string        `json:"sourceRepos"`
+	Destinations             []Destination   `json:"destinations"`
+	ClusterResourceWhitelist []GroupKind     `json:"clusterResourceWhitelist"`
+	OrphanedResources        *OrphanedPolicy `json:"orphanedResources,omitempty"`
+}
+
+type GroupKind struct {
+	Group string `json:"group"`
+	Kind  string `json:"kind"`
+}
+
+type OrphanedPolicy struct {
+	Warn bool `json:"warn"`
 }

@@ -45,7 +45,11 @@ func install(t *testing.T) *world {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	out, diags := render.Render(f, render.Options{Version: "test"})
+	charts, err := render.ReadCharts(os.DirFS("../../.."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, diags := render.Render(f, render.Options{Version: "test", Charts: charts})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

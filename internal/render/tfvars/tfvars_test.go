@@ -93,7 +93,11 @@ func TestRenderedTfvarsMatchTheirRoots(t *testing.T) {
 		if diags.HasErrors() {
 			t.Fatal(diags)
 		}
-		out, diags := render.Render(f, render.Options{Version: "test"})
+		charts, err := render.ReadCharts(os.DirFS(root))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, diags := render.Render(f, render.Options{Version: "test", Charts: charts})
 		if diags.HasErrors() {
 			t.Fatal(diags)
 		}

@@ -1,0 +1,211 @@
+package argocd
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+
+	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/render/iam"
+)
+
+// ProgressiveSyncs is the Argo CD setting without which the ApplicationSet
+// controller ignores RollingSync and syncs every Application at once.
+const ProgressiveSyncs = "applicationsetcontroller.enable.progressive.syncs"
+
+// CentralRole is the role in each cluster's account that the central Argo
+// CD assumes (EKS IAM authentication) to manage the cluster.
+const CentralRole = "regionctl-argocd-central"
+
+// Placeholders of a rendered cluster Secret that only exist once the
+// cluster does; `regionctl argocd cluster-secret` fills them.
+const (
+	ServerPlaceholder  = "${eks_endpoint}"
+	CAPlaceholder      = "${eks_ca_data}"
+	AccountPlaceholder = "${account_id}"
+)
+
+// ClusterRef is one cluster of a central Argo CD, with what it runs.
+type ClusterRef struct {
+	Cluster    *config.Cluster
+	Components []Component
+}
+
+// SecretName is the unique name of a cluster's Argo CD cluster Secret and
+// of the cluster in Argo CD.
+func SecretName(c *config.Cluster) string {
+	return c.Environment() + "-" + c.Region.Name + "-" + c.Name
+}
+
+func componentLabel(name string) string     { return "regionctl.io/component-" + name }
+func revisionAnnotation(name string) string { return "regionctl.io/" + name + "-revision" }
+func namespaceAnnotation(name string) string {
+	return "regionctl.io/" + name + "-namespace"
+}
+
+// ValuesPath is a component's values file of a cluster (central topology).
+func ValuesPath(environment, region, cluster, component string) string {
+	return path.Join(ClusterDir(environment, region, cluster), "values", component+".yaml")
+}
+
+// CentralDocs are the documents of one environment's central Argo CD, by
+// path in deploy/ (values files are the caller's: ValuesPath):
+//   - argocd/argocd-cmd-params-cm.yaml: progressive syncs on;
+//   - argocd/project.yaml: the AppProject, confined to the environment's
+//     clusters, the components' namespaces and chart sources;
+//   - argocd/clusters/<region>-<cluster>.yaml: each cluster's Secret, with
+//     EKS IAM authentication (no secret material) and, as labels and
+//     annotations, its sector and the revision and namespace of each
+//     component it runs;
+//   - argocd/applicationset-<component>.yaml: one ApplicationSet per
+//     component, one Application per cluster running it, RollingSync by
+//     sector (maxUpdate counts clusters), no automated sync (RollingSync
+//     syncs).
+//
+// It fails when a component's chart source differs between clusters: one
+// ApplicationSet has one source.
+func CentralDocs(env string, sectors []*config.Sector, refs []ClusterRef, g GitOps) (map[string]any, error) {
+	docs := map[string]any{}
+	dir := path.Join(env, "argocd")
+	docs[path.Join(dir, "argocd-cmd-params-cm.yaml")] = map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "argocd-cmd-params-cm", "namespace": g.Namespace,
+			"labels": map[string]string{"app.kubernetes.io/name": "argocd-cmd-params-cm", "app.kubernetes.io/part-of": "argocd"}},
+		"data": map[string]string{ProgressiveSyncs: "true"},
+	}
+	type use struct {
+		source   ChartSource
+		firstAt  string
+		clusters []*config.Cluster
+		sectors  map[string]bool
+	}
+	uses := map[string]*use{}
+	repos := map[string]bool{g.RepoURL: true}
+	namespaces := map[string]bool{}
+	for _, r := range refs {
+		c := r.Cluster
+		labels := map[string]string{"argocd.argoproj.io/secret-type": "cluster", "app.kubernetes.io/managed-by": "regionctl"}
+		for k, v := range ClusterLabels(c) {
+			labels[k] = v
+		}
+		annotations := map[string]string{}
+		for _, comp := range r.Components {
+			u := uses[comp.Name]
+			if u == nil {
+				u = &use{source: comp.Source, firstAt: c.ID(), sectors: map[string]bool{}}
+				uses[comp.Name] = u
+			} else if u.source != comp.Source {
+				return nil, fmt.Errorf("component %s takes its chart from %+v on %s but %+v on %s: in the central topology every cluster of an environment runs one chart source", comp.Name, u.source, u.firstAt, comp.Source, c.ID())
+			}
+			u.clusters = append(u.clusters, c)
+			u.sectors[c.SectorName()] = true
+			labels[componentLabel(comp.Name)] = "true"
+			annotations[revisionAnnotation(comp.Name)] = comp.Revision
+			annotations[namespaceAnnotation(comp.Name)] = comp.Namespace
+			repos[comp.Source.RepoURL] = true
+			namespaces[comp.Namespace] = true
+		}
+		cfg, _ := json.Marshal(map[string]any{
+			"awsAuthConfig":   map[string]string{"clusterName": c.Name, "roleARN": "arn:" + iam.Partition(c.Region.Name) + ":iam::" + AccountPlaceholder + ":role/" + CentralRole},
+			"tlsClientConfig": map[string]string{"caData": CAPlaceholder},
+		})
+		docs[path.Join(dir, "clusters", c.Region.Name+"-"+c.Name+".yaml")] = map[string]any{
+			"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+			"metadata": map[string]any{"name": "cluster-" + SecretName(c), "namespace": g.Namespace, "labels": labels, "annotations": annotations},
+			"stringData": map[string]string{"name": SecretName(c), "server": ServerPlaceholder, "config": string(cfg)},
+		}
+	}
+	var dests []Destination
+	for _, ns := range sortedSet(namespaces) {
+		dests = append(dests, Destination{Name: env + "-*", Namespace: ns})
+	}
+	docs[path.Join(dir, "project.yaml")] = &AppProject{
+		APIVersion: "argoproj.io/v1alpha1", Kind: "AppProject",
+		Metadata: ObjectMeta{Name: g.Project, Namespace: g.Namespace, Labels: map[string]string{"app.kubernetes.io/managed-by": "regionctl", "environment": env}},
+		Spec: ProjectSpec{
+			Description: "The platform components of the " + env + " clusters: their namespaces only, their chart sources only.",
+			SourceRepos: sortedSet(repos), Destinations: dests,
+			ClusterResourceWhitelist: []GroupKind{{Group: "*", Kind: "*"}},
+			OrphanedResources:        &OrphanedPolicy{Warn: true},
+		},
+	}
+	names := make([]string, 0, len(uses))
+	for n := range uses {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		u := uses[name]
+		var steps []Step
+		for _, s := range sectors {
+			if !u.sectors[s.Name] {
+				continue
+			}
+			st := Step{MatchExpressions: []Requirement{{Key: "sector", Operator: "In", Values: []string{s.Name}}}}
+			if s.MaxUpdate != "" {
+				st.MaxUpdate = maxUpdate(s.MaxUpdate)
+			}
+			steps = append(steps, st)
+		}
+		docs[path.Join(dir, "applicationset-"+name+".yaml")] = buildSet(env, name, u.source, steps, g)
+	}
+	return docs, nil
+}
+
+// label reads a cluster Secret's label in a template: field syntax, so
+// that missingkey=error stops a Secret without it.
+func label(k string) string { return "{{.metadata.labels." + k + "}}" }
+
+// annotation reads a cluster Secret's annotation and fails the template
+// when it is absent or empty.
+func annotation(k string) string {
+	return `{{with index .metadata.annotations "` + k + `"}}{{.}}{{else}}{{fail "the cluster Secret has no annotation ` + k + `"}}{{end}}`
+}
+
+func buildSet(env, comp string, src ChartSource, steps []Step, g GitOps) *ApplicationSet {
+	values := "$values/deploy/" + label("environment") + "/" + label("region") + "/argocd/" + label("cluster") + "/values/" + comp + ".yaml"
+	chart := Source{RepoURL: src.RepoURL, Chart: src.Chart, Path: src.Path, TargetRevision: annotation(revisionAnnotation(comp)),
+		Helm: &Helm{ReleaseName: comp, ValueFiles: []string{values}}}
+	return &ApplicationSet{
+		APIVersion: "argoproj.io/v1alpha1",
+		Kind:       "ApplicationSet",
+		Metadata: ObjectMeta{Name: env + "-" + comp, Namespace: g.Namespace,
+			Labels: map[string]string{"app.kubernetes.io/managed-by": "regionctl", "environment": env, "component": comp}},
+		Spec: Spec{
+			GoTemplate:        true,
+			GoTemplateOptions: []string{"missingkey=error"},
+			Generators: []Generator{{Clusters: &ClusterGenerator{Selector: LabelSelector{MatchLabels: map[string]string{
+				"environment": env, componentLabel(comp): "true"}}}}},
+			Strategy: &Strategy{Type: "RollingSync", RollingSync: &RollingSync{Steps: steps}},
+			Template: Template{
+				Metadata: TemplateMeta{
+					Name: label("region") + "-" + label("cluster") + "-" + comp,
+					Labels: map[string]string{
+						"sector": label("sector"), "region": label("region"), "cluster": label("cluster"),
+						"environment": label("environment"), "cluster_type": label("cluster_type"), "component": comp,
+					},
+					Finalizers: []string{"resources-finalizer.argocd.argoproj.io"},
+				},
+				Spec: AppSpec{
+					Project:     g.Project,
+					Sources:     []Source{chart, {RepoURL: g.RepoURL, TargetRevision: g.Revision, Ref: "values"}},
+					Destination: Destination{Name: "{{.name}}", Namespace: annotation(namespaceAnnotation(comp))},
+					// RollingSync syncs each step itself; an automated policy
+					// would be turned off by it, and without progressive
+					// syncs would send the change everywhere at once.
+					SyncPolicy: syncPolicy(false),
+				},
+			},
+			SyncPolicy: &SetPolicy{PreserveResourcesOnDeletion: true},
+		},
+	}
+}
+
+func maxUpdate(s string) *IntOrString {
+	if n, err := strconv.Atoi(s); err == nil {
+		return &IntOrString{Int: &n}
+	}
+	return &IntOrString{Str: s}
+}

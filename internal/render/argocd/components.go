@@ -1,0 +1,174 @@
+package argocd
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/diag"
+)
+
+// Topologies: where the Argo CD that manages a cluster runs.
+const (
+	PerCluster = "per-cluster" // each cluster's own Argo CD, managing only itself
+	Central    = "central"     // one Argo CD per environment, managing every cluster of it
+)
+
+// ChartSource says where a component's chart comes from.
+type ChartSource struct {
+	RepoURL string // a Helm repository, a git repository, or this repository
+	Chart   string // the chart's name in a Helm repository
+	Path    string // the chart's directory in a git repository
+}
+
+// Component is one component a cluster runs: one Argo CD Application.
+type Component struct {
+	Name      string
+	Namespace string
+	Source    ChartSource
+	// Revision is the Application's targetRevision: the chart's version or
+	// git ref (chart_revision), the versioned value the rollout promotes.
+	Revision string
+	// Values are the chart's values: the component's values, its image
+	// (image.repository, image.digest) and global.regionctl, the cluster's
+	// identity.
+	Values map[string]any
+	// At is where the component's chart_revision was set.
+	At diag.Pos
+}
+
+// Problem is a component the cluster cannot run as configured.
+type Problem struct {
+	Pos     diag.Pos
+	Summary string
+	Detail  string
+}
+
+// Components resolves the components c runs (those whose runs_on holds its
+// type and that are not disabled), in name order. owned lists the charts
+// under this repository's charts/.
+func Components(c *config.Cluster, g GitOps, owned map[string]bool) ([]Component, []Problem) {
+	comps := c.Effective.Get("components")
+	if comps == nil || comps.Kind != config.Map {
+		return nil, nil
+	}
+	var out []Component
+	var problems []Problem
+	for _, f := range comps.Fields {
+		comp, ps := component(c, g, owned, f)
+		problems = append(problems, ps...)
+		if comp != nil {
+			out = append(out, *comp)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, problems
+}
+
+func component(c *config.Cluster, g GitOps, owned map[string]bool, f config.Field) (*Component, []Problem) {
+	name, v := f.Key, f.Value
+	at := f.KeyPos
+	str := func(path ...string) (string, diag.Pos) {
+		x := v.Lookup(path...)
+		if x == nil || x.Kind != config.String {
+			return "", at
+		}
+		return x.Str, x.Origin.Pos
+	}
+	problem := func(pos diag.Pos, detail, summary string, args ...any) []Problem {
+		return []Problem{{Pos: pos, Summary: fmt.Sprintf(summary, args...), Detail: detail}}
+	}
+	runsOn := v.Get("runs_on")
+	if runsOn == nil || runsOn.Kind != config.List || len(runsOn.Items) == 0 {
+		return nil, problem(at, "Add runs_on: [regional], [management] or both.", "component %s says not which cluster types run it", name)
+	}
+	runs := false
+	for _, it := range runsOn.Items {
+		runs = runs || (it.Kind == config.String && it.Str == c.Type)
+	}
+	if !runs {
+		return nil, nil
+	}
+	if e := v.Get("enabled"); e != nil && e.Kind == config.Bool && !e.Bool {
+		return nil, nil
+	}
+	comp := &Component{Name: name, Namespace: name}
+	if ns, _ := str("namespace"); ns != "" {
+		comp.Namespace = ns
+	}
+	repo, repoAt := str("chart", "repo_url")
+	chart, _ := str("chart", "name")
+	gitURL, gitAt := str("chart", "git_url")
+	chartPath, _ := str("chart", "path")
+	switch {
+	case repo != "" && gitURL != "":
+		return nil, problem(gitAt, "A chart comes from a Helm repository (repo_url, name) or a git repository (git_url, path), not both.", "component %s names two chart sources", name)
+	case repo != "":
+		if chart == "" {
+			return nil, problem(repoAt, "Add chart.name: the chart's name in "+repo+".", "component %s has a Helm repository but no chart name", name)
+		}
+		comp.Source = ChartSource{RepoURL: repo, Chart: chart}
+	case gitURL != "":
+		if chartPath == "" {
+			return nil, problem(gitAt, "Add chart.path: the chart's directory in "+gitURL+".", "component %s has a git repository but no chart path", name)
+		}
+		comp.Source = ChartSource{RepoURL: gitURL, Path: chartPath}
+	default:
+		if !owned[name] {
+			return nil, problem(at, "Set chart.repo_url and chart.name (a Helm repository), chart.git_url and chart.path (a git repository), or add charts/"+name+"/Chart.yaml to this repository.", "component %s has no chart", name)
+		}
+		comp.Source = ChartSource{RepoURL: g.RepoURL, Path: path.Join(ChartsDir, name)}
+	}
+	rev, revAt := str("chart_revision")
+	if rev == "" {
+		return nil, problem(at, "Set chart_revision: the chart's version, or the git ref its Application tracks.", "component %s has no chart_revision", name)
+	}
+	comp.Revision, comp.At = rev, revAt
+
+	values := map[string]any{}
+	if m, ok := v.Get("values").Interface().(map[string]any); ok {
+		values = m
+	}
+	image, imageAt := str("image")
+	if name == "hypershift-operator" {
+		// HyperShift's own settings reach its chart.
+		op, opAt := "", diag.Pos{}
+		if x := c.Effective.Lookup("hypershift", "operator_image"); x != nil && x.Kind == config.String {
+			op, opAt = x.Str, x.Origin.Pos
+		}
+		switch {
+		case op != "" && image != "" && op != image:
+			return nil, problem(imageAt, "hypershift.operator_image ("+opAt.String()+") is the operator's image; remove components.hypershift-operator.image.", "two images for the HyperShift operator")
+		case op != "":
+			image, imageAt = op, opAt
+		}
+		if b := c.Effective.Lookup("hypershift", "oidc_bucket"); b != nil && b.Kind == config.String {
+			if _, set := values["oidc_bucket"]; !set {
+				values["oidc_bucket"] = b.Str
+			}
+		}
+	}
+	if image != "" {
+		if _, set := values["image"]; set {
+			return nil, problem(imageAt, "The image reaches the chart as image.repository and image.digest; remove values.image.", "component %s sets its image twice", name)
+		}
+		repository, digest, _ := strings.Cut(image, "@")
+		values["image"] = map[string]any{"repository": repository, "digest": digest}
+	}
+	global, _ := values["global"].(map[string]any)
+	if global == nil {
+		if _, set := values["global"]; set {
+			return nil, problem(at, "values.global must be a map: regionctl adds global.regionctl to it.", "component %s has a values.global that is not a map", name)
+		}
+		global = map[string]any{}
+	}
+	global["regionctl"] = map[string]any{
+		"cluster": c.Name, "region": c.Region.Name, "sector": c.SectorName(),
+		"environment": c.Environment(), "cluster_type": c.Type,
+	}
+	values["global"] = global
+	comp.Values = values
+	return comp, nil
+}
