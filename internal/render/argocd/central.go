@@ -113,7 +113,7 @@ func CentralDocs(env string, sectors []*config.Sector, refs []ClusterRef, g GitO
 		})
 		docs[path.Join(dir, "clusters", c.Region.Name+"-"+c.Name+".yaml")] = map[string]any{
 			"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
-			"metadata": map[string]any{"name": "cluster-" + SecretName(c), "namespace": g.Namespace, "labels": labels, "annotations": annotations},
+			"metadata":   map[string]any{"name": "cluster-" + SecretName(c), "namespace": g.Namespace, "labels": labels, "annotations": annotations},
 			"stringData": map[string]string{"name": SecretName(c), "server": ServerPlaceholder, "config": string(cfg)},
 		}
 	}
