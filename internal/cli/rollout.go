@@ -93,7 +93,7 @@ the environment's in the central one), or --argocd-server (ARGOCD_SERVER) for
 all. It names every cluster that blocks. --argocd-auth-token
 (ARGOCD_AUTH_TOKEN), --insecure and --plaintext are as the argocd CLI takes them.`,
 		Example: `  regionctl rollout promote eks.version 1.32
-  regionctl rollout promote components.hypershift-operator.image quay.io/...@sha256:... --skip-health`,
+  regionctl rollout promote hypershift.operator_image quay.io/...@sha256:... --skip-health`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := a.validFleet()
