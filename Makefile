@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/regionctl
 PKGS    := ./...
 
-.PHONY: help build static image test validate render check fuzz bench demo clean
+.PHONY: help build static image test conformance-argocd argocd-warm validate render check fuzz bench demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -46,6 +46,18 @@ test: build static ## run every test, then check the repository's own deploy/
 	cd conformance/tekton && $(GO) vet ./... && REGIONCTL_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
 	cd image && $(GO) vet ./... && REGIONCTL_STATIC_BIN=$(CURDIR)/$(STATIC_BIN) TF_PROVIDER_MIRROR=$(TF_PROVIDER_MIRROR) $(GO) test -count=1 ./...
 	./$(BIN) render --check --no-cache
+
+# Argo CD's conformance tests import Argo CD v3.6 (about 1,100 packages) and
+# need the Go toolchain it requires, which the go command fetches from the
+# module proxy: a cold build takes long (see README), so `make test` leaves it
+# out and .ci/run runs it only when argocd-warm says its build cache is warm.
+ARGOCD_GO := GOTOOLCHAIN=auto $(GO)
+
+conformance-argocd: build ## expand the rendered ApplicationSets with Argo CD's own code (slow when cold)
+	cd conformance/argocd && $(ARGOCD_GO) vet ./... && REGIONCTL_BIN=$(CURDIR)/$(BIN) $(ARGOCD_GO) test -count=1 ./...
+
+argocd-warm: ## exit 0 when conformance-argocd would build nothing (its build cache is warm)
+	@GO=$(GO) scripts/argocd-warm
 
 fuzz: ## fuzz the loader and the merge (FUZZTIME=10m for a long run)
 	$(GO) test ./internal/fleet -run '^$$' -fuzz FuzzLoadMerge -fuzztime $(or $(FUZZTIME),60s)
