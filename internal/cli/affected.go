@@ -1,8 +1,8 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
+	"github.com/regionctl/regionctl/internal/view"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -84,9 +84,4 @@ func pipelineRunAt(rendered []byte, revision string) ([]byte, error) {
 	return yaml.Marshal(run)
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
+func writeJSON(w io.Writer, v any) error { return view.JSON(w, v) }

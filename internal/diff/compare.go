@@ -312,13 +312,50 @@ func fileDiffs(base, head map[string][]byte) ([]FileDiff, []string) {
 			status = "removed"
 			pruned = append(pruned, p)
 		}
-		u, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-			A: difflib.SplitLines(string(b)), B: difflib.SplitLines(string(h)),
-			FromFile: "a/deploy/" + p, ToFile: "b/deploy/" + p, Context: 3,
-		})
-		out = append(out, FileDiff{Path: p, Status: status, Unified: u})
+		out = append(out, FileDiff{Path: p, Status: status, Unified: unified(p, b, h, inBase, inHead)})
 	}
 	return out, pruned
+}
+
+// unified is the diff of one deploy/ file in the form git apply takes:
+// /dev/null for the side where the file does not exist, with git's
+// new/deleted file mode lines, and git's marker where a side does not end in
+// a newline.
+func unified(p string, base, head []byte, inBase, inHead bool) string {
+	from, to := "a/deploy/"+p, "b/deploy/"+p
+	var header string
+	switch {
+	case !inBase:
+		from, header = "/dev/null", "new file mode 100644\n"
+	case !inHead:
+		to, header = "/dev/null", "deleted file mode 100644\n"
+	}
+	u, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: diffLines(base), B: diffLines(head), FromFile: from, ToFile: to, Context: 3,
+	})
+	if u == "" && inBase && inHead {
+		return ""
+	}
+	u = strings.ReplaceAll(u, noEOL+"\n", "\n\\ No newline at end of file\n")
+	return "diff --git a/deploy/" + p + " b/deploy/" + p + "\n" + header + u
+}
+
+// noEOL marks a last line without a newline while difflib compares lines.
+const noEOL = "\x00regionctl:no-newline"
+
+// diffLines splits b into lines, each with its newline (difflib's
+// SplitLines adds an empty last line to text that ends in one).
+func diffLines(b []byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	ls := strings.SplitAfter(string(b), "\n")
+	if last := len(ls) - 1; ls[last] == "" {
+		ls = ls[:last]
+	} else {
+		ls[last] += noEOL + "\n"
+	}
+	return ls
 }
 
 // drift splits the head's deploy/ files that are not what the head renders

@@ -40,7 +40,7 @@ func Headline(r *diff.Report) string {
 	}
 	runs := len(diff.Runs(r.Affected))
 	return fmt.Sprintf("%s affected, %s to run, %s, %s changed",
-		plural1(len(r.Affected), "cluster"), plural1(runs, "pipeline"), plural1(len(r.Destroyed), "cluster destroyed"), plural1(len(r.Files), "file"))
+		plural1(len(r.Affected), "cluster"), plural1(runs, "pipeline"), plural1(len(r.Destroyed), "cluster")+" destroyed", plural1(len(r.Files), "file"))
 }
 
 // DiffText prints the report for a terminal or a CI log.
