@@ -2,8 +2,10 @@ package cli_test
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -17,6 +19,20 @@ var update = flag.Bool("update", false, "rewrite the expected output in testdata
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"regionctl": func() { os.Exit(cli.Run(os.Args[1:], os.Stdout, os.Stderr)) },
+		// exits N args...: regionctl args..., succeeding only when it exits N
+		// (the README's exit codes are part of the interface).
+		"exits": func() {
+			want, err := strconv.Atoi(os.Args[1])
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "usage: exits N regionctl-args...")
+				os.Exit(2)
+			}
+			if got := cli.Run(os.Args[2:], os.Stdout, os.Stderr); got != want {
+				fmt.Fprintf(os.Stderr, "regionctl exited %d, want %d\n", got, want)
+				os.Exit(1)
+			}
+			os.Exit(0)
+		},
 	})
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -17,6 +18,16 @@ import (
 	"github.com/regionctl/regionctl/internal/schema"
 )
 
+// gitFail is the exit for a git error: a usage error when the caller named
+// something that is not there, an external failure otherwise.
+func gitFail(err error) error {
+	var user *gitbase.UserError
+	if errors.As(err, &user) {
+		return fail(ExitUsage, "%v", err)
+	}
+	return fail(ExitExternal, "%v", err)
+}
+
 // review renders a base ref and a head (a ref, or the working tree when
 // headRef is empty) and compares them; with drift, it also holds the head's
 // committed deploy/ to the head's render. When the base's committed deploy/
@@ -27,7 +38,7 @@ import (
 func (a *app) review(baseRef, headRef string, drift bool) (*diff.Report, *render.Output, *object.Commit, error) {
 	repo, err := gitbase.Open(a.root)
 	if err != nil {
-		return nil, nil, nil, fail(ExitExternal, "%v", err)
+		return nil, nil, nil, gitFail(err)
 	}
 	defer repo.Close()
 	var base *object.Commit
@@ -38,7 +49,7 @@ func (a *app) review(baseRef, headRef string, drift bool) (*diff.Report, *render
 		base, err = repo.Commit(baseRef)
 	}
 	if err != nil {
-		return nil, nil, nil, fail(ExitExternal, "%v", err)
+		return nil, nil, nil, gitFail(err)
 	}
 	baseFS, err := repo.FS(base)
 	if err != nil {
@@ -52,7 +63,7 @@ func (a *app) review(baseRef, headRef string, drift bool) (*diff.Report, *render
 	var headLabel string
 	if headRef != "" {
 		if head, err = repo.Commit(headRef); err != nil {
-			return nil, nil, nil, fail(ExitExternal, "%v", err)
+			return nil, nil, nil, gitFail(err)
 		}
 		if headFS, err = repo.FS(head); err != nil {
 			return nil, nil, nil, fail(ExitExternal, "%v", err)
@@ -60,7 +71,7 @@ func (a *app) review(baseRef, headRef string, drift bool) (*diff.Report, *render
 		headLabel = fmt.Sprintf("%s (%s)", short(head), headRef)
 	} else {
 		if head, err = repo.Commit("HEAD"); err != nil {
-			return nil, nil, nil, fail(ExitExternal, "%v", err)
+			return nil, nil, nil, gitFail(err)
 		}
 		headFS = os.DirFS(a.root)
 		if uncommitted, err = gitbase.Dirty(head, a.root, render.Inputs...); err != nil {

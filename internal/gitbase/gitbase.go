@@ -41,9 +41,18 @@ func (r *Repo) Close() error {
 	return r.storage.Close()
 }
 
+// UserError is a mistake of the caller's (no repository, a revision that
+// is not there), not a failure of git: its message says what to do.
+type UserError struct{ Msg string }
+
+func (e *UserError) Error() string { return e.Msg }
+
 // Open opens the repository containing dir.
 func Open(dir string) (*Repo, error) {
 	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		return nil, &UserError{fmt.Sprintf("%s is not in a git repository: reviews compare git commits; run this in a clone of the fleet repository", dir)}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("opening the git repository at %s: %w", dir, err)
 	}
@@ -71,12 +80,20 @@ func (r *Repo) Commit(rev string) (*object.Commit, error) {
 	h, err := r.repo.ResolveRevision(plumbing.Revision(rev))
 	if errors.Is(err, io.EOF) {
 		// go-git's answer when a ~N or ^N walks past the first commit.
-		return nil, fmt.Errorf("resolving %q: the history has no such commit (it walks past the first one)", rev)
+		return nil, &UserError{fmt.Sprintf("resolving %q: the history has no such commit (it walks past the first one; in a shallow clone, fetch the history: git fetch --unshallow, or fetch-depth: 0 in actions/checkout)", rev)}
+	}
+	if errors.Is(err, plumbing.ErrReferenceNotFound) || errors.Is(err, plumbing.ErrObjectNotFound) {
+		return nil, &UserError{fmt.Sprintf("no commit %q in this clone: name a branch, tag or commit that exists (--base); "+
+			"a shallow clone lacks older commits: fetch them (git fetch --unshallow, or fetch-depth: 0 in actions/checkout)", rev)}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("resolving %q: %w", rev, err)
 	}
 	c, err := r.repo.CommitObject(*h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		return nil, &UserError{fmt.Sprintf("commit %s (%q) is not in this clone: it is shallow; fetch the history "+
+			"(git fetch --unshallow, or fetch-depth: 0 in actions/checkout)", h, rev)}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading commit %s: %w", h, err)
 	}
@@ -103,11 +120,11 @@ func (r *Repo) DefaultBase() (*object.Commit, string, error) {
 			return nil, "", fmt.Errorf("finding the merge base of HEAD and %s: %w", ref, err)
 		}
 		if len(bases) == 0 {
-			return nil, "", fmt.Errorf("HEAD and %s share no history; pass --base", ref)
+			return nil, "", &UserError{fmt.Sprintf("HEAD and %s share no history; pass --base", ref)}
 		}
 		return bases[0], "merge-base(HEAD, " + ref + ")", nil
 	}
-	return nil, "", fmt.Errorf("no origin/main or main to compare with (%v); pass --base", lastErr)
+	return nil, "", &UserError{fmt.Sprintf("no origin/main or main to compare with (%v); pass --base", lastErr)}
 }
 
 // FS returns the tree of commit c as a read-only file system.
