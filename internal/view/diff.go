@@ -2,6 +2,7 @@ package view
 
 import (
 	"fmt"
+	"html"
 	"io"
 	"strings"
 
@@ -142,10 +143,25 @@ func fit(s string) string {
 	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
 		cut = cut[:i+1]
 	}
-	if strings.Count(cut, "```")%2 == 1 {
-		cut += "```\n"
+	// Only the comment's own fences and <details> start a line: values sit in
+	// code spans within a line, diff lines start with + - @ or a space.
+	fence, open := "", 0
+	for _, line := range strings.Split(cut, "\n") {
+		switch {
+		case fence == "" && strings.HasPrefix(line, "```"):
+			fence = line[:longestRun(line, '`')]
+		case fence != "" && line == fence:
+			fence = ""
+		case fence == "" && strings.HasPrefix(line, "<details>"):
+			open++
+		case fence == "" && line == "</details>":
+			open--
+		}
 	}
-	for open := strings.Count(cut, "<details>") - strings.Count(cut, "</details>"); open > 0; open-- {
+	if fence != "" {
+		cut += fence + "\n"
+	}
+	for ; open > 0; open-- {
 		cut += "</details>\n"
 	}
 	return cut + note
@@ -153,7 +169,7 @@ func fit(s string) string {
 
 func diffMarkdown(r *diff.Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### regionctl render --diff\n\n`%s` → `%s`", r.Base, r.Head)
+	fmt.Fprintf(&b, "### regionctl render --diff\n\n%s → %s", code(r.Base), code(r.Head))
 	if len(r.Uncommitted) > 0 {
 		fmt.Fprintf(&b, " (with %s not yet committed)", plural1(len(r.Uncommitted), "file"))
 	}
@@ -164,35 +180,35 @@ func diffMarkdown(r *diff.Report) string {
 	if len(r.Destroyed)+len(r.Pruned) > 0 {
 		b.WriteString("\n#### :warning: Destroyed and pruned\n\n")
 		for _, c := range r.Destroyed {
-			fmt.Fprintf(&b, "- **destroy** `%s` (%s, sector %s, %s)\n", c.ID, c.Type, c.Sector, c.Environment)
+			fmt.Fprintf(&b, "- **destroy** %s (%s, sector %s, %s)\n", code(c.ID), text(c.Type), text(c.Sector), text(c.Environment))
 		}
 		for _, f := range r.Pruned {
-			fmt.Fprintf(&b, "- prune `deploy/%s`\n", f)
+			fmt.Fprintf(&b, "- prune %s\n", code("deploy/"+f))
 		}
 	}
 	if len(r.Waves) > 0 {
 		b.WriteString("\n#### :warning: Rollout order\n\n")
 		for _, s := range r.Waves {
 			if s.Exception != "" {
-				fmt.Fprintf(&b, "- **exception**: `%s` = `%s` reaches **%s** before %s. Reason: %s\n", s.Key, s.Value, s.Sector, strings.Join(s.Missing, ", "), s.Exception)
+				fmt.Fprintf(&b, "- **exception**: %s = %s reaches **%s** before %s. Reason: %s\n", code(s.Key), code(s.Value), text(s.Sector), text(strings.Join(s.Missing, ", ")), text(s.Exception))
 			} else {
-				fmt.Fprintf(&b, "- **skipped wave**: `%s` = `%s` reaches **%s** before %s has it\n", s.Key, s.Value, s.Sector, strings.Join(s.Missing, ", "))
+				fmt.Fprintf(&b, "- **skipped wave**: %s = %s reaches **%s** before %s has it\n", code(s.Key), code(s.Value), text(s.Sector), text(strings.Join(s.Missing, ", ")))
 			}
 		}
 	}
 	if len(r.Drift) > 0 {
 		b.WriteString("\n#### :warning: Drift\n\n`deploy/` holds files that are not what `config/` renders to:\n\n")
 		for _, f := range r.Drift {
-			fmt.Fprintf(&b, "- `deploy/%s`\n", f)
+			fmt.Fprintf(&b, "- %s\n", code("deploy/"+f))
 		}
 	}
 	if len(r.Sectors) > 0 {
 		b.WriteString("\n#### Blast radius, in rollout order\n\n| sector | environment | regions | changed | added | destroyed | pipelines |\n|---|---|---|---|---|---|---|\n")
 		for _, s := range r.Sectors {
-			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d |\n", s.Name, s.Environment, strings.Join(s.Regions, ", "), len(s.Changed), len(s.Added), len(s.Destroyed), len(s.Pipelines))
+			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d |\n", text(s.Name), text(s.Environment), text(strings.Join(s.Regions, ", ")), len(s.Changed), len(s.Added), len(s.Destroyed), len(s.Pipelines))
 		}
 		for _, s := range r.Sectors {
-			fmt.Fprintf(&b, "\n<details><summary>%s (%s): %s</summary>\n\n", s.Name, s.Environment, plural1(len(s.Changed)+len(s.Added)+len(s.Destroyed), "cluster"))
+			fmt.Fprintf(&b, "\n<details><summary>%s (%s): %s</summary>\n\n", html.EscapeString(s.Name), html.EscapeString(s.Environment), plural1(len(s.Changed)+len(s.Added)+len(s.Destroyed), "cluster"))
 			listed, more := 0, 0
 			for _, c := range r.Changes {
 				if !contains(c.Sectors, s.Name) {
@@ -203,13 +219,13 @@ func diffMarkdown(r *diff.Report) string {
 					continue
 				}
 				listed++
-				fmt.Fprintf(&b, "- `%s`: `%s` → `%s` — %s, %s\n", c.Path, c.Old, c.New, origin(c), plural1(len(c.Clusters), "cluster"))
+				fmt.Fprintf(&b, "- %s: %s → %s — %s, %s\n", code(c.Path), code(c.Old), code(c.New), text(origin(c)), plural1(len(c.Clusters), "cluster"))
 			}
 			if more > 0 {
 				fmt.Fprintf(&b, "- and %d more value changes (see the table below)\n", more)
 			}
 			if len(s.Pipelines) > 0 {
-				fmt.Fprintf(&b, "\nPipelines: %s\n", strings.Join(s.Pipelines, ", "))
+				fmt.Fprintf(&b, "\nPipelines: %s\n", text(strings.Join(s.Pipelines, ", ")))
 			}
 			b.WriteString("\n</details>\n")
 		}
@@ -220,7 +236,7 @@ func diffMarkdown(r *diff.Report) string {
 		// when cutting, but a change of thousands of values must fit too.
 		limit := b.Len() + (MaxComment-b.Len())/2
 		for i, c := range r.Changes {
-			row := fmt.Sprintf("| `%s` | `%s` → `%s` | %s | %s |\n", c.Path, esc(c.Old), esc(c.New), origin(c), clusterList(c.Clusters, 4))
+			row := fmt.Sprintf("| %s | %s → %s | %s | %s |\n", code(c.Path), code(c.Old), code(c.New), text(origin(c)), text(clusterList(c.Clusters, 4)))
 			if b.Len()+len(row) > limit {
 				fmt.Fprintf(&b, "\n_%d more value changes left out to fit one comment; run `regionctl render --diff`._\n", len(r.Changes)-i)
 				break
@@ -237,7 +253,9 @@ func diffMarkdown(r *diff.Report) string {
 	}
 	budget := MaxComment - b.Len() - len(note(1_000_000, 1_000_000_000)) - 64
 	for i, f := range r.Files {
-		block := fmt.Sprintf("\n<details><summary>%s <code>deploy/%s</code></summary>\n\n```diff\n%s```\n</details>\n", f.Status, f.Path, f.Unified)
+		fence := fenceFor(f.Unified)
+		block := fmt.Sprintf("\n<details><summary>%s <code>deploy/%s</code></summary>\n\n%sdiff\n%s%s\n</details>\n",
+			html.EscapeString(f.Status), html.EscapeString(f.Path), fence, f.Unified, fence)
 		if len(block) > budget {
 			lines := 0
 			for _, g := range r.Files[i:] {
@@ -252,7 +270,59 @@ func diffMarkdown(r *diff.Report) string {
 	return b.String()
 }
 
-func esc(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+// code writes s as an inline code span that nothing in s can end: its
+// fence is longer than any run of backticks in s. A pipe is escaped (GitHub
+// splits table cells on it even in code) and a line break shown as ⏎, so
+// the span stays on its line.
+func code(s string) string {
+	s = strings.ReplaceAll(s, "|", "\\|")
+	s = strings.NewReplacer("\r\n", "⏎", "\n", "⏎", "\r", "⏎").Replace(s)
+	fence := strings.Repeat("`", longestRun(s, '`')+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || s == "" {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
+
+// text writes s as plain text: HTML and markdown syntax in it are shown,
+// never interpreted.
+func text(s string) string {
+	var b strings.Builder
+	for _, r := range strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s) {
+		switch r {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '\\', '`', '*', '_', '[', ']', '|', '#', '~', '!':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// fenceFor is a code fence that no line of s can close.
+func fenceFor(s string) string {
+	return strings.Repeat("`", max(3, longestRun(s, '`')+1))
+}
+
+func longestRun(s string, c byte) int {
+	best, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			run++
+			best = max(best, run)
+		} else {
+			run = 0
+		}
+	}
+	return best
+}
 
 func contains(s []string, x string) bool {
 	for _, y := range s {
