@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"github.com/regionctl/regionctl/internal/view"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -10,10 +9,12 @@ import (
 
 	"github.com/regionctl/regionctl/internal/diff"
 	"github.com/regionctl/regionctl/internal/render/tekton"
+	"github.com/regionctl/regionctl/internal/view"
 )
 
 func (a *app) affectedCommand() *cobra.Command {
 	var base, head, emit string
+	var allowDrift bool
 	cmd := &cobra.Command{
 		Use:   "affected --base REF [--head REF] [--emit json|pipelineruns]",
 		Short: "List the clusters a change affects and the pipeline runs it needs",
@@ -24,14 +25,23 @@ pipeline, a management cluster the regional one; a change to Helm values alone
 needs none (Argo CD syncs it).
 
 --emit pipelineruns prints the PipelineRuns to create, at the head commit, ready
-for 'kubectl create -f -'.`,
+for 'kubectl create -f -'.
+
+affected fails (exit 1) when the head's deploy/ holds files that are not what
+its config renders to (drift): a pipeline must never run from such a tree.
+--allow-drift only warns.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if emit != "json" && emit != "pipelineruns" && emit != "text" {
 				return fail(ExitUsage, "--emit must be json or pipelineruns, not %q", emit)
 			}
-			r, headOut, headCommit, err := a.review(base, head, false) // affected shows no drift
+			r, headOut, headCommit, err := a.review(base, head, true)
 			if err != nil {
+				return err
+			}
+			// A drifted deploy/ is not what the config says: no pipeline
+			// runs from it.
+			if err := a.driftError(r, allowDrift); err != nil {
 				return err
 			}
 			switch emit {
@@ -62,6 +72,7 @@ for 'kubectl create -f -'.`,
 	cmd.Flags().StringVar(&base, "base", "", "git ref before the change (default: merge base of HEAD and origin/main, else main)")
 	cmd.Flags().StringVar(&head, "head", "", "git ref after the change (default: the working tree)")
 	cmd.Flags().StringVar(&emit, "emit", "text", "output: text, json or pipelineruns")
+	cmd.Flags().BoolVar(&allowDrift, "allow-drift", false, "list the clusters even when deploy/ has drift (warn only)")
 	cmd.Flags().BoolVar(&a.fullReview, "full", false, "render every cluster on both sides, not only those whose inputs differ")
 	return cmd
 }

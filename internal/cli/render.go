@@ -6,12 +6,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/deploytree"
 	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/diff"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/view"
 )
@@ -20,7 +22,7 @@ import (
 const deployDir = "deploy"
 
 func (a *app) renderCommand() *cobra.Command {
-	var check, pruneForeign, showDiff bool
+	var check, pruneForeign, showDiff, allowDrift bool
 	var base, format string
 	cmd := &cobra.Command{
 		Use:   "render [--check | --diff [--base REF] [--format text|markdown|json]]",
@@ -51,10 +53,10 @@ renders every cluster on both sides.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if showDiff {
-				return a.runDiff(base, format)
+				return a.runDiff(base, format, allowDrift)
 			}
-			if cmd.Flags().Changed("base") || cmd.Flags().Changed("format") || cmd.Flags().Changed("full") {
-				return fail(ExitUsage, "--base, --format and --full go with --diff")
+			if cmd.Flags().Changed("base") || cmd.Flags().Changed("format") || cmd.Flags().Changed("full") || cmd.Flags().Changed("allow-drift") {
+				return fail(ExitUsage, "--base, --format, --full and --allow-drift go with --diff")
 			}
 			out, err := a.renderFleet()
 			if err != nil {
@@ -94,6 +96,7 @@ renders every cluster on both sides.`,
 	cmd.Flags().StringVar(&base, "base", "", "git ref to compare with (default: merge base of HEAD and origin/main, else main)")
 	cmd.Flags().StringVar(&format, "format", "text", "diff format: text, markdown or json")
 	cmd.Flags().BoolVar(&a.fullReview, "full", false, "with --diff: render every cluster on both sides, not only those whose inputs differ")
+	cmd.Flags().BoolVar(&allowDrift, "allow-drift", false, "with --diff: report drift in deploy/ without failing")
 	cmd.MarkFlagsMutuallyExclusive("check", "diff")
 	return cmd
 }
@@ -160,7 +163,7 @@ func (a *app) display(p string) string {
 	return fmt.Sprint(p)
 }
 
-func (a *app) runDiff(base, format string) error {
+func (a *app) runDiff(base, format string, allowDrift bool) error {
 	if format != "text" && format != "markdown" && format != "json" {
 		return fail(ExitUsage, "--format must be text, markdown or json, not %q", format)
 	}
@@ -170,11 +173,42 @@ func (a *app) runDiff(base, format string) error {
 	}
 	switch format {
 	case "json":
-		return writeJSON(a.stdout, r)
+		err = writeJSON(a.stdout, r)
 	case "markdown":
-		_, err := fmt.Fprint(a.stdout, view.DiffMarkdown(r))
+		_, err = fmt.Fprint(a.stdout, view.DiffMarkdown(r))
+	default:
+		a.printer(a.stdout).DiffText(r)
+	}
+	if err != nil {
 		return err
 	}
-	a.printer(a.stdout).DiffText(r)
-	return nil
+	return a.driftError(r, allowDrift)
+}
+
+// driftError fails a review whose deploy/ holds files that are not what
+// its config renders to: what runs would not be what was reviewed.
+func (a *app) driftError(r *diff.Report, allow bool) error {
+	if len(r.Drift) == 0 {
+		return nil
+	}
+	if allow {
+		fmt.Fprintf(a.stderr, "warning: drift: %s not what config/ renders to; run regionctl render\n", filesAre(len(r.Drift)))
+		return nil
+	}
+	return fail(ExitInput, "drift: %s not what config/ renders to (%s); run regionctl render and commit, or pass --allow-drift to only warn",
+		filesAre(len(r.Drift)), clusterOrFiles(r.Drift))
+}
+
+func filesAre(n int) string {
+	if n == 1 {
+		return "1 file in deploy/ is"
+	}
+	return fmt.Sprintf("%d files in deploy/ are", n)
+}
+
+func clusterOrFiles(paths []string) string {
+	if len(paths) <= 3 {
+		return strings.Join(paths, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(paths[:3], ", "), len(paths)-3)
 }
