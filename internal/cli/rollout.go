@@ -31,7 +31,9 @@ which regions, and since which commit (git blame of the line that sets it).
 The value the first sector runs is the target; the next sector to promote is
 the first that does not run it everywhere, blocked while the sector before it
 is still behind or soaking (its soak time from the sector file, counted from
-the commit that gave it the value).`,
+when the commit that gave it the value reached main: origin/main, else main,
+in first-parent history, so a branch commit soaks from its merge and a value
+only on a branch has not started soaking).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(output); err != nil {
@@ -49,7 +51,11 @@ the commit that gave it the value).`,
 			if repo, err := gitbase.Open(a.root); err == nil {
 				defer repo.Close()
 				if head, err := repo.Commit("HEAD"); err == nil {
-					history = repo.Blamer(head, a.root)
+					b := repo.Blamer(head, a.root)
+					if main, _ := repo.Mainline(); main != nil {
+						b.WithMainline(main)
+					}
+					history = b
 				}
 			}
 			only := ""
@@ -80,8 +86,8 @@ func (a *app) promoteCommand() *cobra.Command {
 		Short: "Give a versioned value to the next sector that lacks it (or to config/global once all have it)",
 		Long: `promote edits config/ so that the next sector without the value gets it: only
 that value changes in the sector file, comments and layout stay. It refuses while
-the sector before it has not soaked (its soak time, counted from the commit that
-gave it the value), when that sector's Argo CD Applications are not all Healthy
+the sector before it has not soaked (its soak time, counted from when the commit
+that gave it the value reached main, as status says), when that sector's Argo CD Applications are not all Healthy
 and Synced at that commit or later, or when regions of the next sector pin
 another value. When every sector runs the value, it moves into config/global and
 the sector pins go. promote never commits: it prints what it changed and the
@@ -116,7 +122,11 @@ all. It names every cluster that blocks. --argocd-auth-token
 			if repo, err := gitbase.Open(a.root); err == nil {
 				defer repo.Close()
 				if head, err := repo.Commit("HEAD"); err == nil {
-					opts.History = repo.Blamer(head, a.root)
+					b := repo.Blamer(head, a.root)
+					if main, _ := repo.Mainline(); main != nil {
+						b.WithMainline(main)
+					}
+					opts.History = b
 				}
 				argo.Repo = repo
 			}

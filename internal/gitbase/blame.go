@@ -3,6 +3,8 @@ package gitbase
 import (
 	"path"
 	"path/filepath"
+	"slices"
+	"sort"
 	"sync"
 	"time"
 
@@ -11,13 +13,32 @@ import (
 )
 
 // Blamer tells which commit introduced a line of a file at one commit,
-// with go-git's blame, each file blamed once.
+// with go-git's blame, each file blamed once, and when that commit reached
+// the mainline.
 type Blamer struct {
 	repo   *Repo
 	commit *object.Commit
 	prefix string // the fleet root's path inside the repository
 	mu     sync.Mutex
 	files  map[string]*git.BlameResult
+	// mainline, when set, is the tip of the branch that deploys (main): a
+	// line's time is when its commit reached it, not when it was written.
+	mainline *object.Commit
+	chain    []*object.Commit // mainline's first-parent history, oldest first
+	reached  map[string]reach
+}
+
+type reach struct {
+	when time.Time
+	ok   bool
+}
+
+// WithMainline makes Blame answer when each commit reached main's
+// first-parent history: the commit itself when it was made on main, else
+// the merge that brought it. A commit main does not hold has not reached it.
+func (b *Blamer) WithMainline(main *object.Commit) *Blamer {
+	b.mainline, b.reached = main, map[string]reach{}
+	return b
 }
 
 // Blamer returns a Blamer at commit c for paths relative to root (a
@@ -67,5 +88,45 @@ func (b *Blamer) Blame(file string, line int) (string, time.Time, bool) {
 	if err != nil {
 		return "", time.Time{}, false
 	}
-	return h.String(), c.Committer.When, true
+	if b.mainline == nil {
+		return h.String(), c.Committer.When, true
+	}
+	r, known := b.reached[h.String()]
+	if !known {
+		r.when, r.ok = b.reachedMainline(c)
+		b.reached[h.String()] = r
+	}
+	return h.String(), r.when, r.ok
+}
+
+// reachedMainline is the commit time of the oldest commit of the
+// mainline's first-parent history that holds c.
+func (b *Blamer) reachedMainline(c *object.Commit) (time.Time, bool) {
+	if b.chain == nil {
+		for m := b.mainline; ; {
+			b.chain = append(b.chain, m)
+			if m.NumParents() == 0 {
+				break
+			}
+			p, err := m.Parent(0)
+			if err != nil {
+				break // a shallow clone: the history known
+			}
+			m = p
+		}
+		slices.Reverse(b.chain)
+	}
+	holds := func(m *object.Commit) bool {
+		if m.Hash == c.Hash {
+			return true
+		}
+		ok, err := c.IsAncestor(m)
+		return err == nil && ok
+	}
+	// Holding c is monotone along the first-parent chain.
+	i := sort.Search(len(b.chain), func(i int) bool { return holds(b.chain[i]) })
+	if i == len(b.chain) {
+		return time.Time{}, false
+	}
+	return b.chain[i].Committer.When, true
 }

@@ -100,6 +100,17 @@ func (r *Repo) Commit(rev string) (*object.Commit, error) {
 	return c, nil
 }
 
+// Mainline is the tip of the branch that deploys: origin/main, else main,
+// else HEAD (a clone with neither follows its own first-parent history).
+func (r *Repo) Mainline() (*object.Commit, string) {
+	for _, ref := range []string{"origin/main", "main", "HEAD"} {
+		if c, err := r.Commit(ref); err == nil {
+			return c, ref
+		}
+	}
+	return nil, ""
+}
+
 // DefaultBase is the base a review compares HEAD with: the merge base of
 // HEAD and origin/main, else of HEAD and main, so that a branch behind main
 // does not report main's newer commits as its own.

@@ -3,6 +3,7 @@ package gitbase_test
 import (
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,5 +90,75 @@ func TestCommitPastTheFirst(t *testing.T) {
 	}
 	if _, err := r.Commit("HEAD~1"); err == nil || !strings.Contains(err.Error(), "the history has no such commit") {
 		t.Fatalf("HEAD~1 of a one-commit history: %v", err)
+	}
+}
+
+// A value's soak starts when it reached main: a line written on a branch
+// three days before its merge dates from the merge; a line only on a branch
+// has not reached main at all.
+func TestBlameDatesFromReachingMain(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	run := func(date string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date,
+			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run("2026-11-01T09:00:00Z", "init", "-q", "-b", "main")
+	write("sector.yaml", "soak: 24h\nversion: \"1.30\"\n")
+	run("2026-11-01T09:00:00Z", "add", "-A")
+	run("2026-11-01T09:00:00Z", "commit", "-q", "-m", "base")
+	run("2026-11-01T10:00:00Z", "checkout", "-q", "-b", "bump")
+	write("sector.yaml", "soak: 24h\nversion: \"1.31\"\n")
+	run("2026-11-01T10:00:00Z", "commit", "-q", "-am", "bump on a branch")
+	run("2026-11-02T09:00:00Z", "checkout", "-q", "main")
+	write("other.yaml", "x: 1\n")
+	run("2026-11-02T09:00:00Z", "add", "-A")
+	run("2026-11-02T09:00:00Z", "commit", "-q", "-m", "meanwhile on main")
+	run("2026-11-04T09:00:00Z", "merge", "-q", "--no-ff", "-m", "merge bump", "bump")
+	run("2026-11-05T09:00:00Z", "checkout", "-q", "-b", "unmerged")
+	write("other.yaml", "x: 2\n")
+	run("2026-11-05T09:00:00Z", "commit", "-q", "-am", "only on a branch")
+
+	repo, err := gitbase.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	main, err := repo.Commit("main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := repo.Commit("HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := func(s string) time.Time { d, _ := time.Parse(time.RFC3339, s); return d }
+
+	if _, when, ok := repo.Blamer(head, dir).Blame("sector.yaml", 2); !ok || !when.Equal(day("2026-11-01T10:00:00Z")) {
+		t.Errorf("without the mainline: %v %v, want the branch commit's time", when, ok)
+	}
+	b := repo.Blamer(head, dir).WithMainline(main)
+	if _, when, ok := b.Blame("sector.yaml", 2); !ok || !when.Equal(day("2026-11-04T09:00:00Z")) {
+		t.Errorf("the bump reached main at %v (%v), want the merge's time", when.UTC(), ok)
+	}
+	if _, when, ok := b.Blame("sector.yaml", 1); !ok || !when.Equal(day("2026-11-01T09:00:00Z")) {
+		t.Errorf("a line committed on main: %v (%v), want its own time", when.UTC(), ok)
+	}
+	if _, when, ok := b.Blame("other.yaml", 1); ok {
+		t.Errorf("a line only on a branch reached main at %v", when)
 	}
 }

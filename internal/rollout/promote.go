@@ -96,7 +96,7 @@ func Promote(f *config.Fleet, key, value string, o PromoteOptions) (*Promotion, 
 			}
 		}
 		if since == nil {
-			return nil, &Refusal{fmt.Sprintf("when sector %s got %s is not in git history: commit it and let it soak before promoting", prev.Name, value)}
+			return nil, &Refusal{fmt.Sprintf("sector %s got %s in no commit on main yet (or not in git history): merge it to main and let it soak before promoting", prev.Name, value)}
 		}
 		if left := since.Time.Add(prev.Soak).Sub(o.Now); left > 0 {
 			return nil, &Refusal{fmt.Sprintf("sector %s soaks %s more: soak %s since %s (%s)", prev.Name, left.Round(time.Minute), prev.Soak, short(since.Commit), since.Time.UTC().Format(time.RFC3339))}

@@ -178,7 +178,7 @@ func status(f *config.Fleet, path string, history Blamer, now time.Time) KeyStat
 		case pv == nil:
 			ks.Blocked = append(ks.Blocked, fmt.Sprintf("sector %s does not run %s in every region yet", prev.Sector, ks.Target))
 		case pv.Since == nil:
-			ks.Blocked = append(ks.Blocked, fmt.Sprintf("when sector %s got %s is unknown (not in git history); its soak cannot be checked", prev.Sector, ks.Target))
+			ks.Blocked = append(ks.Blocked, fmt.Sprintf("sector %s got %s in no commit on main yet (not in git history); its soak has not started", prev.Sector, ks.Target))
 		default:
 			soak := sectorSoak(f, prev.Sector)
 			if left := pv.Since.Time.Add(soak).Sub(now); left > 0 {
