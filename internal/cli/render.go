@@ -71,23 +71,7 @@ renders every cluster on both sides.`,
 				}
 				return a.reportCheck(dir, ch)
 			}
-			old, err := deploytree.ReadIndex(disk, dir)
-			if err != nil {
-				return fail(ExitInput, "%v", err)
-			}
-			if err := a.reportDiagnostics(render.CheckRemovals(old, a.fleet)); err != nil {
-				return err
-			}
-			ch, err := deploytree.Write(disk, dir, out, deploytree.Options{PruneForeign: pruneForeign})
-			var foreign *deploytree.ForeignFilesError
-			if errors.As(err, &foreign) {
-				return fail(ExitInput, "%v", err)
-			}
-			if err != nil {
-				return fail(ExitExternal, "%v", err)
-			}
-			a.printer(a.stdout).RenderSummary(a.display(dir), len(out.Artifacts), ch.Added, ch.Changed, ch.Removed, ch.Foreign)
-			return nil
+			return a.writeDeploy(out, pruneForeign)
 		},
 	}
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; fail when deploy/ is stale")
@@ -99,6 +83,30 @@ renders every cluster on both sides.`,
 	cmd.Flags().BoolVar(&allowDrift, "allow-drift", false, "with --diff: report drift in deploy/ without failing")
 	cmd.MarkFlagsMutuallyExclusive("check", "diff")
 	return cmd
+}
+
+// writeDeploy replaces deploy/ with a rendered fleet (a.fleet) and prints
+// what changed.
+func (a *app) writeDeploy(out *render.Output, pruneForeign bool) error {
+	dir := filepath.Join(a.root, deployDir)
+	disk := deploytree.OS{}
+	old, err := deploytree.ReadIndex(disk, dir)
+	if err != nil {
+		return fail(ExitInput, "%v", err)
+	}
+	if err := a.reportDiagnostics(render.CheckRemovals(old, a.fleet)); err != nil {
+		return err
+	}
+	ch, err := deploytree.Write(disk, dir, out, deploytree.Options{PruneForeign: pruneForeign})
+	var foreign *deploytree.ForeignFilesError
+	if errors.As(err, &foreign) {
+		return fail(ExitInput, "%v", err)
+	}
+	if err != nil {
+		return fail(ExitExternal, "%v", err)
+	}
+	a.printer(a.stdout).RenderSummary(a.display(dir), len(out.Artifacts), ch.Added, ch.Changed, ch.Removed, ch.Foreign)
+	return nil
 }
 
 // renderFleet loads, validates and renders the working tree, reporting

@@ -90,7 +90,9 @@ the sector before it has not soaked (its soak time, counted from when the commit
 that gave it the value reached main, as status says), when that sector's Argo CD Applications are not all Healthy
 and Synced at that commit or later, or when regions of the next sector pin
 another value. When every sector runs the value, it moves into config/global and
-the sector pins go. promote never commits: it prints what it changed and the
+the sector pins go. promote then renders deploy/ (as regionctl render does),
+so config/ and deploy/ change together; when the result does not render,
+config/ is put back. promote never commits: it prints what it changed and the
 commit message to use.
 
 The gate asks, for each cluster of that sector, the Argo CD that manages it:
@@ -158,7 +160,17 @@ all. It names every cluster that blocks. --argocd-auth-token
 					FromFile: "a/" + e.File, ToFile: "b/" + e.File, Context: 2})
 				pr.Unified(u)
 			}
-			fmt.Fprintf(a.stdout, "\nNothing is committed. Review, then commit with:\n\n%s", indent(p.Message))
+			// deploy/ follows config/ in the same change: render it now, or
+			// put config/ back as it was.
+			out, err := a.renderFleet()
+			if err == nil {
+				err = a.writeDeploy(out, false)
+			}
+			if err != nil {
+				a.restoreEdits(p.Edits)
+				return fail(ExitInput, "not promoting %s %s: the promoted config does not render (config/ is restored): %v", args[0], args[1], err)
+			}
+			fmt.Fprintf(a.stdout, "\nNothing is committed. Review config/ and deploy/, then commit both with:\n\n%s", indent(p.Message))
 			return nil
 		},
 	}
@@ -200,6 +212,15 @@ func healthTargets(f *config.Fleet, sector, server string) ([]argohealth.Target,
 
 // applyEdits writes each edit atomically, then checks the fleet still
 // validates; if it does not, every file is put back as it was.
+// restoreEdits puts back the files edits changed.
+func (a *app) restoreEdits(edits []rollout.Edit) {
+	undo := make([]rollout.Edit, len(edits))
+	for i, e := range edits {
+		undo[i] = rollout.Edit{File: e.File, Before: e.After, After: e.Before}
+	}
+	_ = a.applyEdits(undo)
+}
+
 func (a *app) applyEdits(edits []rollout.Edit) error {
 	write := func(file string, data []byte) error {
 		p := filepath.Join(a.root, file)
