@@ -52,55 +52,20 @@ func (r *Refusal) Error() string { return r.Reason }
 // regions or clusters of the next sector pin another value.
 func Promote(f *config.Fleet, key, value string, o PromoteOptions) (*Promotion, error) {
 	path := strings.Split(key, ".")
-	var sectors []*config.Sector
-	for _, s := range f.Sectors {
-		if len(clustersOf(f, s.Name)) > 0 {
-			sectors = append(sectors, s)
-		}
-	}
-	next := -1
-	for i, s := range sectors {
-		if !runs(f, s.Name, path, value) {
-			next = i
-			break
-		}
-	}
-	if next < 0 {
+	st := NextStep(f, path, value, o.History, o.Now)
+	if st.Sector == nil {
 		return toGlobal(f, key, path, value, o)
 	}
-	s := sectors[next]
-	var pins []string
-	for _, c := range clustersOf(f, s.Name) {
-		v := c.Effective.Lookup(path...)
-		if v != nil && v.Origin.Layer > config.LayerSector && !(v.Kind == config.String && v.Str == value) {
-			pins = append(pins, fmt.Sprintf("%s pins %s at %s", c.ID(), v.Scalar(), v.Origin.Pos))
-		}
+	if len(st.Blocked) > 0 {
+		return nil, &Refusal{strings.Join(st.Blocked, "; ")}
 	}
-	if len(pins) > 0 {
-		return nil, &Refusal{fmt.Sprintf("sector %s would still not run %s everywhere: %s; remove those pins first", s.Name, value, strings.Join(uniq(pins), "; "))}
-	}
+	s := st.Sector
 	p := &Promotion{Key: key, Value: value, Sector: s.Name}
 	var why string
-	if next == 0 {
+	if st.Prev == nil {
 		why = fmt.Sprintf("%s is the first sector: the rollout of %s starts here.", s.Name, value)
 	} else {
-		prev := sectors[next-1]
-		var since *Introduced
-		for _, c := range clustersOf(f, prev.Name) {
-			v := c.Effective.Lookup(path...)
-			if v == nil || o.History == nil || v.Origin.Pos.Line == 0 {
-				continue
-			}
-			if commit, when, ok := o.History.Blame(v.Origin.Pos.File, v.Origin.Pos.Line); ok && (since == nil || when.After(since.Time)) {
-				since = &Introduced{Commit: commit, Time: when}
-			}
-		}
-		if since == nil {
-			return nil, &Refusal{fmt.Sprintf("sector %s got %s in no commit on main yet (or not in git history): merge it to main and let it soak before promoting", prev.Name, value)}
-		}
-		if left := since.Time.Add(prev.Soak).Sub(o.Now); left > 0 {
-			return nil, &Refusal{fmt.Sprintf("sector %s soaks %s more: soak %s since %s (%s)", prev.Name, left.Round(time.Minute), prev.Soak, short(since.Commit), since.Time.UTC().Format(time.RFC3339))}
-		}
+		prev, since := st.Prev, st.Since
 		health := "health gate skipped (--skip-health)"
 		if !o.SkipHealth {
 			if o.Health == nil {

@@ -159,35 +159,14 @@ func status(f *config.Fleet, path string, history Blamer, now time.Time) KeyStat
 		return ks
 	}
 	ks.Target = target.Value
-	everywhere := func(s SectorStatus) *ValueStatus {
-		for i, v := range s.Values {
-			if v.Value == ks.Target && covers(v, regionsOf(f, s.Sector)) {
-				return &s.Values[i]
-			}
-		}
-		return nil
-	}
-	for i, s := range ks.Sectors {
-		if i == 0 || (len(s.Values) == 1 && s.Values[0].Value == ks.Target) {
-			continue
-		}
-		ks.Next = s.Sector
-		prev := ks.Sectors[i-1]
-		pv := everywhere(prev)
-		switch {
-		case pv == nil:
-			ks.Blocked = append(ks.Blocked, fmt.Sprintf("sector %s does not run %s in every region yet", prev.Sector, ks.Target))
-		case pv.Since == nil:
-			ks.Blocked = append(ks.Blocked, fmt.Sprintf("sector %s got %s in no commit on main yet (not in git history); its soak has not started", prev.Sector, ks.Target))
-		default:
-			soak := sectorSoak(f, prev.Sector)
-			if left := pv.Since.Time.Add(soak).Sub(now); left > 0 {
-				ks.Blocked = append(ks.Blocked, fmt.Sprintf("sector %s soaks %s more (soak %s since %s at %s)", prev.Sector, left.Round(time.Minute), soak, short(pv.Since.Commit), pv.Since.Time.UTC().Format(time.RFC3339)))
-			}
-		}
+	// What comes next is what promote would do.
+	st := NextStep(f, parts, ks.Target, history, now)
+	if st.Sector == nil {
+		ks.Done = true
 		return ks
 	}
-	ks.Done = true
+	ks.Next = st.Sector.Name
+	ks.Blocked = st.Blocked
 	return ks
 }
 
@@ -212,15 +191,6 @@ func covers(v ValueStatus, regions []string) bool {
 		}
 	}
 	return true
-}
-
-func sectorSoak(f *config.Fleet, name string) time.Duration {
-	for _, s := range f.Sectors {
-		if s.Name == name {
-			return s.Soak
-		}
-	}
-	return 0
 }
 
 func short(h string) string {

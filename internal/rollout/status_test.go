@@ -119,9 +119,13 @@ func TestStatusFollowsSoakAndWaves(t *testing.T) {
 	h.edit("config/clusters/eu-west-1/mc02.yaml", func(s string) string { return s + "eks:\n  version: \"1.31\"\n" })
 	h.commit(t2.Add(time.Hour))
 	st = h.status(t2.Add(2 * time.Hour))
-	if st.Next != "prod-2" || len(st.Blocked) != 0 {
-		// prod-2 still has a cluster on 1.31: it is the next step itself.
+	// prod-2 still has a cluster pinned on 1.31: it is the next step
+	// itself, blocked by that pin exactly as promote refuses it.
+	if st.Next != "prod-2" || len(st.Blocked) != 1 || !strings.Contains(st.Blocked[0], `eu-west-1/mc02 pins "1.31" at config/clusters/eu-west-1/mc02.yaml:7:12`) {
 		t.Errorf("prod-2 partly done: %+v", st)
+	}
+	if _, err := h.promote("1.32", t2.Add(2*time.Hour), healthy{}, false); err == nil || !strings.Contains(err.Error(), st.Blocked[0]) {
+		t.Errorf("status blocks with %q, promote says %v", st.Blocked, err)
 	}
 	h.edit("config/clusters/eu-west-1/mc02.yaml", func(s string) string { return strings.Replace(s, "eks:\n  version: \"1.31\"\n", "", 1) })
 	h.edit("config/sectors/prod-3.yaml", func(s string) string { return s + "eks:\n  version: \"1.32\"\n" })
@@ -155,7 +159,7 @@ func TestStatusNextAndNoHistory(t *testing.T) {
 	c, _ := schema.New(schema.Options{Version: "test"})
 	f, _ := fleet.Load(os.DirFS(h.dir), "config", c)
 	noHist, _ := rollout.Status(f, []string{"eks.version"}, "eks.version", nil, t0)
-	if len(noHist[0].Blocked) != 1 || !strings.Contains(noHist[0].Blocked[0], "not in git history") {
+	if b := noHist[0].Blocked; len(b) != 2 || !strings.Contains(b[1], "not in git history") {
 		t.Errorf("without history: %+v", noHist[0])
 	}
 }
