@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -79,7 +80,7 @@ only on a branch has not started soaking).`,
 }
 
 func (a *app) promoteCommand() *cobra.Command {
-	var skipHealth bool
+	var skipHealth, allowDowngrade bool
 	argo := argohealth.Client{}
 	cmd := &cobra.Command{
 		Use:   "promote <key> <value>",
@@ -108,18 +109,23 @@ all. It names every cluster that blocks. --argocd-auth-token
 			if err != nil {
 				return err
 			}
-			keys, err := schema.RolloutKeys()
+			orders, err := schema.RolloutOrders()
 			if err != nil {
 				return fail(ExitExternal, "%v", err)
 			}
-			known := false
-			for _, k := range keys {
-				known = known || schema.MatchRolloutKey(k, args[0])
+			known, order := false, schema.Unordered
+			var keys []string
+			for k, o := range orders {
+				keys = append(keys, k)
+				if schema.MatchRolloutKey(k, args[0]) {
+					known, order = true, o
+				}
 			}
 			if !known {
+				sort.Strings(keys)
 				return fail(ExitUsage, "%s is not a versioned value; versioned values are %s", args[0], strings.Join(keys, ", "))
 			}
-			opts := rollout.PromoteOptions{Now: time.Now(), SkipHealth: skipHealth,
+			opts := rollout.PromoteOptions{Now: time.Now(), SkipHealth: skipHealth, Order: order, AllowDowngrade: allowDowngrade,
 				Read: func(file string) ([]byte, error) { return os.ReadFile(filepath.Join(a.root, file)) }}
 			if repo, err := gitbase.Open(a.root); err == nil {
 				defer repo.Close()
@@ -175,6 +181,7 @@ all. It names every cluster that blocks. --argocd-auth-token
 		},
 	}
 	cmd.Flags().BoolVar(&skipHealth, "skip-health", false, "promote without the Argo CD health gate (named in the commit message)")
+	cmd.Flags().BoolVar(&allowDowngrade, "allow-downgrade", false, "give a sector a value older than one it runs (semver-ordered keys; named in the commit message)")
 	cmd.Flags().StringVar(&argo.Server, "argocd-server", "", "Argo CD API server (default $ARGOCD_SERVER)")
 	cmd.Flags().StringVar(&argo.Token, "argocd-auth-token", "", "Argo CD token (default $ARGOCD_AUTH_TOKEN)")
 	cmd.Flags().BoolVar(&argo.Insecure, "insecure", os.Getenv("ARGOCD_INSECURE") == "true", "skip TLS verification of the Argo CD server")

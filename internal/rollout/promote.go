@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/schema"
 )
 
 // Health tells whether the Applications of a sector (of one component, or
@@ -22,6 +23,11 @@ type PromoteOptions struct {
 	SkipHealth bool
 	// Read returns a layer file's bytes (the working tree, in the CLI).
 	Read func(file string) ([]byte, error)
+	// Order is the key's order (schema.Semver or schema.Unordered); with
+	// an order, giving a sector a value older than one it runs is a
+	// downgrade, refused unless AllowDowngrade.
+	Order          string
+	AllowDowngrade bool
 }
 
 // Edit is one file a promotion changes.
@@ -60,6 +66,15 @@ func Promote(f *config.Fleet, key, value string, o PromoteOptions) (*Promotion, 
 		return nil, &Refusal{strings.Join(st.Blocked, "; ")}
 	}
 	s := st.Sector
+	var newer []string
+	for _, c := range clustersOf(f, s.Name) {
+		if v := c.Effective.Lookup(path...); v != nil && v.Kind == config.String && schema.Older(o.Order, value, v.Str) {
+			newer = append(newer, fmt.Sprintf("%s runs %s (%s)", c.ID(), v.Str, v.Origin.Pos))
+		}
+	}
+	if len(newer) > 0 && !o.AllowDowngrade {
+		return nil, &Refusal{fmt.Sprintf("%s is older than what sector %s runs: %s; a downgrade needs --allow-downgrade", value, s.Name, strings.Join(uniq(newer), "; "))}
+	}
 	p := &Promotion{Key: key, Value: value, Sector: s.Name}
 	var why string
 	if st.Prev == nil {
@@ -84,6 +99,9 @@ func Promote(f *config.Fleet, key, value string, o PromoteOptions) (*Promotion, 
 		return nil, err
 	}
 	p.Edits = []Edit{e}
+	if len(newer) > 0 {
+		why += fmt.Sprintf("\nA downgrade, allowed (--allow-downgrade): %s.", strings.Join(uniq(newer), "; "))
+	}
 	p.Message = fmt.Sprintf("rollout: %s %s to sector %s\n\n%s\n", key, value, s.Name, why)
 	return p, nil
 }

@@ -37,6 +37,11 @@ func (h *history) fleet() *config.Fleet {
 
 func (h *history) promote(value string, now time.Time, health rollout.Health, skip bool) (*rollout.Promotion, error) {
 	h.t.Helper()
+	return h.promoteWith(value, now, health, skip, false)
+}
+
+func (h *history) promoteWith(value string, now time.Time, health rollout.Health, skip, downgrade bool) (*rollout.Promotion, error) {
+	h.t.Helper()
 	repo, err := gitbase.Open(h.dir)
 	if err != nil {
 		h.t.Fatal(err)
@@ -44,6 +49,7 @@ func (h *history) promote(value string, now time.Time, health rollout.Health, sk
 	head, _ := repo.Commit("HEAD")
 	return rollout.Promote(h.fleet(), "eks.version", value, rollout.PromoteOptions{
 		Now: now, History: repo.Blamer(head, h.dir), Health: health, SkipHealth: skip,
+		Order: schema.Semver, AllowDowngrade: downgrade,
 		Read: func(file string) ([]byte, error) { return os.ReadFile(filepath.Join(h.dir, file)) },
 	})
 }
@@ -111,8 +117,12 @@ func TestFullRolloutToGlobalThenRollback(t *testing.T) {
 	if _, err := h.promote("1.32", now, ok, false); err == nil {
 		t.Error("promoting a value every layer holds is not refused")
 	}
-	// A rollback is a rollout of the older value: it starts again at stage.
-	p, err = h.promote("1.31", now.Add(time.Hour), ok, false)
+	// A rollback is a rollout of the older value: it starts again at stage,
+	// as a downgrade that must be asked for.
+	if _, err := h.promote("1.31", now.Add(time.Hour), ok, false); err == nil || !strings.Contains(err.Error(), "--allow-downgrade") {
+		t.Fatalf("a rollback without --allow-downgrade: %v", err)
+	}
+	p, err = h.promoteWith("1.31", now.Add(time.Hour), ok, false, true)
 	if err != nil || p.Sector != "stage-a" {
 		t.Fatalf("rollback: %+v %v", p, err)
 	}
@@ -146,4 +156,19 @@ func TestPromoteRefusals(t *testing.T) {
 	h.commit(t1.Add(26 * time.Hour))
 	_, err = h.promote("1.32", t1.Add(27*time.Hour), healthy{}, false)
 	refusal(t, err, "us-east-1/mc01 pins \"1.31\" at config/regions/us-east-1.yaml:3:12")
+}
+
+// eks.version is ordered: giving a sector a version older than one it runs
+// is refused unless allowed, and the commit message says it was.
+func TestPromoteRefusesADowngrade(t *testing.T) {
+	h := newHistory(t)
+	h.edit("config/sectors/stage-a.yaml", func(s string) string { return s + "eks:\n  version: \"1.32\"\n" })
+	h.commit(t0.Add(time.Hour))
+	_, err := h.promote("1.30", t0.Add(2*time.Hour), healthy{}, true)
+	refusal(t, err, `1.30 is older than what sector stage-a runs: us-west-2/mc01 runs 1.32 (config/sectors/stage-a.yaml:6:12)`)
+	refusal(t, err, "--allow-downgrade")
+	p, err := h.promoteWith("1.30", t0.Add(2*time.Hour), healthy{}, true, true)
+	if err != nil || p.Sector != "stage-a" || !strings.Contains(p.Message, "A downgrade, allowed (--allow-downgrade)") {
+		t.Fatalf("with --allow-downgrade: %v\n%+v", err, p)
+	}
 }

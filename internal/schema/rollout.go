@@ -1,16 +1,39 @@
 package schema
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
 	"cuelang.org/go/cue"
+	"golang.org/x/mod/semver"
 )
 
 // RolloutKeys lists the dotted paths of the versioned values the schema
 // marks @rollout(), which roll out sector by sector; "*" stands for any key
 // of a map (components.*.image).
 func RolloutKeys() ([]string, error) {
+	orders, err := RolloutOrders()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(orders))
+	for k := range orders {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Orders of versioned values (@rollout(order=...)).
+const (
+	Unordered = ""       // digests: a new value is neither newer nor older
+	Semver    = "semver" // 1.31 < 1.32; v0.1.58 < v0.2.0; a prefix up to the last / is ignored
+)
+
+// RolloutOrders maps each rollout key (as RolloutKeys lists them) to the
+// order its values declare: Semver, or Unordered.
+func RolloutOrders() (map[string]string, error) {
 	src, err := loadSource()
 	if err != nil {
 		return nil, err
@@ -19,11 +42,16 @@ func RolloutKeys() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	out := map[string]string{}
 	var walk func(v cue.Value, prefix []string)
+	var bad error
 	walk = func(v cue.Value, prefix []string) {
 		if a := v.Attribute("rollout"); a.Err() == nil && len(prefix) > 0 {
-			out = append(out, strings.Join(prefix, "."))
+			order, _, err := a.Lookup(0, "order")
+			if err != nil || (order != Unordered && order != Semver) {
+				bad = fmt.Errorf("schema: %s has @rollout(order=%q): the orders are semver or none", strings.Join(prefix, "."), order)
+			}
+			out[strings.Join(prefix, ".")] = order
 			return
 		}
 		if v.IncompleteKind()&cue.StructKind == 0 {
@@ -44,8 +72,31 @@ func RolloutKeys() ([]string, error) {
 		}
 	}
 	walk(w.root.LookupPath(cue.ParsePath("#Settings")), nil)
-	sort.Strings(out)
-	return out, nil
+	return out, bad
+}
+
+// Older reports whether value a comes before b in the order: for Semver,
+// when both parse (after any prefix up to the last / and an optional v)
+// and a < b. Values that do not parse, or an unordered key, are never older.
+func Older(order, a, b string) bool {
+	if order != Semver {
+		return false
+	}
+	va, vb := semverOf(a), semverOf(b)
+	return va != "" && vb != "" && semver.Compare(va, vb) < 0
+}
+
+func semverOf(s string) string {
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		s = s[i+1:]
+	}
+	if !strings.HasPrefix(s, "v") {
+		s = "v" + s
+	}
+	if !semver.IsValid(s) {
+		return ""
+	}
+	return s
 }
 
 func hasFields(v cue.Value) bool {

@@ -94,3 +94,34 @@ func TestRolloutKeysHaveNoDefault(t *testing.T) {
 		}
 	}
 }
+
+func TestRolloutOrders(t *testing.T) {
+	orders, err := RolloutOrders()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{
+		"eks.version": Semver, "components.*.chart_revision": Semver,
+		"hypershift.operator_image": Unordered, "components.*.image": Unordered,
+	} {
+		if got, ok := orders[key]; !ok || got != want {
+			t.Errorf("%s: order %q (%v), want %q", key, got, ok, want)
+		}
+	}
+	for _, c := range []struct {
+		order, a, b string
+		older       bool
+	}{
+		{Semver, "1.31", "1.32", true},
+		{Semver, "1.32", "1.31", false},
+		{Semver, "1.9", "1.10", true},
+		{Semver, "hypershift-operator/v0.1.58", "hypershift-operator/v0.2.0", true},
+		{Semver, "9.1.0", "9.1.0", false},
+		{Semver, "main", "v1.0.0", false},
+		{Unordered, "1.31", "1.32", false},
+	} {
+		if got := Older(c.order, c.a, c.b); got != c.older {
+			t.Errorf("Older(%q, %q, %q) = %v", c.order, c.a, c.b, got)
+		}
+	}
+}
