@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -122,11 +123,17 @@ func (a *app) review(baseRef, headRef string, drift bool) (*diff.Report, *render
 	if drift {
 		headSide.Deploy = committedDeploy(headFS)
 	}
-	keys, err := schema.RolloutKeys()
+	orders, err := schema.RolloutOrders()
 	if err != nil {
 		return nil, nil, nil, fail(ExitExternal, "%v", err)
 	}
+	keys := make([]string, 0, len(orders))
+	for k := range orders {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
 	r := diff.Compare(baseSide, headSide, keys)
+	diff.MarkDowngrades(r, orders)
 	r.Uncommitted = uncommitted
 	return r, headSide.Output, head, nil
 }

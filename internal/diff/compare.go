@@ -3,6 +3,7 @@ package diff
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -82,6 +83,9 @@ type ValueChange struct {
 	Clusters      []string `json:"clusters"`
 	Sectors       []string `json:"sectors"`
 	Rollout       bool     `json:"rollout"` // a versioned value that rolls out by sector
+	// Downgrade: the key is ordered (@rollout(order=semver)) and the new
+	// value is older than the old one.
+	Downgrade bool `json:"downgrade"`
 }
 
 // SkippedWave is a versioned value the change gives a sector while an
@@ -241,6 +245,27 @@ func leaves(v *config.Value) map[string]*config.Value {
 	m := map[string]*config.Value{}
 	v.Walk("", func(p string, leaf *config.Value) { m[p] = leaf })
 	return m
+}
+
+// MarkDowngrades flags the value changes of ordered versioned keys (orders:
+// schema.RolloutOrders) whose new value is older than the old one, such as
+// removing a canary pin that was ahead of the sector.
+func MarkDowngrades(r *Report, orders map[string]string) {
+	for i := range r.Changes {
+		c := &r.Changes[i]
+		for key, order := range orders {
+			if schema.MatchRolloutKey(key, c.Path) {
+				c.Downgrade = schema.Older(order, unquote(c.New), unquote(c.Old))
+			}
+		}
+	}
+}
+
+func unquote(s string) string {
+	if u, err := strconv.Unquote(s); err == nil {
+		return u
+	}
+	return s
 }
 
 func isRollout(p string, keys []string) bool {

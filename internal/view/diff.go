@@ -75,6 +75,12 @@ func (p *Printer) DiffText(r *diff.Report) {
 			}
 		}
 	}
+	if downs := downgrades(r); len(downs) > 0 {
+		section("DOWNGRADES")
+		for _, c := range downs {
+			fmt.Fprintf(w, "  %s %s %s → %s on %s\n", p.paint(red, "downgrade"), c.Path, c.Old, c.New, clusterList(c.Clusters, 6))
+		}
+	}
 	if len(r.Drift) > 0 {
 		section("DRIFT")
 		fmt.Fprintf(w, "  deploy/ holds files that are not what config/ renders to (edited by hand?):\n")
@@ -95,7 +101,11 @@ func (p *Printer) DiffText(r *diff.Report) {
 	if len(r.Changes) > 0 {
 		section("VALUE CHANGES")
 		for _, c := range r.Changes {
-			fmt.Fprintf(w, "  %s %s → %s  %s\n", p.paint(bold, c.Path), c.Old, c.New, p.paint(dim, origin(c)))
+			down := ""
+			if c.Downgrade {
+				down = " " + p.paint(red, "DOWNGRADE")
+			}
+			fmt.Fprintf(w, "  %s %s → %s%s  %s\n", p.paint(bold, c.Path), c.Old, c.New, down, p.paint(dim, origin(c)))
 			fmt.Fprintf(w, "      %s: %s\n", plural1(len(c.Clusters), "cluster"), clusterList(c.Clusters, 6))
 		}
 	}
@@ -196,6 +206,12 @@ func diffMarkdown(r *diff.Report) string {
 			}
 		}
 	}
+	if downs := downgrades(r); len(downs) > 0 {
+		b.WriteString("\n#### :warning: Downgrades\n\n")
+		for _, c := range downs {
+			fmt.Fprintf(&b, "- %s: %s → %s on %s\n", code(c.Path), code(c.Old), code(c.New), text(clusterList(c.Clusters, 6)))
+		}
+	}
 	if len(r.Drift) > 0 {
 		b.WriteString("\n#### :warning: Drift\n\n`deploy/` holds files that are not what `config/` renders to:\n\n")
 		for _, f := range r.Drift {
@@ -236,7 +252,11 @@ func diffMarkdown(r *diff.Report) string {
 		// when cutting, but a change of thousands of values must fit too.
 		limit := b.Len() + (MaxComment-b.Len())/2
 		for i, c := range r.Changes {
-			row := fmt.Sprintf("| %s | %s → %s | %s | %s |\n", code(c.Path), code(c.Old), code(c.New), text(origin(c)), text(clusterList(c.Clusters, 4)))
+			down := ""
+			if c.Downgrade {
+				down = " :warning: **downgrade**"
+			}
+			row := fmt.Sprintf("| %s | %s → %s%s | %s | %s |\n", code(c.Path), code(c.Old), code(c.New), down, text(origin(c)), text(clusterList(c.Clusters, 4)))
 			if b.Len()+len(row) > limit {
 				fmt.Fprintf(&b, "\n_%d more value changes left out to fit one comment; run `regionctl render --diff`._\n", len(r.Changes)-i)
 				break
@@ -268,6 +288,18 @@ func diffMarkdown(r *diff.Report) string {
 		b.WriteString(block)
 	}
 	return b.String()
+}
+
+// downgrades are the value changes that move a cluster to an older
+// version of an ordered key.
+func downgrades(r *diff.Report) []diff.ValueChange {
+	var out []diff.ValueChange
+	for _, c := range r.Changes {
+		if c.Downgrade {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // code writes s as an inline code span that nothing in s can end: its

@@ -120,3 +120,30 @@ func withoutCode(s string) string {
 	}
 	return b.String()
 }
+
+// A change that moves clusters to an older version of an ordered key is
+// called a downgrade in every form of the review.
+func TestDowngradesAreCalledOut(t *testing.T) {
+	r := &diff.Report{Changes: []diff.ValueChange{
+		{Path: "eks.version", Old: `"1.32"`, New: `"1.31"`, Clusters: []string{"us-west-2/mc01"}, Rollout: true},
+		{Path: "eks.version", Old: `"1.31"`, New: `"1.32"`, Clusters: []string{"us-east-1/mc01"}, Rollout: true},
+		{Path: "hypershift.operator_image", Old: `"a@sha256:1"`, New: `"a@sha256:0"`, Clusters: []string{"us-east-1/mc01"}, Rollout: true},
+	}, Affected: []diff.AffectedCluster{{ID: "us-west-2/mc01"}}}
+	orders := map[string]string{"eks.version": "semver", "hypershift.operator_image": ""}
+	diff.MarkDowngrades(r, orders)
+	if !r.Changes[0].Downgrade || r.Changes[1].Downgrade || r.Changes[2].Downgrade {
+		t.Fatalf("downgrade flags: %v %v %v", r.Changes[0].Downgrade, r.Changes[1].Downgrade, r.Changes[2].Downgrade)
+	}
+	var b bytes.Buffer
+	(&Printer{W: &b}).DiffText(r)
+	if !strings.Contains(b.String(), "DOWNGRADES\n  downgrade eks.version \"1.32\" → \"1.31\" on us-west-2/mc01") {
+		t.Errorf("text:\n%s", b.String())
+	}
+	if md := diffMarkdown(r); !strings.Contains(md, "#### :warning: Downgrades") || strings.Count(md, "**downgrade**") != 1 {
+		t.Errorf("markdown:\n%s", md)
+	}
+	b.Reset()
+	if err := JSON(&b, r); err != nil || strings.Count(b.String(), `"downgrade": true`) != 1 {
+		t.Errorf("json: %v\n%s", err, b.String())
+	}
+}
