@@ -115,7 +115,11 @@ func Compare(base, head Side, rolloutKeys []string) *Report {
 	r.Files, r.Pruned = fileDiffs(base.Output.ByPath(), head.Output.ByPath())
 	changedInputs := changedFiles(base.Fleet, head.Fleet)
 	r.Changes = valueChanges(base.Fleet, head.Fleet, head.Output.Skipped, changedInputs, rolloutKeys)
-	r.Waves = skippedWaves(base.Fleet, head.Fleet, rolloutKeys)
+	if len(base.Fleet.Clusters) > 0 {
+		// With nothing running yet (the first fleet commit) there is no
+		// rollout order to keep.
+		r.Waves = skippedWaves(base.Fleet, head.Fleet, rolloutKeys)
+	}
 	r.Drift, r.Stale = drift(head.Deploy, base, head.Output)
 	r.Destroyed = destroyed(base.Fleet, head.Fleet)
 	r.Sectors = sectors(head.Fleet, base.Fleet, r.Affected)

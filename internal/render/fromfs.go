@@ -1,6 +1,7 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"reflect"
@@ -63,6 +64,21 @@ func FromFSPair(baseFS, headFS fs.FS, checker *schema.Checker, opts Options, inc
 		}
 	}
 	p := &Pair{Pair: &fleet.Pair{Same: map[string]bool{}}}
+	if _, err := fs.Stat(baseFS, "config"); errors.Is(err, fs.ErrNotExist) {
+		// The first fleet commit: the base holds no fleet, so everything
+		// the head renders is added.
+		p.Base = &config.Fleet{Docs: &config.Documents{}}
+		p.BaseOut = &Output{Index: &Index{Sectors: []IndexSector{}, Regions: []IndexRegion{}, Clusters: []IndexCluster{}, Files: []string{}}, Skipped: map[string]bool{}}
+		p.Head, p.HeadDiags = fleet.Load(headFS, "config", checker)
+		if !p.HeadDiags.HasErrors() {
+			o := opts
+			o.Charts, o.Pipelines = charts[1], pipelines[1]
+			var ds diag.Diagnostics
+			p.HeadOut, ds = Render(p.Head, o)
+			p.HeadDiags = append(p.HeadDiags, ds...)
+		}
+		return p, nil
+	}
 	if incremental && reflect.DeepEqual(charts[0], charts[1]) && (pipelines[0] == nil) == (pipelines[1] == nil) &&
 		pipelines[0].Signature() == pipelines[1].Signature() {
 		p.Pair = fleet.LoadPair(baseFS, headFS, "config", checker)
