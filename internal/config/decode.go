@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -161,7 +162,59 @@ func (d *decoder) node(n *yaml.Node, depth int) *Value {
 	return nil
 }
 
+// Plain (unquoted) number forms that YAML readers disagree on, or that no
+// output format can carry: each is refused with what to write instead.
+var (
+	leadingZero = regexp.MustCompile(`^[-+]?0[0-9_]+$`)
+	baseNumber  = regexp.MustCompile(`^[-+]?0[xXoObB]`)
+	notFinite   = regexp.MustCompile(`^[-+]?\.(inf|Inf|INF|nan|NaN|NAN)$`)
+	allDigits   = regexp.MustCompile(`^[-+]?[0-9_]+$`)
+	zeroTail    = regexp.MustCompile(`^[-+]?[0-9_]*\.[0-9_]*0$`)
+)
+
+// maxExact is the largest integer every reader of the outputs keeps exact:
+// Helm and JSON readers hold numbers as float64.
+const maxExact = 1 << 53
+
+// number refuses a plain scalar that YAML resolved to a number when the
+// number is not what every reader of deploy/ would take from its text. It
+// returns false after reporting.
+func (d *decoder) number(n *yaml.Node) bool {
+	text := n.Value
+	quote := fmt.Sprintf("quote it (%q) if it is a string, such as an id or a version", text)
+	switch {
+	case leadingZero.MatchString(text):
+		d.errorf(n, "YAML readers disagree on a number with a leading zero: octal in YAML 1.1, decimal in 1.2, a string to Helm when it holds an 8 or 9. "+
+			"Write the number without the leading zero, or "+quote+".", "%s is ambiguous: a number with a leading zero", text)
+	case baseNumber.MatchString(text):
+		d.errorf(n, "Hexadecimal, octal and binary numbers mean different things to different YAML readers. Write the number in decimal, or "+quote+".",
+			"%s is ambiguous: a number in base 16, 8 or 2", text)
+	case notFinite.MatchString(text):
+		d.errorf(n, "Terraform variables, JSON and Helm values cannot hold infinity or NaN. Write a finite number, or "+quote+".",
+			"%s is not a finite number", text)
+	case allDigits.MatchString(text) && n.ShortTag() == "!!float":
+		d.errorf(n, "Integers must fit in 64 bits; this one does not. "+strings.ToUpper(quote[:1])+quote[1:]+".", "integer %s out of range", text)
+	case n.ShortTag() == "!!int":
+		if i, err := strconv.ParseInt(strings.ReplaceAll(text, "_", ""), 10, 64); err == nil && (i > maxExact || i < -maxExact) {
+			d.errorf(n, fmt.Sprintf("Helm, JSON and many other readers keep numbers as 64-bit floats, exact only up to %d. ", int64(maxExact))+
+				strings.ToUpper(quote[:1])+quote[1:]+".", "integer %s is too large to stay exact", text)
+		} else {
+			return true
+		}
+	case zeroTail.MatchString(text):
+		f, _ := strconv.ParseFloat(strings.ReplaceAll(text, "_", ""), 64)
+		d.errorf(n, fmt.Sprintf("Every reader takes %s as the number %s and drops the trailing zero. Write %s, or %s.",
+			text, strconv.FormatFloat(f, 'g', -1, 64), strconv.FormatFloat(f, 'g', -1, 64), quote), "%s is the number %s", text, strconv.FormatFloat(f, 'g', -1, 64))
+	default:
+		return true
+	}
+	return false
+}
+
 func (d *decoder) scalar(n *yaml.Node, origin Origin) *Value {
+	if n.Style == 0 && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float") && !d.number(n) {
+		return nil
+	}
 	switch n.ShortTag() {
 	case "!!null":
 		return &Value{Kind: Null, Origin: origin}

@@ -6,7 +6,9 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 
+	yamlv2 "go.yaml.in/yaml/v2"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/regionctl/regionctl/internal/config"
@@ -68,7 +70,11 @@ func node(v *config.Value) *yaml.Node {
 		}
 		return n
 	case config.String:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v.Str}
+		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v.Str}
+		if notAStringTo11(v.Str) {
+			n.Style = yaml.DoubleQuotedStyle
+		}
+		return n
 	case config.Bool:
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(v.Bool)}
 	case config.Int:
@@ -77,4 +83,27 @@ func node(v *config.Value) *yaml.Node {
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: strconv.FormatFloat(v.Float, 'g', -1, 64)}
 	}
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
+}
+
+// notAStringTo11 reports whether a YAML 1.1 reader (Helm, sigs.k8s.io/yaml,
+// many tools) would read s, written plain, as something other than the
+// string s: yes, off, 0755, 1:20, "" and the like. The YAML 1.2 encoder
+// quotes only what 1.2 would misread.
+func notAStringTo11(s string) bool {
+	if s == "" {
+		return true
+	}
+	switch strings.ToLower(s) {
+	case "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~", "<<":
+		return true
+	}
+	if !strings.ContainsRune("0123456789+-.~", rune(s[0])) {
+		return false
+	}
+	var v any
+	if err := yamlv2.Unmarshal([]byte(s), &v); err != nil {
+		return true
+	}
+	got, ok := v.(string)
+	return !ok || got != s
 }
