@@ -66,6 +66,10 @@ renders every cluster on both sides.`,
 			disk := deploytree.OS{}
 			if check {
 				ch, _, err := deploytree.Plan(disk, dir, out)
+				var links *deploytree.LinksError
+				if errors.As(err, &links) {
+					return fail(ExitInput, "%v", err)
+				}
 				if err != nil {
 					return fail(ExitExternal, "%v", err)
 				}
@@ -99,7 +103,8 @@ func (a *app) writeDeploy(out *render.Output, pruneForeign bool) error {
 	}
 	ch, err := deploytree.Write(disk, dir, out, deploytree.Options{PruneForeign: pruneForeign})
 	var foreign *deploytree.ForeignFilesError
-	if errors.As(err, &foreign) {
+	var links *deploytree.LinksError
+	if errors.As(err, &foreign) || errors.As(err, &links) {
 		return fail(ExitInput, "%v", err)
 	}
 	if err != nil {

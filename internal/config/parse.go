@@ -68,6 +68,8 @@ func Parse(fsys fs.FS, dir string) (*Documents, diag.Diagnostics) {
 	for _, e := range top {
 		p := path.Join(dir, e.Name())
 		switch {
+		case isLink(e):
+			diags = append(diags, linkError(p))
 		case e.Name() == "global" && e.IsDir():
 			for _, f := range yamlFiles(fsys, p, &diags) {
 				docs.Global = append(docs.Global, add(path.Join(p, f), LayerGlobal, "", ""))
@@ -88,6 +90,14 @@ func Parse(fsys fs.FS, dir string) (*Documents, diag.Diagnostics) {
 			}
 			for _, r := range regions {
 				rp := path.Join(p, r.Name())
+				if isLink(r) {
+					diags = append(diags, linkError(rp))
+					continue
+				}
+				if strings.HasPrefix(r.Name(), ".") {
+					diags = append(diags, hiddenWarning(rp))
+					continue
+				}
 				if !r.IsDir() {
 					diags = append(diags, diag.Errorf(diag.Pos{File: rp},
 						"Cluster files live in config/clusters/<region>/<cluster>.yaml; move this file into its region's directory.",
@@ -157,7 +167,11 @@ func yamlFiles(fsys fs.FS, dir string, diags *diag.Diagnostics) []string {
 	var out []string
 	for _, e := range entries {
 		switch {
+		case isLink(e):
+			*diags = append(*diags, linkError(path.Join(dir, e.Name())))
+		case e.Name() == ".gitkeep" || e.Name() == ".keep":
 		case strings.HasPrefix(e.Name(), "."):
+			*diags = append(*diags, hiddenWarning(path.Join(dir, e.Name())))
 		case !e.IsDir() && strings.HasSuffix(e.Name(), ".yaml"):
 			out = append(out, e.Name())
 		case !e.IsDir() && strings.HasSuffix(e.Name(), ".yml"):
@@ -173,6 +187,23 @@ func yamlFiles(fsys fs.FS, dir string, diags *diag.Diagnostics) []string {
 }
 
 func stem(name string) string { return strings.TrimSuffix(name, ".yaml") }
+
+func isLink(e fs.DirEntry) bool { return e.Type()&fs.ModeSymlink != 0 }
+
+// linkError refuses a symbolic link among the layer files: the config is
+// what the repository holds, and a link may reach outside it.
+func linkError(p string) diag.Diagnostic {
+	return diag.Errorf(diag.Pos{File: p},
+		"regionctl reads only files inside the repository, and a link may point anywhere: replace the link with the file (or directory) itself.",
+		"symbolic link in config/")
+}
+
+// hiddenWarning reports a hidden entry in a layer folder, which regionctl
+// does not read: an editor's backup, or a layer someone means to apply.
+func hiddenWarning(p string) diag.Diagnostic {
+	return diag.Diagnostic{Severity: diag.Warning, Pos: diag.Pos{File: p}, Summary: "hidden file ignored",
+		Detail: "Files whose names start with a dot are not read. Rename it to take effect, or delete it."}
+}
 
 // readLimited reads a file, stopping one byte past MaxFileSize so that an
 // oversized file is reported without being read whole.

@@ -25,6 +25,10 @@ type Disk interface {
 	Rename(oldname, newname string) error
 	RemoveAll(name string) error
 	Exists(name string) (bool, error)
+	// Links lists what under root is neither a regular file nor a
+	// directory (symbolic links above all), slash-separated and relative
+	// to it; root itself when it is one.
+	Links(root string) ([]string, error)
 }
 
 // OS is the operating system's file system.
@@ -78,6 +82,31 @@ func (OS) Exists(name string) (bool, error) {
 		return false, nil
 	}
 	return err == nil, err
+}
+
+func (OS) Links(root string) ([]string, error) {
+	st, err := os.Lstat(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return []string{"."}, nil
+	}
+	var out []string
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && !d.Type().IsRegular() {
+			rel, _ := filepath.Rel(root, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	return out, err
 }
 
 // Exchange swaps a and b with renameat2(RENAME_EXCHANGE). Where the file

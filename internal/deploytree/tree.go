@@ -33,6 +33,9 @@ func Plan(disk Disk, dir string, out *render.Output) (*Changes, *render.Index, e
 	if len(out.Skipped) > 0 {
 		return nil, nil, fmt.Errorf("internal error: a render that left out %d clusters cannot be compared with or written to %s", len(out.Skipped), dir)
 	}
+	if err := refuseLinks(disk, dir); err != nil {
+		return nil, nil, err
+	}
 	onDisk, err := disk.Files(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading %s: %w", dir, err)
@@ -79,6 +82,34 @@ func Plan(disk Disk, dir string, out *render.Output) (*Changes, *render.Index, e
 		sort.Strings(l)
 	}
 	return ch, old, nil
+}
+
+// LinksError refuses a deploy/ tree that holds symbolic links (or is one):
+// regionctl writes only regular files, and a link could point outside the
+// repository while its target's content passes every check.
+type LinksError struct {
+	Dir   string
+	Links []string
+}
+
+func (e *LinksError) Error() string {
+	if len(e.Links) == 1 && e.Links[0] == "." {
+		return fmt.Sprintf("%s is a symbolic link (or not a directory): regionctl writes deploy/ as a directory of the repository itself; replace the link with a directory (or remove it and render)", e.Dir)
+	}
+	return fmt.Sprintf("%s holds %d symbolic links (or other non-regular files), which regionctl never writes:\n  %s\nremove them and render again",
+		e.Dir, len(e.Links), strings.Join(e.Links, "\n  "))
+}
+
+func refuseLinks(disk Disk, dir string) error {
+	links, err := disk.Links(dir)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", dir, err)
+	}
+	if len(links) > 0 {
+		sort.Strings(links)
+		return &LinksError{Dir: dir, Links: links}
+	}
+	return nil
 }
 
 // ReadIndex reads the index.json of the tree at dir; nil when there is none.

@@ -24,10 +24,25 @@ func ReadCharts(fsys fs.FS) ([]string, error) {
 		return nil, fmt.Errorf("reading %s: %w", argocd.ChartsDir, err)
 	}
 	var out []string
+	var links []string
 	for _, e := range entries {
+		if e.Type()&fs.ModeSymlink != 0 {
+			links = append(links, argocd.ChartsDir+"/"+e.Name())
+			continue
+		}
 		if _, err := fs.Stat(fsys, argocd.ChartsDir+"/"+e.Name()+"/Chart.yaml"); e.IsDir() && err == nil {
 			out = append(out, e.Name())
+			_ = fs.WalkDir(fsys, argocd.ChartsDir+"/"+e.Name(), func(p string, d fs.DirEntry, err error) error {
+				if err == nil && d.Type()&fs.ModeSymlink != 0 {
+					links = append(links, p)
+				}
+				return nil
+			})
 		}
+	}
+	if len(links) > 0 {
+		return nil, fmt.Errorf("symbolic links in %s: %s; Argo CD and regionctl read charts from the repository itself: replace each link with what it points at",
+			argocd.ChartsDir, strings.Join(links, ", "))
 	}
 	sort.Strings(out)
 	return out, nil
