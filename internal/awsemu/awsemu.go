@@ -21,7 +21,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -58,7 +57,7 @@ func Start(ctx context.Context, logPath string) (*Emulator, error) {
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
 	cmd := exec.Command(bin, "-H", "127.0.0.1", "-p", fmt.Sprint(port))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	ownProcessGroup(cmd)
 	// The deploy role attaches the AWS managed AdministratorAccess policy,
 	// which moto knows only when told to load the managed policies.
 	cmd.Env = append(os.Environ(), "MOTO_IAM_LOAD_MANAGED_POLICIES=true")
@@ -93,13 +92,13 @@ func (e *Emulator) Stop() error {
 	if e == nil || e.cmd == nil {
 		return nil
 	}
-	_ = syscall.Kill(-e.PID, syscall.SIGTERM)
+	signalGroup(e.cmd, false)
 	done := make(chan error, 1)
 	go func() { done <- e.cmd.Wait() }()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
-		_ = syscall.Kill(-e.PID, syscall.SIGKILL)
+		signalGroup(e.cmd, true)
 		<-done
 	}
 	if e.log != nil {

@@ -295,14 +295,6 @@ func emulatorEndpoint() string {
 	return ""
 }
 
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
 // deployedCommit is the commit a run deploys: the checkout's HEAD, when
 // the run's inputs hold no uncommitted change ("" otherwise, and outside a
 // git repository), with the repository's history to order commits by.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -101,10 +102,14 @@ func (a *app) writeDeploy(out *render.Output, pruneForeign bool) error {
 	if err := a.reportDiagnostics(render.CheckRemovals(old, a.fleet)); err != nil {
 		return err
 	}
-	ch, err := deploytree.Write(disk, dir, out, deploytree.Options{PruneForeign: pruneForeign})
+	ch, err := deploytree.Write(disk, dir, out, deploytree.Options{PruneForeign: pruneForeign, LockWait: 2 * time.Minute,
+		Waiting: func(holder string) {
+			fmt.Fprintf(a.stderr, "waiting for another render of %s to finish (%s)...\n", a.display(dir), holder)
+		}})
 	var foreign *deploytree.ForeignFilesError
 	var links *deploytree.LinksError
-	if errors.As(err, &foreign) || errors.As(err, &links) {
+	var locked *deploytree.LockedError
+	if errors.As(err, &foreign) || errors.As(err, &links) || errors.As(err, &locked) {
 		return fail(ExitInput, "%v", err)
 	}
 	if err != nil {

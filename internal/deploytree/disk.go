@@ -5,8 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"golang.org/x/sys/unix"
 )
 
 // Disk is the file system the writer works on. OS is the real one; tests
@@ -109,14 +107,21 @@ func (OS) Links(root string) ([]string, error) {
 	return out, err
 }
 
-// Exchange swaps a and b with renameat2(RENAME_EXCHANGE). Where the file
-// system lacks it, it falls back to two renames, undoing the first when the
-// second fails.
+// Exchange swaps a and b atomically where the system can (renameat2 with
+// RENAME_EXCHANGE on Linux, renamex_np with RENAME_SWAP on macOS). Elsewhere,
+// or where the file system lacks it, it falls back to two renames, undoing
+// the first when the second fails: b is briefly absent, never half-written.
 func (d OS) Exchange(a, b string) error {
-	err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
-	if err == nil || !(errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.ENOTSUP)) {
+	if err := exchange(a, b); !errors.Is(err, errNoExchange) {
 		return err
 	}
+	return renameExchange(a, b)
+}
+
+// errNoExchange says the system or file system cannot swap atomically.
+var errNoExchange = errors.New("no atomic exchange here")
+
+func renameExchange(a, b string) error {
 	aside := b + ".old"
 	if err := os.Rename(b, aside); err != nil {
 		return err

@@ -3,12 +3,14 @@ package deploytree
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/regionctl/regionctl/internal/render"
 )
@@ -147,11 +149,24 @@ type Options struct {
 	// PruneForeign deletes files regionctl did not write instead of
 	// refusing to render.
 	PruneForeign bool
+	// LockWait is how long to wait for another render that holds the tree;
+	// Waiting, when set, is told once who that is.
+	LockWait time.Duration
+	Waiting  func(holder string)
 }
 
 // Write makes the tree at dir exactly out. Nothing is written when the tree
 // is already clean. On any error dir is left as it was.
 func Write(disk Disk, dir string, out *render.Output, opts Options) (*Changes, error) {
+	release, err := lock(dir, opts.LockWait, opts.Waiting)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	work := filepath.Join(filepath.Dir(filepath.Clean(dir)), WorkDir)
+	if err := removeStale(disk, dir, work); err != nil {
+		return nil, err
+	}
 	ch, _, err := Plan(disk, dir, out)
 	if err != nil {
 		return nil, err
@@ -162,13 +177,14 @@ func Write(disk Disk, dir string, out *render.Output, opts Options) (*Changes, e
 	if ch.Clean() {
 		return ch, nil
 	}
-	parent := filepath.Dir(filepath.Clean(dir))
-	if err := disk.MkdirAll(parent); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", parent, err)
-	}
-	stage, err := disk.MkdirTemp(parent, "."+filepath.Base(dir)+"-staging-")
+	stage, err := disk.MkdirTemp(work, stagingPattern)
 	if err != nil {
-		return nil, fmt.Errorf("creating a staging directory beside %s: %w", dir, err)
+		return nil, fmt.Errorf("creating a staging directory in %s: %w", work, err)
+	}
+	// MkdirTemp makes it 0700; deploy/ gets the mode a directory gets.
+	if err := os.Chmod(stage, 0o777&^umask()); err != nil {
+		_ = disk.RemoveAll(stage)
+		return nil, fmt.Errorf("setting the mode of %s: %w", stage, err)
 	}
 	if err := build(disk, dir, stage, out, ch); err != nil {
 		_ = disk.RemoveAll(stage)

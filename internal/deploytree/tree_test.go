@@ -45,7 +45,18 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	}
 	entries, _ := os.ReadDir(filepath.Dir(dir))
 	for _, e := range entries {
-		out["../"+e.Name()] = ""
+		if e.Name() != WorkDir {
+			out["../"+e.Name()] = ""
+			continue
+		}
+		// The work directory holds the lock and its .gitignore; anything
+		// else there is a staging tree left behind.
+		work, _ := os.ReadDir(filepath.Join(filepath.Dir(dir), WorkDir))
+		for _, w := range work {
+			if w.Name() != ".gitignore" && w.Name() != "deploy.lock" {
+				out["../"+WorkDir+"/"+w.Name()] = ""
+			}
+		}
 	}
 	return out
 }

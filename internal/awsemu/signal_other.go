@@ -1,0 +1,7 @@
+//go:build !linux && !windows
+
+package awsemu
+
+import "syscall"
+
+var interruptSignal = syscall.SIGTERM

@@ -1,0 +1,5 @@
+package awsemu
+
+import "os"
+
+var interruptSignal = os.Kill
