@@ -89,7 +89,7 @@ internal/tfrun/emulator.go.`,
 		Short: "The central pipeline of one region",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return a.runPipeline(&f, func() (*pipeline.Plan, error) { return pipeline.Central(a.fleet, f.region, f.requestID) })
+			return a.runPipeline(&f, func() (*pipeline.Plan, error) { return pipeline.Central(a.fleet, f.region, f.cluster, f.requestID) })
 		},
 	}
 	regional := &cobra.Command{

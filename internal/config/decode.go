@@ -290,6 +290,17 @@ func kindName(n *yaml.Node) string {
 var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
 
 // yamlError turns a YAML syntax error into a diagnostic at its line.
+// parserError are the messages of the YAML library's parser (libyaml's
+// parserc), whose line numbers it reports from 0.
+var parserError = map[string]bool{
+	"did not find expected <document start>": true,
+	"did not find expected node content":     true,
+	"did not find expected key":              true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+}
+
 func yamlError(file string, err error) diag.Diagnostic {
 	msg := err.Error()
 	pos := diag.Pos{File: file}
@@ -297,6 +308,12 @@ func yamlError(file string, err error) diag.Diagnostic {
 		msg = m[2]
 		if m[1] != "" {
 			pos.Line, _ = strconv.Atoi(m[1])
+		}
+		// The YAML library counts the lines of its parser's errors (not its
+		// scanner's) from 0, and leaves out line 0: one line above the
+		// offending one.
+		if parserError[msg] {
+			pos.Line++
 		}
 	}
 	detail := "Fix the YAML syntax: " + msg + "."

@@ -149,7 +149,7 @@ func regionalCluster(f *config.Fleet, r *config.Region) *config.Cluster {
 // Central plans the central pipeline of a region: the regional account,
 // reached through its AccessRole; the regional cluster's Terraform; and
 // the regional pipeline's bootstrap.
-func Central(f *config.Fleet, regionName, requestID string) (*Plan, error) {
+func Central(f *config.Fleet, regionName, cluster, requestID string) (*Plan, error) {
 	r, err := region(f, regionName)
 	if err != nil {
 		return nil, err
@@ -157,6 +157,9 @@ func Central(f *config.Fleet, regionName, requestID string) (*Plan, error) {
 	rc := regionalCluster(f, r)
 	if rc == nil {
 		return nil, fmt.Errorf("region %s has no valid regional cluster", regionName)
+	}
+	if cluster != "" && cluster != rc.Name {
+		return nil, fmt.Errorf("the central pipeline of %s runs for its regional cluster %s; --cluster %s is not it (management clusters run in the regional pipeline)", regionName, rc.ID(), cluster)
 	}
 	partition := iam.Partition(regionName)
 	p := &Plan{Pipeline: "central", Region: regionName, RequestID: requestID}

@@ -30,9 +30,16 @@ func names(p *pipeline.Plan) string {
 
 func TestCentralPlan(t *testing.T) {
 	f := load(t, "../..")
-	p, err := pipeline.Central(f, "us-east-1", "req1")
+	p, err := pipeline.Central(f, "us-east-1", "", "req1")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// --cluster is the regional cluster (as the Tasks pass it), or refused.
+	if _, err := pipeline.Central(f, "us-east-1", "regional", "req1"); err != nil {
+		t.Errorf("--cluster regional: %v", err)
+	}
+	if _, err := pipeline.Central(f, "us-east-1", "mc01", "req1"); err == nil || !strings.Contains(err.Error(), "--cluster mc01 is not it") {
+		t.Errorf("--cluster mc01 on the central pipeline: %v", err)
 	}
 	if got := names(p); got != "us-east-1/regional:account us-east-1/regional:assume-role us-east-1/regional:terraform us-east-1/regional:bootstrap us-east-1/regional:deploy-roles" {
 		t.Fatalf("steps %s", got)

@@ -491,7 +491,7 @@ func TestParallelClustersFailIndependently(t *testing.T) {
 // not bootstrapped yet to it.
 func TestCentralKeepsSealedDeployRoles(t *testing.T) {
 	f := load(t, "../..")
-	p, err := pipeline.Central(f, "eu-west-1", "req")
+	p, err := pipeline.Central(f, "eu-west-1", "", "req")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,8 +39,10 @@ type Client struct {
 
 var _ pipeline.Registry = (*Client)(nil)
 
-// Register waits for the API to be live, then registers the cluster. 201,
-// 409 and an "already exists" answer all mean the cluster is registered.
+// Register waits for the API to be live, then registers the cluster. Only
+// 201 Created and 409 Conflict (the API's answer for a name it holds) mean
+// the cluster is registered; any other answer, whatever its body says, is
+// a failure (5xx and 429 are retried).
 func (c *Client) Register(ctx context.Context, reg pipeline.Registration) (string, error) {
 	if err := c.waitLive(ctx, reg); err != nil {
 		return "", err
@@ -56,9 +58,9 @@ func (c *Client) Register(ctx context.Context, reg pipeline.Registration) (strin
 		switch {
 		case err != nil:
 			last = err.Error()
-		case status == http.StatusCreated || status == http.StatusOK:
+		case status == http.StatusCreated:
 			return "created", nil
-		case status == http.StatusConflict || strings.Contains(strings.ToLower(answer), "already exists"):
+		case status == http.StatusConflict:
 			return "already registered", nil
 		case status == http.StatusTooManyRequests || status >= 500:
 			last = fmt.Sprintf("HTTP %d %s", status, strings.TrimSpace(answer))
@@ -81,9 +83,16 @@ func (c *Client) waitLive(ctx context.Context, reg pipeline.Registration) error 
 		wait = 5 * time.Minute
 	}
 	deadline := time.Now().Add(wait)
+	// The wait bounds every call too: an API that never answers must not
+	// hold the pipeline past it.
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
 	delay := c.backoff()
 	for {
 		status, answer, err := c.call(ctx, reg, http.MethodGet, "/api/v0/live", nil)
+		if ctx.Err() != nil {
+			return fmt.Errorf("the platform API at %s is not live after %s (GET /api/v0/live: no answer)", reg.Endpoint, wait)
+		}
 		if err == nil && status == http.StatusOK {
 			return nil
 		}

@@ -74,27 +74,66 @@ func TestRetriesThrottlingAnd5xx(t *testing.T) {
 	}
 }
 
-func TestAlreadyExistsBody(t *testing.T) {
-	_, c, reg := setup(t, func(r *http.Request) int {
-		if r.Method == http.MethodPost {
-			return http.StatusBadRequest // with the injected body below
+// Only 201 and 409 mean registered: a 200, or a 400, 403 or 502 whose body
+// happens to say "already exists", is not.
+func TestOnlyCreatedAndConflictRegister(t *testing.T) {
+	_, c, reg := setup(t, nil)
+	c.Backoff, c.Attempts = time.Millisecond, 2
+	for _, tc := range []struct {
+		status int
+		body   string
+		want   string // "" for a failure
+	}{
+		{http.StatusCreated, `{"name":"mc01"}`, "created"},
+		{http.StatusConflict, `{"error":"consumer mc01 already exists"}`, "already registered"},
+		{http.StatusOK, `{"name":"mc01"}`, ""},
+		{http.StatusBadRequest, `{"error":"Consumer mc01 already exists"}`, ""},
+		{http.StatusForbidden, `{"message":"already exists"}`, ""},
+		{http.StatusBadGateway, `already exists`, ""},
+	} {
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				return // live
+			}
+			w.WriteHeader(tc.status)
+			_, _ = w.Write([]byte(tc.body))
+		}))
+		reg.Endpoint = ts.URL
+		got, err := c.Register(context.Background(), reg)
+		ts.Close()
+		if tc.want == "" && err == nil {
+			t.Errorf("HTTP %d %s: registered (%q)", tc.status, tc.body, got)
 		}
-		return 0
-	})
-	// A 400 whose body does not say "already exists" is a failure.
-	if _, err := c.Register(context.Background(), reg); err == nil || !strings.Contains(err.Error(), "HTTP 400") {
-		t.Fatalf("a 400: %v", err)
+		if tc.want != "" && (err != nil || got != tc.want) {
+			t.Errorf("HTTP %d: %q %v, want %q", tc.status, got, err, tc.want)
+		}
 	}
+}
+
+// --live-wait bounds the whole wait, a call that never answers included.
+func TestLiveWaitBoundsAHangingAPI(t *testing.T) {
+	_, c, reg := setup(t, nil)
+	hang := make(chan struct{})
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost {
-			w.WriteHeader(http.StatusBadRequest)
-			_, _ = w.Write([]byte(`{"error":"Consumer mc01 already exists"}`))
+		select {
+		case <-hang:
+		case <-r.Context().Done():
 		}
 	}))
 	defer ts.Close()
+	defer close(hang)
 	reg.Endpoint = ts.URL
-	if got, err := c.Register(context.Background(), reg); err != nil || got != "already registered" {
-		t.Fatalf("an 'already exists' answer: %q %v", got, err)
+	c.LiveWait = 200 * time.Millisecond
+	c.HTTP = &http.Client{} // no timeout of its own: only the wait bounds the call
+	done := make(chan error, 1)
+	go func() { _, err := c.Register(context.Background(), reg); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "is not live after 200ms") {
+			t.Fatalf("an API that never answers: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Register still waits on an API that never answers, far past its 200ms wait")
 	}
 }
 
