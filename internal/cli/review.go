@@ -134,6 +134,7 @@ func (a *app) review(baseRef, headRef string, drift bool) (*diff.Report, *render
 	sort.Strings(keys)
 	r := diff.Compare(baseSide, headSide, keys)
 	diff.MarkDowngrades(r, orders)
+	diff.Redact(r)
 	r.Uncommitted = uncommitted
 	return r, headSide.Output, head, nil
 }

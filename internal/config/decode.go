@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/secrets"
 )
 
 const (
@@ -144,6 +145,7 @@ func (d *decoder) node(n *yaml.Node, depth int) *Value {
 			if cv == nil {
 				continue
 			}
+			d.secret(k.Value, val, cv)
 			fields = append(fields, Field{Key: k.Value, KeyPos: d.pos(k), Value: cv})
 		}
 		return NewMap(origin, fields)
@@ -151,6 +153,7 @@ func (d *decoder) node(n *yaml.Node, depth int) *Value {
 		items := make([]*Value, 0, len(n.Content))
 		for _, c := range n.Content {
 			if cv := d.node(c, depth+1); cv != nil {
+				d.secret("", c, cv)
 				items = append(items, cv)
 			}
 		}
@@ -160,6 +163,19 @@ func (d *decoder) node(n *yaml.Node, depth int) *Value {
 	}
 	d.errorf(n, "", "unsupported YAML node")
 	return nil
+}
+
+// secret refuses a string that holds secret material as text, unless its
+// line says it is not one. The message never quotes the value.
+func (d *decoder) secret(key string, n *yaml.Node, v *Value) {
+	if v.Kind != String || n.Kind != yaml.ScalarNode || strings.Contains(n.LineComment, secrets.AllowMarker) {
+		return
+	}
+	if what := secrets.Find(key, v.Str); what != "" {
+		d.errorf(n, "Secrets never go in config/ or deploy/ as text: store it in AWS Secrets Manager or SSM Parameter Store and set a reference "+
+			"(ssm:///path or arn:aws:secretsmanager:...), in a field marked @secret() when the schema has one. "+
+			"If it is not a secret, end the line with # "+secrets.AllowMarker+".", "this value looks like %s", what)
+	}
 }
 
 // Plain (unquoted) number forms that YAML readers disagree on, or that no

@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"strings"
+
+	"github.com/regionctl/regionctl/internal/secrets"
 )
 
 // Explained is one effective leaf with where it came from.
@@ -38,12 +40,30 @@ func Explain(c *Cluster, path string) ([]Explained, error) {
 	}
 	var out []Explained
 	v.Walk(prefix, func(p string, leaf *Value) {
-		e := Explained{Path: p, Value: leaf.Interface(), Text: leaf.Scalar(), Template: leaf.Template, Origin: leaf.Origin, Overrode: leaf.Overrode}
+		leaf = redacted(p, leaf)
+		e := Explained{Path: p, Value: leaf.Interface(), Text: leaf.Scalar(), Template: secrets.Mask(leaf.Template), Origin: leaf.Origin}
 		e.Layers = append(e.Layers, Layered{Layer: leaf.Origin.Layer.String(), Pos: leaf.Origin.Pos.String(), Text: leaf.Scalar()})
 		for _, o := range leaf.Overrode {
+			o = redacted(p, o)
+			e.Overrode = append(e.Overrode, o)
 			e.Layers = append(e.Layers, Layered{Layer: o.Origin.Layer.String(), Pos: o.Origin.Pos.String(), Text: o.Scalar()})
 		}
 		out = append(out, e)
 	})
 	return out, nil
+}
+
+// redacted is v with a string that looks like a secret replaced, for
+// showing: explain never prints secret material, even of a config that
+// fails validation for holding it.
+func redacted(path string, v *Value) *Value {
+	if v == nil || v.Kind != String {
+		return v
+	}
+	if s := secrets.Redact(path, v.Str); s != v.Str {
+		c := *v
+		c.Str, c.Template = s, ""
+		return &c
+	}
+	return v
 }

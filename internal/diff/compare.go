@@ -12,6 +12,7 @@ import (
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/schema"
+	"github.com/regionctl/regionctl/internal/secrets"
 )
 
 // Side is one end of a comparison.
@@ -249,6 +250,32 @@ func leaves(v *config.Value) map[string]*config.Value {
 	m := map[string]*config.Value{}
 	v.Walk("", func(p string, leaf *config.Value) { m[p] = leaf })
 	return m
+}
+
+// Redact replaces secret material in a report wherever it would be shown:
+// a value that looks like a secret, and any well-known secret format in a
+// file diff (a base committed before the scanner, say).
+func Redact(r *Report) {
+	for i := range r.Changes {
+		c := &r.Changes[i]
+		c.Old, c.New = redactScalar(c.Path, c.Old), redactScalar(c.Path, c.New)
+	}
+	for i := range r.Waves {
+		r.Waves[i].Value = secrets.Redact(r.Waves[i].Key, r.Waves[i].Value)
+	}
+	for i := range r.Files {
+		r.Files[i].Unified = secrets.Mask(r.Files[i].Unified)
+	}
+}
+
+func redactScalar(path, s string) string {
+	if u, err := strconv.Unquote(s); err == nil {
+		if red := secrets.Redact(path, u); red != u {
+			return red
+		}
+		return s
+	}
+	return secrets.Redact(path, s)
 }
 
 // MarkDowngrades flags the value changes of ordered versioned keys (orders:

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -73,5 +74,24 @@ func write(t *testing.T, p string, b []byte) {
 	}
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A report never carries secret material out: a base committed before the
+// scanner may hold some, in a value or a rendered file.
+func TestRedactReport(t *testing.T) {
+	r := &Report{
+		Changes: []ValueChange{{Path: "components.x.values.password", Old: `"Tr0ub4dor&3"`, New: `"(unset)"`}},
+		Waves:   []SkippedWave{{Key: "components.x.image", Value: "ghp_0123456789abcdefghijABCDEFGHIJ012345"}},
+		Files:   []FileDiff{{Path: "a", Unified: "-  key: AKIAIOSFODNN7EXAMPLE\n+  key: ssm:///k\n"}},
+	}
+	Redact(r)
+	for _, s := range []string{r.Changes[0].Old, r.Waves[0].Value, r.Files[0].Unified} {
+		if strings.Contains(s, "Tr0ub4dor") || strings.Contains(s, "ghp_") || strings.Contains(s, "AKIA") {
+			t.Errorf("not redacted: %q", s)
+		}
+	}
+	if r.Changes[0].New != `"(unset)"` || !strings.Contains(r.Files[0].Unified, "ssm:///k") {
+		t.Errorf("redacted too much: %+v", r)
 	}
 }

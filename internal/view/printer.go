@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/secrets"
 )
 
 // Printer writes to one stream, with or without colour.
@@ -58,14 +59,15 @@ func (p *Printer) Diagnostics(ds diag.Diagnostics) {
 		} else {
 			errs++
 		}
-		fmt.Fprintf(p.W, "%s: %s: %s\n", p.paint(bold, d.Pos.String()), sev, d.Summary)
+		// No message quotes secret material, whatever produced it.
+		fmt.Fprintf(p.W, "%s: %s: %s\n", p.paint(bold, d.Pos.String()), sev, secrets.Mask(d.Summary))
 		if d.Detail != "" {
-			for _, line := range strings.Split(d.Detail, "\n") {
+			for _, line := range strings.Split(secrets.Mask(d.Detail), "\n") {
 				fmt.Fprintf(p.W, "    %s\n", line)
 			}
 		}
 		for _, r := range d.Related {
-			fmt.Fprintf(p.W, "    %s: %s\n", p.paint(dim, r.Pos.String()), r.Message)
+			fmt.Fprintf(p.W, "    %s: %s\n", p.paint(dim, r.Pos.String()), secrets.Mask(r.Message))
 		}
 	}
 	if errs+warns > 0 {

@@ -1,0 +1,81 @@
+// Package secrets finds secret material written as plain text: well-known
+// token and key formats anywhere, and literal values under keys named like
+// secrets. regionctl refuses to render them (a secret belongs in a secret
+// store, referenced by ssm:// or a Secrets Manager ARN), and never prints
+// them.
+//
+// Entry points: Find (one value) and Mask.
+package secrets
+
+import (
+	"regexp"
+	"strings"
+)
+
+// AllowMarker, in a YAML line comment, marks a value that looks like a
+// secret but is not one (a public key id, a test fixture).
+const AllowMarker = "regionctl:not-a-secret"
+
+type rule struct {
+	name string
+	re   *regexp.Regexp
+}
+
+// formats are token and key formats whose shape alone gives them away.
+var formats = []rule{
+	{"an AWS access key id", regexp.MustCompile(`\b(AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},
+	{"a private key", regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`)},
+	{"a GitHub token", regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b`)},
+	{"a GitLab token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}\b`)},
+	{"a Slack token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}\b`)},
+	{"a Google API key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`)},
+	{"a Stripe secret key", regexp.MustCompile(`\b[rs]k_live_[0-9A-Za-z]{20,}\b`)},
+	{"a JSON Web Token", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
+	{"a password in a URL", regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:[^/\s@]+@`)},
+}
+
+// secretKey matches the keys whose values are secrets by name.
+var secretKey = regexp.MustCompile(`(?i)(^|[_.-])(password|passwd|passphrase|secret|secret_?key|token|api_?key|access_?key|private_?key|client_?secret|credentials?)$`)
+
+// reference is a value that names a secret instead of holding it.
+var reference = regexp.MustCompile(`^(ssm://|arn:aws[a-z-]*:(secretsmanager|ssm|kms):|\$\{)`)
+
+// Find reports what kind of secret value looks like (key is the map key it
+// is set under, "" in a list), or "" when it looks like none.
+func Find(key, value string) string {
+	for _, r := range formats {
+		if r.re.MatchString(value) {
+			return r.name
+		}
+	}
+	if key != "" && secretKey.MatchString(key) && !reference.MatchString(value) && len(strings.TrimSpace(value)) >= 8 {
+		return "a literal under the secret-named key " + key
+	}
+	return ""
+}
+
+// Mask replaces every well-known secret format in s with a mark, for
+// messages and outputs that may quote a value.
+func Mask(s string) string {
+	for _, r := range formats {
+		s = r.re.ReplaceAllString(s, Redacted)
+	}
+	return s
+}
+
+// Redact is value as it may be shown under the dotted path: "[secret
+// redacted]" when it looks like a secret, else with any well-known secret
+// format in it masked.
+func Redact(path, value string) string {
+	key := path
+	if i := strings.LastIndexAny(path, "."); i >= 0 {
+		key = path[i+1:]
+	}
+	if Find(key, value) != "" {
+		return Redacted
+	}
+	return Mask(value)
+}
+
+// Redacted replaces a secret wherever regionctl would show it.
+const Redacted = "[secret redacted]"
