@@ -145,10 +145,17 @@ func TestInvalidFleets(t *testing.T) {
 				if d.Severity == diag.Error && d.Detail == "" {
 					t.Errorf("%s: no detail telling what to change", d)
 				}
+				// No raw CUE reaches a user: no let bindings, path comments
+				// or hidden definitions in what they read.
+				if m := rawCUE.FindString(d.Summary + " " + d.Detail); m != "" {
+					t.Errorf("%s: raw CUE (%q) in the message: %s", d.Pos, m, d.Detail)
+				}
 			}
 		})
 	}
 }
+
+var rawCUE = regexp.MustCompile(`\blet\b [A-Z_]+|//cue:|\.#[a-z]\b|\b_\|_\b|\{ \(\*`)
 
 // TestGeneratedInvalidFleets covers inputs a text fixture cannot hold.
 func TestGeneratedInvalidFleets(t *testing.T) {

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -172,11 +173,22 @@ func (w *compiled) constraint(s cue.Value) string {
 	case k == cue.ListKind:
 		return "a list"
 	}
+	// A rule that relates fields says so in words (@rule("...")): CUE's
+	// own rendering of it is an expression over internal names.
+	if a := s.Attribute("rule"); a.Err() == nil {
+		if r, err := a.String(0); err == nil && r != "" {
+			return r
+		}
+	}
 	b, err := format.Node(s.Syntax())
 	if err != nil {
 		return ""
 	}
 	txt := strings.Join(strings.Fields(string(b)), " ")
+	if rawCUE.MatchString(txt) {
+		// Never show CUE's internals; point at the schema instead.
+		return "what schema/ allows for it (a rule that relates it to other fields)"
+	}
 	if len(txt) > 120 {
 		txt = txt[:120] + "…"
 	}
@@ -191,6 +203,10 @@ func (w *compiled) constraint(s cue.Value) string {
 	}
 	return txt
 }
+
+// rawCUE matches CUE's rendering of constraints over other fields: let
+// bindings, path comments and hidden definitions no user wrote.
+var rawCUE = regexp.MustCompile(`\blet\b|//cue:|\.#[a-z]|\b[A-Z_]{3,}\.#`)
 
 // typeDoc returns the doc comment of the schema definition name, without
 // the leading "#Name is".
