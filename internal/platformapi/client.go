@@ -39,6 +39,9 @@ type Client struct {
 
 var _ pipeline.Registry = (*Client)(nil)
 
+// firstCall bounds the first GET /api/v0/live when the wait is shorter.
+const firstCall = 5 * time.Second
+
 // Register waits for the API to be live, then registers the cluster. Only
 // 201 Created and 409 Conflict (the API's answer for a name it holds) mean
 // the cluster is registered; any other answer, whatever its body says, is
@@ -83,15 +86,25 @@ func (c *Client) waitLive(ctx context.Context, reg pipeline.Registration) error 
 		wait = 5 * time.Minute
 	}
 	deadline := time.Now().Add(wait)
-	// The wait bounds every call too: an API that never answers must not
-	// hold the pipeline past it.
-	ctx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
 	delay := c.backoff()
-	for {
-		status, answer, err := c.call(ctx, reg, http.MethodGet, "/api/v0/live", nil)
-		if ctx.Err() != nil {
+	for first := true; ; first = false {
+		// The wait bounds every call too, so an API that never answers
+		// cannot hold the pipeline past it; the first call, however short
+		// the wait, gets up to firstCall.
+		bound := deadline
+		if first && time.Until(bound) < firstCall {
+			bound = time.Now().Add(firstCall)
+		}
+		callCtx, cancel := context.WithDeadline(ctx, bound)
+		status, answer, err := c.call(callCtx, reg, http.MethodGet, "/api/v0/live", nil)
+		timedOut := callCtx.Err() != nil && ctx.Err() == nil
+		cancel()
+		if timedOut {
 			return fmt.Errorf("the platform API at %s is not live after %s (GET /api/v0/live: no answer)", reg.Endpoint, wait)
+		}
+		if err == nil && (status == http.StatusForbidden || status == http.StatusUnauthorized) {
+			// A refusal of the caller's identity does not end by waiting.
+			return fmt.Errorf("the platform API at %s refuses the pipeline's identity: GET /api/v0/live: HTTP %d %s", reg.Endpoint, status, strings.TrimSpace(answer))
 		}
 		if err == nil && status == http.StatusOK {
 			return nil

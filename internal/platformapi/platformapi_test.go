@@ -159,3 +159,26 @@ func TestWaitsForLiveThenGivesUp(t *testing.T) {
 		t.Fatal(s.Registered())
 	}
 }
+
+// A refusal of the pipeline's identity ends the wait at once: waiting
+// does not change who the caller is.
+func TestLiveRefusalEndsTheWait(t *testing.T) {
+	_, c, reg := setup(t, nil)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = w.Write([]byte(`{"message":"User is not authorized"}`))
+	}))
+	defer ts.Close()
+	reg.Endpoint = ts.URL
+	c.LiveWait = time.Hour
+	done := make(chan error, 1)
+	go func() { _, err := c.Register(context.Background(), reg); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "refuses the pipeline's identity") || !strings.Contains(err.Error(), "HTTP 403") {
+			t.Fatalf("a 403 on GET /api/v0/live: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Register keeps waiting on an API that refuses the caller")
+	}
+}

@@ -26,7 +26,7 @@ func TestSetValueKeepsLayout(t *testing.T) {
 			t.Errorf("%s:\n%s\nwant:\n%s", tt.name, got, tt.want)
 		}
 	}
-	plain := "eks:\n  version: 1.30 # plain\n"
+	plain := "eks:\n  version: 1.29 # plain\n"
 	if got, err := SetValue("s.yaml", []byte(plain), []string{"eks", "version"}, "1.31"); err != nil || string(got) != "eks:\n  version: \"1.31\" # plain\n" {
 		t.Errorf("plain scalar: %q %v", got, err)
 	}
