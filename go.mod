@@ -21,6 +21,7 @@ require (
 	github.com/hashicorp/terraform-exec v0.26.0
 	github.com/pmezard/go-difflib v1.0.0
 	github.com/rogpeppe/go-internal v1.15.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/spf13/cobra v1.10.2
 	github.com/zclconf/go-cty v1.18.1
 	go.yaml.in/yaml/v2 v2.4.2
