@@ -16,7 +16,7 @@ import (
 )
 
 // FuzzValuesRoundTrip: any string a config holds reaches a cluster's Helm
-// values as that same string, to a YAML 1.1 and a YAML 1.2 reader alike
+// values and its effective config as that same string, to a YAML 1.1 and a YAML 1.2 reader alike
 // (or the loader refuses it with a message).
 func FuzzValuesRoundTrip(f *testing.F) {
 	for _, s := range []string{"yes", "off", "0755", "1.10", "~", "null", "", " ", "{{ .x }}", "a: b", "- x", "#c",
@@ -54,7 +54,8 @@ func FuzzValuesRoundTrip(f *testing.F) {
 		}
 		seen := 0
 		for _, a := range out.Artifacts {
-			if !strings.HasSuffix(a.Path, "/apps/argo-cd.yaml") {
+			app := strings.HasSuffix(a.Path, "/apps/argo-cd.yaml")
+			if !app && !strings.Contains(a.Path, "/effective/") {
 				continue
 			}
 			seen++
@@ -67,6 +68,9 @@ func FuzzValuesRoundTrip(f *testing.F) {
 			}
 			for reader, v := range map[string]any{"yaml1.1": v1, "yaml1.2": v2} {
 				vals := find(v, "valuesObject")
+				if !app { // the effective config the review shows
+					vals, _ = normal(find(v, "argo-cd")["values"]).(map[string]any)
+				}
 				if got, ok := normal(vals["v"]).(string); !ok || got != s {
 					t.Fatalf("%s (%s): %q became %#v", a.Path, reader, s, vals["v"])
 				}

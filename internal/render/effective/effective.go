@@ -85,6 +85,8 @@ func node(v *config.Value) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
 }
 
+const yaml11Chars = "0123456789abcdefABCDEFxXoOiInNtTzZ+-._:~ "
+
 // notAStringTo11 reports whether a YAML 1.1 reader (Helm, sigs.k8s.io/yaml,
 // many tools) would read s, written plain, as something other than the
 // string s: yes, off, 0755, 1:20, "" and the like. The YAML 1.2 encoder
@@ -98,6 +100,12 @@ func notAStringTo11(s string) bool {
 		return true
 	}
 	if !strings.ContainsRune("0123456789+-.~", rune(s[0])) {
+		return false
+	}
+	// Every YAML 1.1 number, infinity, NaN and timestamp is made of these;
+	// anything else (a CIDR's "/", say) is a string without asking the
+	// parser, which costs microseconds per value on every cluster.
+	if strings.Trim(s, yaml11Chars) != "" {
 		return false
 	}
 	var v any
