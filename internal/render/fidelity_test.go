@@ -30,6 +30,8 @@ var fidelityValues = map[string]any{
 	"tilde":     "~",
 	"hex_text":  "0x1F",
 	"octal":     "0755",
+	"under":     "1_000",
+	"sexagesim": "1:20",
 	"exact":     int64(9007199254740992),
 	"negative":  int64(-9007199254740992),
 	"fraction":  1.25,
@@ -54,6 +56,8 @@ components:
       tilde: "~"
       hex_text: "0x1F"
       octal: "0755"
+      under: "1_000"
+      sexagesim: "1:20"
       exact: 9007199254740992
       negative: -9007199254740992
       fraction: 1.25

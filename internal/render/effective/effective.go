@@ -6,9 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
-	"strings"
 
-	yamlv2 "go.yaml.in/yaml/v2"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/regionctl/regionctl/internal/config"
@@ -71,7 +69,7 @@ func node(v *config.Value) *yaml.Node {
 		return n
 	case config.String:
 		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v.Str}
-		if notAStringTo11(v.Str) {
+		if oldBool(v.Str) {
 			n.Style = yaml.DoubleQuotedStyle
 		}
 		return n
@@ -85,33 +83,15 @@ func node(v *config.Value) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
 }
 
-const yaml11Chars = "0123456789abcdefABCDEFxXoOiInNtTzZ+-._:~ "
-
-// notAStringTo11 reports whether a YAML 1.1 reader (Helm, sigs.k8s.io/yaml,
-// many tools) would read s, written plain, as something other than the
-// string s: yes, off, 0755, 1:20, "" and the like. The YAML 1.2 encoder
-// quotes only what 1.2 would misread.
-func notAStringTo11(s string) bool {
-	if s == "" {
+// oldBool reports whether s, written plain, is a boolean to a YAML 1.1
+// reader (Helm, sigs.k8s.io/yaml) though not to YAML 1.2. The encoder
+// quotes every other string a reader would take for something else (it
+// resolves the plain form), but not these when it writes a node; its own
+// Marshal quotes them for the same reason.
+func oldBool(s string) bool {
+	switch s {
+	case "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF":
 		return true
 	}
-	switch strings.ToLower(s) {
-	case "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~", "<<":
-		return true
-	}
-	if !strings.ContainsRune("0123456789+-.~", rune(s[0])) {
-		return false
-	}
-	// Every YAML 1.1 number, infinity, NaN and timestamp is made of these;
-	// anything else (a CIDR's "/", say) is a string without asking the
-	// parser, which costs microseconds per value on every cluster.
-	if strings.Trim(s, yaml11Chars) != "" {
-		return false
-	}
-	var v any
-	if err := yamlv2.Unmarshal([]byte(s), &v); err != nil {
-		return true
-	}
-	got, ok := v.(string)
-	return !ok || got != s
+	return false
 }
