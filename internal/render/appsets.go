@@ -130,20 +130,16 @@ func (r *renderer) central(f *config.Fleet) ([]Artifact, []argocd.Planned, diag.
 	var planned []argocd.Planned
 	byEnv := map[string][]argocd.ClusterRef{}
 	var envs []string
-	var diags diag.Diagnostics
-	for _, c := range f.Clusters {
-		if c.Deleting() {
-			continue
-		}
-		comps, ds := r.components(c)
-		diags = append(diags, ds...)
-		if _, ok := byEnv[c.Environment()]; !ok {
-			envs = append(envs, c.Environment())
-		}
-		byEnv[c.Environment()] = append(byEnv[c.Environment()], argocd.ClusterRef{Cluster: c, Components: comps})
-	}
+	refs, diags := r.liveComponents(f)
 	if diags.HasErrors() {
 		return nil, nil, diags
+	}
+	for _, ref := range refs {
+		env := ref.Cluster.Environment()
+		if _, ok := byEnv[env]; !ok {
+			envs = append(envs, env)
+		}
+		byEnv[env] = append(byEnv[env], ref)
 	}
 	sort.Strings(envs)
 	var arts []Artifact
@@ -212,6 +208,21 @@ func Applications(f *config.Fleet, charts []string) ([]argocd.Planned, diag.Diag
 		return apps, diags
 	}
 	var apps []argocd.Planned
+	refs, diags := r.liveComponents(f)
+	for _, ref := range refs {
+		c := ref.Cluster
+		for _, comp := range ref.Components {
+			apps = append(apps, argocd.Planned{Name: comp.Name, Cluster: c.ID(), Component: comp.Name, Sector: c.SectorName(), Namespace: comp.Namespace,
+				RepoURL: comp.Source.RepoURL, Chart: comp.Source.Chart, Path: comp.Source.Path, Revision: comp.Revision, Labels: argocd.ClusterLabels(c)})
+		}
+	}
+	return apps, diags
+}
+
+// liveComponents resolves the components of every cluster not being
+// deleted, in fleet order; their problems are the diagnostics.
+func (r *renderer) liveComponents(f *config.Fleet) ([]argocd.ClusterRef, diag.Diagnostics) {
+	var refs []argocd.ClusterRef
 	var diags diag.Diagnostics
 	for _, c := range f.Clusters {
 		if c.Deleting() {
@@ -219,10 +230,7 @@ func Applications(f *config.Fleet, charts []string) ([]argocd.Planned, diag.Diag
 		}
 		comps, ds := r.components(c)
 		diags = append(diags, ds...)
-		for _, comp := range comps {
-			apps = append(apps, argocd.Planned{Name: comp.Name, Cluster: c.ID(), Component: comp.Name, Sector: c.SectorName(), Namespace: comp.Namespace,
-				RepoURL: comp.Source.RepoURL, Chart: comp.Source.Chart, Path: comp.Source.Path, Revision: comp.Revision, Labels: argocd.ClusterLabels(c)})
-		}
+		refs = append(refs, argocd.ClusterRef{Cluster: c, Components: comps})
 	}
-	return apps, diags
+	return refs, diags
 }
