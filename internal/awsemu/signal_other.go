@@ -1,7 +1,0 @@
-//go:build !linux && !windows
-
-package awsemu
-
-import "syscall"
-
-var interruptSignal = syscall.SIGTERM

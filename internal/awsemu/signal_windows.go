@@ -1,5 +1,0 @@
-package awsemu
-
-import "os"
-
-var interruptSignal = os.Kill
