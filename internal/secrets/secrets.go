@@ -43,9 +43,14 @@ var reference = regexp.MustCompile(`^(ssm://|arn:aws[a-z-]*:(secretsmanager|ssm|
 // Find reports what kind of secret value looks like (key is the map key it
 // is set under, "" in a list), or "" when it looks like none.
 func Find(key, value string) string {
-	for _, r := range formats {
-		if r.re.MatchString(value) {
-			return r.name
+	// Every format is at least 15 characters long, and a URL password
+	// needs an @: most values (names, numbers, references) skip the
+	// expressions, which the loader would otherwise run on every string.
+	if len(value) >= 15 || strings.Contains(value, "@") {
+		for _, r := range formats {
+			if r.re.MatchString(value) {
+				return r.name
+			}
 		}
 	}
 	if key != "" && secretKey.MatchString(key) && !reference.MatchString(value) && len(strings.TrimSpace(value)) >= 8 {

@@ -17,6 +17,8 @@ func TestFind(t *testing.T) {
 		{"", "github_pat_11ABCDEFG0123456789_abcdefghijklmnop", "a GitHub token"},
 		{"", "glpat-abcdefghij0123456789", "a GitLab token"},
 		{"", "xoxb-1234567890-abcdefghij", "a Slack token"},
+		{"", "xoxb-0123456789", "a Slack token"}, // the shortest format: the length gate must let it through
+		{"u", "s://a:b@h", "a password in a URL"},
 		{"", "AIzaSyA-0123456789abcdefghijklmnopqrstu", "a Google API key"},
 		{"", "sk_live_0123456789abcdefghijklmn", "a Stripe secret key"},
 		{"url", "https://user:pa55word@git.example.com/fleet.git", "a password in a URL"},
