@@ -2,19 +2,20 @@
 GO      ?= go
 BIN     := bin/regionctl
 PKGS    := ./...
+# Binaries say which commit they were built from when built in a checkout.
+BUILDVCS := $(shell git rev-parse --git-dir >/dev/null 2>&1 && echo -buildvcs=true)
 
-.PHONY: help build static cross image test conformance-argocd argocd-warm validate render check fuzz bench demo clean
+.PHONY: help build static dist cross image test conformance-argocd argocd-warm validate render check fuzz bench demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
 build: ## build bin/regionctl
-	$(GO) build -o $(BIN) ./cmd/regionctl
+	$(GO) build $(BUILDVCS) -o $(BIN) ./cmd/regionctl
 
 # The runner image's regionctl: static (the image has no libc), stamped with
 # the commit when built from a git checkout.
 STATIC_BIN := bin/regionctl-linux-amd64
-BUILDVCS   := $(shell git rev-parse --git-dir >/dev/null 2>&1 && echo -buildvcs=true)
 
 static: ## build the static linux/amd64 regionctl the runner image holds
 	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath $(BUILDVCS) -o $(STATIC_BIN) ./cmd/regionctl
@@ -42,11 +43,18 @@ check: build ## fail when deploy/ is stale
 
 # regionctl builds for macOS and Windows too (the atomic swap and the render
 # lock have a path for each); CI checks that it still does.
+# A release: one archive per platform (linux, darwin, windows; amd64 and
+# arm64) with version and commit stamped, a CycloneDX SBOM each, SHA256SUMS;
+# checked after building (tools/dist). A clean checkout of a v* tag is that
+# release; anything else is a snapshot. VERSION=1.2.3 names it.
+dist: ## build the release archives, SBOMs and checksums into dist/ and check them
+	$(GO) run ./tools/dist -out dist $(if $(VERSION),-version $(VERSION))
+
 cross: ## build regionctl for darwin/arm64 and windows/amd64 (to nothing)
 	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/regionctl
 	GOOS=windows GOARCH=amd64 $(GO) build -o /dev/null ./cmd/regionctl
 
-test: build static cross ## run every test, then check the repository's own deploy/
+test: build static dist ## run every test (the release build in snapshot mode included), then check the repository's own deploy/
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -timeout 40m $(PKGS)
 	cd conformance/tekton && $(GO) vet ./... && REGIONCTL_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...

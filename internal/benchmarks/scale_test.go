@@ -433,7 +433,7 @@ func BenchmarkScale(b *testing.B) {
 					b.Fatalf("regionctl %v: exit %d\n%s", args, code, errs.String())
 				}
 			}
-			diffArgs := []string{"render", "--diff", "--base", "HEAD~1", "--format", "json"}
+			diffArgs := []string{"render", "--diff", "--base", "HEAD~1", "-o", "json"}
 			b.Setenv("REGIONCTL_CACHE_DIR", filepath.Join(fx.dir, ".cache"))
 			b.Run("diff-cold", func(b *testing.B) {
 				peak(b, "render --diff cold", s.clusters, fx.dir, append(diffArgs, "--no-cache")...)
@@ -452,7 +452,7 @@ func BenchmarkScale(b *testing.B) {
 				run(diffArgs...) // this binary's own cache entries (the salt differs)
 				measure(b, "render --diff warm", s.clusters, func() { run(diffArgs...) })
 			})
-			affectedArgs := []string{"affected", "--base", "HEAD~1", "--head", "HEAD", "--emit", "json"}
+			affectedArgs := []string{"affected", "--base", "HEAD~1", "--head", "HEAD", "-o", "json"}
 			b.Run("affected-cold", func(b *testing.B) {
 				peak(b, "affected cold", s.clusters, fx.dir, append(affectedArgs, "--no-cache")...)
 				measure(b, "affected cold", s.clusters, func() { run(append(affectedArgs, "--no-cache")...) })

@@ -13,10 +13,11 @@ import (
 )
 
 func (a *app) affectedCommand() *cobra.Command {
-	var base, head, emit string
+	var base, head, gitlabTemplate string
 	var allowDrift bool
+	var out *output
 	cmd := &cobra.Command{
-		Use:   "affected --base REF [--head REF] [--emit json|pipelineruns]",
+		Use:   "affected --base REF [--head REF] [-o text|json|pipelineruns|matrix|gitlab-ci]",
 		Short: "List the clusters a change affects and the pipeline runs it needs",
 		Long: `affected renders --base and --head (default: the working tree) and compares
 each cluster's rendered files by content, so a global or sector change reaches
@@ -24,17 +25,24 @@ every cluster it changes and nothing else. A regional cluster needs the central
 pipeline, a management cluster the regional one; a change to Helm values alone
 needs none (Argo CD syncs it).
 
---emit pipelineruns prints the PipelineRuns to create, at the head commit, ready
+-o pipelineruns prints the PipelineRuns to create, at the head commit, ready
 for 'kubectl create -f -'.
+
+-o matrix prints the clusters whose pipeline must run as a CI job matrix,
+{"include": [...]} with each entry as -o json prints it, for GitHub Actions'
+strategy.matrix (fromJSON).
+-o gitlab-ci prints a GitLab child pipeline with one job per such cluster:
+each extends the hidden job .regionctl-affected, defined in the file
+--gitlab-template names (included from the repository), and gets the cluster
+only as variables (REGIONCTL_REGION, REGIONCTL_CLUSTER, REGIONCTL_PIPELINE,
+REGIONCTL_SECTOR, REGIONCTL_ENVIRONMENT, REGIONCTL_CHANGE). docs/ci/ has
+both recipes.
 
 affected fails (exit 1) when the head's deploy/ holds files that are not what
 its config renders to (drift): a pipeline must never run from such a tree.
 --allow-drift only warns.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if emit != "json" && emit != "pipelineruns" && emit != "text" {
-				return fail(ExitUsage, "--emit must be json or pipelineruns, not %q", emit)
-			}
 			r, headOut, headCommit, err := a.review(base, head, true)
 			if err != nil {
 				return err
@@ -44,9 +52,13 @@ its config renders to (drift): a pipeline must never run from such a tree.
 			if err := a.driftError(r, allowDrift); err != nil {
 				return err
 			}
-			switch emit {
+			switch out.format {
 			case "json":
 				return writeJSON(a.stdout, r.Affected)
+			case "matrix":
+				return writeJSON(a.stdout, jobMatrix(r.Affected))
+			case "gitlab-ci":
+				return writeGitLabChild(a.stdout, r.Affected, gitlabTemplate)
 			case "pipelineruns":
 				revision := headCommit.Hash.String()
 				files := headOut.ByPath()
@@ -71,7 +83,8 @@ its config renders to (drift): a pipeline must never run from such a tree.
 	}
 	cmd.Flags().StringVar(&base, "base", "", "git ref before the change (default: merge base of HEAD and origin/main, else main)")
 	cmd.Flags().StringVar(&head, "head", "", "git ref after the change (default: the working tree)")
-	cmd.Flags().StringVar(&emit, "emit", "text", "output: text, json or pipelineruns")
+	out = outputFlag(cmd, "emit", "text", "json", "pipelineruns", "matrix", "gitlab-ci")
+	cmd.Flags().StringVar(&gitlabTemplate, "gitlab-template", ".gitlab/regionctl-affected.yml", "with -o gitlab-ci: the repository file that defines the hidden job .regionctl-affected")
 	cmd.Flags().BoolVar(&allowDrift, "allow-drift", false, "list the clusters even when deploy/ has drift (warn only)")
 	cmd.Flags().BoolVar(&a.fullReview, "full", false, "render every cluster on both sides, not only those whose inputs differ")
 	return cmd

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"net/url"
@@ -24,7 +23,8 @@ func (a *app) argocdCommand() *cobra.Command {
 		Use:   "argocd",
 		Short: "Inspect what the fleet's Argo CDs will run, and complete central cluster Secrets",
 	}
-	var env, cluster, component, output string
+	var env, cluster, component string
+	var o *output
 	apps := &cobra.Command{
 		Use:   "apps [--env E] [--cluster REGION/CLUSTER] [--component C]",
 		Short: "List every Application the fleet's Argo CDs will hold, with its chart and pinned revision",
@@ -35,9 +35,6 @@ ApplicationSets generate, evaluated offline against the rendered cluster
 Secrets, with the RollingSync step each syncs in.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			if err := checkOutput(output); err != nil {
-				return err
-			}
 			f, err := a.validFleet()
 			if err != nil {
 				return err
@@ -60,10 +57,8 @@ Secrets, with the RollingSync step each syncs in.`,
 			if len(out) == 0 {
 				return fail(ExitInput, "no Application matches --env %q --cluster %q --component %q", env, cluster, component)
 			}
-			if output == "json" {
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(out)
+			if o.format == "json" {
+				return writeJSON(a.stdout, out)
 			}
 			a.printer(a.stdout).Applications(render.GitOpsOf(f).Topology, out)
 			return nil
@@ -72,7 +67,9 @@ Secrets, with the RollingSync step each syncs in.`,
 	apps.Flags().StringVar(&env, "env", "", "only this environment")
 	apps.Flags().StringVar(&cluster, "cluster", "", "only this cluster (region/cluster)")
 	apps.Flags().StringVar(&component, "component", "", "only this component")
-	apps.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	o = outputFlag(apps, "", "text", "json")
+	_ = apps.RegisterFlagCompletionFunc("cluster", completeClusterIDs)
+	_ = apps.RegisterFlagCompletionFunc("env", completeEnvironments)
 	cmd.AddCommand(apps, a.clusterSecretCommand())
 	return cmd
 }

@@ -37,6 +37,7 @@ provider mirror; make demo sets that up with scripts/terraformrc.`,
 		},
 	}
 	cmd.Flags().StringVar(&o.Region, "region", "eu-west-1", "the region of the example fleet to provision")
+	_ = cmd.RegisterFlagCompletionFunc("region", completeRegions)
 	cmd.Flags().BoolVar(&o.Keep, "keep", false, "keep the working copy with its logs and workspaces")
 	return cmd
 }

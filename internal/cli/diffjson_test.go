@@ -58,9 +58,9 @@ func TestDiffJSONMatchesItsSchema(t *testing.T) {
 		}
 		return v
 	}
-	rep := run("render", "--diff", "--base", "HEAD~1", "--format", "json", "--allow-drift")
+	rep := run("render", "--diff", "--base", "HEAD~1", "-o", "json", "--allow-drift")
 	if err := report.Validate(rep); err != nil {
-		t.Errorf("render --diff --format json:\n%v", err)
+		t.Errorf("render --diff -o json:\n%v", err)
 	}
 	m, _ := rep.(map[string]any)
 	for _, k := range []string{"changes", "destroyed", "drift", "files", "affected"} {
@@ -68,14 +68,14 @@ func TestDiffJSONMatchesItsSchema(t *testing.T) {
 			t.Errorf("the change exercises no %s: the schema check is weaker than it looks", k)
 		}
 	}
-	aff := run("affected", "--base", "HEAD~1", "--emit", "json", "--allow-drift")
+	aff := run("affected", "--base", "HEAD~1", "-o", "json", "--allow-drift")
 	list, _ := aff.([]any)
 	if len(list) == 0 {
 		t.Fatal("affected lists nothing")
 	}
 	for _, a := range list {
 		if err := affected.Validate(a); err != nil {
-			t.Errorf("affected --emit json: %v", err)
+			t.Errorf("affected -o json: %v", err)
 		}
 	}
 	// The schema is not vacuous: a null list, a wrong enum and a missing

@@ -11,7 +11,7 @@ import (
 )
 
 func (a *app) explainCommand() *cobra.Command {
-	var output string
+	var out *output
 	cmd := &cobra.Command{
 		Use:   "explain <region>/<cluster> [dotted.path]",
 		Short: "Show each effective value of a cluster and the layer that set it",
@@ -23,9 +23,6 @@ it, the values it overrode in lower layers.`,
   regionctl explain us-east-1/regional components --output json`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(output); err != nil {
-				return err
-			}
 			region, name, ok := strings.Cut(args[0], "/")
 			if !ok || region == "" || name == "" {
 				return fail(ExitUsage, "name the cluster as <region>/<cluster>, e.g. us-east-1/mc01; got %q", args[0])
@@ -59,7 +56,7 @@ it, the values it overrode in lower layers.`,
 				a.reportDiagnostics(diags)
 				return fail(ExitInput, "%v", err)
 			}
-			if output == "json" {
+			if out.format == "json" {
 				enc := json.NewEncoder(a.stdout)
 				enc.SetIndent("", "  ")
 				if err := enc.Encode(map[string]any{"cluster": c.ID(), "partial": c.Partial, "values": entries}); err != nil {
@@ -71,6 +68,7 @@ it, the values it overrode in lower layers.`,
 			return a.reportDiagnostics(diags)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	out = outputFlag(cmd, "", "text", "json")
+	cmd.ValidArgsFunction = completeExplain
 	return cmd
 }

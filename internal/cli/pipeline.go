@@ -121,6 +121,9 @@ internal/tfrun/emulator.go.`,
 		fl.StringVar(&f.expectExternalID, "external-id", "", "refuse to run unless the assume-role step uses this ExternalId")
 		fl.StringVar(&f.expectTFVars, "tfvars", "", "refuse to run unless the terraform step uses this variables file")
 		fl.StringVar(&f.expectDestroy, "destroy", "", "refuse to run unless the terraform step destroys (true) or applies (false)")
+		_ = c.RegisterFlagCompletionFunc("region", completeRegions)
+		_ = c.RegisterFlagCompletionFunc("cluster", completeClusterOfRegion)
+		_ = c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json"}, noFiles))
 	}
 	regional.Flags().StringVar(&f.api, "api-endpoint", "", "platform API base URL (default: the platform_api_endpoint output of the regional cluster's Terraform state)")
 	regional.Flags().DurationVar(&f.liveWait, "live-wait", 5*time.Minute, "how long to wait for GET /api/v0/live to answer")
@@ -189,7 +192,9 @@ func (a *app) runPipeline(f *pipelineFlags, plan func() (*pipeline.Plan, error))
 		progressTo = a.stderr
 	}
 	printer := a.printer(progressTo)
-	fmt.Fprintf(progressTo, "%s pipeline of %s, request %s; Terraform output: %s\n", p.Pipeline, p.Region, p.RequestID, runner.logPath)
+	if !a.quiet {
+		fmt.Fprintf(progressTo, "%s pipeline of %s, request %s; Terraform output: %s\n", p.Pipeline, p.Region, p.RequestID, runner.logPath)
+	}
 	progress := printer.NewProgress()
 	runner.Events = progress.Event
 	start := time.Now()

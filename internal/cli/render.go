@@ -24,9 +24,10 @@ const deployDir = "deploy"
 
 func (a *app) renderCommand() *cobra.Command {
 	var check, pruneForeign, showDiff, allowDrift bool
-	var base, format string
+	var base string
+	var out *output
 	cmd := &cobra.Command{
-		Use:   "render [--check | --diff [--base REF] [--format text|markdown|json]]",
+		Use:   "render [--check | --diff [--base REF]] [-o text|json|markdown]",
 		Short: "Compile the fleet into deploy/",
 		Long: `render validates the fleet and writes deploy/: per region its IAM documents and
 the central bootstrap's Terraform variables, per cluster its effective config
@@ -42,8 +43,11 @@ no checkout; default the merge base of HEAD and origin/main, else main) and
 the working tree, and shows what the change does: destroyed clusters and
 pruned files, skipped rollout waves, drift, the blast radius by sector in
 rollout order with the pipelines that will run, every changed value with the
-file and line that set it, and the rendered files' diffs. --format markdown
-fits one pull request comment; --format json is for bots (docs/diff-json.md).
+file and line that set it, and the rendered files' diffs. -o markdown fits one
+pull request comment; -o json is for bots (docs/diff-json.md).
+
+-o json also describes a render (the files added, changed and pruned) and a
+--check (the stale, missing and extra files) for scripts.
 
 When the base's committed deploy/ was rendered by this version of regionctl,
 --diff checks and renders only the clusters whose inputs differ between the
@@ -54,19 +58,22 @@ renders every cluster on both sides.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if showDiff {
-				return a.runDiff(base, format, allowDrift)
+				return a.runDiff(base, out.format, allowDrift)
 			}
-			if cmd.Flags().Changed("base") || cmd.Flags().Changed("format") || cmd.Flags().Changed("full") || cmd.Flags().Changed("allow-drift") {
-				return fail(ExitUsage, "--base, --format, --full and --allow-drift go with --diff")
+			if cmd.Flags().Changed("base") || cmd.Flags().Changed("full") || cmd.Flags().Changed("allow-drift") {
+				return fail(ExitUsage, "--base, --full and --allow-drift go with --diff")
 			}
-			out, err := a.renderFleet()
+			if out.format == "markdown" {
+				return fail(ExitUsage, "-o markdown goes with --diff")
+			}
+			rendered, err := a.renderFleet()
 			if err != nil {
 				return err
 			}
 			dir := filepath.Join(a.root, deployDir)
 			disk := deploytree.OS{}
 			if check {
-				ch, _, err := deploytree.Plan(disk, dir, out)
+				ch, _, err := deploytree.Plan(disk, dir, rendered)
 				var links *deploytree.LinksError
 				if errors.As(err, &links) {
 					return fail(ExitInput, "%v", err)
@@ -74,16 +81,16 @@ renders every cluster on both sides.`,
 				if err != nil {
 					return fail(ExitExternal, "%v", err)
 				}
-				return a.reportCheck(dir, ch)
+				return a.reportCheck(dir, ch, out.format)
 			}
-			return a.writeDeploy(out, pruneForeign)
+			return a.writeDeploy(rendered, pruneForeign, out.format)
 		},
 	}
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; fail when deploy/ is stale")
 	cmd.Flags().BoolVar(&pruneForeign, "prune-foreign", false, "delete files in deploy/ that regionctl did not write")
 	cmd.Flags().BoolVar(&showDiff, "diff", false, "write nothing; show what the change since --base does")
 	cmd.Flags().StringVar(&base, "base", "", "git ref to compare with (default: merge base of HEAD and origin/main, else main)")
-	cmd.Flags().StringVar(&format, "format", "text", "diff format: text, markdown or json")
+	out = outputFlag(cmd, "format", "text", "json", "markdown")
 	cmd.Flags().BoolVar(&a.fullReview, "full", false, "with --diff: render every cluster on both sides, not only those whose inputs differ")
 	cmd.Flags().BoolVar(&allowDrift, "allow-drift", false, "with --diff: report drift in deploy/ without failing")
 	cmd.MarkFlagsMutuallyExclusive("check", "diff")
@@ -92,7 +99,7 @@ renders every cluster on both sides.`,
 
 // writeDeploy replaces deploy/ with a rendered fleet (a.fleet) and prints
 // what changed.
-func (a *app) writeDeploy(out *render.Output, pruneForeign bool) error {
+func (a *app) writeDeploy(out *render.Output, pruneForeign bool, format string) error {
 	dir := filepath.Join(a.root, deployDir)
 	disk := deploytree.OS{}
 	old, err := deploytree.ReadIndex(disk, dir)
@@ -114,6 +121,10 @@ func (a *app) writeDeploy(out *render.Output, pruneForeign bool) error {
 	}
 	if err != nil {
 		return fail(ExitExternal, "%v", err)
+	}
+	if format == "json" {
+		return writeJSON(a.stdout, renderResult{Dir: a.display(dir), Files: len(out.Artifacts), Added: ch.Added, Changed: ch.Changed,
+			Pruned: append(append([]string{}, ch.Removed...), ch.Foreign...), Unchanged: len(ch.Unchanged)})
 	}
 	a.printer(a.stdout).RenderSummary(a.display(dir), len(out.Artifacts), ch.Added, ch.Changed, ch.Removed, ch.Foreign)
 	return nil
@@ -159,12 +170,21 @@ func (a *app) renderOptions() render.Options {
 	return opts
 }
 
-func (a *app) reportCheck(dir string, ch *deploytree.Changes) error {
+func (a *app) reportCheck(dir string, ch *deploytree.Changes, format string) error {
+	extra := append(append([]string{}, ch.Removed...), ch.Foreign...)
+	if format == "json" {
+		if err := writeJSON(a.stdout, checkResult{Dir: a.display(dir), UpToDate: ch.Clean(), Stale: ch.Changed, Missing: ch.Added, Extra: extra}); err != nil {
+			return err
+		}
+		if ch.Clean() {
+			return nil
+		}
+		return &exitError{code: ExitInput, err: errReported}
+	}
 	if ch.Clean() {
 		a.printer(a.stdout).OK("%s is up to date (%d files)", a.display(dir), len(ch.Unchanged))
 		return nil
 	}
-	extra := append(append([]string{}, ch.Removed...), ch.Foreign...)
 	a.printer(a.stderr).StaleTree(a.display(dir), ch.Changed, ch.Added, extra)
 	fix := "regionctl render"
 	if a.root != "." {
@@ -181,10 +201,27 @@ func (a *app) display(p string) string {
 	return fmt.Sprint(p)
 }
 
+// renderResult is `render -o json`: what the render wrote.
+type renderResult struct {
+	Dir       string   `json:"dir"`
+	Files     int      `json:"files"`
+	Added     []string `json:"added"`
+	Changed   []string `json:"changed"`
+	Pruned    []string `json:"pruned"`
+	Unchanged int      `json:"unchanged"`
+}
+
+// checkResult is `render --check -o json`: how deploy/ differs from the
+// render (exit 1 unless up to date).
+type checkResult struct {
+	Dir      string   `json:"dir"`
+	UpToDate bool     `json:"up_to_date"`
+	Stale    []string `json:"stale"`
+	Missing  []string `json:"missing"`
+	Extra    []string `json:"extra"`
+}
+
 func (a *app) runDiff(base, format string, allowDrift bool) error {
-	if format != "text" && format != "markdown" && format != "json" {
-		return fail(ExitUsage, "--format must be text, markdown or json, not %q", format)
-	}
 	r, _, _, err := a.review(base, "", true)
 	if err != nil {
 		return err
@@ -210,6 +247,9 @@ func (a *app) driftError(r *diff.Report, allow bool) error {
 		return nil
 	}
 	if allow {
+		if a.quiet {
+			return nil
+		}
 		fmt.Fprintf(a.stderr, "warning: drift: %s not what config/ renders to; run regionctl render\n", filesAre(len(r.Drift)))
 		return nil
 	}

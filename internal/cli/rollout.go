@@ -22,7 +22,7 @@ import (
 
 func (a *app) rolloutCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "rollout", Short: "Follow versioned values as they roll out sector by sector"}
-	var output string
+	var out *output
 	status := &cobra.Command{
 		Use:   "status [key]",
 		Short: "Show which sectors and regions run which value of each versioned key, since when, and what blocks the next sector",
@@ -37,9 +37,6 @@ in first-parent history, so a branch commit soaks from its merge and a value
 only on a branch has not started soaking).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(output); err != nil {
-				return err
-			}
 			f, err := a.validFleet()
 			if err != nil {
 				return err
@@ -67,14 +64,15 @@ only on a branch has not started soaking).`,
 			if err != nil {
 				return fail(ExitInput, "%v", err)
 			}
-			if output == "json" {
+			if out.format == "json" {
 				return writeJSON(a.stdout, st)
 			}
 			a.printer(a.stdout).RolloutStatus(st)
 			return nil
 		},
 	}
-	status.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	out = outputFlag(status, "", "text", "json")
+	status.ValidArgsFunction = a.rolloutCompleter(false)
 	cmd.AddCommand(status, a.promoteCommand())
 	return cmd
 }
@@ -170,7 +168,7 @@ all. It names every cluster that blocks. --argocd-auth-token
 			// put config/ back as it was.
 			out, err := a.renderFleet()
 			if err == nil {
-				err = a.writeDeploy(out, false)
+				err = a.writeDeploy(out, false, "text")
 			}
 			if err != nil {
 				a.restoreEdits(p.Edits)
@@ -180,6 +178,7 @@ all. It names every cluster that blocks. --argocd-auth-token
 			return nil
 		},
 	}
+	cmd.ValidArgsFunction = a.rolloutCompleter(true)
 	cmd.Flags().BoolVar(&skipHealth, "skip-health", false, "promote without the Argo CD health gate (named in the commit message)")
 	cmd.Flags().BoolVar(&allowDowngrade, "allow-downgrade", false, "give a sector a value older than one it runs (semver-ordered keys; named in the commit message)")
 	cmd.Flags().StringVar(&argo.Server, "argocd-server", "", "Argo CD API server (default $ARGOCD_SERVER)")

@@ -31,8 +31,11 @@ const (
 	ExitExternal = 3 // AWS, Terraform or git failed
 )
 
-// Version is regionctl's version; release builds set it with -ldflags.
-var Version = "0.1.0-dev"
+// Version is regionctl's version; release builds (make dist) set it with
+// -ldflags -X. It names the renderer in deploy/index.json.
+var Version = devVersion
+
+const devVersion = "0.1.0-dev"
 
 // exitError carries an exit code up to Run.
 type exitError struct {
@@ -55,6 +58,7 @@ type app struct {
 	stdout, stderr io.Writer
 	root           string
 	noColor        bool
+	quiet          bool
 	noCache        bool
 	cacheDir       string
 
@@ -116,8 +120,10 @@ Run it from the repository root, or point --root at it.`,
 		SilenceErrors: true,
 		Version:       Version,
 	}
+	root.SetVersionTemplate(readBuildInfo().text())
 	root.PersistentFlags().StringVar(&a.root, "root", ".", "repository root holding config/, charts/, pipelines/tekton/ and deploy/")
 	root.PersistentFlags().BoolVar(&a.noColor, "no-color", false, "never colour the output (NO_COLOR is honoured too)")
+	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "print errors only: no success lines, summaries, warnings or progress")
 	root.PersistentFlags().BoolVar(&a.noCache, "no-cache", false, "do not read or write the validation cache")
 	root.PersistentFlags().StringVar(&a.cacheDir, "cache-dir", "", "validation cache directory (default: the user cache directory)")
 	root.PersistentFlags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a CPU profile of this run to the file (for bug reports)")
@@ -268,7 +274,11 @@ func (a *app) relative(ds diag.Diagnostics) diag.Diagnostics {
 	return ds
 }
 
-func (a *app) printer(w io.Writer) *view.Printer { return view.New(w, a.noColor) }
+func (a *app) printer(w io.Writer) *view.Printer {
+	p := view.New(w, a.noColor)
+	p.Quiet = a.quiet
+	return p
+}
 
 // reportDiagnostics prints diags and turns errors among them into exit 1.
 func (a *app) reportDiagnostics(diags diag.Diagnostics) error {

@@ -62,7 +62,7 @@ type Progress struct {
 // NewProgress returns a Progress writing to the printer's writer; the live
 // line is shown only on a terminal.
 func (p *Printer) NewProgress() *Progress {
-	return &Progress{p: p, live: isTerminal(p.W), running: map[string]time.Time{}}
+	return &Progress{p: p, live: isTerminal(p.W) && !p.Quiet, running: map[string]time.Time{}}
 }
 
 // Event records a step's start or end.
@@ -80,6 +80,9 @@ func (g *Progress) Event(e pipeline.Event) {
 		return
 	}
 	delete(g.running, key)
+	if g.p.Quiet && e.Status != "failed" {
+		return
+	}
 	if g.live {
 		fmt.Fprint(g.p.W, "\r\033[K")
 	}

@@ -14,6 +14,8 @@ import (
 type Printer struct {
 	W     io.Writer
 	Color bool
+	// Quiet prints errors only: no success lines, summaries or warnings.
+	Quiet bool
 }
 
 // New returns a printer for w, coloured only when w is a terminal and
@@ -52,6 +54,9 @@ func (p *Printer) paint(code, s string) string {
 func (p *Printer) Diagnostics(ds diag.Diagnostics) {
 	errs, warns := 0, 0
 	for _, d := range ds {
+		if p.Quiet && d.Severity == diag.Warning {
+			continue
+		}
 		sev := p.paint(red, "error")
 		if d.Severity == diag.Warning {
 			sev = p.paint(yellow, "warning")
@@ -70,13 +75,16 @@ func (p *Printer) Diagnostics(ds diag.Diagnostics) {
 			fmt.Fprintf(p.W, "    %s: %s\n", p.paint(dim, r.Pos.String()), secrets.Mask(r.Message))
 		}
 	}
-	if errs+warns > 0 {
+	if errs+warns > 0 && !(p.Quiet && errs == 0) {
 		fmt.Fprintf(p.W, "%s, %s\n", plural(errs, "error"), plural(warns, "warning"))
 	}
 }
 
 // OK prints a success line.
 func (p *Printer) OK(format string, args ...any) {
+	if p.Quiet {
+		return
+	}
 	fmt.Fprintf(p.W, "%s %s\n", p.paint(green, "ok"), fmt.Sprintf(format, args...))
 }
 

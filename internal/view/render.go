@@ -4,6 +4,9 @@ import "fmt"
 
 // RenderSummary reports what a render changed in the tree at dir.
 func (p *Printer) RenderSummary(dir string, total int, added, changed, pruned, foreign []string) {
+	if p.Quiet {
+		return
+	}
 	if len(added)+len(changed)+len(pruned)+len(foreign) == 0 {
 		p.OK("%s is up to date (%d files), nothing written", dir, total)
 		return
