@@ -92,3 +92,56 @@ func TestDiffJSONMatchesItsSchema(t *testing.T) {
 		}
 	}
 }
+
+// The other JSON outputs are $defs of the same schema: validate (valid and
+// broken), render, render --check (clean and stale), affected -o matrix.
+func TestOtherJSONMatchesItsSchema(t *testing.T) {
+	c := jsonschema.NewCompiler()
+	doc, err := os.ReadFile("../../docs/diff-json.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemaDoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddResource("diff-json.schema.json", schemaDoc); err != nil {
+		t.Fatal(err)
+	}
+	def := func(name string) *jsonschema.Schema {
+		s, err := c.Compile("diff-json.schema.json#/$defs/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	r := newReviewRepo(t)
+	r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
+	check := func(name string, want int, args ...string) map[string]any {
+		t.Helper()
+		var out, errs bytes.Buffer
+		if code := Run(append([]string{"--root", r.Dir, "--no-cache"}, args...), &out, &errs); code != want {
+			t.Fatalf("%s: exit %d, want %d\n%s", strings.Join(args, " "), code, want, errs.String())
+		}
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(out.Bytes()))
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out.String())
+		}
+		if err := def(name).Validate(v); err != nil {
+			t.Errorf("%s:\n%v", strings.Join(args, " "), err)
+		}
+		m, _ := v.(map[string]any)
+		return m
+	}
+	check("check", 1, "render", "--check", "-o", "json")
+	check("matrix", 0, "affected", "--base", "HEAD", "-o", "matrix")
+	if m := check("render", 0, "render", "-o", "json"); len(m["changed"].([]any)) == 0 {
+		t.Error("the render changed nothing: the schema check is weaker than it looks")
+	}
+	check("check", 0, "render", "--check", "-o", "json")
+	check("validate", 0, "validate", "-o", "json")
+	r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\ncolour: blue")
+	if m := check("validate", 1, "validate", "-o", "json"); len(m["diagnostics"].([]any)) == 0 {
+		t.Error("a broken fleet gave no diagnostics")
+	}
+}

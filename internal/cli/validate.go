@@ -23,8 +23,8 @@ is listed with the file, line and column to change. Exit status 1 when any
 is an error.
 
 -o json prints {"valid", "sectors", "regions", "clusters", "diagnostics":
-[{"severity", "summary", "detail", "pos": {"file", "line", "column"}, ...}]}
-on standard output instead (docs/output-json.md).`,
+[{"severity", "summary", "detail", "pos": {"file", "line", "col"}, ...}]}
+on standard output instead (docs/diff-json.md).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f, diags, err := a.loadFleet()
