@@ -56,6 +56,15 @@ func loadSource() (*source, error) {
 	return src, nil
 }
 
+// compileEmbedded compiles the embedded schema in a context of its own.
+func compileEmbedded() (*compiled, error) {
+	src, err := loadSource()
+	if err != nil {
+		return nil, err
+	}
+	return src.compile()
+}
+
 func (s *source) compile() (*compiled, error) {
 	ctx := cuecontext.New()
 	inst := build.NewContext().NewInstance("schema", nil)

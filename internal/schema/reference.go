@@ -30,11 +30,7 @@ var LayerFiles = []struct {
 // fleet (required fields, cross-field rules, secrets, numbers every reader
 // agrees on) only regionctl validate checks.
 func JSONSchemas() (map[string][]byte, error) {
-	src, err := loadSource()
-	if err != nil {
-		return nil, err
-	}
-	c, err := src.compile()
+	c, err := compileEmbedded()
 	if err != nil {
 		return nil, err
 	}
@@ -160,11 +156,7 @@ type Field struct {
 // Reference lists every key a layer file may set, with what it allows,
 // its default, the layers that may set it and its markers.
 func Reference() ([]Field, error) {
-	src, err := loadSource()
-	if err != nil {
-		return nil, err
-	}
-	c, err := src.compile()
+	c, err := compileEmbedded()
 	if err != nil {
 		return nil, err
 	}

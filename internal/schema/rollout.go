@@ -34,11 +34,7 @@ const (
 // RolloutOrders maps each rollout key (as RolloutKeys lists them) to the
 // order its values declare: Semver, or Unordered.
 func RolloutOrders() (map[string]string, error) {
-	src, err := loadSource()
-	if err != nil {
-		return nil, err
-	}
-	w, err := src.compile()
+	w, err := compileEmbedded()
 	if err != nil {
 		return nil, err
 	}
