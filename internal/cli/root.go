@@ -139,7 +139,7 @@ Run it from the repository root, or point --root at it.`,
 		a.stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
 		return pprof.StartCPUProfile(f)
 	}
-	root.AddCommand(a.validateCommand(), a.explainCommand(), a.renderCommand(), a.affectedCommand(), a.devCommand(), a.rolloutCommand(), a.pipelineCommand(), a.versionCommand(), a.argocdCommand())
+	root.AddCommand(a.validateCommand(), a.explainCommand(), a.renderCommand(), a.affectedCommand(), a.devCommand(), a.rolloutCommand(), a.pipelineCommand(), a.versionCommand(), a.argocdCommand(), a.ciCommand())
 	return root
 }
 

@@ -140,16 +140,17 @@ func (p *Printer) unified(w io.Writer, u string) {
 // DiffMarkdown renders the report as one PR comment of at most MaxComment
 // characters: the summary and value changes first, collapsible per sector,
 // then as many file diffs as fit; what is left out is said.
-func DiffMarkdown(r *diff.Report) string { return fit(diffMarkdown(r)) }
+func DiffMarkdown(r *diff.Report) string { return Fit(diffMarkdown(r), MaxComment) }
 
-// fit cuts a comment that is still too long (thousands of sectors or
-// values) at a line boundary, closes what the cut left open, and says so.
-func fit(s string) string {
-	if len(s) <= MaxComment {
+// Fit cuts a markdown comment longer than limit bytes (thousands of sectors
+// or values) at a line boundary, closes the code fence and <details> the
+// cut left open, and says so.
+func Fit(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
 	const note = "\n\n_This comment was cut to fit 65,536 characters; run `regionctl render --diff` to see all of it._\n"
-	cut := s[:MaxComment-len(note)-200]
+	cut := s[:max(limit-len(note)-200, 0)]
 	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
 		cut = cut[:i+1]
 	}
