@@ -229,4 +229,3 @@ func githubEventNumber(path string) (int, error) {
 	}
 	return ev.PullRequest.Number, nil
 }
-
