@@ -1,0 +1,316 @@
+// Package ci holds the CI recipes of docs/ci and the tests that keep them
+// working: actionlint on the GitHub workflow and action (with shellcheck on
+// their scripts when it is installed), every regionctl command in a recipe
+// parsed by regionctl itself, the GitLab jobs' templates resolved, and the
+// install script run against a release served over TLS.
+package ci
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/pem"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/mattn/go-shellwords"
+	"github.com/rhysd/actionlint"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/regionctl/regionctl/internal/cli"
+)
+
+// copyInto lays the recipes out as a fleet repository holds them: docs/ci
+// copied in, the workflow in .github/workflows.
+func copyInto(t *testing.T) string {
+	t.Helper()
+	repo := t.TempDir()
+	err := filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(p, ".go") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(repo, "docs", "ci", p)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf := filepath.Join(repo, ".github", "workflows")
+	if err := os.MkdirAll(wf, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("github/regionctl.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(wf, "regionctl.yml"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+func TestGitHubRecipeLints(t *testing.T) {
+	repo := copyInto(t)
+	opts := &actionlint.LinterOptions{WorkingDir: repo}
+	if sc, err := exec.LookPath("shellcheck"); err == nil {
+		opts.Shellcheck = sc
+	} else if os.Getenv("REGIONCTL_REQUIRE_SHELLCHECK") != "" {
+		t.Fatal("shellcheck is not installed (apt-get install shellcheck)")
+	} else {
+		t.Log("shellcheck is not installed: the run scripts are not checked")
+	}
+	project, err := actionlint.NewProject(repo) // local actions resolve from the root
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	l, err := actionlint.NewLinter(&out, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs, err := l.LintFiles([]string{filepath.Join(repo, ".github", "workflows", "regionctl.yml")}, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(errs) > 0 {
+		t.Errorf("actionlint:\n%s", out.String())
+	}
+	// The action's metadata is checked where the workflow uses it; make
+	// sure it was found, by breaking it.
+	action := filepath.Join(repo, "docs", "ci", "github", "setup-regionctl", "action.yml")
+	b, _ := os.ReadFile(action)
+	os.WriteFile(action, bytes.Replace(b, []byte("  version:\n"), []byte("  versio:\n"), 1), 0o644)
+	l, _ = actionlint.NewLinter(&bytes.Buffer{}, &actionlint.LinterOptions{WorkingDir: repo})
+	if errs, _ := l.LintFiles([]string{filepath.Join(repo, ".github", "workflows", "regionctl.yml")}, project); len(errs) == 0 {
+		t.Error("actionlint does not read the setup action: a wrong input name passed")
+	}
+}
+
+// runScripts are the shell scripts of a GitHub workflow or action.
+func runScripts(t *testing.T, file string) []string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Kind == yaml.MappingNode && (n.Content[i].Value == "run" || n.Content[i].Value == "script" || n.Content[i].Value == "before_script") {
+				v := n.Content[i+1]
+				if v.Kind == yaml.ScalarNode {
+					out = append(out, v.Value)
+				}
+				for _, item := range v.Content {
+					out = append(out, item.Value)
+				}
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(&doc)
+	return out
+}
+
+var recipes = []string{
+	"github/regionctl.yml", "github/setup-regionctl/action.yml",
+	"gitlab/regionctl.gitlab-ci.yml", "gitlab/affected-job.yml", "gitlab/install.yml",
+}
+
+// Data never becomes code: no ${{ }} expression is pasted into a GitHub
+// script (values reach it as environment), and every regionctl command of
+// every recipe is one regionctl parses, with flags it has.
+func TestRecipeCommandsParse(t *testing.T) {
+	commands := 0
+	for _, r := range recipes {
+		for _, script := range runScripts(t, r) {
+			if strings.Contains(script, "${{") {
+				t.Errorf("%s: a run script holds an expression; pass it as env: %q", r, script)
+			}
+			for _, line := range strings.Split(script, "\n") {
+				line = strings.TrimSpace(line)
+				if !strings.HasPrefix(line, "regionctl ") {
+					continue
+				}
+				// Redirections and pipes are the shell's.
+				line = regexp.MustCompile(`\s*(>>?|\|).*$`).ReplaceAllString(line, "")
+				// Variables stand for what the CI system gives: a pipeline
+				// name where one goes, a word elsewhere.
+				p := shellwords.NewParser()
+				p.ParseEnv = true
+				p.Getenv = func(name string) string {
+					if strings.HasSuffix(name, "PIPELINE") {
+						return "regional"
+					}
+					return "x"
+				}
+				args, err := p.Parse(line)
+				if err != nil {
+					t.Errorf("%s: %q: %v", r, line, err)
+					continue
+				}
+				commands++
+				var out, errs bytes.Buffer
+				if code := cli.Run(append(args[1:], "--help"), &out, &errs); code != 0 {
+					t.Errorf("%s: %q does not parse: %s", r, line, errs.String())
+				}
+			}
+		}
+	}
+	if commands < 10 {
+		t.Errorf("found %d regionctl commands in the recipes", commands)
+	}
+}
+
+// The GitLab recipe's jobs extend templates its includes define, and the
+// child pipeline regionctl writes extends the template affected-job.yml
+// defines.
+func TestGitLabRecipeResolves(t *testing.T) {
+	load := func(file string) map[string]any {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := yaml.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		return doc
+	}
+	// jobs of a file and of what it includes (include: local only).
+	var resolve func(file string) map[string]any
+	resolve = func(file string) map[string]any {
+		doc := load(file)
+		jobs := map[string]any{}
+		if inc, ok := doc["include"].([]any); ok {
+			for _, i := range inc {
+				local, _ := i.(map[string]any)["local"].(string)
+				if !strings.HasPrefix(local, "docs/ci/") {
+					t.Errorf("%s includes %q, not a file of docs/ci", file, local)
+					continue
+				}
+				for k, v := range resolve(strings.TrimPrefix(local, "docs/ci/")) {
+					jobs[k] = v
+				}
+			}
+		}
+		for k, v := range doc {
+			jobs[k] = v
+		}
+		return jobs
+	}
+	keywords := map[string]bool{"include": true, "stages": true, "variables": true, "default": true, "workflow": true}
+	check := func(file string, jobs map[string]any) {
+		for name, j := range jobs {
+			if keywords[name] {
+				continue
+			}
+			job, ok := j.(map[string]any)
+			if !ok {
+				t.Errorf("%s: %s is not a job", file, name)
+				continue
+			}
+			if ext, ok := job["extends"].(string); ok && jobs[ext] == nil {
+				t.Errorf("%s: %s extends %s, which nothing defines", file, name, ext)
+			}
+			if !strings.HasPrefix(name, ".") && job["script"] == nil && job["trigger"] == nil && job["extends"] == nil {
+				t.Errorf("%s: job %s runs nothing", file, name)
+			}
+		}
+	}
+	check("gitlab/regionctl.gitlab-ci.yml", resolve("gitlab/regionctl.gitlab-ci.yml"))
+	// A child pipeline as affected -o gitlab-ci writes it, with the template
+	// the recipe names: its jobs must resolve against affected-job.yml.
+	child := filepath.Join(t.TempDir(), "child.yml")
+	os.WriteFile(child, []byte("include:\n  - local: docs/ci/gitlab/affected-job.yml\nregional eu-west-1/mc01:\n  extends: .regionctl-affected\n  variables:\n    REGIONCTL_REGION: eu-west-1\n"), 0o644)
+	jobs := resolve(child)
+	check("child pipeline", jobs)
+	if jobs[".regionctl-affected"] == nil || jobs[".regionctl"] == nil {
+		t.Errorf("the child pipeline does not resolve its templates: %v", jobs)
+	}
+}
+
+// The install script the recipes run, against a release served over TLS:
+// it installs a release whose checksum holds, and refuses a tampered one
+// and a base URL that is not https.
+func TestInstallScriptChecksTheRelease(t *testing.T) {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("the install script runs on Linux and macOS runners")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	arch := map[string]string{"amd64": "amd64", "arm64": "arm64"}[runtime.GOARCH]
+	archive := fmt.Sprintf("regionctl_1.2.3_%s_%s.tar.gz", runtime.GOOS, arch)
+	files := map[string][]byte{}
+	release := func(content string) {
+		var buf bytes.Buffer
+		gz := gzip.NewWriter(&buf)
+		tw := tar.NewWriter(gz)
+		script := "#!/bin/sh\necho \"" + content + "\"\n"
+		tw.WriteHeader(&tar.Header{Name: "regionctl", Mode: 0o755, Size: int64(len(script)), Typeflag: tar.TypeReg})
+		tw.Write([]byte(script))
+		tw.Close()
+		gz.Close()
+		sum := sha256.Sum256(buf.Bytes())
+		files["/v1.2.3/"+archive] = buf.Bytes()
+		files["/v1.2.3/SHA256SUMS"] = []byte(hex.EncodeToString(sum[:]) + "  " + archive + "\n")
+	}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, ok := files[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(b)
+	}))
+	defer srv.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644)
+
+	install := func(base string) (string, error) {
+		bin := filepath.Join(t.TempDir(), "bin")
+		cmd := exec.Command("bash", "install-regionctl.sh", bin)
+		cmd.Env = append(os.Environ(), "REGIONCTL_VERSION=1.2.3", "REGIONCTL_BASE_URL="+base, "CURL_CA_BUNDLE="+ca)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	release("regionctl 1.2.3")
+	if out, err := install(srv.URL); err != nil || !strings.Contains(out, "regionctl 1.2.3") {
+		t.Fatalf("install: %v\n%s", err, out)
+	}
+	// A tampered archive: the checksums no longer hold.
+	good := files["/v1.2.3/SHA256SUMS"]
+	release("pwned")
+	files["/v1.2.3/SHA256SUMS"] = good
+	if out, err := install(srv.URL); err == nil || strings.Contains(out, "pwned") {
+		t.Errorf("a tampered release was installed:\n%s", out)
+	}
+	if out, err := install(strings.Replace(srv.URL, "https://", "http://", 1)); err == nil {
+		t.Errorf("a release over http was installed:\n%s", out)
+	}
+}
