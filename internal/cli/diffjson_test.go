@@ -145,3 +145,43 @@ func TestOtherJSONMatchesItsSchema(t *testing.T) {
 		t.Error("a broken fleet gave no diagnostics")
 	}
 }
+
+// explain, rollout status, argocd apps, pipeline --dry-run and version, on
+// the example fleet of this repository, each against its $defs entry.
+func TestReadCommandsJSONMatchesItsSchema(t *testing.T) {
+	c := jsonschema.NewCompiler()
+	doc, err := os.ReadFile("../../docs/diff-json.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemaDoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddResource("diff-json.schema.json", schemaDoc); err != nil {
+		t.Fatal(err)
+	}
+	for def, args := range map[string][]string{
+		"explain":        {"explain", "us-east-1/mc01"},
+		"rollout_status": {"rollout", "status"},
+		"argocd_apps":    {"argocd", "apps"},
+		"pipeline_plan":  {"pipeline", "regional", "--region", "us-east-1", "--dry-run"},
+		"version":        {"version"},
+	} {
+		s, err := c.Compile("diff-json.schema.json#/$defs/" + def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out, errs bytes.Buffer
+		if code := Run(append([]string{"--root", "../..", "--no-cache"}, append(args, "-o", "json")...), &out, &errs); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs.String())
+		}
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(out.Bytes()))
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		if err := s.Validate(v); err != nil {
+			t.Errorf("%v -o json:\n%v", args, err)
+		}
+	}
+}
