@@ -30,6 +30,20 @@ const (
 // single YAML mapping; an empty file (or one holding only comments) decodes to
 // nil with an error, since a layer file that sets nothing is a mistake.
 func Decode(file string, layer Layer, data []byte) (v *Value, diags diag.Diagnostics) {
+	return DecodeWith(file, layer, data, DecodeOptions{})
+}
+
+// DecodeOptions tune Decode with what only the schema knows.
+type DecodeOptions struct {
+	// StringTyped reports whether the schema types the value at path (map
+	// keys; "0" for a list item) in a file of layer as a string. A plain
+	// scalar there that YAML reads as a number is the string it spells
+	// (012345678901 stays "012345678901"), quoted or not.
+	StringTyped func(layer Layer, path []string) bool
+}
+
+// DecodeWith is Decode with options.
+func DecodeWith(file string, layer Layer, data []byte, opts DecodeOptions) (v *Value, diags diag.Diagnostics) {
 	at := diag.Pos{File: file}
 	if len(data) > MaxFileSize {
 		return nil, diag.Diagnostics{diag.Errorf(at,
@@ -69,7 +83,7 @@ func Decode(file string, layer Layer, data []byte) (v *Value, diags diag.Diagnos
 		}
 		root = root.Content[0]
 	}
-	d := &decoder{file: file, layer: layer}
+	d := &decoder{file: file, layer: layer, stringTyped: opts.StringTyped}
 	if root.Kind != yaml.MappingNode {
 		return nil, diag.Diagnostics{diag.Errorf(d.pos(root), "The top level of a layer file is a mapping of keys to values.", "layer file is a %s, not a mapping", kindName(root))}
 	}
@@ -80,6 +94,10 @@ func Decode(file string, layer Layer, data []byte) (v *Value, diags diag.Diagnos
 type decoder struct {
 	file    string
 	layer   Layer
+	// path is where the node being decoded sits; stringTyped asks the
+	// schema about it.
+	path        []string
+	stringTyped func(Layer, []string) bool
 	nodes   int
 	aliasAt *yaml.Node // the outermost alias being expanded, if any
 	diags   diag.Diagnostics
@@ -141,7 +159,9 @@ func (d *decoder) node(n *yaml.Node, depth int) *Value {
 				continue
 			}
 			seen[k.Value] = k
+			d.path = append(d.path, k.Value)
 			cv := d.node(val, depth+1)
+			d.path = d.path[:len(d.path)-1]
 			if cv == nil {
 				continue
 			}
@@ -151,6 +171,8 @@ func (d *decoder) node(n *yaml.Node, depth int) *Value {
 		return NewMap(origin, fields)
 	case yaml.SequenceNode:
 		items := make([]*Value, 0, len(n.Content))
+		d.path = append(d.path, "0")
+		defer func() { d.path = d.path[:len(d.path)-1] }()
 		for _, c := range n.Content {
 			if cv := d.node(c, depth+1); cv != nil {
 				d.secret("", c, cv)
@@ -228,6 +250,9 @@ func (d *decoder) number(n *yaml.Node) bool {
 }
 
 func (d *decoder) scalar(n *yaml.Node, origin Origin) *Value {
+	if n.Style == 0 && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float") && d.stringTyped != nil && d.stringTyped(d.layer, d.path) {
+		return &Value{Kind: String, Str: n.Value, Origin: origin}
+	}
 	if n.Style == 0 && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float") && !d.number(n) {
 		return nil
 	}

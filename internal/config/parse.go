@@ -51,6 +51,11 @@ func (d *Documents) All() []*Document {
 // Files that cannot be parsed are kept as invalid documents so that every
 // problem of the fleet is reported in one run.
 func Parse(fsys fs.FS, dir string) (*Documents, diag.Diagnostics) {
+	return ParseWith(fsys, dir, DecodeOptions{})
+}
+
+// ParseWith is Parse, decoding each file with opts.
+func ParseWith(fsys fs.FS, dir string, opts DecodeOptions) (*Documents, diag.Diagnostics) {
 	var docs Documents
 	var diags diag.Diagnostics
 	var pending []*Document
@@ -125,7 +130,7 @@ func Parse(fsys fs.FS, dir string) (*Documents, diag.Diagnostics) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				perDoc[i] = readDoc(fsys, pending[i])
+				perDoc[i] = readDoc(fsys, pending[i], opts)
 			}
 		}()
 	}
@@ -141,14 +146,14 @@ func Parse(fsys fs.FS, dir string) (*Documents, diag.Diagnostics) {
 }
 
 // readDoc reads and decodes one layer file into doc.
-func readDoc(fsys fs.FS, doc *Document) diag.Diagnostics {
+func readDoc(fsys fs.FS, doc *Document, opts DecodeOptions) diag.Diagnostics {
 	data, err := readLimited(fsys, doc.File)
 	if err != nil {
 		doc.Invalid = true
 		return diag.Diagnostics{diag.Errorf(diag.Pos{File: doc.File}, err.Error(), "cannot read layer file")}
 	}
 	doc.Hash = sha256.Sum256(data)
-	v, ds := Decode(doc.File, doc.Layer, data)
+	v, ds := DecodeWith(doc.File, doc.Layer, data, opts)
 	doc.Value = v
 	if ds.HasErrors() || v == nil {
 		doc.Invalid = true
