@@ -92,15 +92,15 @@ func DecodeWith(file string, layer Layer, data []byte, opts DecodeOptions) (v *V
 }
 
 type decoder struct {
-	file    string
-	layer   Layer
+	file  string
+	layer Layer
 	// path is where the node being decoded sits; stringTyped asks the
 	// schema about it.
 	path        []string
 	stringTyped func(Layer, []string) bool
-	nodes   int
-	aliasAt *yaml.Node // the outermost alias being expanded, if any
-	diags   diag.Diagnostics
+	nodes       int
+	aliasAt     *yaml.Node // the outermost alias being expanded, if any
+	diags       diag.Diagnostics
 }
 
 func (d *decoder) pos(n *yaml.Node) diag.Pos {
