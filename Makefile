@@ -56,6 +56,8 @@ cross: ## build regionctl for darwin/arm64 and windows/amd64 (to nothing)
 
 test: build static dist ## run every test (the release build in snapshot mode included), then check the repository's own deploy/
 	$(GO) vet $(PKGS)
+	GOOS=darwin GOARCH=arm64 $(GO) test -c -o /dev/null ./internal/deploytree
+	GOOS=windows GOARCH=amd64 $(GO) test -c -o /dev/null ./internal/deploytree
 	$(GO) test -count=1 -timeout 40m $(PKGS)
 	cd conformance/tekton && $(GO) vet ./... && REGIONCTL_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
 	cd image && $(GO) vet ./... && REGIONCTL_STATIC_BIN=$(CURDIR)/$(STATIC_BIN) TF_PROVIDER_MIRROR=$(TF_PROVIDER_MIRROR) $(GO) test -count=1 ./...
