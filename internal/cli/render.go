@@ -49,12 +49,17 @@ pull request comment; -o json is for bots (docs/diff-json.md).
 -o json also describes a render (the files added, changed and pruned) and a
 --check (the stale, missing and extra files) for scripts.
 
-When the base's committed deploy/ was rendered by this version of regionctl,
---diff checks and renders only the clusters whose inputs differ between the
-two sides: the others render the same on both, so they cannot change. Their
-committed files are held to the base's instead, so drift the change adds is
-reported and drift the base already had is left to render --check. --full
-renders every cluster on both sides.`,
+The base is what it committed to deploy/: a file a newer regionctl renders
+differently shows as changed in the commit that re-renders it, and its
+pipelines run.
+
+When the base's committed deploy/ was rendered by this very release (a
+stamped build whose version its index.json names), --diff checks and renders
+only the clusters whose inputs differ between the two sides: the others
+render the same on both, so they cannot change. Their committed files are
+held to the base's instead, so drift the change adds is reported and drift
+the base already had is left to render --check. A development build, and
+--full, render every cluster on both sides.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if showDiff {

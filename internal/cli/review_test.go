@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/regionctl/regionctl/internal/diff"
 	"github.com/regionctl/regionctl/internal/testrepo"
 )
 
@@ -19,10 +20,20 @@ type reviewRepo struct{ *testrepo.Repo }
 
 func newReviewRepo(t *testing.T) *reviewRepo {
 	t.Helper()
+	stampVersion(t, "0.1.0-test.1")
 	r := &reviewRepo{testrepo.Golden(t, "uneven-sectors")}
 	r.render()
 	r.Commit("fleet")
 	return r
+}
+
+// stampVersion makes this test's regionctl a stamped build, as a release
+// is: only such a build leaves the clusters whose inputs did not change
+// unrendered in a review.
+func stampVersion(t *testing.T, v string) {
+	old := Version
+	Version = v
+	t.Cleanup(func() { Version = old })
 }
 
 func (r *reviewRepo) render() {
@@ -159,5 +170,67 @@ func TestReviewOfAStaleBaseIsWhole(t *testing.T) {
 	}
 	if len(rep.Drift) != 0 {
 		t.Errorf("drift %v", rep.Drift)
+	}
+}
+
+// TestRendererChangeStartsPipelines: the base deployed what it committed.
+// When a newer regionctl renders a cluster's files differently, the commit
+// that re-renders them changes those files, and their pipelines run, though
+// no config changed; neither side calls it drift.
+func TestRendererChangeStartsPipelines(t *testing.T) {
+	r := newReviewRepo(t)
+	const file = "deploy/production/us-east-1/terraform/mc01.tfvars.json"
+	rendered := r.Read(file)
+	// What an older renderer wrote: another layout of the same variables,
+	// under its own version.
+	r.Write(file, strings.ReplaceAll(rendered, "\n  ", "\n    "))
+	r.Edit("deploy/index.json", `"generator": "regionctl 0.1.0-test.1"`, `"generator": "regionctl 0.0.9"`)
+	r.Commit("deployed by regionctl 0.0.9")
+	r.render()
+	r.Commit("re-rendered by this regionctl")
+	for _, full := range []bool{false, true} {
+		a := &app{stdout: io.Discard, stderr: io.Discard, root: r.Dir, noCache: true, fullReview: full}
+		rep, _, _, err := a.review("HEAD~1", "HEAD", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var files []string
+		for _, f := range rep.Files {
+			files = append(files, f.Path)
+		}
+		if !strings.Contains(strings.Join(files, " "), "production/us-east-1/terraform/mc01.tfvars.json") {
+			t.Errorf("full=%v: the re-rendered file is not among the changed files %v", full, files)
+		}
+		var runs []string
+		for _, c := range diff.Runs(rep.Affected) {
+			runs = append(runs, c.Pipeline+" "+c.ID)
+		}
+		if !strings.Contains(strings.Join(runs, ","), "regional us-east-1/mc01") {
+			t.Errorf("full=%v: no pipeline runs for the re-rendered cluster: %v", full, runs)
+		}
+		if len(rep.Drift) != 0 {
+			t.Errorf("full=%v: drift %v", full, rep.Drift)
+		}
+	}
+}
+
+// TestDevelopmentBuildsRenderEverything: a development build's version
+// names no renderer in particular, so its review renders every cluster.
+func TestDevelopmentBuildsRenderEverything(t *testing.T) {
+	r := newReviewRepo(t)
+	stampVersion(t, devVersion)
+	r.render()
+	r.Commit("rendered by a development build")
+	r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
+	r.render()
+	r.Commit("sector change")
+	a := &app{stdout: io.Discard, stderr: io.Discard, root: r.Dir, noCache: true}
+	_, out, _, err := a.review("HEAD~1", "HEAD", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("skipped %d, version %s", len(out.Skipped), Version)
+	if len(out.Skipped) != 0 {
+		t.Errorf("a development build left out %d clusters", len(out.Skipped))
 	}
 }

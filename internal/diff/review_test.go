@@ -313,3 +313,28 @@ func TestDeployRolePolicyChangeNeedsCentral(t *testing.T) {
 		t.Errorf("affected %s", got)
 	}
 }
+
+// TestRegionFilesReachTheRegionalCluster: a region's own files (its IAM and
+// the central bootstrap's variables) are the central pipeline's to apply:
+// a change to them alone affects the regional cluster, with its pipeline.
+func TestRegionFilesReachTheRegionalCluster(t *testing.T) {
+	idx := &render.Index{
+		Sectors: []render.IndexSector{{Name: "prod", Order: 1}},
+		Clusters: []render.IndexCluster{
+			{ID: "us-east-1/regional", Region: "us-east-1", Name: "regional", Type: "regional", Sector: "prod", Environment: "production"},
+			{ID: "us-east-1/mc01", Region: "us-east-1", Name: "mc01", Type: "management", Sector: "prod", Environment: "production"},
+		},
+	}
+	for _, file := range []string{"production/us-east-1/iam/regional-pipeline-policy.json", "production/us-east-1/terraform/central-bootstrap.tfvars.json"} {
+		out := func(content string) *render.Output {
+			return &render.Output{Index: idx, Artifacts: []render.Artifact{
+				{Path: file, Bytes: []byte(content), Owner: "us-east-1"},
+				{Path: "production/us-east-1/terraform/regional.tfvars.json", Bytes: []byte("{}"), Owner: "us-east-1/regional"},
+				{Path: "production/us-east-1/terraform/mc01.tfvars.json", Bytes: []byte("{}"), Owner: "us-east-1/mc01"},
+			}}
+		}
+		if got := ids(diff.Affected(out("before"), out("after"))); got != "us-east-1/regional:changed:central" {
+			t.Errorf("%s changed: affected %q, want the regional cluster's central pipeline", file, got)
+		}
+	}
+}

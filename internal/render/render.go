@@ -212,8 +212,7 @@ func (r *renderer) cachedRegion(reg *config.Region, cr *chainRegion) ([]Artifact
 	if r.opts.Cache == nil {
 		return r.chainArtifacts(reg, cr)
 	}
-	in, _ := json.Marshal(cr)
-	key := fmt.Sprintf("G%x", sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%s", r.opts.Version, r.opts.CacheSalt, reg.Name, reg.Sector.Name, in)))
+	key := regionInputs{Renderer: r.opts.Version + "+" + r.opts.CacheSalt, Region: reg.Name, Sector: reg.Sector.Name, Chain: cr}.key()
 	return r.cached(key, func() ([]Artifact, diag.Diagnostics) { return r.chainArtifacts(reg, cr) })
 }
 
@@ -224,9 +223,7 @@ func (r *renderer) cluster(c *config.Cluster) ([]Artifact, diag.Diagnostics, str
 		arts, diags := r.renderCluster(c)
 		return arts, diags, hashSorted(arts)
 	}
-	h := config.HashWithOrigins(c.Effective)
-	key := fmt.Sprintf("R%x", sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%x\x00%s",
-		r.opts.Version, r.opts.CacheSalt, c.ID(), c.Type, c.SectorName(), c.Environment(), h, strings.Join(r.opts.Charts, ",")+"|"+r.opts.Pipelines.Signature()+"|"+fmt.Sprintf("%+v", r.gitops))))
+	key := r.inputsOf(c).key()
 	arts, diags := r.cached(key, func() ([]Artifact, diag.Diagnostics) { return r.renderCluster(c) })
 	if r.opts.Memo == nil || diags.HasErrors() {
 		return arts, diags, hashSorted(arts)

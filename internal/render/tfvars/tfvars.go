@@ -8,6 +8,8 @@ package tfvars
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -139,6 +141,8 @@ func MarshalJSON(v any) ([]byte, error) {
 // Checker validates variables against the roots' declarations.
 type Checker struct {
 	roots map[string]map[string]variable
+	// signature digests the declarations: what a check depends on.
+	signature string
 	// seen remembers the verdict on each (root, variable, JSON value):
 	// most values repeat across a fleet's clusters, and converting a value
 	// to its cty type costs more than rendering it.
@@ -178,8 +182,25 @@ func NewChecker(roots fs.FS) (*Checker, error) {
 		}
 		c.roots[root] = vars
 	}
+	h := sha256.New()
+	for _, root := range []string{terraform.RegionalCluster, terraform.ManagementCluster, terraform.CentralBootstrap} {
+		names := make([]string, 0, len(c.roots[root]))
+		for n := range c.roots[root] {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			v := c.roots[root][n]
+			fmt.Fprintf(h, "%s\x00%s\x00%s\x00%t\n", root, n, typeexpr.TypeString(v.typ), v.required)
+		}
+	}
+	c.signature = hex.EncodeToString(h.Sum(nil))
 	return c, nil
 }
+
+// Signature digests the roots' variable declarations (names, types,
+// whether required): two checkers with one signature judge alike.
+func (c *Checker) Signature() string { return c.signature }
 
 // convertProblem says why the JSON value b of variable name does not
 // convert to its declared type, or "" when it does.

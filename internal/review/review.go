@@ -1,0 +1,295 @@
+package review
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/diff"
+	"github.com/regionctl/regionctl/internal/gitbase"
+	"github.com/regionctl/regionctl/internal/render"
+	"github.com/regionctl/regionctl/internal/schema"
+)
+
+// deployDir is where the rendered tree lives in a repository.
+const deployDir = "deploy"
+
+// Options say what to compare and how.
+type Options struct {
+	Root       string // the repository
+	Base, Head string // refs; an empty Base is the merge base with main, an empty Head the working tree
+	// Drift holds the head's committed deploy/ to its render.
+	Drift bool
+	// Full renders every cluster on both sides.
+	Full    bool
+	Checker *schema.Checker
+	Render  render.Options
+	// Trusted says Render.Version names exactly one renderer (a stamped
+	// release or snapshot build): only then is a base's deploy/ whose
+	// index.json names that version taken as what this renderer makes of
+	// the base's inputs, and the clusters whose inputs did not change left
+	// unrendered. A development build renders every cluster.
+	Trusted bool
+}
+
+// Result is a review.
+type Result struct {
+	Report     *diff.Report
+	HeadOut    *render.Output
+	HeadCommit *object.Commit
+}
+
+// NotRendered says one side of the review does not render.
+type NotRendered struct {
+	Label string
+	Diags diag.Diagnostics
+}
+
+func (e *NotRendered) Error() string { return e.Label + " does not render; fix the errors above" }
+
+// InputError is a repository the review cannot read as a fleet.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Run reviews the change from o.Base to o.Head. Git errors come back as
+// they are (*gitbase.UserError when the caller named something absent).
+func Run(o Options) (*Result, error) {
+	repo, err := gitbase.Open(o.Root)
+	if err != nil {
+		return nil, err
+	}
+	defer repo.Close()
+	var base *object.Commit
+	baseLabel := o.Base
+	if o.Base == "" {
+		base, baseLabel, err = repo.DefaultBase()
+	} else {
+		base, err = repo.Commit(o.Base)
+	}
+	if err != nil {
+		return nil, err
+	}
+	baseFS, err := repo.FS(base)
+	if err != nil {
+		return nil, err
+	}
+	baseLabel = fmt.Sprintf("%s (%s)", short(base), baseLabel)
+
+	var headFS fs.FS
+	var head *object.Commit
+	var uncommitted []string
+	var headLabel string
+	if o.Head != "" {
+		if head, err = repo.Commit(o.Head); err != nil {
+			return nil, err
+		}
+		if headFS, err = repo.FS(head); err != nil {
+			return nil, err
+		}
+		headLabel = fmt.Sprintf("%s (%s)", short(head), o.Head)
+	} else {
+		if head, err = repo.Commit("HEAD"); err != nil {
+			return nil, err
+		}
+		headFS = os.DirFS(o.Root)
+		if uncommitted, err = gitbase.Dirty(head, o.Root, render.Inputs...); err != nil {
+			return nil, err
+		}
+		headLabel = fmt.Sprintf("%s (HEAD)", short(head))
+		if len(uncommitted) > 0 {
+			headLabel = fmt.Sprintf("working tree (HEAD %s + uncommitted changes)", short(head))
+		}
+	}
+
+	committed, err := gitbase.BlobHashes(base, deployDir)
+	if err != nil {
+		return nil, err
+	}
+	baseIndex := readIndex(baseFS)
+	var trusted *render.Index
+	if !o.Full && o.Trusted && baseIndex != nil && baseIndex.Generator == "regionctl "+o.Render.Version {
+		trusted = baseIndex
+	}
+	pair, err := render.FromFSPair(baseFS, headFS, o.Checker, o.Render, trusted != nil)
+	if err == nil && !indexes(trusted, pair.Same) {
+		// The base's deploy/ does not list some unchanged cluster (it was
+		// not rendered when committed): compare whole renders instead.
+		pair, err = render.FromFSPair(baseFS, headFS, o.Checker, o.Render, false)
+	}
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	for _, s := range []struct {
+		label string
+		diags diag.Diagnostics
+		out   *render.Output
+	}{{baseLabel, pair.BaseDiags, pair.BaseOut}, {headLabel, pair.HeadDiags, pair.HeadOut}} {
+		if s.diags.HasErrors() || s.out == nil {
+			return nil, &NotRendered{Label: s.label, Diags: s.diags}
+		}
+	}
+	baseSide := diff.Side{Label: baseLabel, Fleet: pair.Base, Output: pair.BaseOut}
+	if len(committed) > 0 {
+		// What the base deployed is what it committed, whatever this
+		// regionctl would render of it: a renderer that changed shows as
+		// changed files, and starts the pipelines they need.
+		baseSide.Output = asCommitted(pair.BaseOut, baseFS, committed, baseIndex)
+	}
+	if len(pair.Same) > 0 && o.Drift {
+		baseSide.Committed = committed
+		baseSide.Index = trusted
+	}
+	headSide := diff.Side{Label: headLabel, Fleet: pair.Head, Output: pair.HeadOut}
+	if o.Drift {
+		headSide.Deploy = committedDeploy(headFS)
+	}
+	orders, err := schema.RolloutOrders()
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(orders))
+	for k := range orders {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	r := diff.Compare(baseSide, headSide, keys)
+	diff.MarkDowngrades(r, orders)
+	diff.Redact(r)
+	r.Uncommitted = uncommitted
+	return &Result{Report: r, HeadOut: headSide.Output, HeadCommit: head}, nil
+}
+
+// asCommitted is the base's render with each file as the base committed it:
+// a file the base rendered but never committed was never deployed, and a
+// committed file the render lacks (of a cluster or region it rendered) was.
+// Owners come from the render, else from the committed index.json.
+func asCommitted(out *render.Output, fsys fs.FS, committed map[string]plumbing.Hash, idx *render.Index) *render.Output {
+	read := func(p string) ([]byte, bool) {
+		b, err := fs.ReadFile(fsys, deployDir+"/"+p)
+		return b, err == nil
+	}
+	rendered := make(map[string]bool, len(out.Artifacts))
+	arts := make([]render.Artifact, 0, len(out.Artifacts))
+	for _, a := range out.Artifacts {
+		rendered[a.Path] = true
+		if _, ok := committed[a.Path]; !ok {
+			continue
+		}
+		b, ok := read(a.Path)
+		if !ok {
+			continue
+		}
+		a.Bytes = b
+		arts = append(arts, a)
+	}
+	if idx != nil {
+		owners := map[string]string{}
+		for _, c := range idx.Clusters {
+			for _, f := range c.Files {
+				owners[f] = c.ID
+			}
+		}
+		for _, r := range idx.Regions {
+			for _, f := range r.Files {
+				owners[f] = r.Name
+			}
+		}
+		for p := range committed {
+			owner, known := owners[p]
+			if rendered[p] || !known || out.Skipped[owner] {
+				continue
+			}
+			if b, ok := read(p); ok {
+				arts = append(arts, render.Artifact{Path: p, Bytes: b, Owner: owner})
+			}
+		}
+	}
+	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
+	c := *out
+	c.Artifacts = arts
+	return &c
+}
+
+// readIndex is the deploy/index.json of fsys, or nil.
+func readIndex(fsys fs.FS) *render.Index {
+	b, err := fs.ReadFile(fsys, deployDir+"/"+render.IndexPath)
+	if err != nil {
+		return nil
+	}
+	idx, err := render.ParseIndex(b)
+	if err != nil {
+		return nil
+	}
+	return idx
+}
+
+// indexes reports whether idx lists every cluster of ids.
+func indexes(idx *render.Index, ids map[string]bool) bool {
+	if len(ids) == 0 {
+		return true
+	}
+	if idx == nil {
+		return false
+	}
+	listed := map[string]bool{}
+	for _, c := range idx.Clusters {
+		listed[c.ID] = true
+	}
+	for id := range ids {
+		if !listed[id] {
+			return false
+		}
+	}
+	return true
+}
+
+// committedDeploy reads the deploy/ tree of fsys (path → bytes), or nil when
+// nothing is committed yet (no drift to speak of).
+func committedDeploy(fsys fs.FS) map[string][]byte {
+	var paths []string
+	_ = fs.WalkDir(fsys, deployDir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if len(paths) == 0 {
+		return nil
+	}
+	// Several readers: a cold page cache waits on the disk, a warm one on
+	// the kernel's copying, and a fleet's tree has thousands of files.
+	contents := make([][]byte, len(paths))
+	read := make([]bool, len(paths))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
+				b, err := fs.ReadFile(fsys, paths[i])
+				contents[i], read[i] = b, err == nil
+			}
+		}()
+	}
+	wg.Wait()
+	deploy := make(map[string][]byte, len(paths))
+	for i, p := range paths {
+		if read[i] {
+			deploy[strings.TrimPrefix(p, deployDir+"/")] = contents[i]
+		}
+	}
+	return deploy
+}
+
+func short(c *object.Commit) string { return c.Hash.String()[:8] }
