@@ -78,6 +78,13 @@ the base already had is left to render --check. A development build, and
 			dir := filepath.Join(a.root, deployDir)
 			disk := deploytree.OS{}
 			if check {
+				old, err := deploytree.ReadIndex(disk, dir)
+				if err != nil {
+					return fail(ExitInput, "%v", err)
+				}
+				if err := a.renderLifecycle(old); err != nil {
+					return err
+				}
 				ch, _, err := deploytree.Plan(disk, dir, rendered)
 				var links *deploytree.LinksError
 				if errors.As(err, &links) {
@@ -112,6 +119,9 @@ func (a *app) writeDeploy(out *render.Output, pruneForeign bool, format string) 
 		return fail(ExitInput, "%v", err)
 	}
 	if err := a.reportDiagnostics(render.CheckRemovals(old, a.fleet)); err != nil {
+		return err
+	}
+	if err := a.renderLifecycle(old); err != nil {
 		return err
 	}
 	ch, err := deploytree.Write(disk, dir, out, deploytree.Options{PruneForeign: pruneForeign, LockWait: 2 * time.Minute,
@@ -204,6 +214,34 @@ func (a *app) display(p string) string {
 		return filepath.ToSlash(rel)
 	}
 	return fmt.Sprint(p)
+}
+
+// renderLifecycle holds the clusters' deletion phases to the merge base
+// (diff.Lifecycle) when the render could break them: a cluster with
+// delete_pipeline: true, a cluster deploy/index.json lists that the config
+// no longer has, or no index.json at all (its loss is no reason to forget
+// what existed: the merge base in git remembers). Otherwise nothing can
+// have skipped a phase, and the merge base is not loaded.
+func (a *app) renderLifecycle(old *render.Index) error {
+	need := old == nil
+	now := map[string]bool{}
+	for _, c := range a.fleet.Clusters {
+		now[c.ID()] = true
+		need = need || c.Bool("delete_pipeline")
+	}
+	if old != nil {
+		for _, c := range old.Clusters {
+			need = need || !now[c.ID]
+		}
+	}
+	if !need {
+		return nil
+	}
+	ds, err := a.lifecycleDiagnostics(a.fleet)
+	if err != nil {
+		return err
+	}
+	return a.reportDiagnostics(ds)
 }
 
 // renderResult is `render -o json`: what the render wrote.

@@ -40,8 +40,12 @@ func (a *app) review(baseRef, headRef string, drift bool) (*diff.Report, *render
 	res, err := review.Run(review.Options{Root: a.root, Base: baseRef, Head: headRef, Drift: drift, Full: a.fullReview,
 		Checker: checker, Render: a.renderOptions(), Trusted: stamped(Version)})
 	var notRendered *review.NotRendered
+	var refused *review.Refused
 	var input *review.InputError
 	switch {
+	case errors.As(err, &refused):
+		a.printer(a.stderr).Diagnostics(a.relative(refused.Diags))
+		return nil, nil, nil, fail(ExitInput, "%v", err)
 	case errors.As(err, &notRendered):
 		a.printer(a.stderr).Diagnostics(notRendered.Diags)
 		return nil, nil, nil, fail(ExitInput, "%v", err)

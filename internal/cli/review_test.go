@@ -97,10 +97,14 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 		}},
 		{name: "sector change beside a cluster whose pipeline is removed", head: "HEAD",
 			before: func(r *reviewRepo) {
-				// delete_pipeline alone: the schema makes delete: true of it,
-				// and the ApplicationSet leaves out prod-1, where this is the
-				// only management cluster.
-				r.Write("config/clusters/us-east-1/mc01.yaml", r.Read("config/clusters/us-east-1/mc01.yaml")+"delete_pipeline: true\n")
+				// delete: true merged, then delete_pipeline: true (the
+				// ApplicationSet leaves out prod-1, where this is the only
+				// management cluster).
+				mc01 := r.Read("config/clusters/us-east-1/mc01.yaml")
+				r.Write("config/clusters/us-east-1/mc01.yaml", mc01+"delete: true\n")
+				r.render()
+				r.Commit("destroy us-east-1/mc01")
+				r.Write("config/clusters/us-east-1/mc01.yaml", mc01+"delete: true\ndelete_pipeline: true\n")
 			},
 			change: func(r *reviewRepo) {
 				r.Edit("config/sectors/prod-3.yaml", "order: 7", "order: 7\neks:\n  node_max: 16")

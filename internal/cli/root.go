@@ -74,6 +74,8 @@ type app struct {
 	// fleet is loaded once per invocation.
 	fleet      *config.Fleet
 	fleetDiags diag.Diagnostics
+	// base is the merge base's fleet, loaded once when asked (mergeBase).
+	base *baseFleet
 }
 
 // Run executes regionctl with args and returns the process exit code.

@@ -14,6 +14,61 @@ import (
 	"github.com/regionctl/regionctl/internal/schema"
 )
 
+// mergeBase is the fleet at the review base (the merge base of HEAD and
+// origin/main, else main), loaded once, and the base's label; nil outside a
+// git repository, without a base, or when the base does not load (a broken
+// base says nothing about history).
+func (a *app) mergeBase() (*config.Fleet, string, error) {
+	if a.base != nil {
+		return a.base.fleet, a.base.label, nil
+	}
+	a.base = &baseFleet{}
+	repo, err := gitbase.Open(a.root)
+	if err != nil {
+		return nil, "", nil
+	}
+	defer repo.Close()
+	base, label, err := repo.DefaultBase()
+	if err != nil {
+		return nil, "", nil
+	}
+	tree, err := repo.FS(base)
+	if err != nil {
+		return nil, "", fail(ExitExternal, "%v", err)
+	}
+	if p := repo.Prefix(a.root); p != "" {
+		if tree, err = fs.Sub(tree, p); err != nil {
+			return nil, "", fail(ExitExternal, "%v", err)
+		}
+	}
+	checker, err := a.checker()
+	if err != nil {
+		return nil, "", err
+	}
+	f, diags := fleet.Load(tree, configDir, checker)
+	if diags.HasErrors() {
+		return nil, "", nil
+	}
+	a.base.fleet, a.base.label = f, base.Hash.String()[:8]+" ("+label+")"
+	return a.base.fleet, a.base.label, nil
+}
+
+// baseFleet is the merge base's fleet of this invocation.
+type baseFleet struct {
+	fleet *config.Fleet
+	label string
+}
+
+// lifecycleDiagnostics holds each cluster's deletion phase to the merge
+// base's (diff.Lifecycle).
+func (a *app) lifecycleDiagnostics(head *config.Fleet) (diag.Diagnostics, error) {
+	base, label, err := a.mergeBase()
+	if err != nil || base == nil {
+		return nil, err
+	}
+	return a.relative(diff.Lifecycle(base, head, label)), nil
+}
+
 // waveDiagnostics refuses skipped rollout waves: versioned values the
 // working tree gives a sector, compared with the review base (the merge
 // base of HEAD and origin/main, else main), while an earlier sector runs
@@ -21,31 +76,9 @@ import (
 // warning. Outside a git repository, or without a base, there is nothing
 // to compare with and nothing is reported.
 func (a *app) waveDiagnostics(head *config.Fleet) (diag.Diagnostics, error) {
-	repo, err := gitbase.Open(a.root)
-	if err != nil {
-		return nil, nil
-	}
-	defer repo.Close()
-	base, label, err := repo.DefaultBase()
-	if err != nil {
-		return nil, nil
-	}
-	tree, err := repo.FS(base)
-	if err != nil {
-		return nil, fail(ExitExternal, "%v", err)
-	}
-	if p := repo.Prefix(a.root); p != "" {
-		if tree, err = fs.Sub(tree, p); err != nil {
-			return nil, fail(ExitExternal, "%v", err)
-		}
-	}
-	checker, err := a.checker()
-	if err != nil {
+	baseFleet, label, err := a.mergeBase()
+	if err != nil || baseFleet == nil {
 		return nil, err
-	}
-	baseFleet, diags := fleet.Load(tree, configDir, checker)
-	if diags.HasErrors() {
-		return nil, nil // a broken base says nothing about waves
 	}
 	keys, err := schema.RolloutKeys()
 	if err != nil {
@@ -58,8 +91,8 @@ func (a *app) waveDiagnostics(head *config.Fleet) (diag.Diagnostics, error) {
 			Pos:      parsePos(w.Origin),
 			Path:     w.Key,
 			Summary:  fmt.Sprintf("%s %q reaches sector %s before %s (skipped wave)", w.Key, w.Value, w.Sector, strings.Join(w.Missing, ", ")),
-			Detail: fmt.Sprintf("Compared with %s %s. Roll the value out sector by sector (regionctl rollout status), or say why this sector goes first in config/sectors/%s.yaml:\n"+
-				"  rollout_exceptions:\n    - key: %s\n      value: %q\n      reason: <why>", base.Hash.String()[:8], label, w.Sector, w.Key, w.Value),
+			Detail: fmt.Sprintf("Compared with %s. Roll the value out sector by sector (regionctl rollout status), or say why this sector goes first in config/sectors/%s.yaml:\n"+
+				"  rollout_exceptions:\n    - key: %s\n      value: %q\n      reason: <why>", label, w.Sector, w.Key, w.Value),
 		}
 		if w.Exception != "" {
 			d.Severity = diag.Warning

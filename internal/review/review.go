@@ -55,6 +55,14 @@ type NotRendered struct {
 
 func (e *NotRendered) Error() string { return e.Label + " does not render; fix the errors above" }
 
+// Refused is a change the review refuses: a cluster deleted in fewer
+// steps than its lifecycle takes (diff.Lifecycle).
+type Refused struct{ Diags diag.Diagnostics }
+
+func (e *Refused) Error() string {
+	return "the change skips a step of a cluster's deletion; fix the errors above"
+}
+
 // InputError is a repository the review cannot read as a fleet.
 type InputError struct{ Err error }
 
@@ -137,6 +145,9 @@ func Run(o Options) (*Result, error) {
 		if s.diags.HasErrors() || s.out == nil {
 			return nil, &NotRendered{Label: s.label, Diags: s.diags}
 		}
+	}
+	if ds := diff.Lifecycle(pair.Base, pair.Head, baseLabel); ds.HasErrors() {
+		return nil, &Refused{Diags: ds}
 	}
 	baseSide := diff.Side{Label: baseLabel, Fleet: pair.Base, Output: pair.BaseOut}
 	if len(committed) > 0 {

@@ -1,0 +1,65 @@
+package diff
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/diag"
+)
+
+// Lifecycle holds each cluster's deletion phase to the base's (the merge
+// base of a change, or a review's base): a cluster is destroyed in three
+// merged steps, never fewer. delete: true merges first and its pipeline
+// destroys the infrastructure; delete_pipeline: true follows only when the
+// base already has delete: true (so the destroy ran from main); the file
+// goes only when the base already has delete_pipeline: true. A change that
+// takes two steps at once would remove a pipeline, or a cluster's files,
+// whose destroy never ran: the infrastructure would be orphaned. label
+// names the base in the messages.
+func Lifecycle(base, head *config.Fleet, label string) diag.Diagnostics {
+	if base == nil || len(base.Clusters) == 0 {
+		return nil // the first fleet commit: nothing existed
+	}
+	before := clusterMap(base)
+	var out diag.Diagnostics
+	for _, c := range head.Clusters {
+		if !c.Bool("delete_pipeline") {
+			continue
+		}
+		b := before[c.ID()]
+		if b != nil && b.Bool("delete") {
+			continue
+		}
+		was := "did not exist"
+		if b != nil {
+			was = "had delete: false"
+		}
+		pos := diag.Pos{File: c.Doc.File}
+		if v := c.Effective.Get("delete_pipeline"); v != nil {
+			pos = v.Origin.Pos
+		}
+		out = append(out, diag.Errorf(pos,
+			fmt.Sprintf("At %s the cluster %s. Its pipeline must destroy it first: merge delete: true alone, let the pipeline run, then set delete_pipeline: true in a later change.", label, was),
+			"delete_pipeline: true for %s before a merged delete: true", c.ID()))
+	}
+	now := clusterMap(head)
+	var removed []string
+	for id, b := range before {
+		if now[id] == nil && !b.Bool("delete_pipeline") {
+			removed = append(removed, id)
+		}
+	}
+	sort.Strings(removed)
+	for _, id := range removed {
+		b := before[id]
+		phase := "delete: false"
+		if b.Bool("delete") {
+			phase = "delete: true but not delete_pipeline: true"
+		}
+		out = append(out, diag.Errorf(diag.Pos{File: b.Doc.File},
+			fmt.Sprintf("At %s the cluster had %s. Removing a cluster takes three merged changes: delete: true (its pipeline destroys the infrastructure), then delete_pipeline: true (its pipeline is removed), then the file.", label, phase),
+			"cluster %s removed before a merged delete_pipeline: true", id))
+	}
+	return out
+}
