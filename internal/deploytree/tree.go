@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/regionctl/regionctl/internal/render"
@@ -53,26 +54,30 @@ func Plan(disk Disk, dir string, out *render.Output) (*Changes, *render.Index, e
 		}
 	}
 	rendered := out.ByPath()
-	present := map[string]bool{}
+	present := make(map[string]bool, len(onDisk))
 	ch := &Changes{}
+	var both []string
 	for _, p := range onDisk {
 		present[p] = true
-		want, ok := rendered[p]
+		_, ok := rendered[p]
 		switch {
 		case !ok && written[p]:
 			ch.Removed = append(ch.Removed, p)
 		case !ok:
 			ch.Foreign = append(ch.Foreign, p)
 		default:
-			have, err := disk.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
-			if err != nil {
-				return nil, nil, fmt.Errorf("reading %s: %w", p, err)
-			}
-			if bytes.Equal(have, want) {
-				ch.Unchanged = append(ch.Unchanged, p)
-			} else {
-				ch.Changed = append(ch.Changed, p)
-			}
+			both = append(both, p)
+		}
+	}
+	same, err := sameOnDisk(disk, dir, both, rendered)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, p := range both {
+		if same[i] {
+			ch.Unchanged = append(ch.Unchanged, p)
+		} else {
+			ch.Changed = append(ch.Changed, p)
 		}
 	}
 	for _, a := range out.Artifacts {
@@ -84,6 +89,37 @@ func Plan(disk Disk, dir string, out *render.Output) (*Changes, *render.Index, e
 		sort.Strings(l)
 	}
 	return ch, old, nil
+}
+
+// sameOnDisk reports, for each path, whether the file under dir holds
+// exactly want[path]. Several readers share the work: a fleet's tree has
+// tens of thousands of files, and each read waits on the system.
+func sameOnDisk(disk Disk, dir string, paths []string, want map[string][]byte) ([]bool, error) {
+	same := make([]bool, len(paths))
+	errs := make([]error, len(paths))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
+				have, err := disk.ReadFile(filepath.Join(dir, filepath.FromSlash(paths[i])))
+				if err != nil {
+					errs[i] = fmt.Errorf("reading %s: %w", paths[i], err)
+					continue
+				}
+				same[i] = bytes.Equal(have, want[paths[i]])
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return same, nil
 }
 
 // LinksError refuses a deploy/ tree that holds symbolic links (or is one):
