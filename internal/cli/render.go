@@ -71,6 +71,9 @@ the base already had is left to render --check. A development build, and
 			if out.format == "markdown" {
 				return fail(ExitUsage, "-o markdown goes with --diff")
 			}
+			if n, ok := a.unchangedSinceLastRender(); ok && !pruneForeign {
+				return a.reportUnchanged(check, n, out.format)
+			}
 			rendered, err := a.renderFleet()
 			if err != nil {
 				return err
@@ -93,9 +96,16 @@ the base already had is left to render --check. A development build, and
 				if err != nil {
 					return fail(ExitExternal, "%v", err)
 				}
+				if ch.Clean() {
+					a.recordRender(len(rendered.Artifacts))
+				}
 				return a.reportCheck(dir, ch, out.format)
 			}
-			return a.writeDeploy(rendered, pruneForeign, out.format)
+			if err := a.writeDeploy(rendered, pruneForeign, out.format); err != nil {
+				return err
+			}
+			a.recordRender(len(rendered.Artifacts))
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; fail when deploy/ is stale")
@@ -242,6 +252,24 @@ func (a *app) renderLifecycle(old *render.Index) error {
 		return err
 	}
 	return a.reportDiagnostics(ds)
+}
+
+// reportUnchanged says that deploy/ is up to date without rendering: its
+// files and the render's inputs are as the last clean render left them.
+func (a *app) reportUnchanged(check bool, files int, format string) error {
+	dir := a.display(filepath.Join(a.root, deployDir))
+	if format == "json" {
+		if check {
+			return writeJSON(a.stdout, checkResult{Dir: dir, UpToDate: true})
+		}
+		return writeJSON(a.stdout, renderResult{Dir: dir, Files: files, Unchanged: files})
+	}
+	if check {
+		a.printer(a.stdout).OK("%s is up to date (%d files; nothing changed since the last render, by size and time)", dir, files)
+	} else {
+		a.printer(a.stdout).OK("%s is up to date (%d files; nothing changed since the last render, by size and time), nothing written", dir, files)
+	}
+	return nil
 }
 
 // renderResult is `render -o json`: what the render wrote.

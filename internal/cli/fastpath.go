@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/regionctl/regionctl/internal/deploytree"
+	"github.com/regionctl/regionctl/internal/render"
+	"github.com/regionctl/regionctl/internal/renderstate"
+)
+
+// An unchanged render only looks, as git status does: after a clean render
+// (no diagnostic at all), the size and modification time of every file it
+// read (config/, charts/, pipelines/tekton/, the git refs the merge base
+// comes from) and wrote (deploy/) are kept in .regionctl/render-state.json.
+// The next render or render --check stats the same files; when nothing
+// differs, the same regionctl built it, and no file was modified too close
+// to the snapshot to tell, there is nothing to render: it says so. Any
+// difference, --no-cache, or a repository it cannot see whole (--root inside
+// another repository) renders as before.
+
+const stateFile = "render-state.json"
+
+func (a *app) statePath() string {
+	return filepath.Join(a.root, deploytree.WorkDir, stateFile)
+}
+
+// snapshot stats what a render of a.root reads and writes, or fails when
+// the repository is not all under a.root.
+func (a *app) snapshot() (renderstate.Snapshot, error) {
+	var refs []string
+	trees := append(append([]string{}, render.Inputs...), deployDir)
+	switch info, err := os.Lstat(filepath.Join(a.root, ".git")); {
+	case err == nil && info.IsDir():
+		// HEAD, and the branches and remotes the merge base is taken from.
+		trees = append(trees, ".git/refs")
+		refs = []string{".git/HEAD", ".git/packed-refs"}
+	case err == nil:
+		return nil, errors.New("a .git file (a worktree): refs live elsewhere")
+	default:
+		abs, err := filepath.Abs(a.root)
+		if err != nil {
+			return nil, err
+		}
+		for d := filepath.Dir(abs); d != filepath.Dir(d); d = filepath.Dir(d) {
+			if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+				return nil, errors.New("inside another repository")
+			}
+		}
+	}
+	return renderstate.Take(a.root, trees, refs)
+}
+
+// unchangedSinceLastRender reports whether the last clean render's state
+// still holds, and how many files deploy/ has then.
+func (a *app) unchangedSinceLastRender() (int, bool) {
+	if a.noCache {
+		return 0, false
+	}
+	st := renderstate.Load(a.statePath())
+	if st == nil {
+		return 0, false
+	}
+	now, err := a.snapshot()
+	if err != nil || !st.Unchanged(Version+"+"+binaryStamp(), now) {
+		return 0, false
+	}
+	return st.Rendered, true
+}
+
+// recordRender keeps the state of a clean render (every check passed and
+// nothing to warn about) for the next render to compare with; anything
+// else removes the old state.
+func (a *app) recordRender(files int) {
+	path := a.statePath()
+	if a.noCache || len(a.fleetDiags) > 0 {
+		_ = os.Remove(path)
+		return
+	}
+	taken := nowNano()
+	now, err := a.snapshot()
+	if err != nil {
+		_ = os.Remove(path)
+		return
+	}
+	st := &renderstate.State{Renderer: Version + "+" + binaryStamp(), Taken: taken, Files: now, Rendered: files}
+	if err := st.Save(path); err != nil && !errors.Is(err, fs.ErrPermission) {
+		_ = os.Remove(path)
+	}
+}
+
+// nowNano is the time a snapshot is taken.
+func nowNano() int64 { return time.Now().UnixNano() }
