@@ -84,11 +84,12 @@ fuzz: ## fuzz the loader and merge, and the round trips through render to Helm v
 # file creation speed differs widely between directories on some machines.
 BENCH_TMPDIR ?= /tmp/regionctl-bench
 
-bench: ## measure validate, render, diff and affected on 100 to 5,000 clusters; print one table
+bench: ## measure whole processes on 2,200 clusters into BENCHMARKS.md, then the in-process table of 100 to 5,000 clusters
 	mkdir -p $(BENCH_TMPDIR)
 	@# A stamped build, as releases are (the benchmarks' own version): only
 	@# such a build leaves unchanged clusters out of a review.
 	$(GO) build -ldflags "-X github.com/regionctl/regionctl/internal/cli.Version=0.1.0-bench" -o bin/regionctl-bench ./cmd/regionctl
+	TMPDIR=$(BENCH_TMPDIR) $(GO) run ./tools/procbench -bin bin/regionctl-bench -rounds $(or $(ROUNDS),5) -write BENCHMARKS.md
 	REGIONCTL_BIN=$(CURDIR)/bin/regionctl-bench TMPDIR=$(BENCH_TMPDIR) $(GO) test -run '^$$' -bench Scale -benchtime 5x -timeout 60m ./internal/benchmarks
 
 # Terraform installs providers only from a local mirror (scripts/terraformrc

@@ -1,0 +1,305 @@
+// Command procbench measures regionctl as a user runs it: whole processes
+// of the built binary on a generated fleet in a git clone, cold and warm,
+// the compared commands interleaved round by round, with two references
+// measured in the same run on the same disk (git status --porcelain and cp
+// -r of deploy/) so that the figures mean something on any machine. It
+// prints medians with min–max and peak RSS, and with -write replaces the
+// whole-process section of BENCHMARKS.md. `make bench` runs it.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	bin := flag.String("bin", "bin/regionctl", "the regionctl binary to measure (a stamped build, as releases are)")
+	sectors := flag.Int("sectors", 5, "sectors of the generated fleet")
+	regions := flag.Int("regions", 40, "regions per sector")
+	clusters := flag.Int("clusters", 11, "clusters per region")
+	rounds := flag.Int("rounds", 5, "rounds; each runs every command once, in turn")
+	write := flag.String("write", "", "replace the whole-process section of this markdown file (BENCHMARKS.md)")
+	flag.Parse()
+	if err := run(*bin, *sectors, *regions, *clusters, *rounds, *write); err != nil {
+		fmt.Fprintf(os.Stderr, "procbench: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// op is one measured command.
+type op struct {
+	name  string
+	dir   string   // where it runs
+	args  []string // the command
+	env   []string
+	setup func() error // before each run, not timed
+	times []time.Duration
+	peaks []int64 // KiB
+}
+
+func run(bin string, sectors, regions, clusters, rounds int, write string) error {
+	bin, err := filepath.Abs(bin)
+	if err != nil {
+		return err
+	}
+	src, _ := os.Getwd()
+	work, err := os.MkdirTemp("", "regionctl-procbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	fleet := filepath.Join(work, "fleet")
+	n := sectors * regions * clusters
+	fmt.Fprintf(os.Stderr, "procbench: generating a fleet of %d clusters\n", n)
+	if err := fixture(bin, src, fleet, sectors, regions, clusters); err != nil {
+		return err
+	}
+	// cold runs in a clone whose deploy/ is removed before each run; the
+	// rest in a clone left as checked out.
+	cold, warm := filepath.Join(work, "cold"), filepath.Join(work, "warm")
+	for _, d := range []string{cold, warm} {
+		if err := sh(work, "git", "clone", "-q", fleet, d); err != nil {
+			return err
+		}
+	}
+	cacheDir := filepath.Join(work, "cache")
+	freshCache := func() error { return os.RemoveAll(cacheDir) }
+	env := []string{"REGIONCTL_CACHE_DIR=" + cacheDir, "NO_COLOR=1"}
+	warmEnv := []string{"REGIONCTL_CACHE_DIR=" + filepath.Join(work, "warm-cache"), "NO_COLOR=1"}
+	// The unchanged render's record must be older than its racy window.
+	for i := 0; i < 2; i++ {
+		if err := shEnv(warm, warmEnv, bin, "render"); err != nil {
+			return err
+		}
+	}
+	if err := sh(warm, "find", ".", "-path", "./.git/objects", "-prune", "-o", "-exec", "touch", "-h", "-d", "2020-01-01T00:00:00", "{}", "+"); err != nil {
+		return err
+	}
+	if err := shEnv(warm, warmEnv, bin, "render"); err != nil {
+		return err
+	}
+	copyTo := filepath.Join(work, "copy")
+	ops := []*op{
+		{name: "git status --porcelain (reference)", dir: warm, args: []string{"git", "status", "--porcelain"}},
+		{name: "cp -r deploy (reference)", dir: warm, args: []string{"cp", "-r", "deploy", copyTo}, setup: func() error { return os.RemoveAll(copyTo) }},
+		{name: "validate, cold", dir: warm, args: []string{bin, "validate"}, env: env, setup: freshCache},
+		{name: "render into an empty deploy/, cold", dir: cold, args: []string{bin, "render"}, env: env, setup: func() error {
+			if err := freshCache(); err != nil {
+				return err
+			}
+			if err := os.RemoveAll(filepath.Join(cold, ".regionctl")); err != nil {
+				return err
+			}
+			return os.RemoveAll(filepath.Join(cold, "deploy"))
+		}},
+		{name: "render, nothing changed", dir: warm, args: []string{bin, "render"}, env: warmEnv},
+		{name: "render --diff --base HEAD~1, cold", dir: warm, args: []string{bin, "render", "--diff", "--base", "HEAD~1"}, env: env, setup: freshCache},
+		{name: "affected --base HEAD~1, cold", dir: warm, args: []string{bin, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache},
+	}
+	loadBefore := loadavg()
+	for r := 0; r < rounds; r++ {
+		fmt.Fprintf(os.Stderr, "procbench: round %d of %d\n", r+1, rounds)
+		for _, o := range ops {
+			if o.setup != nil {
+				if err := o.setup(); err != nil {
+					return err
+				}
+			}
+			d, kib, err := measure(o.dir, o.env, o.args)
+			if err != nil {
+				return fmt.Errorf("%s: %w", o.name, err)
+			}
+			o.times, o.peaks = append(o.times, d), append(o.peaks, kib)
+		}
+	}
+	report := table(ops, n, rounds, loadBefore, loadavg(), fileCount(filepath.Join(warm, "deploy")))
+	fmt.Print(report)
+	if write != "" {
+		return replaceSection(write, report)
+	}
+	return nil
+}
+
+// fixture generates the fleet and commits it twice, each commit with its
+// rendered deploy/: the fleet, then a one-line change to one sector.
+func fixture(bin, src, dir string, sectors, regions, clusters int) error {
+	steps := [][]string{
+		{bin, "--root", src, "dev", "gen-fleet", "--sectors", fmt.Sprint(sectors), "--regions", fmt.Sprint(regions), "--clusters", fmt.Sprint(clusters), dir},
+		{"git", "-C", dir, "init", "-q", "-b", "main"},
+		{bin, "--root", dir, "--no-cache", "render"},
+		{"git", "-C", dir, "add", "-A"},
+		{"git", "-C", dir, "-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "fleet"},
+	}
+	for _, s := range steps {
+		if err := sh("", s[0], s[1:]...); err != nil {
+			return err
+		}
+	}
+	// The in-process benchmarks' change: eks.node_max in sector-2.
+	sector := filepath.Join(dir, "config", "sectors", "sector-2.yaml")
+	b, err := os.ReadFile(sector)
+	if err != nil || !bytes.Contains(b, []byte("soak: 72h")) {
+		return fmt.Errorf("the generated fleet has no sector-2 with soak: 72h to change (use 3 or more sectors): %v", err)
+	}
+	b = bytes.Replace(b, []byte("soak: 72h"), []byte("soak: 72h\neks:\n  node_max: 16"), 1)
+	if err := os.WriteFile(sector, b, 0o644); err != nil {
+		return err
+	}
+	for _, s := range [][]string{
+		{bin, "--root", dir, "--no-cache", "render"},
+		{"git", "-C", dir, "add", "-A"},
+		{"git", "-C", dir, "-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "one sector change"},
+	} {
+		if err := sh("", s[0], s[1:]...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// measure runs a command and returns its wall time and peak RSS. The
+// child is started by this small process, so its ru_maxrss is its own.
+func measure(dir string, env, args []string) (time.Duration, int64, error) {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%v: %s", err, stderr.String())
+	}
+	return d, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss, nil
+}
+
+func sh(dir, name string, args ...string) error { return shEnv(dir, nil, name, args...) }
+
+func shEnv(dir string, env []string, name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out.String())
+	}
+	return nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func table(ops []*op, clusters, rounds int, loadBefore, loadAfter string, files int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Whole processes of the built binary on %d clusters (%d files in deploy/), %d interleaved rounds;\n", clusters, files, rounds)
+	fmt.Fprintf(&b, "%s, %d CPUs, %s; load average %s before, %s after.\n\n", cpuModel(), runtime.NumCPU(), runtime.GOOS+"/"+runtime.GOARCH, loadBefore, loadAfter)
+	b.WriteString("| operation | median | min–max | peak RSS | × git status | × cp -r |\n|---|---|---|---|---|---|\n")
+	gitStatus, cp := median(ops[0].times), median(ops[1].times)
+	for _, o := range ops {
+		min, max := o.times[0], o.times[0]
+		var peak int64
+		for i, d := range o.times {
+			min, max = minDur(min, d), maxDur(max, d)
+			if o.peaks[i] > peak {
+				peak = o.peaks[i]
+			}
+		}
+		m := median(o.times)
+		fmt.Fprintf(&b, "| %s | %s | %s–%s | %d MiB | %.1f | %.2f |\n", o.name, round(m), round(min), round(max), peak/1024,
+			float64(m)/float64(gitStatus), float64(m)/float64(cp))
+	}
+	return b.String()
+}
+
+func round(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(10 * time.Millisecond)
+}
+
+func minDur(a, b time.Duration) time.Duration {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+func maxDur(a, b time.Duration) time.Duration {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
+}
+
+func fileCount(dir string) int {
+	n := 0
+	filepath.Walk(dir, func(_ string, info os.FileInfo, err error) error {
+		if err == nil && info.Mode().IsRegular() {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+const (
+	beginMarker = "<!-- procbench:begin -->"
+	endMarker   = "<!-- procbench:end -->"
+)
+
+// replaceSection puts report between the markers of file, with the commit.
+func replaceSection(file, report string) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	commit, _ := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
+	section := fmt.Sprintf("%s\nMeasured by `make bench` (tools/procbench) at commit `%s` on %s.\n\n%s%s",
+		beginMarker, strings.TrimSpace(string(commit)), time.Now().UTC().Format("2006-01-02"), report, endMarker)
+	s := string(b)
+	i, j := strings.Index(s, beginMarker), strings.Index(s, endMarker)
+	if i < 0 || j < i {
+		return fmt.Errorf("%s has no %s … %s section", file, beginMarker, endMarker)
+	}
+	return os.WriteFile(file, []byte(s[:i]+section+s[j+len(endMarker):]), 0o644)
+}
