@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -61,7 +63,7 @@ type app struct {
 	cacheDir       string
 
 	// store is the result cache of this invocation, nil with --no-cache.
-	store         *cache.Dir
+	store         *cache.File
 	schemaChecker *schema.Checker
 	mem           *cache.Memory
 	renderMemo    *render.Memo
@@ -207,7 +209,7 @@ func (a *app) checker() (*schema.Checker, error) {
 	var c schema.Cache = a.memory()
 	if !a.noCache && a.store == nil {
 		if p := a.cachePath(); p != "" {
-			a.store = cache.OpenDir(p)
+			a.store = cache.Open(p)
 		}
 	}
 	if a.store != nil {
@@ -232,8 +234,12 @@ func (a *app) cachePath() string {
 			return ""
 		}
 	}
-	// Keys are content hashes: one directory serves every repository.
-	return filepath.Join(dir, "entries")
+	abs, err := filepath.Abs(a.root)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(dir, "validate-"+hex.EncodeToString(sum[:8])+".gob")
 }
 
 // binaryStamp identifies the running executable, so that a rebuilt
