@@ -232,7 +232,8 @@ func readSource() (source, error) {
 		return src, fmt.Errorf("commit time %q: %w", ct, err)
 	}
 	src.commit, src.time = hash, time.Unix(secs, 0).UTC()
-	status, err := git("status", "--porcelain", "--untracked-files=no")
+	// As the go command decides vcs.modified: untracked files count.
+	status, err := git("status", "--porcelain")
 	if err != nil {
 		return src, err
 	}

@@ -180,7 +180,7 @@ func checkBinary(bin string, r release, t target) error {
 	}
 	want := map[string]string{
 		"GOOS": t.goos, "GOARCH": t.goarch, "CGO_ENABLED": "0", "-trimpath": "true",
-		"vcs.revision": r.src.commit,
+		"vcs.revision": r.src.commit, "vcs.modified": fmt.Sprint(r.src.dirty),
 	}
 	for k, v := range want {
 		if settings[k] != v {
