@@ -76,20 +76,6 @@ func run(cfg config) error {
 	}
 	r := release{version: version, src: src, targets: targets}
 
-	// Build into a sibling directory and swap it in at the end: a failed
-	// build leaves the previous dist/ as it was.
-	out, err := filepath.Abs(cfg.out)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return err
-	}
-	stage, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+"-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(stage)
 	bins, err := os.MkdirTemp("", "regionctl-dist-bin-")
 	if err != nil {
 		return err
@@ -102,19 +88,38 @@ func run(cfg config) error {
 	if err != nil {
 		return err
 	}
+	// Every build runs before anything is written into the checkout: the
+	// go command stamps vcs.modified from git status, and a staging
+	// directory there would be an untracked file to it.
 	for _, t := range targets {
 		start := time.Now()
-		bin := filepath.Join(bins, t.goos+"_"+t.goarch, t.exe())
-		if err := r.build(cfg.goCmd, t, bin); err != nil {
+		if err := r.build(cfg.goCmd, t, filepath.Join(bins, t.goos+"_"+t.goarch, t.exe())); err != nil {
 			return err
 		}
+		fmt.Fprintf(os.Stderr, "dist: %s built in %s\n", t, time.Since(start).Round(time.Second))
+	}
+	// Write into a sibling directory and swap it in at the end: a failed
+	// release leaves the previous dist/ as it was.
+	out, err := filepath.Abs(cfg.out)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	stage, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+"-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(stage)
+	for _, t := range targets {
+		bin := filepath.Join(bins, t.goos+"_"+t.goarch, t.exe())
 		if err := writeArchive(filepath.Join(stage, r.archive(t)), t, bin, extras, r.src.time); err != nil {
 			return fmt.Errorf("archiving %s: %w", t, err)
 		}
 		if err := writeSBOM(filepath.Join(stage, r.sbom(t)), r, t, bin); err != nil {
 			return fmt.Errorf("SBOM of %s: %w", t, err)
 		}
-		fmt.Fprintf(os.Stderr, "dist: %s built in %s\n", t, time.Since(start).Round(time.Second))
 	}
 	if err := writeChecksums(stage); err != nil {
 		return err
