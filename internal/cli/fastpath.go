@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -80,17 +79,15 @@ func (a *app) recordRender(files int) {
 		_ = os.Remove(path)
 		return
 	}
-	taken := nowNano()
+	taken := time.Now().UnixNano()
 	now, err := a.snapshot()
 	if err != nil {
 		_ = os.Remove(path)
 		return
 	}
 	st := &renderstate.State{Renderer: Version + "+" + binaryStamp(), Taken: taken, Files: now, Rendered: files}
-	if err := st.Save(path); err != nil && !errors.Is(err, fs.ErrPermission) {
+	if err := st.Save(path); err != nil {
+		// An old record must not outlive the render it described.
 		_ = os.Remove(path)
 	}
 }
-
-// nowNano is the time a snapshot is taken.
-func nowNano() int64 { return time.Now().UnixNano() }

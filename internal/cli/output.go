@@ -46,11 +46,6 @@ func outputFlag(cmd *cobra.Command, alias string, formats ...string) *output {
 	return o
 }
 
-// changed reports whether the user chose a format, under either name.
-func (o *output) changed(cmd *cobra.Command) bool {
-	return cmd.Flags().Changed("output") || cmd.Flags().Changed("format") || cmd.Flags().Changed("emit")
-}
-
 func orList(s []string) string {
 	if len(s) == 1 {
 		return s[0]

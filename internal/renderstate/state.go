@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 )
 
@@ -140,14 +139,4 @@ func (s *State) Unchanged(renderer string, now Snapshot) bool {
 		}
 	}
 	return true
-}
-
-// Paths lists the snapshot's paths, sorted (for tests and messages).
-func (s Snapshot) Paths() []string {
-	out := make([]string, 0, len(s))
-	for p := range s {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
 }

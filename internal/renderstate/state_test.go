@@ -16,7 +16,7 @@ func TestUnchangedOnlyWhenEverythingIsAndNothingIsRacy(t *testing.T) {
 	os.Chtimes(file, old, old)
 	snap, err := Take(root, []string{"config", "missing"}, []string{".git/HEAD"})
 	if err != nil || len(snap) != 1 {
-		t.Fatalf("snapshot %v, %v", snap.Paths(), err)
+		t.Fatalf("snapshot %v, %v", snap, err)
 	}
 	st := &State{Renderer: "r1", Taken: time.Now().UnixNano(), Files: snap}
 	path := filepath.Join(root, ".regionctl", "state.json")
