@@ -6,12 +6,11 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/regionctl/regionctl/internal/deploytree"
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/diff"
 	"github.com/regionctl/regionctl/internal/gitbase"
@@ -185,26 +184,9 @@ func Run(o Options) (*Result, error) {
 // committed file the render lacks (of a cluster or region it rendered) was.
 // Owners come from the render, else from the committed index.json.
 func asCommitted(out *render.Output, fsys fs.FS, committed map[string]plumbing.Hash, idx *render.Index) *render.Output {
-	read := func(p string) ([]byte, bool) {
-		b, err := fs.ReadFile(fsys, deployDir+"/"+p)
-		return b, err == nil
-	}
-	rendered := make(map[string]bool, len(out.Artifacts))
-	arts := make([]render.Artifact, 0, len(out.Artifacts))
-	for _, a := range out.Artifacts {
-		rendered[a.Path] = true
-		if _, ok := committed[a.Path]; !ok {
-			continue
-		}
-		b, ok := read(a.Path)
-		if !ok {
-			continue
-		}
-		a.Bytes = b
-		arts = append(arts, a)
-	}
+	var owners map[string]string
 	if idx != nil {
-		owners := map[string]string{}
+		owners = map[string]string{}
 		for _, c := range idx.Clusters {
 			for _, f := range c.Files {
 				owners[f] = c.ID
@@ -215,19 +197,37 @@ func asCommitted(out *render.Output, fsys fs.FS, committed map[string]plumbing.H
 				owners[f] = r.Name
 			}
 		}
-		for p := range committed {
-			owner, known := owners[p]
-			if rendered[p] || !known || out.Skipped[owner] {
-				continue
-			}
-			if b, ok := read(p); ok {
-				arts = append(arts, render.Artifact{Path: p, Bytes: b, Owner: owner})
-			}
+	}
+	// The base's files: those it rendered and committed, then those it
+	// committed of owners it rendered but renders no more.
+	rendered := make(map[string]bool, len(out.Artifacts))
+	var arts []render.Artifact
+	for _, a := range out.Artifacts {
+		rendered[a.Path] = true
+		if _, ok := committed[a.Path]; ok {
+			arts = append(arts, a)
 		}
 	}
-	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
+	for p := range committed {
+		if owner, known := owners[p]; known && !rendered[p] && !out.Skipped[owner] {
+			arts = append(arts, render.Artifact{Path: p, Owner: owner})
+		}
+	}
+	paths := make([]string, len(arts))
+	for i, a := range arts {
+		paths[i] = deployDir + "/" + a.Path
+	}
+	contents, errs := deploytree.ReadFiles(paths, func(p string) ([]byte, error) { return fs.ReadFile(fsys, p) })
+	kept := arts[:0]
+	for i, a := range arts {
+		if errs[i] == nil {
+			a.Bytes = contents[i]
+			kept = append(kept, a)
+		}
+	}
+	sort.Slice(kept, func(i, j int) bool { return kept[i].Path < kept[j].Path })
 	c := *out
-	c.Artifacts = arts
+	c.Artifacts = kept
 	return &c
 }
 
@@ -277,26 +277,10 @@ func committedDeploy(fsys fs.FS) map[string][]byte {
 	if len(paths) == 0 {
 		return nil
 	}
-	// Several readers: a cold page cache waits on the disk, a warm one on
-	// the kernel's copying, and a fleet's tree has thousands of files.
-	contents := make([][]byte, len(paths))
-	read := make([]bool, len(paths))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < 8; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
-				b, err := fs.ReadFile(fsys, paths[i])
-				contents[i], read[i] = b, err == nil
-			}
-		}()
-	}
-	wg.Wait()
+	contents, errs := deploytree.ReadFiles(paths, func(p string) ([]byte, error) { return fs.ReadFile(fsys, p) })
 	deploy := make(map[string][]byte, len(paths))
 	for i, p := range paths {
-		if read[i] {
+		if errs[i] == nil {
 			deploy[strings.TrimPrefix(p, deployDir+"/")] = contents[i]
 		}
 	}
