@@ -13,18 +13,7 @@ import (
 // The JSON reviews print is what docs/diff-json.schema.json says: every
 // documented field present with its type, lists never null, enums closed.
 func TestDiffJSONMatchesItsSchema(t *testing.T) {
-	c := jsonschema.NewCompiler()
-	doc, err := os.ReadFile("../../docs/diff-json.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	schemaDoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.AddResource("diff-json.schema.json", schemaDoc); err != nil {
-		t.Fatal(err)
-	}
+	c := diffSchema(t)
 	report, err := c.Compile("diff-json.schema.json")
 	if err != nil {
 		t.Fatal(err)
@@ -96,18 +85,7 @@ func TestDiffJSONMatchesItsSchema(t *testing.T) {
 // The other JSON outputs are $defs of the same schema: validate (valid and
 // broken), render, render --check (clean and stale), affected -o matrix.
 func TestOtherJSONMatchesItsSchema(t *testing.T) {
-	c := jsonschema.NewCompiler()
-	doc, err := os.ReadFile("../../docs/diff-json.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	schemaDoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.AddResource("diff-json.schema.json", schemaDoc); err != nil {
-		t.Fatal(err)
-	}
+	c := diffSchema(t)
 	def := func(name string) *jsonschema.Schema {
 		s, err := c.Compile("diff-json.schema.json#/$defs/" + name)
 		if err != nil {
@@ -149,18 +127,7 @@ func TestOtherJSONMatchesItsSchema(t *testing.T) {
 // explain, rollout status, argocd apps, pipeline --dry-run and version, on
 // the example fleet of this repository, each against its $defs entry.
 func TestReadCommandsJSONMatchesItsSchema(t *testing.T) {
-	c := jsonschema.NewCompiler()
-	doc, err := os.ReadFile("../../docs/diff-json.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	schemaDoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.AddResource("diff-json.schema.json", schemaDoc); err != nil {
-		t.Fatal(err)
-	}
+	c := diffSchema(t)
 	for def, args := range map[string][]string{
 		"explain":        {"explain", "us-east-1/mc01"},
 		"rollout_status": {"rollout", "status"},
@@ -184,4 +151,23 @@ func TestReadCommandsJSONMatchesItsSchema(t *testing.T) {
 			t.Errorf("%v -o json:\n%v", args, err)
 		}
 	}
+}
+
+// diffSchema is a compiler holding docs/diff-json.schema.json, whose
+// definitions are compiled as "diff-json.schema.json#/$defs/<name>".
+func diffSchema(t *testing.T) *jsonschema.Compiler {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	doc, err := os.ReadFile("../../docs/diff-json.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemaDoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddResource("diff-json.schema.json", schemaDoc); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -10,13 +10,7 @@ import (
 	"github.com/regionctl/regionctl/internal/schema"
 )
 
-func genFS(o fleetgen.Options) fstest.MapFS {
-	fsys := fstest.MapFS{}
-	for p, b := range fleetgen.Generate(o) {
-		fsys[p] = &fstest.MapFile{Data: b}
-	}
-	return fsys
-}
+func genFS(o fleetgen.Options) fstest.MapFS { return fleetgen.Generate(o).FS() }
 
 var fleet2200 = fleetgen.Options{Sectors: 5, RegionsPerSector: 40, ClustersPerRegion: 11}
 

@@ -5,6 +5,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"testing/fstest"
 )
 
 // Options size a generated fleet.
@@ -33,6 +34,16 @@ var directions = []string{"north", "south", "east", "west", "central", "northeas
 type Files map[string][]byte
 
 // Paths returns the file paths in sorted order.
+// FS is the files as an in-memory file system, as fleet.Load and
+// render.FromFS take one.
+func (f Files) FS() fstest.MapFS {
+	fsys := make(fstest.MapFS, len(f))
+	for p, b := range f {
+		fsys[p] = &fstest.MapFile{Data: b}
+	}
+	return fsys
+}
+
 func (f Files) Paths() []string {
 	out := make([]string, 0, len(f))
 	for p := range f {

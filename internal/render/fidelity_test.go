@@ -68,10 +68,7 @@ components:
 
 func fidelityRender(t *testing.T, topology string) *render.Output {
 	t.Helper()
-	fsys := fstest.MapFS{}
-	for p, data := range fleetgen.Generate(fleetgen.Options{Sectors: 2, RegionsPerSector: 1, ClustersPerRegion: 2}) {
-		fsys[p] = &fstest.MapFile{Data: data}
-	}
+	fsys := fleetgen.Generate(fleetgen.Options{Sectors: 2, RegionsPerSector: 1, ClustersPerRegion: 2}).FS()
 	fsys["config/global/zz-fidelity.yaml"] = &fstest.MapFile{Data: []byte(fidelityConfig + "gitops:\n  argocd_topology: " + topology + "\n  revision: \"1.10\"\n")}
 	c, err := schema.New(schema.Options{Version: "test"})
 	if err != nil {

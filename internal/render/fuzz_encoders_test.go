@@ -31,10 +31,7 @@ func FuzzTFVarsAndRunsRoundTrip(f *testing.F) {
 		f.Fatal(err)
 	}
 	pipelines := repoPipelines(f)
-	base := fstest.MapFS{}
-	for p, data := range fleetgen.Generate(fleetgen.Options{Sectors: 1, RegionsPerSector: 1, ClustersPerRegion: 2}) {
-		base[p] = &fstest.MapFile{Data: data}
-	}
+	base := fleetgen.Generate(fleetgen.Options{Sectors: 1, RegionsPerSector: 1, ClustersPerRegion: 2}).FS()
 	f.Fuzz(func(t *testing.T, tag, revision string) {
 		if !utf8.ValidString(tag) || !utf8.ValidString(revision) || strings.ContainsRune(tag+revision, 0) {
 			t.Skip()

@@ -27,10 +27,7 @@ func FuzzValuesRoundTrip(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	base := fstest.MapFS{}
-	for p, data := range fleetgen.Generate(fleetgen.Options{Sectors: 1, RegionsPerSector: 1, ClustersPerRegion: 1}) {
-		base[p] = &fstest.MapFile{Data: data}
-	}
+	base := fleetgen.Generate(fleetgen.Options{Sectors: 1, RegionsPerSector: 1, ClustersPerRegion: 1}).FS()
 	f.Fuzz(func(t *testing.T, s string) {
 		if !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
 			t.Skip()

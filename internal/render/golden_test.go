@@ -195,10 +195,7 @@ func TestByteStable(t *testing.T) {
 // and validated) to a temp dir: cold writes a new tree, warm re-renders
 // over an unchanged one (nothing is written).
 func BenchmarkRender(b *testing.B) {
-	fsys := fstest.MapFS{}
-	for p, data := range fleetgen.Generate(fleetgen.Options{Sectors: 5, RegionsPerSector: 40, ClustersPerRegion: 11}) {
-		fsys[p] = &fstest.MapFile{Data: data}
-	}
+	fsys := fleetgen.Generate(fleetgen.Options{Sectors: 5, RegionsPerSector: 40, ClustersPerRegion: 11}).FS()
 	c, err := schema.New(schema.Options{Version: "bench"})
 	if err != nil {
 		b.Fatal(err)

@@ -28,10 +28,7 @@ func TestCacheKeyCoversEveryInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	load := func(extra map[string]string) *config.Fleet {
-		fsys := fstest.MapFS{}
-		for p, data := range fleetgen.Generate(fleetgen.Options{Sectors: 1, RegionsPerSector: 1, ClustersPerRegion: 2}) {
-			fsys[p] = &fstest.MapFile{Data: data}
-		}
+		fsys := fleetgen.Generate(fleetgen.Options{Sectors: 1, RegionsPerSector: 1, ClustersPerRegion: 2}).FS()
 		for p, data := range extra {
 			fsys[p] = &fstest.MapFile{Data: []byte(data)}
 		}
