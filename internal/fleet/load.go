@@ -12,7 +12,7 @@ import (
 // returned even when diagnostics hold errors, so callers can show what
 // loaded; clusters that failed a check are marked Partial.
 func Load(fsys fs.FS, dir string, checker *schema.Checker) (*config.Fleet, diag.Diagnostics) {
-	docs, diags := config.ParseWith(fsys, dir, schema.DecodeOptions())
+	docs, diags := config.ParseWith(fsys, dir, checker.DecodeOptions())
 	diags = append(diags, checker.CheckLayers(docs)...)
 	f, ds := config.Build(docs)
 	diags = append(diags, ds...)
@@ -42,8 +42,8 @@ type Pair struct {
 // touch it, as CI held it to be when it merged; what the change touches is
 // checked on both sides.
 func LoadPair(baseFS, headFS fs.FS, dir string, checker *schema.Checker) *Pair {
-	baseDocs, bd := config.ParseWith(baseFS, dir, schema.DecodeOptions())
-	headDocs, hd := config.ParseWith(headFS, dir, schema.DecodeOptions())
+	baseDocs, bd := config.ParseWith(baseFS, dir, checker.DecodeOptions())
+	headDocs, hd := config.ParseWith(headFS, dir, checker.DecodeOptions())
 	files := func(docs *config.Documents) map[string][32]byte {
 		m := map[string][32]byte{}
 		for _, d := range docs.All() {

@@ -39,6 +39,9 @@ type Checker struct {
 	// two sides of a review share most clusters.
 	memo  sync.Map // key → clusterResult
 	trees sync.Map // key → *config.Value, the defaults tree of a clusterResult
+	// typed memoises StringTyped (layer + path → bool).
+	typed   sync.Map
+	typedMu sync.Mutex
 }
 
 // New compiles the embedded schema once per worker.
