@@ -104,7 +104,7 @@ func TestGlobalChangeReachesEveryCluster(t *testing.T) {
 		t.Errorf("affected %d clusters, %d runs: %s", len(rep.Affected), len(diff.Runs(rep.Affected)), ids(rep.Affected))
 	}
 	if len(rep.Changes) != 1 || len(rep.Changes[0].Clusters) != 11 || rep.Changes[0].Path != "eks.version" ||
-		rep.Changes[0].Origin != "config/global/defaults.yaml:8:12" || !rep.Changes[0].OriginChanged || !rep.Changes[0].Rollout {
+		rep.Changes[0].Origin != "config/global/defaults.yaml:10:12" || !rep.Changes[0].OriginChanged || !rep.Changes[0].Rollout {
 		t.Errorf("changes %+v", rep.Changes)
 	}
 	// The blast radius lists sectors in rollout order.

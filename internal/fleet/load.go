@@ -17,6 +17,7 @@ func Load(fsys fs.FS, dir string, checker *schema.Checker) (*config.Fleet, diag.
 	f, ds := config.Build(docs)
 	diags = append(diags, ds...)
 	diags = append(diags, checker.CheckClusters(f)...)
+	diags = append(diags, checker.CheckAWS(f, nil)...)
 	diags = append(diags, checker.CheckFleet(f)...)
 	return f, diags.Sorted()
 }
@@ -75,6 +76,8 @@ func LoadPair(baseFS, headFS fs.FS, dir string, checker *schema.Checker) *Pair {
 	skip := func(c *config.Cluster) bool { return same[c.ID()] }
 	bd = append(bd, checker.CheckClustersExcept(base, skip)...)
 	hd = append(hd, checker.CheckClustersExcept(head, skip)...)
+	bd = append(bd, checker.CheckAWS(base, skip)...)
+	hd = append(hd, checker.CheckAWS(head, skip)...)
 	bd = append(bd, checker.CheckFleet(base)...)
 	hd = append(hd, checker.CheckFleet(head)...)
 	return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Same: same}

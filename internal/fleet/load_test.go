@@ -161,15 +161,22 @@ var rawCUE = regexp.MustCompile(`\blet\b [A-Z_]+|//cue:|\.#[a-z]\b|_\|_|\{ \(\*|
 // TestGeneratedInvalidFleets covers inputs a text fixture cannot hold.
 func TestGeneratedInvalidFleets(t *testing.T) {
 	checker := newChecker(t)
-	manyClusters := fstest.MapFS{}
+	// Their VPCs may overlap: the count is what this case is about.
+	manyClusters := fstest.MapFS{"config/regions/us-east-1.yaml": {Data: []byte("sector: prod\nnetwork:\n  allow_overlap: true\n")}}
 	for i := 1; i <= 21; i++ {
 		manyClusters[fmt.Sprintf("config/clusters/us-east-1/mc%02d.yaml", i)] = &fstest.MapFile{Data: []byte("type: management\n")}
+	}
+	manyTags := "type: management\ntags:\n"
+	for i := 1; i <= 48; i++ {
+		manyTags += fmt.Sprintf("  t%02d: v\n", i)
 	}
 	cases := []struct {
 		name  string
 		files fstest.MapFS
 		want  []expectation
 	}{
+		{"48 tags", fstest.MapFS{"config/clusters/us-east-1/mc01.yaml": {Data: []byte(manyTags)}},
+			[]expectation{{"config/clusters/us-east-1/mc01.yaml", "3", "48 tags, at most 47"}}},
 		{"binary junk", fstest.MapFS{"config/regions/us-east-1.yaml": {Data: []byte("sector: prod\n\x00\x01\xff\xfe")}},
 			[]expectation{{"config/regions/us-east-1.yaml", "2", "file is not UTF-8 text"}}},
 		{"invalid utf-8", fstest.MapFS{"config/sectors/prod.yaml": {Data: []byte("order: 1\nenvironment: \xc3\x28\n")}},

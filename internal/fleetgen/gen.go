@@ -209,7 +209,7 @@ func regionFile(i int, sector string) string {
 	case 1:
 		out += "eks:\n  node_max: 24\n"
 	case 2:
-		out += "network:\n  availability_zones: 2\n  private_subnets: [10.0.0.0/19, 10.0.32.0/19]\n  public_subnets: [10.0.96.0/22, 10.0.100.0/22]\n"
+		out += "network:\n  availability_zones: 2\n"
 	case 3:
 		out += "tags:\n  cost-center: null\n  team: region-" + fmt.Sprint(i) + "\n"
 	}
@@ -222,6 +222,7 @@ type: regional
 network:
   vpc_cidr: 10.128.0.0/16
   private_subnets: [10.128.0.0/19, 10.128.32.0/19]
+  public_subnets: [10.128.96.0/22, 10.128.100.0/22]
 eks:
   node_instance_family: m7i
   node_max: 9
@@ -230,6 +231,11 @@ eks:
 
 func managementFile(i, c int) string {
 	out := fmt.Sprintf("# Generated management cluster %d of region %d.\ntype: management\n", c, i)
+	if c > 1 {
+		// A VPC of its own (the first takes the global one): the
+		// management clusters of a region do not overlap.
+		out += fmt.Sprintf("network:\n  vpc_cidr: 10.%[1]d.0.0/16\n  private_subnets: [10.%[1]d.0.0/19, 10.%[1]d.32.0/19, 10.%[1]d.64.0/19]\n  public_subnets: [10.%[1]d.96.0/22, 10.%[1]d.100.0/22, 10.%[1]d.104.0/22]\n", c-1)
+	}
 	switch {
 	case c%7 == 3:
 		out += "eks:\n  node_instance_family: r6i\n  node_instance_size: 4xlarge\n  node_max: 30\ncomponents:\n  hypershift-operator:\n    values:\n      replicas: 3\n"

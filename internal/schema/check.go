@@ -42,6 +42,9 @@ type Checker struct {
 	// typed memoises StringTyped (layer + path → bool).
 	typed   sync.Map
 	typedMu sync.Mutex
+	// zones is #ZonesPerRegion, read once.
+	zones     map[string]int
+	zonesOnce sync.Once
 }
 
 // New compiles the embedded schema once per worker.

@@ -19,7 +19,7 @@ import (
 // it is what the cache stores, since positions may move while values don't.
 type finding struct {
 	Path    []string `json:"p"`
-	Kind    string   `json:"k"` // unknown, missing, invalid
+	Kind    string   `json:"k"` // unknown, missing, invalid, derived
 	Summary string   `json:"s"`
 	Detail  string   `json:"d"`
 }
@@ -54,6 +54,9 @@ func (w *compiled) findingsOf(err error, def cue.Value, data *config.Value, what
 	}
 	for _, e := range errs {
 		p := cuePath(e.Path())
+		if len(p) > 0 && strings.HasPrefix(p[0], "_") {
+			continue // a hidden helper (#Cluster's _derived): reported where it is used
+		}
 		format, args := e.Msg()
 		msg := fmt.Sprintf(format, args...)
 		v := data.Lookup(p...)
@@ -65,6 +68,8 @@ func (w *compiled) findingsOf(err error, def cue.Value, data *config.Value, what
 				Detail: fmt.Sprintf("%s must be set%s.%s", dotted(p), where(what), docOf(lookup(def, p)))})
 		case strings.Contains(msg, "incomplete value") && v != nil && v.Kind == config.String && strings.Contains(v.Str, "${"):
 			// A reference checked after interpolation, in #Cluster.
+		case strings.Contains(msg, "incomplete value") && v == nil && w.derived(data, p) != "":
+			add(w.badDerived(p, w.derived(data, p)))
 		case strings.Contains(msg, "incomplete value") && v == nil:
 			add(finding{Path: p, Kind: "missing", Summary: fmt.Sprintf("missing required key %s", dotted(p)),
 				Detail: fmt.Sprintf("%s must be set%s.%s", dotted(p), where(what), docOf(lookup(def, p)))})
@@ -80,6 +85,51 @@ func (w *compiled) findingsOf(err error, def cue.Value, data *config.Value, what
 	}
 	sort.SliceStable(out, func(i, j int) bool { return dotted(out[i].Path) < dotted(out[j].Path) })
 	return out
+}
+
+// derived returns the name #Derived gives the cluster data describes at p,
+// or "" when #Derived names nothing there.
+func (w *compiled) derived(data *config.Value, p []string) string {
+	var key string
+	switch dotted(p) {
+	case "account.name":
+		key = "account_name"
+	case "hypershift.oidc_bucket":
+		key = "oidc_bucket"
+	case "state_bucket":
+		t := data.Get("type")
+		if t == nil || t.Kind != config.String {
+			return ""
+		}
+		key = "state_bucket_" + t.Str
+	default:
+		return ""
+	}
+	in := map[string]string{}
+	for _, k := range []string{"environment", "region", "cluster"} {
+		v := data.Get(k)
+		if v == nil || v.Kind != config.String {
+			return ""
+		}
+		in[k] = v.Str
+	}
+	s, err := w.root.LookupPath(cue.ParsePath("#Derived")).Unify(w.ctx.Encode(in)).LookupPath(cue.MakePath(cue.Str(key))).String()
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
+// badDerived explains a derived name that breaks the rule of its field:
+// the user sees the name and what to set instead.
+func (w *compiled) badDerived(p []string, name string) finding {
+	// The rule as #Settings states it: #Cluster's field also holds the
+	// derivation, which is no help here.
+	s := lookup(w.root.LookupPath(cue.ParsePath("#Settings")), p)
+	return finding{Path: p, Kind: "derived",
+		Summary: fmt.Sprintf("derived %s %q (%d characters) is not valid", dotted(p), name, len(name)),
+		Detail: fmt.Sprintf("When no layer sets it, %s is derived from the environment, region and cluster names; here that gives %q, and %s must be %s. Set %s in a layer of this cluster, or choose a shorter cluster name.",
+			dotted(p), name, dotted(p), w.constraint(s), dotted(p))}
 }
 
 func where(what string) string {
@@ -127,6 +177,13 @@ func (w *compiled) invalidValue(def cue.Value, p []string, v *config.Value, msg 
 		}
 	}
 	want := w.constraint(s)
+	if want == relatedRule {
+		// #Cluster's field also holds a derived default; the rule the
+		// value broke is the one #Settings states.
+		if ws := w.constraint(lookup(w.root.LookupPath(cue.ParsePath("#Settings")), p)); ws != "" {
+			want = ws
+		}
+	}
 	detail := fmt.Sprintf("%s must be %s.%s", dotted(p), want, docOf(s))
 	if want == "" {
 		detail = fmt.Sprintf("%s: %s.", dotted(p), msg)
@@ -187,7 +244,7 @@ func (w *compiled) constraint(s cue.Value) string {
 	txt := strings.Join(strings.Fields(string(b)), " ")
 	if rawCUE.MatchString(txt) {
 		// Never show CUE's internals; point at the schema instead.
-		return "what schema/ allows for it (a rule that relates it to other fields)"
+		return relatedRule
 	}
 	if len(txt) > 120 {
 		txt = txt[:120] + "…"
@@ -203,6 +260,9 @@ func (w *compiled) constraint(s cue.Value) string {
 	}
 	return txt
 }
+
+// relatedRule is what constraint says of a rule it cannot show.
+const relatedRule = "what schema/ allows for it (a rule that relates it to other fields)"
 
 // rawCUE matches CUE's rendering of constraints over other fields: let
 // bindings, path comments and hidden definitions no user wrote.
@@ -270,6 +330,8 @@ func resolve(f finding, root *config.Value, fallback diag.Pos) diag.Diagnostic {
 		}
 	case "missing":
 		pos = missingPos(root, f.Path, fallback)
+	case "derived":
+		// Made of the cluster's names: its file is where to act.
 	default:
 		for i := len(f.Path); i > 0; i-- {
 			if v := root.Lookup(f.Path[:i]...); v != nil && v.Origin.Pos.File != "" {

@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -71,11 +72,24 @@ func JSONSchemas() (map[string][]byte, error) {
 // evaluates, and the embedded definition stays open at its top level.
 func openEmbedded(doc map[string]any) {
 	defs, _ := doc["$defs"].(map[string]any)
-	var strs []map[string]any // after the walk: pending adds nodes
+	var strs []map[string]any     // after the walk: pending adds nodes
+	negated := map[uintptr]bool{} // done: pending would invert or repeat them
 	var walk func(v any)
 	walk = func(v any) {
 		switch n := v.(type) {
 		case map[string]any:
+			// A forbidden pattern (!~) admits a reference by admitting
+			// the negation or the reference, not by negating both.
+			if nt, ok := n["not"].(map[string]any); ok && nt["pattern"] != nil && !negated[reflect.ValueOf(nt).Pointer()] {
+				delete(n, "not")
+				ref := map[string]any{"type": "string", "pattern": pendingRef}
+				negated[reflect.ValueOf(nt).Pointer()] = true
+				negated[reflect.ValueOf(ref).Pointer()] = true
+				n["allOf"] = append(asList(n["allOf"]), map[string]any{"anyOf": []any{map[string]any{"not": nt}, ref}})
+			}
+			if negated[reflect.ValueOf(n).Pointer()] {
+				return
+			}
 			// An open struct ({...}: Helm values) comes out as const {},
 			// which admits only the empty object.
 			if c, ok := n["const"].(map[string]any); ok && len(c) == 0 {
