@@ -3,12 +3,16 @@ package terraform_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-exec/tfexec"
 
+	"github.com/regionctl/regionctl/internal/schema"
 	"github.com/regionctl/regionctl/internal/tftest"
 	"github.com/regionctl/regionctl/terraform"
 )
@@ -84,4 +88,80 @@ func TestRootsValidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRoleSuffixesMatchTheRoots holds schema.RoleSuffixes, which the
+// validator uses to keep derived IAM role names within IAM's limit, to the
+// roles the modules name <region>-<cluster>-<suffix>: a role added to a
+// module without its suffix there would escape the check.
+func TestRoleSuffixesMatchTheRoots(t *testing.T) {
+	// The modules every cluster runs (eks) and those of management
+	// clusters only.
+	modules := map[string][]string{"eks": {"regional", "management"}, "hypershift": {"management"}}
+	role := regexp.MustCompile(`(?m)^(resource "aws_iam_role" "\w+"|module "\w+") \{\n(?:  source += "\.\./iam-role"\n)?((?:.*\n)*?)  name += "([^"]*)"`)
+	forEach := regexp.MustCompile(`for_each += local\.(\w+)`)
+	found := map[string]map[string]bool{"regional": {}, "management": {}}
+	for mod, types := range modules {
+		b, err := os.ReadFile(filepath.Join("modules", mod, "main.tf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := strings.Count(string(b), `resource "aws_iam_role" "`) + strings.Count(string(b), `"../iam-role"`)
+		var names []string
+		for _, m := range role.FindAllStringSubmatch(string(b), -1) {
+			if strings.HasPrefix(m[1], "module") && !strings.Contains(m[0], "../iam-role") {
+				continue
+			}
+			// A role per key of a local map: one name per key.
+			if f := forEach.FindStringSubmatch(m[2]); f != nil && strings.Contains(m[3], "${each.key}") {
+				keys := mapKeys(t, string(b), f[1])
+				for _, k := range keys {
+					names = append(names, strings.ReplaceAll(m[3], "${each.key}", k))
+				}
+				n += len(keys) - 1
+				continue
+			}
+			names = append(names, m[3])
+		}
+		if len(names) == 0 || len(names) != n {
+			t.Fatalf("modules/%s: found role names %v", mod, names)
+		}
+		for _, name := range names {
+			suffix, ok := strings.CutPrefix(name, "${local.prefix}-")
+			if !ok {
+				t.Errorf("modules/%s: role %q is not named ${local.prefix}-<suffix>", mod, name)
+				continue
+			}
+			for _, typ := range types {
+				found[typ][suffix] = true
+			}
+		}
+	}
+	for typ, suffixes := range schema.RoleSuffixes {
+		want := map[string]bool{}
+		for _, s := range suffixes {
+			want[s] = true
+		}
+		if fmt.Sprint(want) != fmt.Sprint(found[typ]) {
+			t.Errorf("%s clusters: schema.RoleSuffixes has %v, the modules name %v", typ, suffixes, found[typ])
+		}
+	}
+}
+
+// mapKeys are the keys of the map local name holds in a module's text (the
+// map's entries are "key = ..." lines, one level in).
+func mapKeys(t *testing.T, text, name string) []string {
+	t.Helper()
+	block := regexp.MustCompile(`(?ms)^  ` + name + ` = [^{]*\{\n(.*?)\n  \}`).FindStringSubmatch(text)
+	if block == nil {
+		t.Fatalf("no map local.%s", name)
+	}
+	var keys []string
+	for _, m := range regexp.MustCompile(`(?m)^    ([a-z][a-z0-9-]*) += `).FindAllStringSubmatch(block[1], -1) {
+		keys = append(keys, m[1])
+	}
+	if len(keys) == 0 {
+		t.Fatalf("local.%s has no keys", name)
+	}
+	return keys
 }

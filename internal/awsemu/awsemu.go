@@ -142,6 +142,7 @@ var warmCalls = map[string][2]string{
 	"eks":           {"GET", "/clusters"},
 	"apigateway":    {"GET", "/v2/apis"},
 	"iot":           {"GET", "/policies"},
+	"route53":       {"GET", "/2013-04-01/hostedzone"},
 	"s3":            {"GET", "/"},
 	"organizations": {"POST", "AWSOrganizationsV20161128.ListRoots"},
 	"ssm":           {"POST", "AmazonSSM.DescribeParameters"},

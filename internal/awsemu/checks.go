@@ -356,6 +356,9 @@ func s3Checks(e *env) ([]check, error) {
 		if want := req.Header.Get("X-Amz-Expected-Bucket-Owner"); want != "" && want != b.Owner {
 			c.Refuse, c.RefuseCode = "the bucket "+bucket+" is not owned by "+want+" (x-amz-expected-bucket-owner)", "AccessDenied"
 		}
+		if e.p.Anonymous && b.RestrictPublic {
+			c.Refuse, c.RefuseCode = "the public access block of bucket "+bucket+" restricts it to its account (RestrictPublicBuckets)", "AccessDenied"
+		}
 	}
 	return []check{c}, nil
 }

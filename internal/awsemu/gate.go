@@ -3,6 +3,8 @@ package awsemu
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,8 +14,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	awsiam "github.com/aws/aws-sdk-go-v2/service/iam"
 
 	"github.com/regionctl/regionctl/internal/render/iam"
@@ -75,6 +79,16 @@ func StartGate(target string) (*Gate, error) {
 	g.srv = &http.Server{Handler: g}
 	go func() { _ = g.srv.Serve(l) }()
 	return g, nil
+}
+
+// BucketPolicy is the policy of bucket as the gate holds it (moto keeps
+// none), or false when it has none.
+func (g *Gate) BucketPolicy(bucket string) ([]byte, bool) {
+	b, ok := g.policies.Load(bucket)
+	if !ok {
+		return nil, false
+	}
+	return b.([]byte), true
 }
 
 // Close stops the gate.
@@ -312,6 +326,15 @@ func (g *Gate) relay(w http.ResponseWriter, r *http.Request, body []byte, p *pri
 	out.Host = r.Host
 	out.ContentLength = int64(len(body))
 	out.Header.Del("Transfer-Encoding")
+	if p.Anonymous && req.Service == "s3" {
+		// The gate allowed public access; moto, which would judge an
+		// unsigned request by ACLs of its own, is asked as the bucket's
+		// owner.
+		if err := g.asOwner(r.Context(), out, body, req); err != nil {
+			http.Error(w, "the IAM gate: "+err.Error(), http.StatusBadGateway)
+			return
+		}
+	}
 	resp, err := http.DefaultTransport.RoundTrip(out)
 	if err != nil {
 		http.Error(w, "the emulator: "+err.Error(), http.StatusBadGateway)
@@ -332,6 +355,28 @@ func (g *Gate) relay(w http.ResponseWriter, r *http.Request, body []byte, p *pri
 	w.Header().Set("Content-Length", fmt.Sprint(len(answer)))
 	w.WriteHeader(resp.StatusCode)
 	_, _ = w.Write(answer)
+}
+
+// asOwner signs out with the credentials the gate holds for the owner of
+// req's bucket.
+func (g *Gate) asOwner(ctx context.Context, out *http.Request, body []byte, req *request) error {
+	b, err := g.view.bucket(ctx, req.Labels["Bucket"], g.accounts(ctx))
+	if err != nil || b == nil {
+		return fmt.Errorf("the owner of bucket %q: %v", req.Labels["Bucket"], err)
+	}
+	cfg, err := g.view.admin(ctx, b.Owner)
+	if err != nil {
+		return err
+	}
+	creds, err := cfg.Credentials.Retrieve(ctx)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(body)
+	payload := hex.EncodeToString(sum[:])
+	out.Header.Set("X-Amz-Content-Sha256", payload)
+	signer := v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true })
+	return signer.SignHTTP(ctx, creds, out, payload, "s3", req.Region, time.Now())
 }
 
 // learn updates what the gate knows after a successful request: new
@@ -359,7 +404,7 @@ func (g *Gate) learn(ctx context.Context, req *request, answer []byte) {
 	case read:
 	case req.Service == "iam", req.Service == "organizations":
 		g.view.changed()
-	case req.Service == "s3" && (strings.Contains(op, "Policy") || op == "CreateBucket" || op == "DeleteBucket"):
+	case req.Service == "s3" && (strings.Contains(op, "Policy") || strings.Contains(op, "PublicAccessBlock") || op == "CreateBucket" || op == "DeleteBucket"):
 		g.view.changed()
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/organizations"
 	orgtypes "github.com/aws/aws-sdk-go-v2/service/organizations/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	ststypes "github.com/aws/aws-sdk-go-v2/service/sts/types"
 	"github.com/aws/smithy-go"
@@ -163,6 +165,36 @@ func TestGateDecidesAsAWS(t *testing.T) {
 	_, err = s3r.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("member-bucket"), Key: aws.String("k"), ExpectedBucketOwner: aws.String(awsemu.DefaultAccount)})
 	denied(t, "a bucket of another owner than expected", err, "AccessDenied")
 
+	// Public access: an unsigned request is allowed only by a bucket policy
+	// granting "*", and not at all once the bucket's public access block
+	// restricts public buckets.
+	anonymous := func(method, path string) int {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(ctx, method, g.URL+path, strings.NewReader(""))
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if c := anonymous("GET", "/member-bucket/k"); c != http.StatusForbidden {
+		t.Errorf("an anonymous read under a policy naming one role: %d", c)
+	}
+	must(t)(s3m.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String("member-bucket"), Policy: doc(map[string]any{
+		"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::member-bucket/*"})}))
+	if c := anonymous("GET", "/member-bucket/k"); c != http.StatusOK {
+		t.Errorf("an anonymous read under a policy granting it to *: %d", c)
+	}
+	if c := anonymous("PUT", "/member-bucket/forged"); c != http.StatusForbidden {
+		t.Errorf("an anonymous write under a policy granting only reads: %d", c)
+	}
+	must(t)(s3m.PutPublicAccessBlock(ctx, &s3.PutPublicAccessBlockInput{Bucket: aws.String("member-bucket"),
+		PublicAccessBlockConfiguration: &s3types.PublicAccessBlockConfiguration{RestrictPublicBuckets: aws.Bool(true)}}))
+	if c := anonymous("GET", "/member-bucket/k"); c != http.StatusForbidden {
+		t.Errorf("an anonymous read of a bucket that restricts public buckets: %d", c)
+	}
+
 	// A web identity: the member's OIDC provider and a role trusting one
 	// ServiceAccount of it.
 	issuer := "oidc.eks.us-east-1.amazonaws.com/id/EXAMPLE"
@@ -195,7 +227,7 @@ func TestGateDecidesAsAWS(t *testing.T) {
 		}
 	}
 	t.Logf("ledger:\n%s", awsemu.Summary(g.Ledger().Entries()))
-	if len(deny) != 8 {
-		t.Errorf("%d denials in the ledger, want 8: %v", len(deny), deny)
+	if len(deny) != 11 {
+		t.Errorf("%d denials in the ledger, want 11: %v", len(deny), deny)
 	}
 }

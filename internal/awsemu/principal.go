@@ -34,7 +34,7 @@ type principal struct {
 
 func (p *principal) caller() iam.Caller {
 	if p.Anonymous {
-		return iam.Caller{ARN: "anonymous"}
+		return iam.Anonymous
 	}
 	return iam.Caller{ARN: p.ARN, RoleARN: p.RoleARN, Account: p.Account}
 }

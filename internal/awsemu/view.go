@@ -49,6 +49,10 @@ type roleView struct {
 type bucketView struct {
 	Owner  string
 	Policy *iam.Document
+	// RestrictPublic is the bucket's public access block's
+	// RestrictPublicBuckets: a public policy then admits no one outside
+	// the owner's account.
+	RestrictPublic bool
 }
 
 type orgView struct {
@@ -253,6 +257,9 @@ func (v *view) bucket(ctx context.Context, name string, accounts []string) (*buc
 			continue
 		}
 		found = &bucketView{Owner: account}
+		if pab, err := client.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: aws.String(name)}); err == nil && pab.PublicAccessBlockConfiguration != nil {
+			found.RestrictPublic = aws.ToBool(pab.PublicAccessBlockConfiguration.RestrictPublicBuckets)
+		}
 		if pol := v.policy(name); pol != nil {
 			if found.Policy, err = decodeDoc(string(pol)); err != nil {
 				return nil, fmt.Errorf("the policy of bucket %s: %w", name, err)

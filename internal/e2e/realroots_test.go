@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -12,6 +14,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/regionctl/regionctl/internal/awsemu"
 )
 
 // TestRealRoots provisions eu-west-1 with the product's Terraform roots and
@@ -28,7 +33,7 @@ func TestRealRoots(t *testing.T) {
 	e := setup(t)
 	e.roots, _ = filepath.Abs("../../terraform")
 	start := time.Now()
-	if err := emu.Prewarm(context.Background(), "ec2", "eks", "apigateway", "iot"); err != nil {
+	if err := emu.Prewarm(context.Background(), "ec2", "eks", "apigateway", "iot", "route53"); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("moto warm: %s", time.Since(start).Round(time.Second))
@@ -84,6 +89,9 @@ func TestRealRoots(t *testing.T) {
 	if doc, _ := url.QueryUnescape(aws.ToString(pol.PolicyDocument)); !strings.Contains(doc, "aws:RequestedRegion") || !strings.Contains(doc, "regionctl-generated-regional-pipeline-eu-west-1") {
 		t.Errorf("regional pipeline policy: %.300s", doc)
 	}
+	t.Logf("resource instances in state: regional %d, mc01 %d",
+		len(e.stateResources("regionctl-tfstate-eu-west-1-regional", "regional-cluster/eu-west-1/regional.tfstate")),
+		len(e.stateResources("regionctl-regional-pipeline-eu-west-1", "management-cluster/eu-west-1/mc01.tfstate")))
 	for bucket, key := range map[string]string{
 		"regionctl-tfstate-eu-west-1-regional":  "regional-cluster/eu-west-1/regional.tfstate",
 		"regionctl-regional-pipeline-eu-west-1": "management-cluster/eu-west-1/mc01.tfstate",
@@ -112,6 +120,120 @@ func TestRealRoots(t *testing.T) {
 	}
 	if regs := e.api.Registered(); len(regs) != 2 {
 		t.Errorf("registrations %+v", regs)
+	}
+	e.hypershiftChecklist(mc01, "mc01")
+}
+
+// hypershiftChecklist is seed 004's list of what a management cluster's
+// account must hold before HyperShift can run hosted clusters, asked of the
+// emulator as the cluster's account sees it: a bucket anyone may read OIDC
+// documents from (and nothing else), the operator's credentials held by its
+// ServiceAccount under the boundary, PrivateLink's private zone, and the
+// public zone with the roles that write into it.
+func (e *env) hypershiftChecklist(account, cluster string) {
+	t := e.t
+	ctx := context.Background()
+	bucket := "hypershift-oidc-staging-" + region + "-" + cluster
+	s3c := s3.NewFromConfig(e.in(account), func(o *s3.Options) { o.UsePathStyle = true })
+	pab, err := s3c.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: aws.String(bucket)})
+	if err != nil {
+		t.Fatalf("OIDC bucket's public access block: %v", err)
+	}
+	if c := pab.PublicAccessBlockConfiguration; aws.ToBool(c.BlockPublicPolicy) || aws.ToBool(c.RestrictPublicBuckets) || !aws.ToBool(c.BlockPublicAcls) || !aws.ToBool(c.IgnorePublicAcls) {
+		t.Errorf("OIDC bucket's public access block %+v: a public policy must be allowed and ACLs blocked", *c)
+	}
+	// The gate holds bucket policies and applies them (moto does neither).
+	pol, ok := e.gate.BucketPolicy(bucket)
+	if !ok {
+		t.Fatalf("OIDC bucket %s has no policy", bucket)
+	}
+	var doc struct {
+		Statement []struct {
+			Effect    string
+			Principal any
+			Action    any
+			Resource  any
+		}
+	}
+	if err := json.Unmarshal(pol, &doc); err != nil {
+		t.Fatal(err)
+	}
+	publicRead := false
+	for _, st := range doc.Statement {
+		if st.Effect != "Allow" {
+			continue
+		}
+		if fmt.Sprint(st.Principal) != "*" && fmt.Sprint(st.Principal) != "map[AWS:*]" {
+			t.Errorf("OIDC bucket allows %v to %v", st.Principal, st.Action)
+			continue
+		}
+		if fmt.Sprint(st.Action) != "s3:GetObject" || fmt.Sprint(st.Resource) != "arn:aws:s3:::"+bucket+"/*" {
+			t.Errorf("OIDC bucket's public statement grants %v on %v; only s3:GetObject of its objects may be public", st.Action, st.Resource)
+			continue
+		}
+		publicRead = true
+	}
+	if !publicRead {
+		t.Errorf("OIDC bucket %s is not publicly readable: %s", bucket, pol)
+	}
+	// As a hosted cluster's client would: an anonymous read of a document
+	// the operator wrote is answered; listing or writing is refused.
+	key := "hosted-1/.well-known/openid-configuration"
+	direct := s3.NewFromConfig(e.awsConfig(), func(o *s3.Options) { o.UsePathStyle = true })
+	if _, err := direct.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: strings.NewReader(`{"issuer":"x"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	e.gate.Ledger().Expect(func(en awsemu.Entry) bool { return en.Principal == "anonymous" }) // the probes below
+	for _, probe := range []struct {
+		method, path string
+		want         int
+	}{
+		{"GET", "/" + bucket + "/" + key, http.StatusOK},
+		{"GET", "/" + bucket + "?list-type=2", http.StatusForbidden},
+		{"PUT", "/" + bucket + "/forged", http.StatusForbidden},
+	} {
+		req, _ := http.NewRequestWithContext(ctx, probe.method, e.gate.URL+probe.path, strings.NewReader(""))
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != probe.want {
+			t.Errorf("anonymous %s %s: %d, want %d", probe.method, probe.path, res.StatusCode, probe.want)
+		}
+	}
+
+	client := iam.NewFromConfig(e.in(account))
+	for _, name := range []string{"hypershift", "external-dns", "cert-manager"} {
+		role := region + "-" + cluster + "-" + name
+		out, err := client.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(role)})
+		if err != nil {
+			t.Errorf("role %s: %v", role, err)
+			continue
+		}
+		trust, _ := url.QueryUnescape(aws.ToString(out.Role.AssumeRolePolicyDocument))
+		if !strings.Contains(trust, ":oidc-provider/oidc.eks."+region+".amazonaws.com/id/") || !strings.Contains(trust, "sts:AssumeRoleWithWebIdentity") {
+			t.Errorf("role %s is not held through the cluster's OIDC provider: %s", role, trust)
+		}
+		if out.Role.PermissionsBoundary == nil || !strings.HasSuffix(aws.ToString(out.Role.PermissionsBoundary.PermissionsBoundaryArn), ":policy/regionctl-management-cluster-boundary") {
+			t.Errorf("role %s has no boundary", role)
+		}
+	}
+	op, err := client.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(region + "-" + cluster + "-hypershift"), PolicyName: aws.String("hypershift-operator")})
+	if err != nil {
+		t.Fatalf("the operator's policy: %v", err)
+	}
+	opDoc, _ := url.QueryUnescape(aws.ToString(op.PolicyDocument))
+	for _, want := range []string{"s3:PutObject", "arn:aws:s3:::" + bucket + "/*", "ec2:CreateVpcEndpointServiceConfiguration", "route53:ChangeResourceRecordSets"} {
+		if !strings.Contains(opDoc, want) {
+			t.Errorf("the operator's policy lacks %s: %s", want, opDoc)
+		}
+	}
+	res := strings.Join(e.stateResources("regionctl-regional-pipeline-"+region, "management-cluster/"+region+"/"+cluster+".tfstate"), " ")
+	for _, want := range []string{"aws_route53_zone.private_link", "aws_route53_zone.public", "aws_s3_bucket_policy.oidc"} {
+		if !strings.Contains(res, want) {
+			t.Errorf("%s's state lacks %s: %s", cluster, want, res)
+		}
 	}
 }
 

@@ -16,6 +16,17 @@ import (
 // subnet role to some.
 const maxUserTags = 47
 
+// RoleSuffixes are the suffixes of the IAM roles the Terraform roots name
+// <region>-<cluster>-<suffix>, by cluster type; a test in terraform/ holds
+// this list to the roots.
+var RoleSuffixes = map[string][]string{
+	"regional":   {"cluster", "node", "ebs-csi"},
+	"management": {"cluster", "node", "ebs-csi", "hypershift", "external-dns", "cert-manager"},
+}
+
+// maxRoleName is IAM's limit on a role's name.
+const maxRoleName = 64
+
 // CheckAWS applies the rules AWS (or the Terraform provider in front of it)
 // applies at apply time that a pattern cannot state, to every checked cluster
 // that skip does not name (a nil skip names none):
@@ -25,6 +36,7 @@ const maxUserTags = 47
 //   - every subnet lies inside the VPC and overlaps no other subnet;
 //   - availability_zones is at most what the region has (#ZonesPerRegion);
 //   - the layers give at most 47 tags;
+//   - the IAM role names the roots derive from region and cluster fit IAM;
 //   - the VPCs of a region's management clusters do not overlap, unless
 //     one of the two sets network.allow_overlap.
 //
@@ -162,6 +174,16 @@ func checkCluster(cl *config.Cluster, zones map[string]int) diag.Diagnostics {
 		if n, known := zones[cl.Region.Name]; known && int(v.Int) > n {
 			fail(v, "network.availability_zones", fmt.Sprintf("Region %s offers %d availability zones to new accounts (#ZonesPerRegion in schema/fleet.cue); the VPC module takes the first availability_zones of them and would fail at plan. Use at most %d.", cl.Region.Name, n, n),
 				"%d availability zones, region %s has %d", v.Int, cl.Region.Name, n)
+		}
+	}
+	for _, suffix := range RoleSuffixes[cl.Type] {
+		name := cl.Region.Name + "-" + cl.Name + "-" + suffix
+		if len(name) > maxRoleName {
+			d := diag.Errorf(diag.Pos{File: cl.Doc.File}, fmt.Sprintf("The Terraform roots name the cluster's IAM roles <region>-<cluster>-<role>, and IAM allows %d characters. Choose a cluster name of at most %d characters in this region.", maxRoleName, maxRoleName-len(cl.Region.Name)-len(suffix)-2),
+				"IAM role name %s is %d characters, at most %d", name, len(name), maxRoleName)
+			d.Path = "cluster"
+			diags = append(diags, d)
+			break
 		}
 	}
 	if t := eff.Get("tags"); t != nil && t.Kind == config.Map && len(t.Fields) > maxUserTags {

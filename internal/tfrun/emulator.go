@@ -8,7 +8,7 @@ import (
 
 // emulatorServices are the services the roots call, each pointed at the
 // emulator.
-var emulatorServices = []string{"apigatewayv2", "ec2", "eks", "iam", "iot", "organizations", "s3", "ssm", "sts"}
+var emulatorServices = []string{"apigatewayv2", "ec2", "eks", "iam", "iot", "organizations", "route53", "s3", "ssm", "sts"}
 
 // emulatorOverrides are the Terraform override files written into a
 // workspace when it runs against an AWS emulator (moto), by path inside
@@ -22,7 +22,9 @@ var emulatorServices = []string{"apigatewayv2", "ec2", "eks", "iam", "iot", "org
 //   - maestro-iot's aws_iot_policy is not created: moto does not implement
 //     IoT ListTagsForResource, which the provider calls after creating any
 //     tagged IoT policy, so the apply fails. The resource stays in the
-//     product's module; only emulator runs set its count to 0.
+//     product's module; only emulator runs set its count to 0;
+//   - eks's aws_eks_addon (the EBS CSI driver) is not created either: moto
+//     has no EKS add-on API at all.
 func emulatorOverrides(root, endpoint string, aliases []string) map[string]string {
 	var eps []string
 	for _, s := range emulatorServices {
@@ -58,6 +60,12 @@ resource "aws_iot_policy" "maestro" {
 
 output "policy_name" {
   value = "${var.region}-maestro (not created against the emulator)"
+}
+`, endpoint),
+		"modules/eks/regionctl_emulator_override.tf": fmt.Sprintf(header+`# moto implements no EKS add-on API (CreateAddon, DescribeAddon): the EBS CSI
+# add-on is left out of emulator runs; terraform validate covers it.
+resource "aws_eks_addon" "ebs_csi" {
+  count = 0
 }
 `, endpoint),
 	}

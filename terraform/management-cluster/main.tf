@@ -1,5 +1,5 @@
-# A management cluster: hosts HyperShift control planes, with the bucket that
-# serves their OIDC documents.
+# A management cluster: hosts HyperShift control planes, with what HyperShift
+# needs of its account (modules/hypershift).
 
 data "aws_partition" "current" {}
 
@@ -20,7 +20,38 @@ module "cluster" {
   permissions_boundary   = "arn:${data.aws_partition.current.partition}:iam::${var.account_id}:policy/${var.permissions_boundary}"
 }
 
-module "oidc_bucket" {
-  source = "../modules/state-bucket"
-  name   = var.oidc_bucket
+module "hypershift" {
+  source               = "../modules/hypershift"
+  cluster_name         = var.cluster_name
+  region               = var.region
+  oidc_bucket          = var.oidc_bucket
+  oidc_issuer          = module.cluster.oidc_issuer
+  oidc_provider_arn    = module.cluster.oidc_provider_arn
+  vpc_id               = module.cluster.vpc_id
+  private_link         = var.hypershift_private_link
+  public_zone          = var.hypershift_public_zone
+  permissions_boundary = "arn:${data.aws_partition.current.partition}:iam::${var.account_id}:policy/${var.permissions_boundary}"
+  tags                 = var.tags
+}
+
+# The OIDC bucket was a private state-bucket module before HyperShift's
+# module made it public for reading.
+moved {
+  from = module.oidc_bucket.aws_s3_bucket.this
+  to   = module.hypershift.aws_s3_bucket.oidc
+}
+
+moved {
+  from = module.oidc_bucket.aws_s3_bucket_versioning.this
+  to   = module.hypershift.aws_s3_bucket_versioning.oidc
+}
+
+moved {
+  from = module.oidc_bucket.aws_s3_bucket_server_side_encryption_configuration.this
+  to   = module.hypershift.aws_s3_bucket_server_side_encryption_configuration.oidc
+}
+
+moved {
+  from = module.oidc_bucket.aws_s3_bucket_public_access_block.this
+  to   = module.hypershift.aws_s3_bucket_public_access_block.oidc
 }

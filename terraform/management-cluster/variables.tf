@@ -73,6 +73,12 @@ variable "hypershift_private_link" {
   default = true
 }
 
+variable "hypershift_public_zone" {
+  type        = string
+  default     = ""
+  description = "Public DNS zone of the hosted clusters' names; empty: private hosted clusters only."
+}
+
 variable "maestro_consumer_name" {
   type = string
 }

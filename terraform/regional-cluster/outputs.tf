@@ -15,3 +15,8 @@ output "oidc_issuer" {
   description = "The regional cluster's OIDC issuer; the regional pipeline's role trusts its Tekton ServiceAccount through it."
   value       = module.cluster.oidc_issuer
 }
+
+output "maestro_mqtt_endpoint" {
+  description = "The region's MQTT broker (AWS IoT Core of the regional account), read from the account."
+  value       = module.maestro_iot.mqtt_endpoint
+}

@@ -103,6 +103,13 @@ func Authorize(a Authorization) Verdict {
 		return Verdict{Allow, fmt.Sprintf("allowed by a %s (%s)", kind, m.name())}
 	}
 	switch {
+	case a.Caller == Anonymous:
+		// Public access: a resource policy alone decides, and only one that
+		// names every principal ("*") can name this caller.
+		if direct {
+			return allowBy(rp, "resource-based policy")
+		}
+		return Verdict{ImplicitDeny, "no resource-based policy allows the " + a.Action + " action to anonymous callers"}
 	case a.TrustRequired:
 		if !rpAllows {
 			return Verdict{ImplicitDeny, "no resource-based policy (the role's trust policy) allows the " + a.Action + " action"}

@@ -34,6 +34,16 @@ func TestAuthorizeDocumentedLogic(t *testing.T) {
 		why  string // part of the reason
 	}{
 		{"same account: identity policy allows", Authorization{Request: get, Identity: []Document{*doc(allow("s3:GetObject", "*"))}}, Allow, "identity-based"},
+		// "Blocking public access to your Amazon S3 storage": an unsigned
+		// request is public access, allowed by a bucket policy that grants
+		// it to "*" and by nothing else.
+		{"anonymous: a policy granting * allows", Authorization{Request: Request{Caller: Anonymous, Action: "s3:GetObject", Resource: object},
+			ResourceAccount: "111111111111", ResourcePolicy: doc(trust(Principal{Any: true}, "s3:GetObject"))}, Allow, "resource-based"},
+		{"anonymous: a policy granting another action does not", Authorization{Request: Request{Caller: Anonymous, Action: "s3:PutObject", Resource: object},
+			ResourceAccount: "111111111111", ResourcePolicy: doc(trust(Principal{Any: true}, "s3:GetObject"))}, ImplicitDeny, "anonymous"},
+		{"anonymous: a policy naming an account does not", Authorization{Request: Request{Caller: Anonymous, Action: "s3:GetObject", Resource: object},
+			ResourceAccount: "111111111111", ResourcePolicy: doc(trust(Principal{AWS: Strings{"111111111111"}}, "s3:GetObject"))}, ImplicitDeny, "anonymous"},
+		{"anonymous: no policy, no access", Authorization{Request: Request{Caller: Anonymous, Action: "s3:GetObject", Resource: object}, ResourceAccount: "111111111111"}, ImplicitDeny, "anonymous"},
 		{"same account: nothing allows", Authorization{Request: get}, ImplicitDeny, "no identity-based policy"},
 		{"same account: a resource policy naming the role allows without identity policy",
 			Authorization{Request: get, ResourcePolicy: doc(trust(Principal{AWS: Strings{alice.RoleARN}}, "s3:GetObject"))}, Allow, "resource-based"},

@@ -127,6 +127,29 @@ type ManagementCluster struct {
 // Partition is the region's partition.
 func (r Region) Partition() string { return Partition(r.Name) }
 
+// GlobalRegion is the region requests to a global service (Route 53) of
+// partition are signed for: their aws:RequestedRegion.
+func GlobalRegion(partition string) string {
+	switch partition {
+	case "aws-us-gov":
+		return "us-gov-west-1"
+	case "aws-cn":
+		return "cn-northwest-1"
+	case "aws-iso-b":
+		return "us-isob-east-1"
+	case "aws-iso":
+		return "us-iso-east-1"
+	}
+	return "us-east-1"
+}
+
+// dnsActions are the Route 53 calls the management cluster root makes for
+// its zones (modules/hypershift).
+var dnsActions = Strings{"route53:CreateHostedZone", "route53:GetHostedZone", "route53:DeleteHostedZone", "route53:UpdateHostedZoneComment",
+	"route53:ListHostedZones", "route53:ChangeTagsForResource", "route53:ListTagsForResource", "route53:GetChange",
+	"route53:ListResourceRecordSets", "route53:ChangeResourceRecordSets",
+	"route53:AssociateVPCWithHostedZone", "route53:DisassociateVPCFromHostedZone"}
+
 func (r Region) arn(service, region, account, resource string) string {
 	return "arn:" + r.Partition() + ":" + service + ":" + region + ":" + account + ":" + resource
 }
@@ -387,6 +410,13 @@ func DeployRolePolicy(r Region, c ManagementCluster) Document {
 			Resource: Strings{"arn:" + p + ":iam::*:oidc-provider/oidc.eks." + r.Name + ".amazonaws.com/*"},
 		},
 		{
+			// Route 53 is global: its requests are signed for the
+			// partition's global region, and zone ids are not known
+			// before; the account is the cluster's alone, so its zones are.
+			Sid: "ClusterDNSZones", Effect: "Allow", Action: dnsActions, Resource: Strings{"*"},
+			Condition: map[string]map[string]Strings{"StringEquals": {"aws:RequestedRegion": {GlobalRegion(p)}}},
+		},
+		{
 			Sid: "ServiceLinkedRolesOfClusterServices", Effect: "Allow",
 			Action: Strings{"iam:CreateServiceLinkedRole"}, Resource: Strings{RoleARN(p, "*", "aws-service-role/*")},
 			Condition: map[string]map[string]Strings{"StringEquals": {"iam:AWSServiceName": {
@@ -395,8 +425,13 @@ func DeployRolePolicy(r Region, c ManagementCluster) Document {
 		},
 		{
 			Sid: "DenyOutsideRegion", Effect: "Deny",
-			NotAction: Strings{"iam:*", "sts:GetCallerIdentity"}, Resource: Strings{"*"},
+			NotAction: Strings{"iam:*", "route53:*", "sts:GetCallerIdentity"}, Resource: Strings{"*"},
 			Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:RequestedRegion": {r.Name}}},
+		},
+		{
+			Sid: "DenyDNSOutsideItsGlobalRegion", Effect: "Deny",
+			Action: Strings{"route53:*"}, Resource: Strings{"*"},
+			Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:RequestedRegion": {GlobalRegion(p)}}},
 		},
 		{
 			Sid: "DenyChangingTheChain", Effect: "Deny",

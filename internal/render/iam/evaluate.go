@@ -45,6 +45,10 @@ type Caller struct {
 	Federated string
 }
 
+// Anonymous is the caller of an unsigned request: no account, no identity
+// policies; only a resource-based policy naming "*" can allow it.
+var Anonymous = Caller{ARN: "anonymous"}
+
 // Request is one API request on one resource, as the policies see it.
 type Request struct {
 	Caller   Caller

@@ -252,6 +252,11 @@ func CheckDeployRole(r Region, c ManagementCluster, doc Document) []string {
 		if slices.Equal(s.Condition["StringEquals"]["aws:RequestedRegion"], Strings{r.Name}) && !hasIAM(s.Action) {
 			continue
 		}
+		// Route 53 is global: held to the partition's global region, in
+		// an account that is the cluster's alone.
+		if slices.Equal(s.Condition["StringEquals"]["aws:RequestedRegion"], Strings{GlobalRegion(r.Partition())}) && onlyDNS(s.Action) {
+			continue
+		}
 		for _, a := range s.Action {
 			if !strings.HasPrefix(a, "iam:") {
 				add("%s: %s is not conditioned on aws:RequestedRegion = %s", name, a, r.Name)
@@ -270,8 +275,29 @@ func CheckDeployRole(r Region, c ManagementCluster, doc Document) []string {
 			add("%s: roles are created without requiring the %s boundary", name, BoundaryName)
 		}
 	}
-	if !deniesOutside(doc, r.Name, Strings{"iam:*", "sts:GetCallerIdentity"}) {
+	if !deniesOutside(doc, r.Name, Strings{"iam:*", "route53:*", "sts:GetCallerIdentity"}) {
 		add("deploy role policy of %s: no Deny of every non-IAM action requested outside %s", c.Name, r.Name)
 	}
+	if !deniesDNSOutside(doc, GlobalRegion(r.Partition())) {
+		add("deploy role policy of %s: no Deny of route53:* requested outside %s", c.Name, GlobalRegion(r.Partition()))
+	}
 	return problems
+}
+
+// onlyDNS says whether every action is a Route 53 one.
+func onlyDNS(actions Strings) bool {
+	return len(actions) > 0 && !slices.ContainsFunc(actions, func(a string) bool { return !strings.HasPrefix(a, "route53:") })
+}
+
+// deniesDNSOutside says whether doc denies every Route 53 action when
+// aws:RequestedRegion is not global: a deploy role exempt from the regional
+// Deny for Route 53 must still be held to it.
+func deniesDNSOutside(doc Document, global string) bool {
+	for _, s := range doc.Statement {
+		if s.Effect == "Deny" && slices.Equal(s.Resource, Strings{"*"}) && slices.Equal(s.Action, Strings{"route53:*"}) &&
+			slices.Equal(s.Condition["StringNotEquals"]["aws:RequestedRegion"], Strings{global}) && len(s.Condition) == 1 {
+			return true
+		}
+	}
+	return false
 }

@@ -272,6 +272,9 @@ func TestDeployRoleIsolation(t *testing.T) {
 		{"widen its own policy", req("iam:PutRolePolicy", iam.RoleARN("aws", a.mcAccount, iam.DeployRoleName), "us-east-1"), iam.ExplicitDeny},
 		{"change the boundary", req("iam:CreatePolicyVersion", boundary, "us-east-1"), iam.ExplicitDeny},
 		{"use its cluster's OIDC bucket", req("s3:PutObject", "arn:aws:s3:::hypershift-oidc-x/"+a.cluster, a.name), iam.ImplicitDeny},
+		{"create its DNS zone (Route 53 is signed for us-east-1)", req("route53:CreateHostedZone", "*", "us-east-1"), iam.Allow},
+		{"create a DNS zone signed for its own region", req("route53:CreateHostedZone", "*", a.name), iam.ExplicitDeny},
+		{"delete a Route 53 health check", req("route53:DeleteHealthCheck", "*", "us-east-1"), iam.ImplicitDeny},
 	} {
 		if v := iam.Authorize(tt.a); v.Decision != tt.want {
 			t.Errorf("%s/%s deploy role: %s: %v (%s), want %v", a.name, a.cluster, tt.what, v.Decision, v.Reason, tt.want)
@@ -320,6 +323,15 @@ func TestIsolationCatchesLeaks(t *testing.T) {
 		{"deploy role roles without the boundary", func(d *iam.Documents) {
 			doc := d.Deploy["mc01"]
 			stmt(&doc, "CreateClusterRolesWithBoundary").Condition = nil
+		}},
+		{"deploy role DNS outside its global region", func(d *iam.Documents) {
+			doc := d.Deploy["mc01"]
+			doc.Statement = slices.DeleteFunc(doc.Statement, func(s iam.Statement) bool { return s.Sid == "DenyDNSOutsideItsGlobalRegion" })
+			d.Deploy["mc01"] = doc
+		}},
+		{"deploy role DNS in any region", func(d *iam.Documents) {
+			doc := d.Deploy["mc01"]
+			stmt(&doc, "ClusterDNSZones").Condition = nil
 		}},
 		{"a boundary that allows IAM", func(d *iam.Documents) {
 			d.Boundary.Statement = slices.DeleteFunc(d.Boundary.Statement, func(s iam.Statement) bool { return s.Sid == "DenyIdentityChanges" })

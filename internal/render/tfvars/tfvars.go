@@ -78,6 +78,9 @@ func ForCluster(c *config.Cluster) (Vars, error) {
 		if e.Lookup("hypershift", "private_link") != nil {
 			vars["hypershift_private_link"] = m.any("hypershift", "private_link")
 		}
+		if e.Lookup("hypershift", "public_zone") != nil {
+			vars["hypershift_public_zone"] = m.str("hypershift", "public_zone")
+		}
 	}
 	if len(m.missing) > 0 {
 		return nil, fmt.Errorf("effective config of %s lacks %s", c.ID(), strings.Join(m.missing, ", "))

@@ -9,3 +9,7 @@ output "vpc_id" {
 output "oidc_issuer" {
   value = module.eks.oidc_issuer
 }
+
+output "oidc_provider_arn" {
+  value = module.eks.oidc_provider_arn
+}

@@ -49,16 +49,45 @@ module "node_role" {
   tags                 = var.tags
 }
 
+# Kubernetes Secrets are encrypted in etcd with a key of the cluster's own.
+resource "aws_kms_key" "secrets" {
+  description             = "Kubernetes Secrets of EKS cluster ${local.prefix}"
+  enable_key_rotation     = true
+  deletion_window_in_days = 30
+  tags                    = var.tags
+}
+
+resource "aws_kms_alias" "secrets" {
+  name          = "alias/${local.prefix}-eks-secrets"
+  target_key_id = aws_kms_key.secrets.key_id
+}
+
+# The control plane's logs, in the group EKS writes to, kept for a bounded
+# time; created first so that EKS does not create it without retention.
+resource "aws_cloudwatch_log_group" "cluster" {
+  name              = "/aws/eks/${var.name}/cluster"
+  retention_in_days = var.log_retention_days
+  tags              = var.tags
+}
+
 resource "aws_eks_cluster" "this" {
-  name     = var.name
-  version  = var.kubernetes_version
-  role_arn = module.cluster_role.arn
+  name                      = var.name
+  version                   = var.kubernetes_version
+  role_arn                  = module.cluster_role.arn
+  enabled_cluster_log_types = ["api", "audit", "authenticator", "controllerManager", "scheduler"]
   vpc_config {
     subnet_ids              = var.subnet_ids
     endpoint_private_access = true
     endpoint_public_access  = var.endpoint_public_access
   }
-  tags = var.tags
+  encryption_config {
+    resources = ["secrets"]
+    provider {
+      key_arn = aws_kms_key.secrets.arn
+    }
+  }
+  tags       = var.tags
+  depends_on = [aws_cloudwatch_log_group.cluster]
 }
 
 resource "aws_eks_node_group" "default" {
@@ -82,4 +111,43 @@ resource "aws_iam_openid_connect_provider" "this" {
   url            = aws_eks_cluster.this.identity[0].oidc[0].issuer
   client_id_list = ["sts.amazonaws.com"]
   tags           = var.tags
+}
+
+# The EBS CSI driver, which provisions the volumes of hosted control planes'
+# etcd, with a role its controller's ServiceAccount holds.
+data "aws_iam_policy_document" "ebs_csi_trust" {
+  statement {
+    actions = ["sts:AssumeRoleWithWebIdentity"]
+    principals {
+      type        = "Federated"
+      identifiers = [aws_iam_openid_connect_provider.this.arn]
+    }
+    condition {
+      test     = "StringEquals"
+      variable = "${trimprefix(aws_eks_cluster.this.identity[0].oidc[0].issuer, "https://")}:sub"
+      values   = ["system:serviceaccount:kube-system:ebs-csi-controller-sa"]
+    }
+    condition {
+      test     = "StringEquals"
+      variable = "${trimprefix(aws_eks_cluster.this.identity[0].oidc[0].issuer, "https://")}:aud"
+      values   = ["sts.amazonaws.com"]
+    }
+  }
+}
+
+module "ebs_csi_role" {
+  source               = "../iam-role"
+  name                 = "${local.prefix}-ebs-csi"
+  trust_policy_json    = data.aws_iam_policy_document.ebs_csi_trust.json
+  managed_policy_arns  = ["arn:${data.aws_partition.current.partition}:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicy"]
+  permissions_boundary = var.permissions_boundary
+  tags                 = var.tags
+}
+
+resource "aws_eks_addon" "ebs_csi" {
+  cluster_name             = aws_eks_cluster.this.name
+  addon_name               = "aws-ebs-csi-driver"
+  service_account_role_arn = module.ebs_csi_role.arn
+  tags                     = var.tags
+  depends_on               = [aws_eks_node_group.default]
 }

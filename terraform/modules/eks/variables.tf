@@ -41,3 +41,9 @@ variable "permissions_boundary" {
   default     = null
   description = "ARN of the permissions boundary of the cluster's roles; null for none."
 }
+
+variable "log_retention_days" {
+  type        = number
+  default     = 90
+  description = "How long the control plane's logs are kept."
+}

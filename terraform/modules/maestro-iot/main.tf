@@ -5,6 +5,11 @@ data "aws_caller_identity" "current" {}
 
 data "aws_partition" "current" {}
 
+# The account's own MQTT endpoint (ATS-signed): each account has its own.
+data "aws_iot_endpoint" "mqtt" {
+  endpoint_type = "iot:Data-ATS"
+}
+
 resource "aws_iot_policy" "maestro" {
   name = "${var.region}-maestro"
   policy = jsonencode({

@@ -1,3 +1,8 @@
 output "policy_name" {
   value = aws_iot_policy.maestro.name
 }
+
+output "mqtt_endpoint" {
+  description = "Where Maestro's server and agents connect: this account's IoT Core broker."
+  value       = "mqtts://${data.aws_iot_endpoint.mqtt.endpoint_address}:8883"
+}

@@ -1,0 +1,218 @@
+# What HyperShift needs of a management cluster's account (seed 004): a
+# bucket anyone may read the hosted clusters' OIDC documents from, the
+# operator's credentials, the private zone of PrivateLink, and, when the
+# cluster has a public zone, the roles external-dns and cert-manager write
+# into it with. Every role is held by a ServiceAccount of the management
+# cluster (IRSA) and carries the account's permissions boundary.
+
+data "aws_partition" "current" {}
+
+locals {
+  partition = data.aws_partition.current.partition
+  # The issuer without its scheme: the prefix of IRSA's condition keys.
+  issuer   = trimprefix(var.oidc_issuer, "https://")
+  prefix   = "${var.region}-${var.cluster_name}"
+  bucket   = "arn:${local.partition}:s3:::${var.oidc_bucket}"
+  public   = var.public_zone != ""
+  zone_arn = local.public ? aws_route53_zone.public[0].arn : ""
+}
+
+# The OIDC documents of hosted control planes. AWS STS and every client of
+# a hosted cluster fetch them anonymously, so the bucket's policy is public
+# for reading objects (and for nothing else); ACLs stay blocked.
+resource "aws_s3_bucket" "oidc" {
+  bucket = var.oidc_bucket
+  tags   = var.tags
+}
+
+resource "aws_s3_bucket_versioning" "oidc" {
+  bucket = aws_s3_bucket.oidc.id
+  versioning_configuration {
+    status = "Enabled"
+  }
+}
+
+resource "aws_s3_bucket_server_side_encryption_configuration" "oidc" {
+  bucket = aws_s3_bucket.oidc.id
+  rule {
+    apply_server_side_encryption_by_default {
+      sse_algorithm = "AES256"
+    }
+  }
+}
+
+resource "aws_s3_bucket_public_access_block" "oidc" {
+  bucket                  = aws_s3_bucket.oidc.id
+  block_public_acls       = true
+  ignore_public_acls      = true
+  block_public_policy     = false
+  restrict_public_buckets = false
+}
+
+data "aws_iam_policy_document" "oidc_bucket" {
+  statement {
+    sid       = "PublicReadOfOIDCDocuments"
+    actions   = ["s3:GetObject"]
+    resources = ["${local.bucket}/*"]
+    principals {
+      type        = "*"
+      identifiers = ["*"]
+    }
+  }
+  statement {
+    sid       = "TLSOnly"
+    effect    = "Deny"
+    actions   = ["s3:*"]
+    resources = [local.bucket, "${local.bucket}/*"]
+    principals {
+      type        = "*"
+      identifiers = ["*"]
+    }
+    condition {
+      test     = "Bool"
+      variable = "aws:SecureTransport"
+      values   = ["false"]
+    }
+  }
+}
+
+resource "aws_s3_bucket_policy" "oidc" {
+  bucket = aws_s3_bucket.oidc.id
+  policy = data.aws_iam_policy_document.oidc_bucket.json
+  # A public policy is refused while the bucket blocks public policies.
+  depends_on = [aws_s3_bucket_public_access_block.oidc]
+}
+
+# The zone HyperShift's PrivateLink endpoints are named in, seen only from
+# the management cluster's VPC.
+resource "aws_route53_zone" "private_link" {
+  count   = var.private_link ? 1 : 0
+  name    = "${var.cluster_name}.${var.region}.hypershift.local"
+  comment = "HyperShift PrivateLink endpoints of ${local.prefix}"
+  vpc {
+    vpc_id = var.vpc_id
+  }
+  tags = var.tags
+}
+
+# The public zone hosted clusters' API and ingress names go into.
+resource "aws_route53_zone" "public" {
+  count   = local.public ? 1 : 0
+  name    = var.public_zone
+  comment = "Hosted clusters of ${local.prefix}"
+  tags    = var.tags
+}
+
+# A role held by one ServiceAccount of the management cluster.
+data "aws_iam_policy_document" "trust" {
+  for_each = {
+    hypershift   = "system:serviceaccount:hypershift:operator"
+    external-dns = "system:serviceaccount:hypershift:external-dns"
+    cert-manager = "system:serviceaccount:cert-manager:cert-manager"
+  }
+  statement {
+    actions = ["sts:AssumeRoleWithWebIdentity"]
+    principals {
+      type        = "Federated"
+      identifiers = [var.oidc_provider_arn]
+    }
+    condition {
+      test     = "StringEquals"
+      variable = "${local.issuer}:sub"
+      values   = [each.value]
+    }
+    condition {
+      test     = "StringEquals"
+      variable = "${local.issuer}:aud"
+      values   = ["sts.amazonaws.com"]
+    }
+  }
+}
+
+# The HyperShift operator: writes the OIDC documents and, with PrivateLink,
+# publishes each hosted control plane as an endpoint service.
+data "aws_iam_policy_document" "operator" {
+  statement {
+    sid       = "OIDCDocuments"
+    actions   = ["s3:PutObject", "s3:GetObject", "s3:DeleteObject"]
+    resources = ["${local.bucket}/*"]
+  }
+  statement {
+    sid       = "ListOIDCDocuments"
+    actions   = ["s3:ListBucket"]
+    resources = [local.bucket]
+  }
+  dynamic "statement" {
+    for_each = var.private_link ? [1] : []
+    content {
+      sid = "PrivateLinkEndpointServices"
+      actions = [
+        "ec2:CreateVpcEndpointServiceConfiguration", "ec2:DescribeVpcEndpointServiceConfigurations",
+        "ec2:DeleteVpcEndpointServiceConfigurations", "ec2:DescribeVpcEndpointServicePermissions",
+        "ec2:ModifyVpcEndpointServicePermissions", "ec2:RejectVpcEndpointConnections",
+        "ec2:DescribeVpcEndpointConnections", "ec2:CreateTags", "elasticloadbalancing:DescribeLoadBalancers",
+      ]
+      resources = ["*"]
+    }
+  }
+  dynamic "statement" {
+    for_each = var.private_link ? [1] : []
+    content {
+      sid       = "PrivateLinkRecords"
+      actions   = ["route53:ChangeResourceRecordSets", "route53:ListResourceRecordSets"]
+      resources = [aws_route53_zone.private_link[0].arn]
+    }
+  }
+}
+
+resource "aws_iam_role" "operator" {
+  name                 = "${local.prefix}-hypershift"
+  assume_role_policy   = data.aws_iam_policy_document.trust["hypershift"].json
+  permissions_boundary = var.permissions_boundary
+  tags                 = var.tags
+}
+
+resource "aws_iam_role_policy" "operator" {
+  name   = "hypershift-operator"
+  role   = aws_iam_role.operator.id
+  policy = data.aws_iam_policy_document.operator.json
+}
+
+# The roles that write into the public zone: external-dns (the hosted
+# clusters' records) and cert-manager (DNS-01 challenges), each held by its
+# ServiceAccount and allowed record changes in that zone alone.
+locals {
+  dns_roles = local.public ? {
+    external-dns = ["route53:ListHostedZones", "route53:ListTagsForResource"]
+    cert-manager = ["route53:ListHostedZonesByName", "route53:GetChange"]
+  } : {}
+}
+
+data "aws_iam_policy_document" "dns" {
+  for_each = local.dns_roles
+  statement {
+    sid       = "RecordsOfThePublicZone"
+    actions   = ["route53:ChangeResourceRecordSets", "route53:ListResourceRecordSets"]
+    resources = [local.zone_arn]
+  }
+  statement {
+    sid       = "FindTheZone"
+    actions   = each.value
+    resources = ["*"]
+  }
+}
+
+resource "aws_iam_role" "dns" {
+  for_each             = local.dns_roles
+  name                 = "${local.prefix}-${each.key}"
+  assume_role_policy   = data.aws_iam_policy_document.trust[each.key].json
+  permissions_boundary = var.permissions_boundary
+  tags                 = var.tags
+}
+
+resource "aws_iam_role_policy" "dns" {
+  for_each = local.dns_roles
+  name     = each.key
+  role     = aws_iam_role.dns[each.key].id
+  policy   = data.aws_iam_policy_document.dns[each.key].json
+}
