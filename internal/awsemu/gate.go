@@ -150,7 +150,44 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if req.Service == "s3" && g.bucketPolicy(r.Context(), w, req, body) {
 		return
 	}
-	g.relay(w, r, body, p, req)
+	g.relay(w, r, mendForMoto(req, body), p, req)
+}
+
+// mendAnswer removes from moto's answers what moto invents and AWS never
+// says: a node group created without remote access is given moto's default
+// SSH key, which Terraform then sees as drift that forces the group's
+// replacement.
+func mendAnswer(req *request, answer []byte) []byte {
+	if req.Service != "eks" || (req.Operation != "CreateNodegroup" && req.Operation != "DescribeNodegroup") {
+		return answer
+	}
+	var doc map[string]any
+	if json.Unmarshal(answer, &doc) != nil {
+		return answer
+	}
+	ng, _ := doc["nodegroup"].(map[string]any)
+	if ra, _ := ng["remoteAccess"].(map[string]any); len(ra) == 1 && ra["ec2SshKey"] == "eksKeypair" {
+		delete(ng, "remoteAccess")
+		if b, err := json.Marshal(doc); err == nil {
+			return b
+		}
+	}
+	return answer
+}
+
+// mendForMoto rewrites the few requests whose meaning moto gets wrong into
+// what moto understands as AWS understands the original. AWS makes a hosted
+// zone created with a VPC private; moto makes it public unless
+// HostedZoneConfig.PrivateZone says otherwise, so that Terraform's next
+// plan would try to associate the VPC with a public zone.
+func mendForMoto(req *request, body []byte) []byte {
+	if req.Service != "route53" || req.Operation != "CreateHostedZone" || !bytes.Contains(body, []byte("<VPC>")) || bytes.Contains(body, []byte("<PrivateZone>")) {
+		return body
+	}
+	if bytes.Contains(body, []byte("</HostedZoneConfig>")) {
+		return bytes.Replace(body, []byte("</HostedZoneConfig>"), []byte("<PrivateZone>true</PrivateZone></HostedZoneConfig>"), 1)
+	}
+	return bytes.Replace(body, []byte("<VPC>"), []byte("<HostedZoneConfig><PrivateZone>true</PrivateZone></HostedZoneConfig><VPC>"), 1)
 }
 
 // bucketPolicy answers the bucket policy operations from the gate's own
@@ -348,6 +385,7 @@ func (g *Gate) relay(w http.ResponseWriter, r *http.Request, body []byte, p *pri
 	}
 	if resp.StatusCode < 300 {
 		g.learn(r.Context(), req, answer)
+		answer = mendAnswer(req, answer)
 	}
 	for k, v := range resp.Header {
 		w.Header()[k] = v

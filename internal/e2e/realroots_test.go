@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/regionctl/regionctl/internal/awsemu"
+	"github.com/regionctl/regionctl/internal/cli"
 )
 
 // TestRealRoots provisions eu-west-1 with the product's Terraform roots and
@@ -122,6 +124,52 @@ func TestRealRoots(t *testing.T) {
 		t.Errorf("registrations %+v", regs)
 	}
 	e.hypershiftChecklist(mc01, "mc01")
+
+	// Again, with nothing changed: Terraform finds nothing to do, so what
+	// the roots declare is what the emulator holds.
+	step = time.Now()
+	if code, _, _ := e.regionalRun("pipeline", "regional", "--region", region, "--request-id", "real-regional-2", "--api-endpoint", e.url, "--parallel", "2"); code != 0 {
+		t.Fatalf("regional again: exit %d; log:\n%s", code, e.log("regional-eu-west-1-real-regional-2.log"))
+	}
+	t.Logf("regional pipeline, nothing changed: %s", time.Since(step).Round(time.Second))
+	again := e.log("regional-eu-west-1-real-regional-2.log")
+	for _, c := range []string{"mc01", "mc02"} {
+		if !strings.Contains(again, "[eu-west-1/"+c+"] Apply complete! Resources: 0 added, 0 changed, 0 destroyed.") {
+			t.Errorf("%s changed on a second run with nothing changed; log:\n%s", c, again)
+		}
+	}
+
+	// delete: true destroys mc02's infrastructure, and nothing is left.
+	mc02 := accounts[names[2]][0]
+	file := filepath.Join(e.root, "config/clusters/eu-west-1/mc02.yaml")
+	b, err = os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, append(b, "\ndelete: true\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var rendered bytes.Buffer
+	if code := cli.Run([]string{"--root", e.root, "--no-cache", "render"}, &rendered, &rendered); code != 0 {
+		t.Fatalf("render: exit %d\n%s", code, rendered.String())
+	}
+	step = time.Now()
+	if code, _, _ := e.regionalRun("pipeline", "regional", "--region", region, "--request-id", "real-regional-3", "--api-endpoint", e.url, "--parallel", "2"); code != 0 {
+		t.Fatalf("regional with mc02 deleted: exit %d; log:\n%s", code, e.log("regional-eu-west-1-real-regional-3.log"))
+	}
+	t.Logf("regional pipeline, mc02 destroyed: %s", time.Since(step).Round(time.Second))
+	if left := e.stateResources("regionctl-regional-pipeline-eu-west-1", "management-cluster/eu-west-1/mc02.tfstate"); len(left) != 0 {
+		t.Errorf("mc02's state after the destroy holds %v", left)
+	}
+	if got := e.eksClusters(mc02); len(got) != 0 {
+		t.Errorf("EKS clusters of mc02's account after the destroy: %v", got)
+	}
+	if e.bucketExists("hypershift-oidc-staging-eu-west-1-mc02") {
+		t.Error("mc02's OIDC bucket outlived the destroy")
+	}
+	if _, err := iam.NewFromConfig(e.in(mc02)).GetRole(context.Background(), &iam.GetRoleInput{RoleName: aws.String("eu-west-1-mc02-hypershift")}); err == nil {
+		t.Error("mc02's operator role outlived the destroy")
+	}
 }
 
 // hypershiftChecklist is seed 004's list of what a management cluster's

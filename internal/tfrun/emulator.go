@@ -8,7 +8,7 @@ import (
 
 // emulatorServices are the services the roots call, each pointed at the
 // emulator.
-var emulatorServices = []string{"apigatewayv2", "ec2", "eks", "iam", "iot", "organizations", "route53", "s3", "ssm", "sts"}
+var emulatorServices = []string{"apigatewayv2", "ec2", "ecr", "eks", "iam", "iot", "kms", "logs", "organizations", "rds", "route53", "s3", "ssm", "sts"}
 
 // emulatorOverrides are the Terraform override files written into a
 // workspace when it runs against an AWS emulator (moto), by path inside

@@ -1,5 +1,6 @@
 # The regional cluster of one region: its network, its EKS cluster, the
-# platform API's gateway and Maestro's MQTT broker policy.
+# platform API's gateway, Maestro's MQTT broker policy, CLM's database and
+# the region's image repositories.
 
 module "cluster" {
   source                 = "../modules/cluster"
@@ -26,4 +27,17 @@ module "api_gateway" {
 module "maestro_iot" {
   source = "../modules/maestro-iot"
   region = var.region
+}
+
+module "clm_database" {
+  source     = "../modules/clm-database"
+  name       = "${var.region}-clm"
+  vpc_id     = module.cluster.vpc_id
+  vpc_cidr   = var.vpc_cidr
+  subnet_ids = module.cluster.private_subnet_ids
+}
+
+module "ecr" {
+  source       = "../modules/ecr"
+  repositories = var.ecr_repositories
 }

@@ -20,3 +20,18 @@ output "maestro_mqtt_endpoint" {
   description = "The region's MQTT broker (AWS IoT Core of the regional account), read from the account."
   value       = module.maestro_iot.mqtt_endpoint
 }
+
+output "clm_database_endpoint" {
+  description = "host:port of CLM's database."
+  value       = module.clm_database.endpoint
+}
+
+output "clm_database_secret_arn" {
+  description = "The Secrets Manager secret holding the database's master password (AWS-managed)."
+  value       = module.clm_database.master_user_secret_arn
+}
+
+output "ecr_repository_urls" {
+  description = "The region's image repositories by name."
+  value       = module.ecr.repository_urls
+}

@@ -83,3 +83,12 @@ variable "assume_role_arn" {
 variable "assume_role_session_name" {
   type = string
 }
+
+variable "ecr_repositories" {
+  type        = list(string)
+  description = "The region's image repositories: the platform's images are pulled from here, never from quay.io."
+  default = [
+    "platform/platform-api", "platform/clm", "platform/maestro", "platform/hypershift-operator",
+    "platform/regionctl-runner",
+  ]
+}

@@ -13,3 +13,7 @@ output "oidc_issuer" {
 output "oidc_provider_arn" {
   value = module.eks.oidc_provider_arn
 }
+
+output "private_subnet_ids" {
+  value = module.vpc.private_subnet_ids
+}
