@@ -269,6 +269,60 @@ func (r *Runner) recordApplied(ctx context.Context, p *Plan, state Object) error
 	return nil
 }
 
+// destroyed is what a run writes next to a cluster's state once Terraform
+// destroyed everything in it: the evidence delete_pipeline waits for.
+type destroyed struct {
+	RequestID string    `json:"request_id"`
+	Commit    string    `json:"commit,omitempty"`
+	At        time.Time `json:"at"`
+}
+
+func destroyedOf(state Object) Object {
+	state.Key += ".regionctl-destroyed"
+	return state
+}
+
+// recordDestroyed writes the destroy's completion next to the state, or,
+// after an apply, removes a record a cluster brought back no longer has.
+func (r *Runner) recordDestroyed(ctx context.Context, p *Plan, state Object, destroy bool) error {
+	if !destroy {
+		if err := r.Cloud.Delete(ctx, Credentials{}, destroyedOf(state)); err != nil && !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("removing the destroy record of %s, which this apply brought back: %w", state, err)
+		}
+		return nil
+	}
+	b, _ := json.Marshal(destroyed{RequestID: p.RequestID, Commit: r.Commit, At: r.now()})
+	if err := r.Cloud.Put(ctx, Credentials{}, destroyedOf(state), b); err != nil {
+		return fmt.Errorf("recording that %s was destroyed: %w", state, err)
+	}
+	return nil
+}
+
+// checkDestroyed refuses a cluster's delete_pipeline until a run recorded
+// its completed destroy: removing the pipeline first would orphan the
+// cluster's infrastructure, with nothing left that could destroy it.
+func (r *Runner) checkDestroyed(ctx context.Context, s Step) (string, error) {
+	me, err := r.Cloud.Caller(ctx, Credentials{})
+	if err != nil {
+		return "", err
+	}
+	// The management clusters' state bucket is the regional account's:
+	// the runner's own.
+	state := Object{Bucket: s.Backend["bucket"], Key: s.Backend["key"], Owner: me.Account}
+	body, err := r.Cloud.Get(ctx, Credentials{}, destroyedOf(state))
+	if errors.Is(err, ErrNotFound) {
+		return "", fmt.Errorf("refusing delete_pipeline of %s: no run recorded a completed destroy next to its state (%s); set delete: true without delete_pipeline, let the pipeline destroy the cluster, then set delete_pipeline", s.Cluster, destroyedOf(state))
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading the destroy record of %s: %w", s.Cluster, err)
+	}
+	var d destroyed
+	if err := json.Unmarshal(body, &d); err != nil || d.RequestID == "" {
+		return "", fmt.Errorf("refusing delete_pipeline of %s: the destroy record %s is not one a run wrote", s.Cluster, destroyedOf(state))
+	}
+	return fmt.Sprintf("destroyed by run %s at %s; nothing runs, and the pipeline definition is removed", d.RequestID, d.At.UTC().Format(time.RFC3339)), nil
+}
+
 func short12(c string) string {
 	if len(c) > 12 {
 		return c[:12]

@@ -283,7 +283,11 @@ func Regional(f *config.Fleet, regionName, cluster, apiEndpoint, requestID strin
 			continue
 		}
 		if c.Bool("delete_pipeline") {
-			p.Steps = append(p.Steps, Step{Cluster: c.ID(), Name: "none", Action: "delete_pipeline: nothing runs; the pipeline definition is removed"})
+			// The pipeline's last word on a cluster: it goes only after a
+			// run recorded that its destroy completed.
+			p.Steps = append(p.Steps, Step{Cluster: c.ID(), Name: "check-destroyed",
+				Action:  "delete_pipeline: check that a run recorded a completed destroy next to the cluster's state (refuse otherwise); nothing else runs, and the pipeline definition is removed",
+				Backend: backend(str(c, "state_bucket"), StateKey(terraform.ManagementCluster, regionName, c.Name), regionName)})
 			continue
 		}
 		command := "apply"

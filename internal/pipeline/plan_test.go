@@ -127,7 +127,7 @@ func TestRegionalPlan(t *testing.T) {
 	}
 	g := load(t, "../../golden/deletions")
 	p, err = pipeline.Regional(g, "eu-central-1", "mc03", "", "r")
-	if err != nil || names(p) != "eu-central-1/mc03:none" {
+	if err != nil || names(p) != "eu-central-1/mc03:check-destroyed" {
 		t.Errorf("delete_pipeline: %s %v", names(p), err)
 	}
 }

@@ -239,6 +239,8 @@ func (r *Runner) step(ctx context.Context, p *Plan, s Step, st *clusterState) (s
 		return r.deployRoles(ctx, p, s, st)
 	case "register":
 		return r.register(ctx, p, s, st)
+	case "check-destroyed":
+		return r.checkDestroyed(ctx, s)
 	case "none":
 		return s.Action, nil
 	}
@@ -334,6 +336,9 @@ func (r *Runner) terraform(ctx context.Context, p *Plan, s Step, st *clusterStat
 		return "", err
 	}
 	if err := r.recordApplied(ctx, p, state); err != nil {
+		return "", err
+	}
+	if err := r.recordDestroyed(ctx, p, state, job.Destroy); err != nil {
 		return "", err
 	}
 	st.Outputs = out

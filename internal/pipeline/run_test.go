@@ -449,6 +449,58 @@ func TestDeletedClusterIsDestroyedNotRegistered(t *testing.T) {
 	}
 }
 
+// TestDeletePipelineWaitsForARecordedDestroy: a destroy records its
+// completion next to the state, an apply that brings the cluster back
+// removes the record, and delete_pipeline is refused until one exists.
+func TestDeletePipelineWaitsForARecordedDestroy(t *testing.T) {
+	f := load(t, "../..")
+	destroy, err := pipeline.Regional(f, "ap-northeast-1", "mc02", "https://api.flag", "req-destroy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCloud()
+	if _, err := runner(c, &fakeTerraform{}, &fakeRegistry{}).Run(context.Background(), destroy); err != nil {
+		t.Fatal(err)
+	}
+	record := "regionctl-regional-pipeline-ap-northeast-1/management-cluster/ap-northeast-1/mc02.tfstate.regionctl-destroyed"
+	if !strings.Contains(string(c.objects[record]), `"request_id":"req-destroy"`) {
+		t.Fatalf("no destroy record at %s: %v", record, c.objects)
+	}
+
+	// delete_pipeline of a cluster no run destroyed is refused, and names
+	// what to do; with its record, it passes.
+	g := load(t, "../../golden/deletions")
+	last, err := pipeline.Regional(g, "eu-central-1", "mc03", "", "req-last")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = newCloud()
+	_, err = runner(c, &fakeTerraform{}, &fakeRegistry{}).Run(context.Background(), last)
+	if err == nil || !strings.Contains(err.Error(), "refusing delete_pipeline of eu-central-1/mc03") || !strings.Contains(err.Error(), "set delete: true without delete_pipeline") {
+		t.Fatalf("delete_pipeline without a recorded destroy: %v", err)
+	}
+	mc03 := "regionctl-regional-pipeline-eu-central-1/management-cluster/eu-central-1/mc03.tfstate.regionctl-destroyed"
+	c.objects[mc03] = []byte(`{"request_id":"req-old","at":"2026-11-01T00:00:00Z"}`)
+	if _, err := runner(c, &fakeTerraform{}, &fakeRegistry{}).Run(context.Background(), last); err != nil {
+		t.Errorf("delete_pipeline after a recorded destroy: %v", err)
+	}
+
+	// An apply of a cluster brought back removes its record.
+	c = newCloud()
+	apply, err := pipeline.Regional(f, "eu-west-1", "mc01", "https://api.flag", "req-apply")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := "regionctl-regional-pipeline-eu-west-1/management-cluster/eu-west-1/mc01.tfstate.regionctl-destroyed"
+	c.objects[stale] = []byte(`{"request_id":"req-old"}`)
+	if _, err := runner(c, &fakeTerraform{}, &fakeRegistry{}).Run(context.Background(), apply); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.objects[stale]; ok {
+		t.Error("an apply left the destroy record of a cluster it brought back")
+	}
+}
+
 func TestParallelClustersFailIndependently(t *testing.T) {
 	f := load(t, "../..")
 	p, err := pipeline.Regional(f, "eu-west-1", "", "https://api.flag", "req")
