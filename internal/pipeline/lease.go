@@ -215,7 +215,8 @@ type History interface {
 	IsAncestor(a, b string) (ancestor, known bool, err error)
 }
 
-// applied is what a run records next to a state once it applied it.
+// applied is what a run records next to a state once it applied it, and
+// (as <key>.regionctl-destroyed) once it destroyed everything in it.
 type applied struct {
 	Commit    string    `json:"commit"`
 	RequestID string    `json:"request_id"`
@@ -269,14 +270,8 @@ func (r *Runner) recordApplied(ctx context.Context, p *Plan, state Object) error
 	return nil
 }
 
-// destroyed is what a run writes next to a cluster's state once Terraform
-// destroyed everything in it: the evidence delete_pipeline waits for.
-type destroyed struct {
-	RequestID string    `json:"request_id"`
-	Commit    string    `json:"commit,omitempty"`
-	At        time.Time `json:"at"`
-}
-
+// destroyedOf is where a destroy's completion is recorded: the evidence
+// delete_pipeline waits for.
 func destroyedOf(state Object) Object {
 	state.Key += ".regionctl-destroyed"
 	return state
@@ -291,7 +286,7 @@ func (r *Runner) recordDestroyed(ctx context.Context, p *Plan, state Object, des
 		}
 		return nil
 	}
-	b, _ := json.Marshal(destroyed{RequestID: p.RequestID, Commit: r.Commit, At: r.now()})
+	b, _ := json.Marshal(applied{Commit: r.Commit, RequestID: p.RequestID, Pipeline: p.Pipeline, At: r.now()})
 	if err := r.Cloud.Put(ctx, Credentials{}, destroyedOf(state), b); err != nil {
 		return fmt.Errorf("recording that %s was destroyed: %w", state, err)
 	}
@@ -316,7 +311,7 @@ func (r *Runner) checkDestroyed(ctx context.Context, s Step) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("reading the destroy record of %s: %w", s.Cluster, err)
 	}
-	var d destroyed
+	var d applied
 	if err := json.Unmarshal(body, &d); err != nil || d.RequestID == "" {
 		return "", fmt.Errorf("refusing delete_pipeline of %s: the destroy record %s is not one a run wrote", s.Cluster, destroyedOf(state))
 	}

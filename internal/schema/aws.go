@@ -187,10 +187,8 @@ func checkCluster(cl *config.Cluster, zones map[string]int) diag.Diagnostics {
 		}
 	}
 	if t := eff.Get("tags"); t != nil && t.Kind == config.Map && len(t.Fields) > maxUserTags {
-		d := diag.Errorf(t.Origin.Pos, fmt.Sprintf("AWS allows 50 tags per resource and regionctl adds up to 3 of its own, so a cluster's layers may give at most %d. Drop some, or merge them into fewer keys.", maxUserTags),
+		fail(t, "tags", fmt.Sprintf("AWS allows 50 tags per resource and regionctl adds up to 3 of its own, so a cluster's layers may give at most %d. Drop some, or merge them into fewer keys.", maxUserTags),
 			"%d tags, at most %d", len(t.Fields), maxUserTags)
-		d.Path = "tags"
-		diags = append(diags, d)
 	}
 	return diags
 }
