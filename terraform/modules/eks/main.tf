@@ -115,30 +115,17 @@ resource "aws_iam_openid_connect_provider" "this" {
 
 # The EBS CSI driver, which provisions the volumes of hosted control planes'
 # etcd, with a role its controller's ServiceAccount holds.
-data "aws_iam_policy_document" "ebs_csi_trust" {
-  statement {
-    actions = ["sts:AssumeRoleWithWebIdentity"]
-    principals {
-      type        = "Federated"
-      identifiers = [aws_iam_openid_connect_provider.this.arn]
-    }
-    condition {
-      test     = "StringEquals"
-      variable = "${trimprefix(aws_eks_cluster.this.identity[0].oidc[0].issuer, "https://")}:sub"
-      values   = ["system:serviceaccount:kube-system:ebs-csi-controller-sa"]
-    }
-    condition {
-      test     = "StringEquals"
-      variable = "${trimprefix(aws_eks_cluster.this.identity[0].oidc[0].issuer, "https://")}:aud"
-      values   = ["sts.amazonaws.com"]
-    }
-  }
+module "ebs_csi_trust" {
+  source            = "../irsa-trust"
+  oidc_provider_arn = aws_iam_openid_connect_provider.this.arn
+  oidc_issuer       = aws_eks_cluster.this.identity[0].oidc[0].issuer
+  service_accounts  = ["kube-system:ebs-csi-controller-sa"]
 }
 
 module "ebs_csi_role" {
   source               = "../iam-role"
   name                 = "${local.prefix}-ebs-csi"
-  trust_policy_json    = data.aws_iam_policy_document.ebs_csi_trust.json
+  trust_policy_json    = module.ebs_csi_trust.json
   managed_policy_arns  = ["arn:${data.aws_partition.current.partition}:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicy"]
   permissions_boundary = var.permissions_boundary
   tags                 = var.tags

@@ -9,12 +9,10 @@ data "aws_partition" "current" {}
 
 locals {
   partition = data.aws_partition.current.partition
-  # The issuer without its scheme: the prefix of IRSA's condition keys.
-  issuer   = trimprefix(var.oidc_issuer, "https://")
-  prefix   = "${var.region}-${var.cluster_name}"
-  bucket   = "arn:${local.partition}:s3:::${var.oidc_bucket}"
-  public   = var.public_zone != ""
-  zone_arn = local.public ? aws_route53_zone.public[0].arn : ""
+  prefix    = "${var.region}-${var.cluster_name}"
+  bucket    = "arn:${local.partition}:s3:::${var.oidc_bucket}"
+  public    = var.public_zone != ""
+  zone_arn  = local.public ? aws_route53_zone.public[0].arn : ""
 }
 
 # The OIDC documents of hosted control planes. AWS STS and every client of
@@ -104,29 +102,16 @@ resource "aws_route53_zone" "public" {
 }
 
 # A role held by one ServiceAccount of the management cluster.
-data "aws_iam_policy_document" "trust" {
+module "trust" {
+  source = "../irsa-trust"
   for_each = {
-    hypershift   = "system:serviceaccount:hypershift:operator"
-    external-dns = "system:serviceaccount:hypershift:external-dns"
-    cert-manager = "system:serviceaccount:cert-manager:cert-manager"
+    hypershift   = "hypershift:operator"
+    external-dns = "hypershift:external-dns"
+    cert-manager = "cert-manager:cert-manager"
   }
-  statement {
-    actions = ["sts:AssumeRoleWithWebIdentity"]
-    principals {
-      type        = "Federated"
-      identifiers = [var.oidc_provider_arn]
-    }
-    condition {
-      test     = "StringEquals"
-      variable = "${local.issuer}:sub"
-      values   = [each.value]
-    }
-    condition {
-      test     = "StringEquals"
-      variable = "${local.issuer}:aud"
-      values   = ["sts.amazonaws.com"]
-    }
-  }
+  oidc_provider_arn = var.oidc_provider_arn
+  oidc_issuer       = var.oidc_issuer
+  service_accounts  = [each.value]
 }
 
 # The HyperShift operator: writes the OIDC documents and, with PrivateLink,
@@ -167,7 +152,7 @@ data "aws_iam_policy_document" "operator" {
 
 resource "aws_iam_role" "operator" {
   name                 = "${local.prefix}-hypershift"
-  assume_role_policy   = data.aws_iam_policy_document.trust["hypershift"].json
+  assume_role_policy   = module.trust["hypershift"].json
   permissions_boundary = var.permissions_boundary
   tags                 = var.tags
 }
@@ -205,7 +190,7 @@ data "aws_iam_policy_document" "dns" {
 resource "aws_iam_role" "dns" {
   for_each             = local.dns_roles
   name                 = "${local.prefix}-${each.key}"
-  assume_role_policy   = data.aws_iam_policy_document.trust[each.key].json
+  assume_role_policy   = module.trust[each.key].json
   permissions_boundary = var.permissions_boundary
   tags                 = var.tags
 }

@@ -1,0 +1,3 @@
+output "json" {
+  value = data.aws_iam_policy_document.this.json
+}
