@@ -60,7 +60,10 @@ func Start(ctx context.Context, logPath string) (*Emulator, error) {
 	ownProcessGroup(cmd)
 	// The deploy role attaches the AWS managed AdministratorAccess policy,
 	// which moto knows only when told to load the managed policies.
-	cmd.Env = append(os.Environ(), "MOTO_IAM_LOAD_MANAGED_POLICIES=true")
+	// moto never looks a DNS validation record up: it issues a requested
+	// certificate once this many seconds have passed (60 by default), and
+	// the roots create the record before they wait for the certificate.
+	cmd.Env = append(os.Environ(), "MOTO_IAM_LOAD_MANAGED_POLICIES=true", "MOTO_ACM_VALIDATION_WAIT=1")
 	e := &Emulator{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd}
 	if logPath != "" {
 		if e.log, err = os.Create(logPath); err != nil {
@@ -136,16 +139,19 @@ func (e *Emulator) Env() map[string]string {
 // warmCalls are one cheap read per service, as moto loads a service's
 // backend (slowly, on two cores) on its first call.
 var warmCalls = map[string][2]string{
-	"ec2":           {"POST", "Action=DescribeVpcs&Version=2016-11-15"},
-	"iam":           {"POST", "Action=ListRoles&Version=2010-05-08"},
-	"sts":           {"POST", "Action=GetCallerIdentity&Version=2011-06-15"},
-	"eks":           {"GET", "/clusters"},
-	"apigateway":    {"GET", "/v2/apis"},
-	"iot":           {"GET", "/policies"},
-	"route53":       {"GET", "/2013-04-01/hostedzone"},
-	"s3":            {"GET", "/"},
-	"organizations": {"POST", "AWSOrganizationsV20161128.ListRoots"},
-	"ssm":           {"POST", "AmazonSSM.DescribeParameters"},
+	"ec2":                  {"POST", "Action=DescribeVpcs&Version=2016-11-15"},
+	"iam":                  {"POST", "Action=ListRoles&Version=2010-05-08"},
+	"sts":                  {"POST", "Action=GetCallerIdentity&Version=2011-06-15"},
+	"eks":                  {"GET", "/clusters"},
+	"apigateway":           {"GET", "/v2/apis"},
+	"iot":                  {"GET", "/policies"},
+	"route53":              {"GET", "/2013-04-01/hostedzone"},
+	"s3":                   {"GET", "/"},
+	"organizations":        {"POST", "AWSOrganizationsV20161128.ListRoots"},
+	"ssm":                  {"POST", "AmazonSSM.DescribeParameters"},
+	"acm":                  {"POST", "CertificateManager.ListCertificates"},
+	"secretsmanager":       {"POST", "secretsmanager.ListSecrets"},
+	"elasticloadbalancing": {"POST", "Action=DescribeLoadBalancers&Version=2015-12-01"},
 }
 
 // Prewarm touches each service once, in parallel.

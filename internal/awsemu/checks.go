@@ -83,6 +83,8 @@ func checks(e *env) ([]check, error) {
 		return []check{{Action: "ssm:" + req.Operation, Resource: res, Context: e.context(nil)}}, nil
 	case "eks":
 		return eksChecks(e)
+	case "iot":
+		return iotChecks(e)
 	case "apigateway":
 		p := strings.TrimPrefix(req.Path, "/v2")
 		return []check{{Action: "apigateway:" + req.Method, Resource: "arn:" + e.partition() + ":apigateway:" + req.Region + "::" + p, Context: e.context(nil)}}, nil
@@ -358,6 +360,17 @@ func s3Checks(e *env) ([]check, error) {
 		}
 		if e.p.Anonymous && b.RestrictPublic {
 			c.Refuse, c.RefuseCode = "the public access block of bucket "+bucket+" restricts it to its account (RestrictPublicBuckets)", "AccessDenied"
+		}
+		// The caller's place in the organisation, for a policy that
+		// admits the accounts of an OU. Read only where a resource policy
+		// of another account judges the request (it costs moto calls).
+		if b.Policy != nil && !e.p.Anonymous && b.Owner != e.p.Account {
+			// An account outside the organisation has no path: a policy
+			// that asks for one does not admit it.
+			if path, err := e.view.orgPath(e.ctx, e.p.Account); err == nil && path != "" {
+				c.Context["aws:PrincipalOrgPaths"] = []string{path}
+				c.Context["aws:PrincipalOrgID"] = []string{path[:strings.Index(path, "/")]}
+			}
 		}
 	}
 	return []check{c}, nil

@@ -49,6 +49,10 @@ type Gate struct {
 	// moto applies a bucket policy's Deny statements to object requests
 	// while ignoring their conditions, which would refuse what AWS allows.
 	policies sync.Map // bucket → []byte
+	// mends holds what the gate mends in moto's exchanges (mend.go).
+	mends mends
+	// iotTags are the tags of IoT resources, which moto does not keep.
+	iotTags iotTags
 }
 
 // StartGate starts a gate for the emulator at target on a free 127.0.0.1
@@ -150,44 +154,10 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if req.Service == "s3" && g.bucketPolicy(r.Context(), w, req, body) {
 		return
 	}
-	g.relay(w, r, mendForMoto(req, body), p, req)
-}
-
-// mendAnswer removes from moto's answers what moto invents and AWS never
-// says: a node group created without remote access is given moto's default
-// SSH key, which Terraform then sees as drift that forces the group's
-// replacement.
-func mendAnswer(req *request, answer []byte) []byte {
-	if req.Service != "eks" || (req.Operation != "CreateNodegroup" && req.Operation != "DescribeNodegroup") {
-		return answer
+	if req.Service == "iot" && g.iotTags.answer(w, req) {
+		return
 	}
-	var doc map[string]any
-	if json.Unmarshal(answer, &doc) != nil {
-		return answer
-	}
-	ng, _ := doc["nodegroup"].(map[string]any)
-	if ra, _ := ng["remoteAccess"].(map[string]any); len(ra) == 1 && ra["ec2SshKey"] == "eksKeypair" {
-		delete(ng, "remoteAccess")
-		if b, err := json.Marshal(doc); err == nil {
-			return b
-		}
-	}
-	return answer
-}
-
-// mendForMoto rewrites the few requests whose meaning moto gets wrong into
-// what moto understands as AWS understands the original. AWS makes a hosted
-// zone created with a VPC private; moto makes it public unless
-// HostedZoneConfig.PrivateZone says otherwise, so that Terraform's next
-// plan would try to associate the VPC with a public zone.
-func mendForMoto(req *request, body []byte) []byte {
-	if req.Service != "route53" || req.Operation != "CreateHostedZone" || !bytes.Contains(body, []byte("<VPC>")) || bytes.Contains(body, []byte("<PrivateZone>")) {
-		return body
-	}
-	if bytes.Contains(body, []byte("</HostedZoneConfig>")) {
-		return bytes.Replace(body, []byte("</HostedZoneConfig>"), []byte("<PrivateZone>true</PrivateZone></HostedZoneConfig>"), 1)
-	}
-	return bytes.Replace(body, []byte("<VPC>"), []byte("<HostedZoneConfig><PrivateZone>true</PrivateZone></HostedZoneConfig><VPC>"), 1)
+	g.relay(w, r, g.mends.request(p.Account, req, body), p, req)
 }
 
 // bucketPolicy answers the bucket policy operations from the gate's own
@@ -385,7 +355,10 @@ func (g *Gate) relay(w http.ResponseWriter, r *http.Request, body []byte, p *pri
 	}
 	if resp.StatusCode < 300 {
 		g.learn(r.Context(), req, answer)
-		answer = mendAnswer(req, answer)
+		answer = g.mends.answer(p.Account, req, answer)
+		if req.Service == "iot" {
+			g.iotTags.learn(p.Account, req)
+		}
 	}
 	for k, v := range resp.Header {
 		w.Header()[k] = v

@@ -101,7 +101,8 @@ func TestAuthorizeDocumentedLogic(t *testing.T) {
 func TestParseRefusesWhatItCannotJudge(t *testing.T) {
 	for _, doc := range []string{
 		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"DateGreaterThan":{"aws:CurrentTime":"2020-01-01T00:00:00Z"}}}]}`,
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"arn:aws:s3:::${aws:username}/*"}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"arn:aws:s3:::${*}/*"}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"StringEquals":{"s3:prefix":"${aws:username}/"}}}]}`,
 		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","NotPrincipal":{"AWS":"x"},"Action":"s3:*","Resource":"*"}]}`,
 		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"ForSomeValues:StringEquals":{"k":"v"}}}]}`,
 	} {
@@ -111,6 +112,31 @@ func TestParseRefusesWhatItCannotJudge(t *testing.T) {
 	}
 	if _, err := Parse([]byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::${bucket}/*","Condition":{"Null":{"aws:RequestTag/x":"false"},"BoolIfExists":{"aws:SecureTransport":"true"}}}]}`)); err != nil {
 		t.Errorf("Parse refused a document it can judge: %v", err)
+	}
+}
+
+// TestPolicyVariablesInResources: "IAM policy elements: Variables and
+// tags" — a variable in a resource takes the request's value; a request
+// without the key matches no resource of the statement.
+func TestPolicyVariablesInResources(t *testing.T) {
+	d, err := Parse([]byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:PutObject","Resource":"arn:aws:s3:::backups/${aws:PrincipalAccount}/*"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		resource string
+		ctx      map[string][]string
+		want     Decision
+	}{
+		{"arn:aws:s3:::backups/111111111111/etcd.db", map[string][]string{"aws:PrincipalAccount": {"111111111111"}}, Allow},
+		{"arn:aws:s3:::backups/222222222222/etcd.db", map[string][]string{"aws:PrincipalAccount": {"111111111111"}}, ImplicitDeny},
+		{"arn:aws:s3:::backups/111111111111/etcd.db", nil, ImplicitDeny},
+		// A value is a literal, never a pattern.
+		{"arn:aws:s3:::backups/1/etcd.db", map[string][]string{"aws:PrincipalAccount": {"*"}}, ImplicitDeny},
+	} {
+		if got := Evaluate(Request{Action: "s3:PutObject", Resource: tt.resource, Context: tt.ctx}, d); got != tt.want {
+			t.Errorf("%s with %v: %v, want %v", tt.resource, tt.ctx, got, tt.want)
+		}
 	}
 }
 

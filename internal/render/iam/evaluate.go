@@ -13,10 +13,12 @@ import (
 // wildcards, Principal (AWS accounts, roles and sessions, services, web
 // identity providers, "*"), explicit Deny, and the String*, Arn*, Bool,
 // Null and Numeric* condition operators with their IfExists forms and the
-// ForAnyValue:/ForAllValues: set prefixes. It does not know policy
-// variables (${aws:username}), NotPrincipal, Date or IP operators, SCPs or
-// resource control policies: Parse refuses documents that use them, so
-// nothing is silently misjudged.
+// ForAnyValue:/ForAllValues: set prefixes, and policy variables of the
+// request context (${aws:PrincipalAccount}) in Resource and NotResource.
+// It does not know policy variables in conditions, the special variables
+// ${*}, ${?} and ${$}, NotPrincipal, Date or IP operators, SCPs or resource
+// control policies: Parse refuses documents that use them, so nothing is
+// silently misjudged.
 
 // Decision is the outcome of an evaluation.
 type Decision int
@@ -125,10 +127,10 @@ func (s Statement) matches(req Request) (bool, level) {
 	if len(s.NotAction) > 0 && anyMatch(s.NotAction, req.Action, true) {
 		return false, none
 	}
-	if len(s.Resource) > 0 && !anyMatch(s.Resource, req.Resource, false) {
+	if len(s.Resource) > 0 && !anyMatch(resolved(s.Resource, req.Context), req.Resource, false) {
 		return false, none
 	}
-	if len(s.NotResource) > 0 && anyMatch(s.NotResource, req.Resource, false) {
+	if len(s.NotResource) > 0 && anyMatch(resolved(s.NotResource, req.Context), req.Resource, false) {
 		return false, none
 	}
 	for _, op := range sortedKeys(s.Condition) {
@@ -289,6 +291,29 @@ func match1(op, have, want string) bool {
 		}
 	}
 	return false // Parse refuses operators this evaluator does not know
+}
+
+// resolved replaces the policy variables (${aws:PrincipalAccount}) of
+// resource patterns with the request's values. A pattern whose variable
+// the request lacks, holds several values for, or holds a wildcard in
+// matches nothing: it is left out.
+func resolved(patterns []string, ctx map[string][]string) []string {
+	out := make([]string, 0, len(patterns))
+	for _, p := range patterns {
+		ok := true
+		r := policyVariable.ReplaceAllStringFunc(p, func(v string) string {
+			vals := lookup(ctx, v[2:len(v)-1])
+			if len(vals) != 1 || strings.ContainsAny(vals[0], "*?") {
+				ok = false
+				return ""
+			}
+			return vals[0]
+		})
+		if ok {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func anyMatch(patterns []string, s string, fold bool) bool {

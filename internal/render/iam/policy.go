@@ -131,7 +131,7 @@ func ParseAWS(b []byte) (Document, error) { return decode(b) }
 
 // decode reads a document with no unknown field (NotPrincipal among them)
 // and refuses what Authorize cannot judge: unknown condition operators
-// and policy variables.
+// and policy variables other than context keys in resources.
 func decode(b []byte) (Document, error) {
 	var d Document
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -154,8 +154,8 @@ func decode(b []byte) (Document, error) {
 			}
 		}
 		for _, r := range append(append(Strings{}, s.Resource...), s.NotResource...) {
-			if policyVariable.MatchString(r) {
-				return d, fmt.Errorf("statement %d: policy variable in %q is not supported", i, r)
+			if strings.Contains(r, "${*}") || strings.Contains(r, "${?}") || strings.Contains(r, "${$}") {
+				return d, fmt.Errorf("statement %d: special policy variable in %q is not supported", i, r)
 			}
 		}
 	}
@@ -163,14 +163,22 @@ func decode(b []byte) (Document, error) {
 }
 
 // Substitute replaces regionctl's ${name} placeholders in a document's
-// JSON text, as terraform/central-bootstrap and the pipelines do when they
-// install it. Unknown placeholders are left for the caller to catch.
+// JSON text, and unescapes its AWS policy variables ($${aws:...}), as
+// terraform/central-bootstrap's templatestring and the pipelines do when
+// they install it. Unknown placeholders are left for the caller to catch.
 func Substitute(doc []byte, values map[string]string) []byte {
 	s := string(doc)
 	for _, k := range sortedKeys(values) {
 		s = strings.ReplaceAll(s, "${"+k+"}", values[k])
 	}
-	return []byte(s)
+	return []byte(strings.ReplaceAll(s, "$${", "${"))
+}
+
+// EscapeVariables writes a document's AWS policy variables ($${aws:...}) so
+// that a Terraform template leaves them as they are: rendered documents are
+// templates whose ${name} placeholders are filled at install.
+func EscapeVariables(doc []byte) []byte {
+	return policyVariable.ReplaceAllFunc(doc, func(v []byte) []byte { return append([]byte("$"), v...) })
 }
 
 // Placeholders lists the ${name} placeholders left in a document's text.
