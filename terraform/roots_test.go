@@ -97,14 +97,23 @@ func TestRootsValidate(t *testing.T) {
 func TestRoleSuffixesMatchTheRoots(t *testing.T) {
 	// The modules every cluster runs (eks) and those of management
 	// clusters only.
-	modules := map[string][]string{"eks": {"regional", "management"}, "hypershift": {"management"}}
+	modules := map[string][]string{"eks": {"regional", "management"}, "hypershift": {"management"},
+		"maestro-iot": {"regional"}, "maestro-agent": {"management"}}
 	role := regexp.MustCompile(`(?m)^(resource "aws_iam_role" "\w+"|module "\w+") \{\n(?:  source += "\.\./iam-role"\n)?((?:[ \t].*\n|\n)*?)  name += "([^"]*)"`)
 	forEach := regexp.MustCompile(`for_each += local\.(\w+)`)
 	found := map[string]map[string]bool{"regional": {}, "management": {}}
 	for mod, types := range modules {
-		b, err := os.ReadFile(filepath.Join("modules", mod, "main.tf"))
-		if err != nil {
-			t.Fatal(err)
+		files, err := filepath.Glob(filepath.Join("modules", mod, "*.tf"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("modules/%s: %v", mod, err)
+		}
+		var b []byte
+		for _, f := range files {
+			text, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = append(b, text...)
 		}
 		n := strings.Count(string(b), `resource "aws_iam_role" "`) + strings.Count(string(b), `"../iam-role"`)
 		var names []string

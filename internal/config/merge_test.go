@@ -110,7 +110,7 @@ func TestMergeRecordsOverridesNearestFirst(t *testing.T) {
 }
 
 func TestMergeRemembersRemovals(t *testing.T) {
-	g := decode(t, LayerGlobal, "g.yaml", "maestro:\n  mqtt_endpoint: x\n")
+	g := decode(t, LayerGlobal, "g.yaml", "maestro:\n  consumer_name: x\n")
 	r := decode(t, LayerRegion, "r.yaml", "sector: s\nmaestro: null\n")
 	v := Merge(g, r)
 	if v.Get("maestro") != nil {

@@ -80,7 +80,7 @@ func Run(ctx context.Context, o Options, w io.Writer) error {
 	say("emulator at %s (pid %d); warming its services", emu.URL, emu.PID)
 	warmed := make(chan error, 1)
 	go func() {
-		warmed <- emu.Prewarm(ctx, "ec2", "iam", "sts", "eks", "apigateway", "iot", "s3", "organizations", "ssm")
+		warmed <- emu.Prewarm(ctx, "ec2", "iam", "sts", "eks", "apigateway", "iot", "s3", "organizations", "ssm", "acm", "elasticloadbalancing")
 	}()
 	gate, err := awsemu.StartGate(emu.URL)
 	if err != nil {

@@ -123,11 +123,12 @@ eks:
 hypershift:
   oidc_bucket: hypershift-oidc-${environment}-${region}-${cluster}
   operator_image: quay.io/platform/hypershift-operator@sha256:` + strings.Repeat("4f1c", 16) + `
-maestro:
-  mqtt_endpoint: mqtts://a3k7odshaiipe8-ats.iot.${region}.amazonaws.com:8883
-  client_cert_ref: ssm:///platform/${environment}/${region}/maestro/${cluster}/client-cert
 platform_api:
   domain: api.${region}.hcp.example.com
+etcd_backup:
+  account:
+    email: aws+${environment}-${region}-dr@example.com
+    ou: /platform/${environment}/${region}/dr
 tags:
   platform: hcp
   managed-by: regionctl

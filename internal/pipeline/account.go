@@ -40,6 +40,14 @@ func (r *Runner) centralAccount(ctx context.Context, s Step, st *clusterState) (
 	st.set("root_id", org.RootID)
 	st.set("management_ou_id", "")
 	outcome := describe(acc, s.OU)
+	if s.DRAccount != nil {
+		dr, err := r.Cloud.EnsureAccount(ctx, Credentials{}, AccountSpec{Name: s.DRAccount.Name, Email: s.DRAccount.Email, OU: s.DRAccount.OU, Tags: s.DRAccount.Tags, CreateOU: true})
+		if err != nil {
+			return "", fmt.Errorf("the region's DR account %s: %w", s.DRAccount.Name, err)
+		}
+		st.set("dr_account_id", dr.ID)
+		outcome += "; DR account: " + describe(dr, s.DRAccount.OU)
+	}
 	if s.ManagementOU != "" {
 		ou, err := r.Cloud.EnsureOU(ctx, Credentials{}, s.ManagementOU, true)
 		if err != nil {

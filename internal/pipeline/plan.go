@@ -34,6 +34,10 @@ type Step struct {
 	// ManagementOU is the OU path of the region's management cluster
 	// accounts, which the central pipeline makes sure exists.
 	ManagementOU string `json:"management_ou,omitempty"`
+	// DRAccount is the region's disaster-recovery account, which the
+	// central pipeline's account step finds or creates beside the regional
+	// account.
+	DRAccount *DRAccount `json:"dr_account,omitempty"`
 	// Handoff is the SSM parameter the regional pipeline reads first; the
 	// minting role comes from it.
 	Handoff     string `json:"handoff_parameter,omitempty"`
@@ -65,6 +69,18 @@ type Step struct {
 	// the central pipeline keeps as rendered in their sealed accounts.
 	DeployRoles []DeployRole `json:"deploy_roles,omitempty"`
 }
+
+// DRAccount names a region's disaster-recovery account.
+type DRAccount struct {
+	Name  string            `json:"name"`
+	Email string            `json:"email"`
+	OU    string            `json:"ou"`
+	Tags  map[string]string `json:"tags"`
+}
+
+// DRAccountCluster is the regionctl:cluster tag of a DR account: it is
+// adopted by name only when tagged so (with its region and environment).
+const DRAccountCluster = "etcd-backup"
 
 // DeployRole is one management cluster's ManagementClusterDeployRole: its
 // account's name and the rendered documents (Documents keys).
@@ -174,6 +190,11 @@ func Central(f *config.Fleet, regionName, cluster, requestID string) (*Plan, err
 	if account.ManagementOU != "" {
 		account.Action += fmt.Sprintf("; make sure the OU %s of the region's management clusters exists", account.ManagementOU)
 	}
+	if name := str(rc, "etcd_backup", "account", "name"); name != "" {
+		account.DRAccount = &DRAccount{Name: name, Email: str(rc, "etcd_backup", "account", "email"), OU: str(rc, "etcd_backup", "account", "ou"),
+			Tags: map[string]string{iam.RegionTag: regionName, iam.EnvironmentTag: rc.Environment(), iam.ClusterTag: DRAccountCluster, iam.RequestIDTag: requestID}}
+		account.Action += fmt.Sprintf("; find the region's DR account %s (adopted only when tagged for %s/%s), or create it, and move it to %s", name, regionName, DRAccountCluster, account.DRAccount.OU)
+	}
 	p.Steps = append(p.Steps, account)
 	accessRole := iam.RoleARN(partition, "${account_id}", iam.AccessRole)
 	p.Steps = append(p.Steps, Step{Cluster: rc.ID(), Name: "assume-role", Action: "assume the regional account's " + iam.AccessRole + " (as the central pipeline) and check the identity it gives",
@@ -183,7 +204,8 @@ func Central(f *config.Fleet, regionName, cluster, requestID string) (*Plan, err
 		command = "destroy"
 	}
 	bucket := str(rc, "state_bucket")
-	runtime := map[string]string{"account_id": "${account_id}", "assume_role_arn": "${assumed_role_arn}", "assume_role_session_name": session(requestID)}
+	runtime := map[string]string{"account_id": "${account_id}", "assume_role_arn": "${assumed_role_arn}", "assume_role_session_name": session(requestID),
+		"organization_id": "${organization_id}", "root_id": "${root_id}", "management_ou_id": "${management_ou_id}"}
 	p.Steps = append(p.Steps, Step{Cluster: rc.ID(), Name: "terraform", Command: command,
 		Action: "terraform init with the central state bucket (created when missing, owned by the management account), then " + command + " through the assumed role",
 		Root:   path.Join("terraform", terraform.RegionalCluster), VarFile: tfvars(rc), Vars: runtime,
@@ -192,14 +214,15 @@ func Central(f *config.Fleet, regionName, cluster, requestID string) (*Plan, err
 		return p, nil
 	}
 	boot := map[string]string{"management_account_id": "${management_account_id}", "organization_id": "${organization_id}", "root_id": "${root_id}",
-		"management_ou_id": "${management_ou_id}", "regional_oidc_issuer": "${output.oidc_issuer}", "platform_api_endpoint": "${output.platform_api_endpoint}"}
+		"management_ou_id": "${management_ou_id}", "regional_oidc_issuer": "${output.oidc_issuer}", "platform_api_endpoint": "${output.platform_api_endpoint}",
+		"dr_account_id": "${dr_account_id}", "dr_assume_role_arn": iam.RoleARN(partition, "${dr_account_id}", iam.AccessRole)}
 	for k, v := range runtime {
 		boot[k] = v
 	}
 	dir := regionDir(rc)
 	p.Steps = append(p.Steps, Step{Cluster: rc.ID(), Name: "bootstrap", Command: "apply",
-		Action: fmt.Sprintf("bootstrap the regional pipeline: role %s (trusted by the regional cluster's Tekton ServiceAccount), its state bucket %s, the handoff parameter, and the minting role %s of the management account",
-			iam.PipelineRoleName(regionName), str(firstManagement(f, r, rc), "state_bucket"), iam.MintingRoleName(regionName)),
+		Action: fmt.Sprintf("bootstrap the regional pipeline: role %s (trusted by the regional cluster's Tekton ServiceAccount), its state bucket %s, the handoff parameter, and the minting role %s of the management account; in the DR account, the etcd snapshot bucket %s",
+			iam.PipelineRoleName(regionName), str(firstManagement(f, r, rc), "state_bucket"), iam.MintingRoleName(regionName), str(rc, "etcd_backup", "bucket")),
 		Root: path.Join("terraform", terraform.CentralBootstrap), VarFile: path.Join(dir, "terraform", terraform.CentralBootstrap+".tfvars.json"), Vars: boot,
 		Backend: backend(bucket, path.Join(terraform.CentralBootstrap, regionName+".tfstate"), regionName), BucketOwner: "${management_account_id}"})
 	deploy := Step{Cluster: rc.ID(), Name: "deploy-roles",
@@ -306,7 +329,7 @@ func Regional(f *config.Fleet, regionName, cluster, apiEndpoint, requestID strin
 		p.Steps = append(p.Steps, Step{Cluster: c.ID(), Name: "assume-role", Action: "assume the deploy role of the cluster's account and check the identity it gives",
 			RoleARN: iam.RoleARN(partition, "${account_id}", iam.DeployRoleName), ExternalID: iam.ExternalID(regionName), SessionName: session(requestID), SessionTags: true})
 		runtime := map[string]string{"account_id": "${account_id}", "assume_role_arn": "${assumed_role_arn}",
-			"assume_role_external_id": iam.ExternalID(regionName), "assume_role_session_name": session(requestID)}
+			"assume_role_external_id": iam.ExternalID(regionName), "assume_role_session_name": session(requestID), "regional_account_id": "${pipeline_account_id}"}
 		p.Steps = append(p.Steps, Step{Cluster: c.ID(), Name: "terraform", Action: "terraform init with the region's management cluster state bucket (owned by the regional account), then " + command + " through the deploy role",
 			Root: path.Join("terraform", terraform.ManagementCluster), VarFile: tfvars(c), Command: command, Vars: runtime,
 			Backend: backend(str(c, "state_bucket"), StateKey(terraform.ManagementCluster, regionName, c.Name), regionName), BucketOwner: "${pipeline_account_id}"})

@@ -8,6 +8,7 @@ import (
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/pipeline"
+	"github.com/regionctl/regionctl/internal/render/iam"
 	"github.com/regionctl/regionctl/internal/schema"
 )
 
@@ -66,8 +67,22 @@ func TestCentralPlan(t *testing.T) {
 	if tf.BucketOwner != "${management_account_id}" || !tf.CreateBucket || tf.Vars["assume_role_arn"] != "${assumed_role_arn}" {
 		t.Errorf("terraform step %+v", tf)
 	}
-	if boot.Vars["regional_oidc_issuer"] != "${output.oidc_issuer}" || boot.Vars["management_ou_id"] != "${management_ou_id}" {
+	if boot.Vars["regional_oidc_issuer"] != "${output.oidc_issuer}" || boot.Vars["management_ou_id"] != "${management_ou_id}" ||
+		boot.Vars["dr_account_id"] != "${dr_account_id}" || boot.Vars["dr_assume_role_arn"] != "arn:aws:iam::${dr_account_id}:role/OrganizationAccountAccessRole" {
 		t.Errorf("bootstrap step %+v", boot)
+	}
+	// The region's DR account, found or made beside the regional account,
+	// in an OU of its own, adopted only when tagged for it.
+	if dr := p.Steps[0].DRAccount; dr == nil || dr.Name != "production-us-east-1-dr" || dr.OU != "/platform/production/us-east-1/dr" ||
+		dr.Tags[iam.ClusterTag] != pipeline.DRAccountCluster || dr.Tags[iam.RegionTag] != "us-east-1" || dr.Email == "" {
+		t.Errorf("the account step's DR account %+v", dr)
+	}
+	// The regional root reads the organisation's ids: its repositories
+	// admit the region's management cluster OU.
+	for _, k := range []string{"organization_id", "root_id", "management_ou_id"} {
+		if tf.Vars[k] != "${"+k+"}" {
+			t.Errorf("terraform step's %s: %q", k, tf.Vars[k])
+		}
 	}
 }
 

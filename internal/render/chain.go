@@ -21,6 +21,9 @@ type chainRegion struct {
 	// ManagementOU is the OU path of the region's management cluster
 	// accounts ("" when it has none).
 	ManagementOU string
+	// EtcdBackupRetention is how many days the DR account keeps a
+	// snapshot.
+	EtcdBackupRetention any
 	// Skipped says a review left the region's management clusters out
 	// (they are the same on both sides): only CentralStateBucket is known,
 	// and the region's files are not rendered.
@@ -58,6 +61,18 @@ func regionChains(f *config.Fleet, skip map[string]bool) (map[string]*chainRegio
 		}
 		cr.TektonNamespace = TektonNamespace(f)
 		cr.CentralStateBucket = str(regional, "state_bucket")
+		cr.EtcdBackupBucket = str(regional, "etcd_backup", "bucket")
+		if v := regional.Effective.Lookup("etcd_backup", "retention_days"); v != nil {
+			cr.EtcdBackupRetention = v.Interface()
+		}
+		if dr := regional.Effective.Lookup("etcd_backup", "account", "name"); dr != nil {
+			for _, c := range f.Clusters {
+				if c.Effective != nil && str(c, "account", "name") == dr.Str {
+					diags = append(diags, diag.Errorf(dr.Origin.Pos, fmt.Sprintf("The central pipeline finds accounts by name; the DR account of %s and the account of %s would be one. Set etcd_backup.account.name, or the cluster's account.name, to another name.", reg.Name, c.ID()),
+						"%s: DR account name %s is also the account of %s", regional.ID(), dr.Str, c.ID()))
+				}
+			}
+		}
 		for _, c := range byRegion[reg.Name] {
 			if c.Type != "management" {
 				continue
@@ -95,6 +110,10 @@ func regionChains(f *config.Fleet, skip map[string]bool) (map[string]*chainRegio
 				v := first.Effective.Lookup("state_bucket")
 				diags = append(diags, diag.Errorf(v.Origin.Pos, "The regional cluster's state belongs to the central pipeline (management account); the management clusters' to the regional pipeline (regional account). One bucket cannot live in both.",
 					"%s: the management clusters of %s share the state bucket %s with the regional cluster", first.ID(), reg.Name, cr.CentralStateBucket))
+			}
+			if dr := regional.Effective.Lookup("etcd_backup", "account", "ou"); dr != nil && dr.Str == cr.ManagementOU {
+				diags = append(diags, diag.Errorf(dr.Origin.Pos, "The minting role of a region may bootstrap new accounts of its management clusters' OU; the DR account, which keeps their snapshots out of their reach, must not be among them. Give it an OU of its own (for example /platform/${environment}/${region}/dr).",
+					"%s: the DR account of %s is in the management clusters' OU %s", regional.ID(), reg.Name, dr.Str))
 			}
 			if rou := str(regional, "account", "ou"); cr.ManagementOU == rou {
 				v := first.Effective.Lookup("account", "ou")
@@ -161,6 +180,7 @@ func (r *renderer) chainArtifacts(reg *config.Region, cr *chainRegion) ([]Artifa
 		{"bootstrap-session-policy.json", docs.BootstrapSession},
 		{"management-cluster-state-bucket-policy.json", docs.ManagementStateBucketPolicy},
 		{"central-state-bucket-policy.json", docs.CentralStateBucketPolicy},
+		{"etcd-backup-bucket-policy.json", docs.EtcdBackupBucketPolicy},
 	}
 	encoded := map[string]string{}
 	var arts []Artifact
@@ -169,6 +189,7 @@ func (r *renderer) chainArtifacts(reg *config.Region, cr *chainRegion) ([]Artifa
 		if err != nil {
 			return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode %s of %s", f.name, cr.Name)}
 		}
+		b = iam.EscapeVariables(b)
 		if _, err := iam.Parse(b); err != nil {
 			return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "rendered IAM document %s of %s does not parse", f.name, cr.Name)}
 		}
@@ -193,6 +214,9 @@ func (r *renderer) chainArtifacts(reg *config.Region, cr *chainRegion) ([]Artifa
 		"central_state_bucket":             cr.CentralStateBucket,
 		"central_state_bucket_policy_json": encoded["central-state-bucket-policy.json"],
 		"handoff_parameter":                iam.ParameterName(cr.Name),
+		"etcd_backup_bucket":               cr.EtcdBackupBucket,
+		"etcd_backup_retention_days":       cr.EtcdBackupRetention,
+		"etcd_backup_bucket_policy_json":   encoded["etcd-backup-bucket-policy.json"],
 		"mint_accounts":                    len(cr.Clusters) > 0,
 		"tags":                             map[string]any{"managed-by": "regionctl", iam.RegionTag: cr.Name, "environment": cr.Environment, "sector": reg.Sector.Name},
 	}

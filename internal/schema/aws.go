@@ -20,8 +20,8 @@ const maxUserTags = 47
 // <region>-<cluster>-<suffix>, by cluster type; a test in terraform/ holds
 // this list to the roots.
 var RoleSuffixes = map[string][]string{
-	"regional":   {"cluster", "node", "ebs-csi"},
-	"management": {"cluster", "node", "ebs-csi", "hypershift", "external-dns", "cert-manager"},
+	"regional":   {"cluster", "node", "ebs-csi", "bootstrap", "lb-controller", "maestro-server"},
+	"management": {"cluster", "node", "ebs-csi", "bootstrap", "lb-controller", "hypershift", "external-dns", "cert-manager", "etcd-backup", "maestro-agent"},
 }
 
 // maxRoleName is IAM's limit on a role's name.
@@ -176,14 +176,15 @@ func checkCluster(cl *config.Cluster, zones map[string]int) diag.Diagnostics {
 				"%d availability zones, region %s has %d", v.Int, cl.Region.Name, n)
 		}
 	}
-	for _, suffix := range RoleSuffixes[cl.Type] {
+	// The longest role name decides, so that the length the message asks
+	// for fits every role.
+	if suffix := longest(RoleSuffixes[cl.Type]); suffix != "" {
 		name := cl.Region.Name + "-" + cl.Name + "-" + suffix
 		if len(name) > maxRoleName {
 			d := diag.Errorf(diag.Pos{File: cl.Doc.File}, fmt.Sprintf("The Terraform roots name the cluster's IAM roles <region>-<cluster>-<role>, and IAM allows %d characters. Choose a cluster name of at most %d characters in this region.", maxRoleName, maxRoleName-len(cl.Region.Name)-len(suffix)-2),
 				"IAM role name %s is %d characters, at most %d", name, len(name), maxRoleName)
 			d.Path = "cluster"
 			diags = append(diags, d)
-			break
 		}
 	}
 	if t := eff.Get("tags"); t != nil && t.Kind == config.Map && len(t.Fields) > maxUserTags {
@@ -221,4 +222,15 @@ func (c *Checker) zonesPerRegion() map[string]int {
 		_ = c.pool[0].root.LookupPath(cue.ParsePath("#ZonesPerRegion")).Decode(&c.zones)
 	})
 	return c.zones
+}
+
+// longest is the longest of names (the first of those as long).
+func longest(names []string) string {
+	out := ""
+	for _, n := range names {
+		if len(n) > len(out) {
+			out = n
+		}
+	}
+	return out
 }

@@ -96,6 +96,10 @@ func (w *compiled) derived(data *config.Value, p []string) string {
 		key = "account_name"
 	case "hypershift.oidc_bucket":
 		key = "oidc_bucket"
+	case "etcd_backup.account.name":
+		key = "dr_account_name"
+	case "etcd_backup.bucket":
+		key = "etcd_backup_bucket"
 	case "state_bucket":
 		t := data.Get("type")
 		if t == nil || t.Kind != config.String {

@@ -8,7 +8,7 @@ import (
 
 // emulatorServices are the services the roots call, each pointed at the
 // emulator.
-var emulatorServices = []string{"apigatewayv2", "ec2", "ecr", "eks", "iam", "iot", "kms", "logs", "organizations", "rds", "route53", "s3", "ssm", "sts"}
+var emulatorServices = []string{"acm", "apigatewayv2", "ec2", "ecr", "eks", "elbv2", "iam", "iot", "kms", "logs", "organizations", "rds", "route53", "s3", "secretsmanager", "ssm", "sts"}
 
 // emulatorOverrides are the Terraform override files written into a
 // workspace when it runs against an AWS emulator (moto), by path inside
@@ -19,12 +19,10 @@ var emulatorServices = []string{"apigatewayv2", "ec2", "ecr", "eks", "iam", "iot
 //     the emulator, skips the checks an emulator cannot answer, and retries
 //     a failing call once, not for minutes; it still asks the emulator
 //     who it is, so that allowed_account_ids is enforced;
-//   - maestro-iot's aws_iot_policy is not created: moto does not implement
-//     IoT ListTagsForResource, which the provider calls after creating any
-//     tagged IoT policy, so the apply fails. The resource stays in the
-//     product's module; only emulator runs set its count to 0;
-//   - eks's aws_eks_addon (the EBS CSI driver) is not created either: moto
-//     has no EKS add-on API at all.
+//   - eks's aws_eks_addon (the EBS CSI driver) is not created: moto
+//     has no EKS add-on API at all;
+//   - nor eks's access entry and access policy association (the bootstrap
+//     role's way into the private API): moto has no EKS access entry API.
 func emulatorOverrides(root, endpoint string, aliases []string) map[string]string {
 	var eps []string
 	for _, s := range emulatorServices {
@@ -53,18 +51,19 @@ func emulatorOverrides(root, endpoint string, aliases []string) map[string]strin
 	}
 	return map[string]string{
 		path.Join(root, "regionctl_emulator_override.tf"): fmt.Sprintf(header, endpoint) + providers,
-		"modules/maestro-iot/regionctl_emulator_override.tf": fmt.Sprintf(header+`# moto lacks IoT ListTagsForResource: the policy is left out of emulator runs.
-resource "aws_iot_policy" "maestro" {
+		"modules/eks/regionctl_emulator_override.tf": fmt.Sprintf(header+`# moto implements no EKS add-on API (CreateAddon, DescribeAddon) and no
+# access entry API (CreateAccessEntry, AssociateAccessPolicy): the EBS CSI
+# add-on and the bootstrap's access entry are left out of emulator runs;
+# terraform validate and the plan-only check cover them.
+resource "aws_eks_addon" "ebs_csi" {
   count = 0
 }
 
-output "policy_name" {
-  value = "${var.region}-maestro (not created against the emulator)"
+resource "aws_eks_access_entry" "bootstrap" {
+  count = 0
 }
-`, endpoint),
-		"modules/eks/regionctl_emulator_override.tf": fmt.Sprintf(header+`# moto implements no EKS add-on API (CreateAddon, DescribeAddon): the EBS CSI
-# add-on is left out of emulator runs; terraform validate covers it.
-resource "aws_eks_addon" "ebs_csi" {
+
+resource "aws_eks_access_policy_association" "bootstrap" {
   count = 0
 }
 `, endpoint),

@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-exec/tfexec"
+	tfjson "github.com/hashicorp/terraform-json"
 
 	"github.com/regionctl/regionctl/internal/pipeline"
 )
@@ -39,6 +40,10 @@ type Runner struct {
 	Emulator string
 	// Env is added to Terraform's environment (TF_CLI_CONFIG_FILE, ...).
 	Env map[string]string
+	// WithGaps, with Emulator, keeps in the workspace what the emulator
+	// overrides leave out because the emulator lacks its API: a Plan then
+	// shows those resources, which only an apply against AWS can create.
+	WithGaps bool
 }
 
 var _ pipeline.Terraform = (*Runner)(nil)
@@ -50,28 +55,11 @@ func (r *Runner) Workspace(job pipeline.TerraformJob) string {
 
 // Run inits the job's root with its S3 backend and applies or destroys it.
 func (r *Runner) Run(ctx context.Context, job pipeline.TerraformJob) (map[string]string, error) {
-	tf, err := r.prepare(job)
+	tf, err := r.init(ctx, job)
 	if err != nil {
 		return nil, err
 	}
-	var backend []tfexec.InitOption
-	for _, k := range slices.Sorted(maps.Keys(job.Backend)) {
-		backend = append(backend, tfexec.BackendConfig(k+"="+job.Backend[k]))
-	}
-	if r.Emulator != "" {
-		for _, kv := range []string{"use_path_style=true", "skip_credentials_validation=true", "skip_requesting_account_id=true",
-			"skip_metadata_api_check=true", "skip_region_validation=true", "endpoints={s3=\"" + r.Emulator + "\",sts=\"" + r.Emulator + "\",iam=\"" + r.Emulator + "\"}"} {
-			backend = append(backend, tfexec.BackendConfig(kv))
-		}
-	}
-	backend = append(backend, tfexec.Reconfigure(true), tfexec.Upgrade(false))
-	if err := tf.Init(ctx, backend...); err != nil {
-		return nil, classify("terraform init", err)
-	}
-	var vars []string
-	for _, k := range slices.Sorted(maps.Keys(job.Vars)) {
-		vars = append(vars, k+"="+job.Vars[k])
-	}
+	vars := jobVars(job)
 	if job.Destroy {
 		opts := []tfexec.DestroyOption{tfexec.VarFile(job.VarFile)}
 		for _, v := range vars {
@@ -98,6 +86,61 @@ func (r *Runner) Run(ctx context.Context, job pipeline.TerraformJob) (map[string
 		values[k] = strings.Trim(string(v.Value), `"`)
 	}
 	return values, nil
+}
+
+// Plan inits the job's root with its S3 backend, plans an apply (or a
+// destroy) into the workspace's regionctl.tfplan, and returns that plan as
+// Terraform shows it. It changes nothing.
+func (r *Runner) Plan(ctx context.Context, job pipeline.TerraformJob) (*tfjson.Plan, error) {
+	tf, err := r.init(ctx, job)
+	if err != nil {
+		return nil, err
+	}
+	out := filepath.Join(r.Workspace(job), job.Root, "regionctl.tfplan")
+	opts := []tfexec.PlanOption{tfexec.VarFile(job.VarFile), tfexec.Out(out), tfexec.Destroy(job.Destroy)}
+	for _, v := range jobVars(job) {
+		opts = append(opts, tfexec.Var(v))
+	}
+	if _, err := tf.Plan(ctx, opts...); err != nil {
+		return nil, classify("terraform plan", err)
+	}
+	plan, err := tf.ShowPlanFile(ctx, out)
+	if err != nil {
+		return nil, classify("terraform show", err)
+	}
+	return plan, nil
+}
+
+func jobVars(job pipeline.TerraformJob) []string {
+	var vars []string
+	for _, k := range slices.Sorted(maps.Keys(job.Vars)) {
+		vars = append(vars, k+"="+job.Vars[k])
+	}
+	return vars
+}
+
+// init prepares the job's workspace and inits its root with the job's S3
+// backend.
+func (r *Runner) init(ctx context.Context, job pipeline.TerraformJob) (*tfexec.Terraform, error) {
+	tf, err := r.prepare(job)
+	if err != nil {
+		return nil, err
+	}
+	var backend []tfexec.InitOption
+	for _, k := range slices.Sorted(maps.Keys(job.Backend)) {
+		backend = append(backend, tfexec.BackendConfig(k+"="+job.Backend[k]))
+	}
+	if r.Emulator != "" {
+		for _, kv := range []string{"use_path_style=true", "skip_credentials_validation=true", "skip_requesting_account_id=true",
+			"skip_metadata_api_check=true", "skip_region_validation=true", "endpoints={s3=\"" + r.Emulator + "\",sts=\"" + r.Emulator + "\",iam=\"" + r.Emulator + "\"}"} {
+			backend = append(backend, tfexec.BackendConfig(kv))
+		}
+	}
+	backend = append(backend, tfexec.Reconfigure(true), tfexec.Upgrade(false))
+	if err := tf.Init(ctx, backend...); err != nil {
+		return nil, classify("terraform init", err)
+	}
+	return tf, nil
 }
 
 // ForceUnlock releases a lock left by a killed run.
@@ -171,6 +214,12 @@ func (r *Runner) stage(root, ws string) error {
 		for rel, text := range emulatorOverrides(root, r.Emulator, providerAliases(rootWS)) {
 			if !declaresAWS(filepath.Dir(filepath.Join(ws, rel))) {
 				continue // a module this root does not copy, or one without the aws provider
+			}
+			if r.WithGaps && strings.HasPrefix(rel, "modules/") {
+				if err := os.Remove(filepath.Join(ws, rel)); err != nil && !os.IsNotExist(err) {
+					return err
+				}
+				continue
 			}
 			if err := os.WriteFile(filepath.Join(ws, rel), []byte(text), 0o644); err != nil {
 				return err

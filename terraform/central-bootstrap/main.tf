@@ -8,6 +8,8 @@
 # management account: the region's minting role, trusted only by that
 # pipeline role with the region's ExternalId, and the policy of the central
 # state bucket that lets that role read (never write) its region's state.
+# In the region's DR account: the bucket of its management clusters' etcd
+# snapshots.
 #
 # Every IAM document comes rendered from deploy/<env>/<region>/iam/ with
 # ${...} placeholders for the ids only AWS knows; templatestring fills them.
@@ -26,6 +28,20 @@ locals {
     root_id               = var.root_id
     management_ou_id      = var.management_ou_id
     oidc_provider         = trimprefix(var.regional_oidc_issuer, "https://")
+    dr_account_id         = var.dr_account_id
+  }
+}
+
+# In the region's DR account (through its AccessRole, as the central
+# pipeline): the bucket of the management clusters' etcd snapshots.
+module "etcd_backup" {
+  source         = "../modules/etcd-backup"
+  name           = var.etcd_backup_bucket
+  retention_days = var.etcd_backup_retention_days
+  policy_json    = templatestring(var.etcd_backup_bucket_policy_json, local.ids)
+  tags           = { "regionctl:region" = var.region }
+  providers = {
+    aws = aws.dr
   }
 }
 

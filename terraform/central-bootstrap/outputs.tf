@@ -13,3 +13,8 @@ output "state_bucket" {
 output "handoff_parameter" {
   value = aws_ssm_parameter.handoff.name
 }
+
+output "etcd_backup_bucket" {
+  description = "The bucket of the management clusters' etcd snapshots, in the DR account."
+  value       = module.etcd_backup.name
+}

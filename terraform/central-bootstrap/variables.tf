@@ -116,3 +116,26 @@ variable "platform_api_endpoint" {
   type    = string
   default = ""
 }
+
+variable "dr_account_id" {
+  type        = string
+  description = "The region's disaster-recovery account, which keeps the management clusters' etcd snapshots."
+}
+
+variable "dr_assume_role_arn" {
+  type        = string
+  description = "The role in the DR account the provider acts through (its OrganizationAccountAccessRole)."
+}
+
+variable "etcd_backup_bucket" {
+  type = string
+}
+
+variable "etcd_backup_retention_days" {
+  type = number
+}
+
+variable "etcd_backup_bucket_policy_json" {
+  type        = string
+  description = "deploy/<env>/<region>/iam/etcd-backup-bucket-policy.json: management clusters add their own snapshots, only the central pipeline deletes."
+}

@@ -35,3 +35,18 @@ provider "aws" {
     tags = var.tags
   }
 }
+
+# The region's DR account, through the role the central pipeline's account
+# step provides.
+provider "aws" {
+  alias               = "dr"
+  region              = var.region
+  allowed_account_ids = [var.dr_account_id]
+  assume_role {
+    role_arn     = var.dr_assume_role_arn
+    session_name = var.assume_role_session_name
+  }
+  default_tags {
+    tags = var.tags
+  }
+}

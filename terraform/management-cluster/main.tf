@@ -1,5 +1,6 @@
 # A management cluster: hosts HyperShift control planes, with what HyperShift
-# needs of its account (modules/hypershift).
+# needs of its account (modules/hypershift), and its Maestro agent's way to
+# the region's broker (modules/maestro-agent).
 
 data "aws_partition" "current" {}
 
@@ -30,8 +31,24 @@ module "hypershift" {
   vpc_id               = module.cluster.vpc_id
   private_link         = var.hypershift_private_link
   public_zone          = var.hypershift_public_zone
+  etcd_backup_bucket   = var.etcd_backup_bucket
   permissions_boundary = "arn:${data.aws_partition.current.partition}:iam::${var.account_id}:policy/${var.permissions_boundary}"
   tags                 = var.tags
+}
+
+module "maestro_agent" {
+  source               = "../modules/maestro-agent"
+  region               = var.region
+  cluster_name         = var.cluster_name
+  consumer_name        = var.maestro_consumer_name
+  oidc_provider_arn    = module.cluster.oidc_provider_arn
+  oidc_issuer          = module.cluster.oidc_issuer
+  permissions_boundary = "arn:${data.aws_partition.current.partition}:iam::${var.account_id}:policy/${var.permissions_boundary}"
+  tags                 = var.tags
+  providers = {
+    aws          = aws
+    aws.regional = aws.regional
+  }
 }
 
 # The OIDC bucket was a private state-bucket module before HyperShift's

@@ -83,8 +83,9 @@ variable "maestro_consumer_name" {
   type = string
 }
 
-variable "maestro_mqtt_endpoint" {
-  type = string
+variable "etcd_backup_bucket" {
+  type        = string
+  description = "The region's etcd snapshot bucket, in its DR account: the cluster adds its snapshots under its account's prefix."
 }
 
 variable "permissions_boundary" {
@@ -111,4 +112,9 @@ variable "assume_role_external_id" {
 
 variable "assume_role_session_name" {
   type = string
+}
+
+variable "regional_account_id" {
+  type        = string
+  description = "The region's regional account, where the regional pipeline runs and Maestro's broker is (aws.regional)."
 }

@@ -25,3 +25,15 @@ provider "aws" {
     tags = var.tags
   }
 }
+
+# The regional account, as the regional pipeline itself (no role assumed):
+# Maestro's broker is there, and the pipeline's own policy lets it make the
+# agent's certificate and policy (modules/maestro-agent), in its region only.
+provider "aws" {
+  alias               = "regional"
+  region              = var.region
+  allowed_account_ids = [var.regional_account_id]
+  default_tags {
+    tags = var.tags
+  }
+}

@@ -1,6 +1,7 @@
 # The regional cluster of one region: its network, its EKS cluster, the
-# platform API's gateway, Maestro's MQTT broker policy, CLM's database and
-# the region's image repositories.
+# platform API's entry (API Gateway, VPC link, internal ALB, its own name and
+# certificate), Maestro's MQTT broker and the server's credentials, CLM's database and the region's
+# image repositories.
 
 module "cluster" {
   source                 = "../modules/cluster"
@@ -19,14 +20,21 @@ module "cluster" {
 }
 
 module "api_gateway" {
-  source      = "../modules/api-gateway"
-  name        = "${var.region}-platform-api"
-  backend_url = "https://${var.platform_api_domain}"
+  source     = "../modules/api-gateway"
+  name       = "${var.region}-api"
+  region     = var.region
+  domain     = var.platform_api_domain
+  vpc_id     = module.cluster.vpc_id
+  vpc_cidr   = var.vpc_cidr
+  subnet_ids = module.cluster.private_subnet_ids
 }
 
 module "maestro_iot" {
-  source = "../modules/maestro-iot"
-  region = var.region
+  source            = "../modules/maestro-iot"
+  region            = var.region
+  cluster_name      = var.cluster_name
+  oidc_provider_arn = module.cluster.oidc_provider_arn
+  oidc_issuer       = module.cluster.oidc_issuer
 }
 
 module "clm_database" {
@@ -38,6 +46,7 @@ module "clm_database" {
 }
 
 module "ecr" {
-  source       = "../modules/ecr"
-  repositories = var.ecr_repositories
+  source        = "../modules/ecr"
+  repositories  = var.ecr_repositories
+  pull_org_path = "${var.organization_id}/${var.root_id}/*${var.management_ou_id}/"
 }

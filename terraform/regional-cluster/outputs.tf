@@ -11,6 +11,16 @@ output "platform_api_endpoint" {
   value       = module.api_gateway.endpoint
 }
 
+output "platform_api_name_servers" {
+  description = "The name servers of the platform API's zone (api.<region>.<domain>): delegate it from the parent domain."
+  value       = module.api_gateway.name_servers
+}
+
+output "platform_api_target_group_arn" {
+  description = "The internal ALB's target group the frontend API's pods register in."
+  value       = module.api_gateway.target_group_arn
+}
+
 output "oidc_issuer" {
   description = "The regional cluster's OIDC issuer; the regional pipeline's role trusts its Tekton ServiceAccount through it."
   value       = module.cluster.oidc_issuer
@@ -19,6 +29,15 @@ output "oidc_issuer" {
 output "maestro_mqtt_endpoint" {
   description = "The region's MQTT broker (AWS IoT Core of the regional account), read from the account."
   value       = module.maestro_iot.mqtt_endpoint
+}
+
+output "maestro_server_secret_arn" {
+  description = "The Maestro server's MQTT credentials (read by maestro/maestro through maestro_server_role_arn)."
+  value       = module.maestro_iot.server_secret_arn
+}
+
+output "maestro_server_role_arn" {
+  value = module.maestro_iot.server_role_arn
 }
 
 output "clm_database_endpoint" {
@@ -34,4 +53,14 @@ output "clm_database_secret_arn" {
 output "ecr_repository_urls" {
   description = "The region's image repositories by name."
   value       = module.ecr.repository_urls
+}
+
+output "bootstrap_role_arn" {
+  description = "The role of the bootstrap that installs Argo CD from inside the cluster's VPC: the one access entry of its API (cluster admin)."
+  value       = module.cluster.bootstrap_role_arn
+}
+
+output "lb_controller_role_arn" {
+  description = "The AWS Load Balancer Controller's role (kube-system/aws-load-balancer-controller)."
+  value       = module.cluster.lb_controller_role_arn
 }

@@ -84,6 +84,20 @@ variable "assume_role_session_name" {
   type = string
 }
 
+variable "organization_id" {
+  type        = string
+  description = "The organisation (o-...): with root_id and management_ou_id, whose accounts may pull from the region's repositories."
+}
+
+variable "root_id" {
+  type = string
+}
+
+variable "management_ou_id" {
+  type        = string
+  description = "The OU of the region's management cluster accounts."
+}
+
 variable "ecr_repositories" {
   type        = list(string)
   description = "The region's image repositories: the platform's images are pulled from here, never from quay.io."

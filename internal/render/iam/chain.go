@@ -46,6 +46,7 @@ const (
 	OrganizationID    = "${organization_id}"
 	RootID            = "${root_id}"
 	ManagementOU      = "${management_ou_id}" // the region's OU of management cluster accounts
+	DRAccount         = "${dr_account_id}"    // the region's disaster-recovery account
 	OIDCProvider      = "${oidc_provider}"    // the regional cluster's OIDC issuer, without https://
 	// AccountIDPlaceholder is the old name of PipelineAccount.
 	AccountIDPlaceholder = PipelineAccount
@@ -115,7 +116,10 @@ type Region struct {
 	// regional cluster's and the bootstrap's, in the management account.
 	ManagementStateBucket string
 	CentralStateBucket    string
-	Clusters              []ManagementCluster
+	// EtcdBackupBucket keeps the management clusters' etcd snapshots, in
+	// the region's DR account.
+	EtcdBackupBucket string
+	Clusters         []ManagementCluster
 }
 
 // ManagementCluster is what a management cluster's deploy role may touch.
@@ -192,11 +196,21 @@ func PipelineTrust(r Region) Document {
 	}}}
 }
 
+// ResourcelessActions are the calls of the regional pipeline that AWS
+// authorizes on no resource type: IAM allows them on "*" only.
+var ResourcelessActions = Strings{"iot:CreateKeysAndCertificate", "iot:DescribeEndpoint"}
+
+// MaestroAgentPolicyPrefix begins the name of every IoT policy of a Maestro
+// agent of region (terraform/modules/maestro-agent): the regional pipeline
+// may make and change those policies only.
+func MaestroAgentPolicyPrefix(region string) string { return region + "-maestro-agent-" }
+
 // PipelinePolicy is the regional pipeline's own permissions: assume its
 // region's minting role and its region's deploy roles, keep the state of
 // its management clusters, read (never write) the central state of its
-// region, read the central pipeline's handoff, and register clusters with
-// its own region's platform API. Everything else it does, it does through
+// region, read the central pipeline's handoff, register clusters with its
+// own region's platform API, and make its Maestro agents' certificates and
+// policies on its region's broker. Everything else it does, it does through
 // those roles; nothing is allowed outside its region.
 func PipelinePolicy(r Region) Document {
 	p := r.Partition()
@@ -240,6 +254,26 @@ func PipelinePolicy(r Region) Document {
 				r.arn("execute-api", r.Name, PipelineAccount, "*/*/GET/api/v0/live"),
 				r.arn("execute-api", r.Name, PipelineAccount, "*/*/POST/api/v0/management_clusters"),
 			},
+		},
+		{
+			// AWS IoT types no resource for these two: they are allowed on
+			// "*" in the region only.
+			Sid: "MaestroAgentCertificatesOfRegion", Effect: "Allow",
+			Action: ResourcelessActions, Resource: Strings{"*"},
+			Condition: r.inRegion(),
+		},
+		{
+			Sid: "MaestroAgentCredentialsOfRegion", Effect: "Allow",
+			Action: Strings{"iot:DescribeCertificate", "iot:UpdateCertificate", "iot:DeleteCertificate",
+				"iot:AttachPolicy", "iot:DetachPolicy", "iot:ListAttachedPolicies"},
+			Resource: Strings{r.arn("iot", r.Name, PipelineAccount, "cert/*")},
+		},
+		{
+			Sid: "MaestroAgentPoliciesOfRegion", Effect: "Allow",
+			Action: Strings{"iot:CreatePolicy", "iot:GetPolicy", "iot:DeletePolicy", "iot:GetPolicyVersion", "iot:ListPolicyVersions",
+				"iot:CreatePolicyVersion", "iot:DeletePolicyVersion", "iot:SetDefaultPolicyVersion", "iot:ListTargetsForPolicy",
+				"iot:TagResource", "iot:UntagResource", "iot:ListTagsForResource"},
+			Resource: Strings{r.arn("iot", r.Name, PipelineAccount, "policy/"+MaestroAgentPolicyPrefix(r.Name)+"*")},
 		},
 		{
 			Sid: "DenyOutsideRegion", Effect: "Deny",
@@ -364,7 +398,7 @@ func BootstrapSessionPolicy(r Region) Document {
 
 // regionalServices are what the deploy role and the roles it creates may
 // use, all within their region.
-var regionalServices = Strings{"autoscaling:*", "ec2:*", "eks:*", "elasticloadbalancing:*", "kms:*", "logs:*"}
+var regionalServices = Strings{"autoscaling:*", "ec2:*", "eks:*", "elasticloadbalancing:*", "kms:*", "logs:*", "secretsmanager:*"}
 
 // DeployRolePolicy is the permissions of ManagementClusterDeployRole in the
 // account of management cluster c of r: the regional services in its
@@ -506,6 +540,57 @@ func CentralStateBucketPolicy(r Region) Document {
 			Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:PrincipalArn": {
 				central, AccountRoot(p, ManagementAccount),
 			}}},
+		},
+	}}
+}
+
+// EtcdBackupRoleSuffix ends the name of the role, in each management
+// cluster account, that writes the cluster's etcd snapshots
+// (<region>-<cluster>-etcd-backup, terraform/modules/etcd-backup).
+const EtcdBackupRoleSuffix = "etcd-backup"
+
+// PrincipalAccountVariable is the AWS policy variable of the caller's
+// account. Rendered documents are Terraform templates (their ${name}
+// placeholders are filled at install), so it is written $${...} there:
+// EscapeVariables.
+const PrincipalAccountVariable = "${aws:PrincipalAccount}"
+
+// EtcdBackupBucketPolicy is the policy of the region's etcd snapshot
+// bucket in its DR account: the etcd-backup role of an account in the
+// region's management cluster OU may add objects under its own account's
+// prefix, and nothing else (it cannot read, list, overwrite another's or
+// delete); no one but the DR account's AccessRole (the central pipeline)
+// deletes objects or changes the bucket.
+func EtcdBackupBucketPolicy(r Region) Document {
+	p := r.Partition()
+	bucket := "arn:" + p + ":s3:::" + r.EtcdBackupBucket
+	return Document{Version: "2012-10-17", ID: "regionctl-generated-etcd-backup-bucket-" + r.Name, Statement: []Statement{
+		{
+			Sid: "ManagementClustersOfRegionAddTheirOwn", Effect: "Allow",
+			Principal: &Principal{Any: true},
+			Action:    Strings{"s3:PutObject"},
+			Resource:  Strings{bucket + "/" + PrincipalAccountVariable + "/*"},
+			Condition: map[string]map[string]Strings{
+				"ForAnyValue:StringLike": {"aws:PrincipalOrgPaths": {OrganizationID + "/" + RootID + "/*" + ManagementOU + "/"}},
+				"ArnLike":                {"aws:PrincipalArn": {RoleARN(p, "*", r.Name+"-*-"+EtcdBackupRoleSuffix)}},
+			},
+		},
+		{
+			Sid: "OnlyTheCentralPipelineDeletes", Effect: "Deny",
+			Principal: &Principal{Any: true},
+			Action: Strings{"s3:DeleteObject", "s3:DeleteObjectVersion", "s3:DeleteBucket", "s3:PutBucketPolicy", "s3:DeleteBucketPolicy",
+				"s3:PutLifecycleConfiguration", "s3:PutBucketVersioning", "s3:PutBucketObjectLockConfiguration"},
+			Resource: Strings{bucket, bucket + "/*"},
+			Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:PrincipalArn": {
+				RoleARN(p, DRAccount, AccessRole),
+			}}},
+		},
+		{
+			Sid: "TLSOnly", Effect: "Deny",
+			Principal: &Principal{Any: true},
+			Action:    Strings{"s3:*"},
+			Resource:  Strings{bucket, bucket + "/*"},
+			Condition: map[string]map[string]Strings{"Bool": {"aws:SecureTransport": {"false"}}},
 		},
 	}}
 }

@@ -16,6 +16,7 @@ type Documents struct {
 	ManagementStateBucketPolicy Document
 	CentralStateBucketPolicy    Document
 	BootstrapSession            Document
+	EtcdBackupBucketPolicy      Document
 }
 
 // RegionDocuments builds every document of region r.
@@ -28,6 +29,7 @@ func RegionDocuments(r Region) Documents {
 		SealedTrust: SealedTrust(r), BootstrapSession: BootstrapSessionPolicy(r),
 		ManagementStateBucketPolicy: ManagementStateBucketPolicy(r),
 		CentralStateBucketPolicy:    CentralStateBucketPolicy(r),
+		EtcdBackupBucketPolicy:      EtcdBackupBucketPolicy(r),
 	}
 	for _, c := range r.Clusters {
 		d.Deploy[c.Name] = DeployRolePolicy(r, c)
@@ -41,8 +43,9 @@ func RegionDocuments(r Region) Documents {
 //
 //   - the regional pipeline's own policy allows only resources that name its
 //     region (or its region's buckets), or that a regionctl:region resource
-//     tag condition limits to its region, and denies every request made
-//     outside its region;
+//     tag condition limits to its region (or "*" for ResourcelessActions
+//     requested in its region), IoT policies only of its Maestro agents,
+//     and denies every request made outside its region;
 //   - the deploy role and the minting role trust exactly the region's
 //     pipeline role, with the region's ExternalId, and no session tag but
 //     the request id;
@@ -51,7 +54,11 @@ func RegionDocuments(r Region) Documents {
 //     reaches AccessRole only in accounts of that OU;
 //   - the deploy role acts in its region only, and on IAM only for
 //     identities named for its cluster, created with the boundary;
-//   - the boundary allows no IAM, Organizations or role chaining.
+//   - the boundary allows no IAM, Organizations or role chaining;
+//   - the etcd snapshot bucket admits only the etcd-backup roles of the
+//     region's management cluster accounts, to add objects under their own
+//     account's prefix, and denies deletion to all but the DR account's
+//     AccessRole.
 func CheckIsolation(r Region, d Documents) []string {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
@@ -67,7 +74,17 @@ func CheckIsolation(r Region, d Documents) []string {
 			continue
 		}
 		tagged := slices.Equal(s.Condition["StringEquals"]["aws:ResourceTag/"+RegionTag], Strings{r.Name})
+		// Actions AWS types no resource for are allowed on "*", in the
+		// region only.
+		resourceless := slices.Equal(s.Condition["StringEquals"]["aws:RequestedRegion"], Strings{r.Name}) &&
+			!slices.ContainsFunc(s.Action, func(a string) bool { return !slices.Contains(ResourcelessActions, a) })
 		for _, res := range s.Resource {
+			if res == "*" && resourceless {
+				continue
+			}
+			if strings.Contains(res, ":iot:") && strings.Contains(res, ":policy/") && !strings.Contains(res, ":policy/"+MaestroAgentPolicyPrefix(r.Name)) {
+				add("%s: IoT policy %s is not one of %s's Maestro agents (%s*): the server's policy admits to every consumer's topics", name, res, r.Name, MaestroAgentPolicyPrefix(r.Name))
+			}
 			if !tagged && !namesRegion(res, r.Name) && !isBucketOf(res, r) {
 				add("%s: resource %s is not limited to %s (by name or a %s resource tag condition)", name, res, r.Name, RegionTag)
 			}
@@ -131,6 +148,8 @@ func CheckIsolation(r Region, d Documents) []string {
 		}
 		problems = append(problems, CheckDeployRole(r, c, doc)...)
 	}
+
+	problems = append(problems, checkEtcdBackup(r, d.EtcdBackupBucketPolicy)...)
 
 	// The boundary of what the deploy role creates.
 	if !denies(d.Boundary, r.Name, "iam:CreateRole") || !denies(d.Boundary, r.Name, "sts:AssumeRole") || !denies(d.Boundary, r.Name, "organizations:CreateAccount") {
@@ -296,6 +315,56 @@ func deniesDNSOutside(doc Document, global string) bool {
 	for _, s := range doc.Statement {
 		if s.Effect == "Deny" && slices.Equal(s.Resource, Strings{"*"}) && slices.Equal(s.Action, Strings{"route53:*"}) &&
 			slices.Equal(s.Condition["StringNotEquals"]["aws:RequestedRegion"], Strings{global}) && len(s.Condition) == 1 {
+			return true
+		}
+	}
+	return false
+}
+
+func checkEtcdBackup(r Region, d Document) []string {
+	var problems []string
+	p := r.Partition()
+	bucket := "arn:" + p + ":s3:::" + r.EtcdBackupBucket
+	ou := Strings{OrganizationID + "/" + RootID + "/*" + ManagementOU + "/"}
+	roles := Strings{RoleARN(p, "*", r.Name+"-*-"+EtcdBackupRoleSuffix)}
+	for i, s := range d.Statement {
+		if s.Effect != "Allow" {
+			continue
+		}
+		name := fmt.Sprintf("etcd backup bucket policy statement %d (%s)", i, s.Sid)
+		if len(s.NotAction) > 0 || len(s.NotResource) > 0 || s.Principal == nil {
+			problems = append(problems, name+": an Allow must name its actions, resources and principals")
+			continue
+		}
+		if !slices.Equal(s.Condition["ForAnyValue:StringLike"]["aws:PrincipalOrgPaths"], ou) || !slices.Equal(s.Condition["ArnLike"]["aws:PrincipalArn"], roles) {
+			problems = append(problems, fmt.Sprintf("%s: must admit only %v of accounts in %v", name, roles, ou))
+		}
+		for _, a := range s.Action {
+			if a != "s3:PutObject" {
+				problems = append(problems, fmt.Sprintf("%s: a management cluster may only add snapshots, not %s", name, a))
+			}
+		}
+		for _, res := range s.Resource {
+			if res != bucket+"/"+PrincipalAccountVariable+"/*" {
+				problems = append(problems, fmt.Sprintf("%s: resource %s is not the caller's own prefix of %s", name, res, r.EtcdBackupBucket))
+			}
+		}
+	}
+	if !deniesDeletion(d, bucket, RoleARN(p, DRAccount, AccessRole)) {
+		problems = append(problems, "etcd backup bucket policy: no Deny of deleting snapshots for every principal but the DR account's "+AccessRole)
+	}
+	return problems
+}
+
+// deniesDeletion says whether d denies deleting objects and their versions
+// in bucket to every principal but except.
+func deniesDeletion(d Document, bucket, except string) bool {
+	for _, s := range d.Statement {
+		if s.Effect != "Deny" || s.Principal == nil || !s.Principal.Any || !slices.Contains(s.Resource, bucket+"/*") ||
+			!slices.Contains(s.Action, "s3:DeleteObject") || !slices.Contains(s.Action, "s3:DeleteObjectVersion") {
+			continue
+		}
+		if len(s.Condition) == 1 && slices.Equal(s.Condition["StringNotEquals"]["aws:PrincipalArn"], Strings{except}) {
 			return true
 		}
 	}

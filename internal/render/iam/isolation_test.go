@@ -25,6 +25,7 @@ type world struct {
 
 type installed struct {
 	name, env, account, ou, mcAccount string
+	drAccount, etcdBucket             string
 	mcBucket, centralBucket           string
 	docs                              map[string]iam.Document // by file name under iam/
 	cluster                           string                  // its first management cluster
@@ -57,10 +58,12 @@ func install(t *testing.T) *world {
 	w := &world{management: "000000000001"}
 	for i, r := range f.Regions {
 		in := &installed{name: r.Name, env: r.Sector.Environment, account: fmt.Sprintf("%012d", 100000000001+i),
-			ou: fmt.Sprintf("ou-ab12-%08d", i), mcAccount: fmt.Sprintf("%012d", 200000000001+i), docs: map[string]iam.Document{}}
+			ou: fmt.Sprintf("ou-ab12-%08d", i), mcAccount: fmt.Sprintf("%012d", 200000000001+i), drAccount: fmt.Sprintf("%012d", 300000000001+i),
+			docs: map[string]iam.Document{}}
 		dir := render.RegionDir(in.env, r.Name) + "/iam/"
 		values := map[string]string{"pipeline_account_id": in.account, "management_account_id": w.management, "organization_id": org,
-			"root_id": root, "management_ou_id": in.ou, "oidc_provider": "oidc.eks." + r.Name + ".amazonaws.com/id/" + r.Name}
+			"root_id": root, "management_ou_id": in.ou, "oidc_provider": "oidc.eks." + r.Name + ".amazonaws.com/id/" + r.Name,
+			"dr_account_id": in.drAccount}
 		for p, b := range files {
 			if !strings.HasPrefix(p, dir) {
 				continue
@@ -82,6 +85,7 @@ func install(t *testing.T) *world {
 			}
 			if cl.Region == r && cl.Type == "regional" {
 				in.centralBucket = cl.Effective.Lookup("state_bucket").Str
+				in.etcdBucket = cl.Effective.Lookup("etcd_backup", "bucket").Str
 			}
 		}
 		if in.cluster == "" {
@@ -286,7 +290,7 @@ func TestDeployRoleIsolation(t *testing.T) {
 // edit would and shows the render-time rule refuses it.
 func TestIsolationCatchesLeaks(t *testing.T) {
 	r := iam.Region{Name: "us-east-1", Environment: "production", TektonNamespace: "pipelines", ManagementStateBucket: "mc-state-us-east-1",
-		CentralStateBucket: "central-us-east-1", Clusters: []iam.ManagementCluster{{Name: "mc01", OIDCBucket: "oidc-us-east-1-mc01"}}}
+		CentralStateBucket: "central-us-east-1", EtcdBackupBucket: "etcd-us-east-1", Clusters: []iam.ManagementCluster{{Name: "mc01", OIDCBucket: "oidc-us-east-1-mc01"}}}
 	if p := iam.CheckIsolation(r, iam.RegionDocuments(r)); len(p) > 0 {
 		t.Fatalf("the rendered documents break the rules: %v", p)
 	}
@@ -306,6 +310,29 @@ func TestIsolationCatchesLeaks(t *testing.T) {
 		{"an unscoped role beside a scoped one", func(d *iam.Documents) {
 			s := stmt(&d.Pipeline, "AssumeMintingRoleOfRegion")
 			s.Resource = append(s.Resource, "arn:aws:iam::*:role/*")
+		}},
+		{"a scoped IoT action on every resource of the region", func(d *iam.Documents) {
+			s := stmt(&d.Pipeline, "MaestroAgentCertificatesOfRegion")
+			s.Action = append(s.Action, "iot:AttachPolicy")
+		}},
+		{"a resourceless action in every region", func(d *iam.Documents) {
+			stmt(&d.Pipeline, "MaestroAgentCertificatesOfRegion").Condition = nil
+		}},
+		{"agent policies of any name", func(d *iam.Documents) {
+			stmt(&d.Pipeline, "MaestroAgentPoliciesOfRegion").Resource = iam.Strings{"arn:aws:iot:us-east-1:${pipeline_account_id}:policy/*"}
+		}},
+		{"backups readable by the management clusters", func(d *iam.Documents) {
+			s := stmt(&d.EtcdBackupBucketPolicy, "ManagementClustersOfRegionAddTheirOwn")
+			s.Action = append(s.Action, "s3:GetObject")
+		}},
+		{"backups written under any prefix", func(d *iam.Documents) {
+			stmt(&d.EtcdBackupBucketPolicy, "ManagementClustersOfRegionAddTheirOwn").Resource = iam.Strings{"arn:aws:s3:::etcd-us-east-1/*"}
+		}},
+		{"backups written by any account of the organisation", func(d *iam.Documents) {
+			delete(stmt(&d.EtcdBackupBucketPolicy, "ManagementClustersOfRegionAddTheirOwn").Condition, "ForAnyValue:StringLike")
+		}},
+		{"backups deletable", func(d *iam.Documents) {
+			d.EtcdBackupBucketPolicy.Statement = slices.DeleteFunc(d.EtcdBackupBucketPolicy.Statement, func(s iam.Statement) bool { return s.Sid == "OnlyTheCentralPipelineDeletes" })
 		}},
 		{"the region deny dropped", func(d *iam.Documents) {
 			d.Pipeline.Statement = slices.DeleteFunc(d.Pipeline.Statement, func(s iam.Statement) bool { return s.Sid == "DenyOutsideRegion" })
@@ -366,6 +393,62 @@ func TestPartitionComesFromTheRegion(t *testing.T) {
 		}
 		if n < 20 {
 			t.Errorf("%s: only %d ARNs", region, n)
+		}
+	}
+}
+
+// TestEtcdBackupIsolation: the snapshot bucket of a region's DR account, as
+// rendered and installed, takes snapshots from the etcd-backup role of each
+// of the region's management cluster accounts under that account's prefix,
+// and from nothing else; and no one but the DR account's AccessRole
+// deletes one.
+func TestEtcdBackupIsolation(t *testing.T) {
+	w := install(t)
+	a, b := w.regions[0], w.regions[1]
+	policy := a.doc(t, "etcd-backup-bucket-policy.json")
+	object := func(key string) string { return "arn:aws:s3:::" + a.etcdBucket + "/" + key }
+	// The etcd-backup role's own policy, as modules/hypershift writes it.
+	role := func(in *installed) (iam.Caller, []iam.Document) {
+		name := in.name + "-" + in.cluster + "-" + iam.EtcdBackupRoleSuffix
+		return session(in.mcAccount, name, "etcd-backup"), []iam.Document{{Version: "2012-10-17", Statement: []iam.Statement{{
+			Effect: "Allow", Action: iam.Strings{"s3:PutObject"}, Resource: iam.Strings{"arn:aws:s3:::" + a.etcdBucket + "/" + in.mcAccount + "/*"},
+		}}}}
+	}
+	// Every caller here may do anything its own account lets it: the
+	// bucket's policy alone must keep it out.
+	admin := []iam.Document{{Version: "2012-10-17", Statement: []iam.Statement{{Effect: "Allow", Action: iam.Strings{"*"}, Resource: iam.Strings{"*"}}}}}
+	orgPath := func(in *installed) string { return org + "/" + root + "/ou-ab12-platform/" + in.ou + "/" }
+	req := func(c iam.Caller, identity []iam.Document, path, action, key string) iam.Authorization {
+		ctx := map[string][]string{"aws:RequestedRegion": {a.name}, "aws:PrincipalArn": {c.RoleARN}, "aws:PrincipalAccount": {c.Account}}
+		if path != "" {
+			ctx["aws:PrincipalOrgPaths"] = []string{path}
+		}
+		return iam.Authorization{Request: iam.Request{Caller: c, Action: action, Resource: object(key), Context: ctx},
+			Identity: identity, ResourceAccount: a.drAccount, ResourcePolicy: policy}
+	}
+	own, ownIdentity := role(a)
+	other, otherIdentity := role(b)
+	operator := session(a.mcAccount, a.name+"-"+a.cluster+"-hypershift", "operator")
+	pipeline := session(a.account, iam.PipelineRoleName(a.name), "tekton")
+	access := session(a.drAccount, iam.AccessRole, "central")
+	for _, tt := range []struct {
+		what string
+		a    iam.Authorization
+		want iam.Decision
+	}{
+		{"its etcd-backup role adds a snapshot under its account", req(own, ownIdentity, orgPath(a), "s3:PutObject", a.mcAccount+"/etcd.db"), iam.Allow},
+		{"its etcd-backup role writes under another account", req(own, admin, orgPath(a), "s3:PutObject", b.mcAccount+"/etcd.db"), iam.ImplicitDeny},
+		{"its etcd-backup role reads a snapshot", req(own, admin, orgPath(a), "s3:GetObject", a.mcAccount+"/etcd.db"), iam.ImplicitDeny},
+		{"its etcd-backup role deletes a snapshot", req(own, admin, orgPath(a), "s3:DeleteObject", a.mcAccount+"/etcd.db"), iam.ExplicitDeny},
+		{"another role of its account adds a snapshot", req(operator, admin, orgPath(a), "s3:PutObject", a.mcAccount+"/etcd.db"), iam.ImplicitDeny},
+		{"another region's etcd-backup role adds one", req(other, otherIdentity, orgPath(b), "s3:PutObject", b.mcAccount+"/etcd.db"), iam.ImplicitDeny},
+		{"an account outside the organisation adds one", req(own, ownIdentity, "", "s3:PutObject", a.mcAccount+"/etcd.db"), iam.ImplicitDeny},
+		{"the regional pipeline adds one", req(pipeline, admin, org+"/"+root+"/ou-ab12-platform/ou-ab12-regional/", "s3:PutObject", a.account+"/etcd.db"), iam.ImplicitDeny},
+		{"the regional pipeline deletes one", req(pipeline, admin, "", "s3:DeleteObject", a.mcAccount+"/etcd.db"), iam.ExplicitDeny},
+		{"the DR account's AccessRole deletes one", req(access, admin, "", "s3:DeleteObject", a.mcAccount+"/etcd.db"), iam.Allow},
+	} {
+		if v := iam.Authorize(tt.a); v.Decision != tt.want {
+			t.Errorf("%s: %s: %v (%s), want %v", a.name, tt.what, v.Decision, v.Reason, tt.want)
 		}
 	}
 }

@@ -74,7 +74,7 @@ func ForCluster(c *config.Cluster) (Vars, error) {
 		vars["oidc_bucket"] = m.str("hypershift", "oidc_bucket")
 		vars["permissions_boundary"] = iam.BoundaryName
 		vars["maestro_consumer_name"] = m.str("maestro", "consumer_name")
-		vars["maestro_mqtt_endpoint"] = m.str("maestro", "mqtt_endpoint")
+		vars["etcd_backup_bucket"] = m.str("etcd_backup", "bucket")
 		if e.Lookup("hypershift", "private_link") != nil {
 			vars["hypershift_private_link"] = m.any("hypershift", "private_link")
 		}

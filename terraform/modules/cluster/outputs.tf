@@ -17,3 +17,11 @@ output "oidc_provider_arn" {
 output "private_subnet_ids" {
   value = module.vpc.private_subnet_ids
 }
+
+output "bootstrap_role_arn" {
+  value = module.eks.bootstrap_role_arn
+}
+
+output "lb_controller_role_arn" {
+  value = module.eks.lb_controller_role_arn
+}

@@ -32,3 +32,25 @@ resource "aws_ecr_lifecycle_policy" "this" {
     }]
   })
 }
+
+# The region's management clusters pull from here too, from accounts of
+# their own: any principal of an account in the region's management
+# cluster OU may read images (its own policy must allow it as well, as the
+# node role's AmazonEC2ContainerRegistryReadOnly does); nothing else
+# outside this account may do anything.
+resource "aws_ecr_repository_policy" "this" {
+  for_each   = aws_ecr_repository.this
+  repository = each.value.name
+  policy = jsonencode({
+    Version = "2012-10-17"
+    Statement = [{
+      Sid       = "ManagementClustersOfRegionPull"
+      Effect    = "Allow"
+      Principal = "*"
+      Action    = ["ecr:BatchCheckLayerAvailability", "ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer"]
+      Condition = {
+        "ForAnyValue:StringLike" = { "aws:PrincipalOrgPaths" = [var.pull_org_path] }
+      }
+    }]
+  })
+}

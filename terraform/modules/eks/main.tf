@@ -80,6 +80,13 @@ resource "aws_eks_cluster" "this" {
     endpoint_private_access = true
     endpoint_public_access  = var.endpoint_public_access
   }
+  # Who may use the cluster's private API is said by access entries alone
+  # (no aws-auth ConfigMap), and nobody is admin by default, not even the
+  # role that created the cluster: see access.tf.
+  access_config {
+    authentication_mode                         = "API"
+    bootstrap_cluster_creator_admin_permissions = false
+  }
   encryption_config {
     resources = ["secrets"]
     provider {

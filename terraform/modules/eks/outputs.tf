@@ -13,3 +13,12 @@ output "oidc_issuer" {
 output "oidc_provider_arn" {
   value = aws_iam_openid_connect_provider.this.arn
 }
+
+output "bootstrap_role_arn" {
+  description = "The one principal with an access entry (cluster admin): the bootstrap task in the cluster's VPC."
+  value       = module.bootstrap_role.arn
+}
+
+output "lb_controller_role_arn" {
+  value = module.lb_controller_role.arn
+}

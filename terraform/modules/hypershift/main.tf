@@ -2,10 +2,13 @@
 # bucket anyone may read the hosted clusters' OIDC documents from, the
 # operator's credentials, the private zone of PrivateLink, and, when the
 # cluster has a public zone, the roles external-dns and cert-manager write
-# into it with. Every role is held by a ServiceAccount of the management
-# cluster (IRSA) and carries the account's permissions boundary.
+# into it with; and the role that adds etcd snapshots to the region's DR
+# account. Every role is held by a ServiceAccount of the management cluster
+# (IRSA) and carries the account's permissions boundary.
 
 data "aws_partition" "current" {}
+
+data "aws_caller_identity" "current" {}
 
 locals {
   partition = data.aws_partition.current.partition
@@ -108,6 +111,7 @@ module "trust" {
     hypershift   = "hypershift:operator"
     external-dns = "hypershift:external-dns"
     cert-manager = "cert-manager:cert-manager"
+    etcd-backup  = var.etcd_backup_service_account
   }
   oidc_provider_arn = var.oidc_provider_arn
   oidc_issuer       = var.oidc_issuer
@@ -200,4 +204,30 @@ resource "aws_iam_role_policy" "dns" {
   name     = each.key
   role     = aws_iam_role.dns[each.key].id
   policy   = data.aws_iam_policy_document.dns[each.key].json
+}
+
+# The etcd snapshots of the cluster's hosted control planes go to the
+# region's DR account: this role may add objects under its own account's
+# prefix of that bucket, which is all the bucket's policy admits
+# (deploy/<env>/<region>/iam/etcd-backup-bucket-policy.json). It can
+# neither read nor delete them.
+resource "aws_iam_role" "etcd_backup" {
+  name                 = "${local.prefix}-etcd-backup"
+  assume_role_policy   = module.trust["etcd-backup"].json
+  permissions_boundary = var.permissions_boundary
+  tags                 = var.tags
+}
+
+resource "aws_iam_role_policy" "etcd_backup" {
+  name = "etcd-backup"
+  role = aws_iam_role.etcd_backup.id
+  policy = jsonencode({
+    Version = "2012-10-17"
+    Statement = [{
+      Sid      = "AddSnapshotsUnderItsAccount"
+      Effect   = "Allow"
+      Action   = ["s3:PutObject"]
+      Resource = ["arn:${local.partition}:s3:::${var.etcd_backup_bucket}/${data.aws_caller_identity.current.account_id}/*"]
+    }]
+  })
 }

@@ -30,3 +30,7 @@ output "external_dns_role_arn" {
 output "cert_manager_role_arn" {
   value = local.public ? aws_iam_role.dns["cert-manager"].arn : null
 }
+
+output "etcd_backup_role_arn" {
+  value = aws_iam_role.etcd_backup.arn
+}

@@ -37,6 +37,17 @@ variable "public_zone" {
   description = "Public DNS zone of the hosted clusters' names; empty: none, and no external-dns or cert-manager role."
 }
 
+variable "etcd_backup_bucket" {
+  type        = string
+  description = "The region's etcd snapshot bucket, in its DR account."
+}
+
+variable "etcd_backup_service_account" {
+  type        = string
+  default     = "hypershift:etcd-backup"
+  description = "namespace:name of the ServiceAccount that writes etcd snapshots."
+}
+
 variable "permissions_boundary" {
   type        = string
   description = "ARN of the boundary every role created here carries."
