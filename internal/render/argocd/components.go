@@ -149,6 +149,18 @@ func component(c *config.Cluster, g GitOps, owned map[string]bool, f config.Fiel
 				values["oidc_bucket"] = b.Str
 			}
 		}
+		if b := c.Effective.Lookup("etcd_backup", "bucket"); b != nil && b.Kind == config.String {
+			if _, set := values["etcd_backup_bucket"]; !set {
+				values["etcd_backup_bucket"] = b.Str
+			}
+		}
+	}
+	// Where Maestro's MQTT credentials are: the secrets the Terraform
+	// roots make (modules/maestro-iot, modules/maestro-agent).
+	if secret := MaestroSecret(name, c); secret != "" {
+		if _, set := values["mqtt_credentials_secret"]; !set {
+			values["mqtt_credentials_secret"] = secret
+		}
 	}
 	if image != "" {
 		if _, set := values["image"]; set {
@@ -171,4 +183,18 @@ func component(c *config.Cluster, g GitOps, owned map[string]bool, f config.Fiel
 	values["global"] = global
 	comp.Values = values
 	return comp, nil
+}
+
+// MaestroSecret is the Secrets Manager secret holding the MQTT credentials
+// of Maestro's component on cluster c ("" for other components), as the
+// Terraform roots name it: the server's in the regional account, each
+// agent's in its management cluster's account.
+func MaestroSecret(component string, c *config.Cluster) string {
+	switch {
+	case component == "maestro-server" && c.Type == "regional":
+		return c.Region.Name + "-maestro-server-mqtt"
+	case component == "maestro-agent" && c.Type == "management":
+		return c.Region.Name + "-" + c.Name + "-maestro-agent-mqtt"
+	}
+	return ""
 }
