@@ -85,6 +85,8 @@ func checks(e *env) ([]check, error) {
 		return eksChecks(e)
 	case "iot":
 		return iotChecks(e)
+	case "secretsmanager":
+		return secretsChecks(e)
 	case "apigateway":
 		p := strings.TrimPrefix(req.Path, "/v2")
 		return []check{{Action: "apigateway:" + req.Method, Resource: "arn:" + e.partition() + ":apigateway:" + req.Region + "::" + p, Context: e.context(nil)}}, nil

@@ -131,12 +131,17 @@ func (m *mends) answer(account string, req *request, answer []byte) []byte {
 }
 
 // regionalDomain fills in the regional endpoint of an API Gateway custom
-// domain's configurations where moto left it out; it reports whether it
-// did.
+// domain's configurations where moto left it out, and drops the empty
+// mutual TLS settings moto adds to a domain created without them (AWS says
+// none); it reports whether it changed anything.
 func regionalDomain(region string, d map[string]any) bool {
 	name, _ := d["domainName"].(string)
 	confs, _ := d["domainNameConfigurations"].([]any)
 	changed := false
+	if m, ok := d["mutualTlsAuthentication"].(map[string]any); ok && len(m) == 0 || d["mutualTlsAuthentication"] == nil && hasKey(d, "mutualTlsAuthentication") {
+		delete(d, "mutualTlsAuthentication")
+		changed = true
+	}
 	for _, c := range confs {
 		c, _ := c.(map[string]any)
 		if c == nil || c["apiGatewayDomainName"] != nil {
@@ -149,4 +154,9 @@ func regionalDomain(region string, d map[string]any) bool {
 		changed = true
 	}
 	return changed
+}
+
+func hasKey(m map[string]any, k string) bool {
+	_, ok := m[k]
+	return ok
 }

@@ -62,12 +62,15 @@ func TestMendsForMoto(t *testing.T) {
 	// A custom domain gets the regional endpoint AWS gives it, the same
 	// for every answer about it.
 	domain := &request{Service: "apigateway", Operation: "GetDomainName", Region: "eu-west-1", Path: "/v2/domainnames/api.example.com"}
-	moto := `{"domainName":"api.example.com","domainNameConfigurations":[{"certificateArn":"c","endpointType":"REGIONAL"}]}`
+	moto := `{"domainName":"api.example.com","domainNameConfigurations":[{"certificateArn":"c","endpointType":"REGIONAL"}],"mutualTlsAuthentication":{}}`
 	first := string(m.answer("1", domain, []byte(moto)))
 	for _, want := range []string{`"apiGatewayDomainName":"d-`, `.execute-api.eu-west-1.amazonaws.com"`, `"domainNameStatus":"AVAILABLE"`, `"hostedZoneId":"Z`, `"certificateArn":"c"`} {
 		if !strings.Contains(first, want) {
 			t.Errorf("custom domain described as %s, lacking %s", first, want)
 		}
+	}
+	if strings.Contains(first, "mutualTls") {
+		t.Errorf("a domain without mutual TLS described with it: %s", first)
 	}
 	list := &request{Service: "apigateway", Operation: "GetDomainNames", Region: "eu-west-1", Path: "/v2/domainnames"}
 	if got := string(m.answer("1", list, []byte(`{"items":[`+moto+`]}`))); !strings.Contains(got, first[1:len(first)-1]) {
