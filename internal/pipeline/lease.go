@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 )
@@ -315,7 +316,59 @@ func (r *Runner) checkDestroyed(ctx context.Context, s Step) (string, error) {
 	if err := json.Unmarshal(body, &d); err != nil || d.RequestID == "" {
 		return "", fmt.Errorf("refusing delete_pipeline of %s: the destroy record %s is not one a run wrote", s.Cluster, destroyedOf(state))
 	}
-	return fmt.Sprintf("destroyed by run %s at %s; nothing runs, and the pipeline definition is removed", d.RequestID, d.At.UTC().Format(time.RFC3339)), nil
+	// The record says a destroy completed; the state says what is left
+	// now (a run outside regionctl may have applied since).
+	left, err := r.stateResources(ctx, state)
+	if err != nil {
+		return "", fmt.Errorf("refusing delete_pipeline of %s: reading its state %s: %w", s.Cluster, state, err)
+	}
+	if len(left) > 0 {
+		shown := left
+		if len(shown) > 5 {
+			shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(left)-5))
+		}
+		return "", fmt.Errorf("refusing delete_pipeline of %s: its state %s still holds %d resources (%s); set delete: true without delete_pipeline and let the pipeline destroy them first",
+			s.Cluster, state, len(left), strings.Join(shown, ", "))
+	}
+	return fmt.Sprintf("destroyed by run %s at %s, its state holds no resource; nothing runs, and the pipeline definition is removed", d.RequestID, d.At.UTC().Format(time.RFC3339)), nil
+}
+
+// stateResources lists the managed resource instances a Terraform state
+// object holds (none when the object is gone).
+func (r *Runner) stateResources(ctx context.Context, state Object) ([]string, error) {
+	body, err := r.Cloud.Get(ctx, Credentials{}, state)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var st struct {
+		Resources []struct {
+			Module    string `json:"module"`
+			Mode      string `json:"mode"`
+			Type      string `json:"type"`
+			Name      string `json:"name"`
+			Instances []json.RawMessage
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal(body, &st); err != nil {
+		return nil, fmt.Errorf("not a Terraform state: %w", err)
+	}
+	var out []string
+	for _, res := range st.Resources {
+		if res.Mode != "managed" {
+			continue
+		}
+		addr := res.Type + "." + res.Name
+		if res.Module != "" {
+			addr = res.Module + "." + addr
+		}
+		for range res.Instances {
+			out = append(out, addr)
+		}
+	}
+	return out, nil
 }
 
 func short12(c string) string {

@@ -481,6 +481,16 @@ func TestDeletePipelineWaitsForARecordedDestroy(t *testing.T) {
 	}
 	mc03 := "regionctl-regional-pipeline-eu-central-1/management-cluster/eu-central-1/mc03.tfstate.regionctl-destroyed"
 	c.objects[mc03] = []byte(`{"request_id":"req-old","at":"2026-11-01T00:00:00Z"}`)
+	// The record is not enough while the state still holds resources (an
+	// apply outside regionctl since, say).
+	mc03State := "regionctl-regional-pipeline-eu-central-1/management-cluster/eu-central-1/mc03.tfstate"
+	c.objects[mc03State] = []byte(`{"version":4,"resources":[{"mode":"data","type":"aws_partition","name":"current","instances":[{}]},
+		{"module":"module.cluster.module.vpc","mode":"managed","type":"aws_subnet","name":"private","instances":[{},{}]}]}`)
+	_, err = runner(c, &fakeTerraform{}, &fakeRegistry{}).Run(context.Background(), last)
+	if err == nil || !strings.Contains(err.Error(), "still holds 2 resources (module.cluster.module.vpc.aws_subnet.private, module.cluster.module.vpc.aws_subnet.private)") {
+		t.Fatalf("delete_pipeline with resources left in the state: %v", err)
+	}
+	c.objects[mc03State] = []byte(`{"version":4,"resources":[{"mode":"data","type":"aws_partition","name":"current","instances":[{}]}]}`)
 	if _, err := runner(c, &fakeTerraform{}, &fakeRegistry{}).Run(context.Background(), last); err != nil {
 		t.Errorf("delete_pipeline after a recorded destroy: %v", err)
 	}
