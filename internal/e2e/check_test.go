@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/url"
 	"sort"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
@@ -110,6 +111,28 @@ func (e *env) stateResources(bucket, key string) []string {
 	return out
 }
 
+// stateOutputs are the string outputs of a state object.
+func (e *env) stateOutputs(bucket, key string) map[string]string {
+	e.t.Helper()
+	b, ok := e.object(bucket, key)
+	if !ok {
+		e.t.Fatalf("no state s3://%s/%s", bucket, key)
+	}
+	var st struct {
+		Outputs map[string]struct{ Value any } `json:"outputs"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		e.t.Fatal(err)
+	}
+	out := map[string]string{}
+	for k, v := range st.Outputs {
+		if s, ok := v.Value.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
 func (e *env) bucketExists(bucket string) bool {
 	client := s3.NewFromConfig(e.awsConfig(), func(o *s3.Options) { o.UsePathStyle = true })
 	_, err := client.HeadBucket(context.Background(), &s3.HeadBucketInput{Bucket: aws.String(bucket)})
@@ -139,4 +162,28 @@ func (e *env) bucketOwner(bucket string) string {
 		}
 	}
 	return ""
+}
+
+// orgPath is aws:PrincipalOrgPaths of an account: o-x/r-x/ou-a/ou-b/.
+func (e *env) orgPath(account string) string {
+	e.t.Helper()
+	ctx := context.Background()
+	orgs := e.orgs()
+	org, err := orgs.DescribeOrganization(ctx, &organizations.DescribeOrganizationInput{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var chain []string
+	for child := account; ; {
+		out, err := orgs.ListParents(ctx, &organizations.ListParentsInput{ChildId: aws.String(child)})
+		if err != nil || len(out.Parents) != 1 {
+			e.t.Fatalf("the parent of %s: %v %v", child, out, err)
+		}
+		child = aws.ToString(out.Parents[0].Id)
+		chain = append([]string{child}, chain...)
+		if strings.HasPrefix(child, "r-") {
+			break
+		}
+	}
+	return aws.ToString(org.Organization.Id) + "/" + strings.Join(chain, "/") + "/"
 }

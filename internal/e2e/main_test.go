@@ -138,6 +138,28 @@ variable "assume_role_external_id" {
   default = ""
 }
 
+# The regional root's organisation ids and the management root's regional
+# account: set by the pipelines, unused here.
+variable "organization_id" {
+  type    = string
+  default = ""
+}
+
+variable "root_id" {
+  type    = string
+  default = ""
+}
+
+variable "management_ou_id" {
+  type    = string
+  default = ""
+}
+
+variable "regional_account_id" {
+  type    = string
+  default = ""
+}
+
 locals {
   fault = jsondecode(file("${path.module}/fault.json"))
 }
@@ -321,6 +343,14 @@ func (e *env) as(pipeline string) { e.asIn(pipeline, region) }
 // asIn is as for the regional pipeline of region r.
 func (e *env) asIn(pipeline, r string) {
 	e.t.Helper()
+	for k, v := range e.podEnv(pipeline, r) {
+		e.t.Setenv(k, v)
+	}
+}
+
+// podEnv is the environment of a pipeline's pod (see as).
+func (e *env) podEnv(pipeline, r string) map[string]string {
+	e.t.Helper()
 	role, issuer, sa := e.platform.CentralRole, e.platform.CentralIssuer, iam.CentralServiceAccount
 	if pipeline == "regional" {
 		account, iss := e.regionalOf(r)
@@ -333,9 +363,7 @@ func (e *env) asIn(pipeline, r string) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	for k, v := range vars {
-		e.t.Setenv(k, v)
-	}
+	return vars
 }
 
 // regionctl runs regionctl in this process and returns its exit code and

@@ -1,0 +1,134 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+
+	"github.com/regionctl/regionctl/internal/awsemu"
+	"github.com/regionctl/regionctl/internal/render/iam"
+)
+
+// maestroChecklist is Milestone 1's Maestro over IoT, asked of the accounts
+// as they are: the agent's credentials are in its management cluster's
+// account, in the secret its rendered Application names, for the broker of
+// the regional account; its pods' role reads them through the IAM gate and
+// no other role of the account does; its certificate is admitted by one
+// policy, to its own consumer's topics only.
+func (e *env) maestroChecklist(regional, mc01, cluster string, mcOutputs, regionalOutputs map[string]string) {
+	t := e.t
+	ctx := context.Background()
+	secret := region + "-" + cluster + "-maestro-agent-mqtt" // argocd.MaestroSecret, as render writes it into the Application
+	if arn := mcOutputs["maestro_agent_secret_arn"]; !strings.Contains(arn, ":"+mc01+":secret:"+secret+"-") {
+		t.Errorf("the agent's secret %s is not %s of mc01's account", arn, secret)
+	}
+	if mcOutputs["maestro_mqtt_endpoint"] != regionalOutputs["maestro_mqtt_endpoint"] || !strings.HasPrefix(mcOutputs["maestro_mqtt_endpoint"], "mqtts://") {
+		t.Errorf("the agent's broker %q is not the regional account's %q", mcOutputs["maestro_mqtt_endpoint"], regionalOutputs["maestro_mqtt_endpoint"])
+	}
+	read := func(role, namespace, sa string) (string, error) {
+		cfg, err := awsemu.WebIdentity(ctx, e.gate.URL, region, iam.RoleARN("aws", mc01, role), mcOutputs["oidc_issuer"], namespace, sa)
+		if err != nil {
+			return "", err
+		}
+		out, err := secretsmanager.NewFromConfig(cfg).GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(secret)})
+		if err != nil {
+			return "", err
+		}
+		return aws.ToString(out.SecretString), nil
+	}
+	value, err := read(region+"-"+cluster+"-maestro-agent", "maestro", "maestro-agent")
+	if err != nil {
+		t.Fatalf("the agent's pods reading their credentials: %v", err)
+	}
+	var creds struct {
+		Endpoint    string `json:"endpoint"`
+		ClientID    string `json:"client_id"`
+		Certificate string `json:"certificate"`
+		PrivateKey  string `json:"private_key"`
+	}
+	if err := json.Unmarshal([]byte(value), &creds); err != nil {
+		t.Fatalf("the agent's credentials: %v", err)
+	}
+	if creds.Endpoint != regionalOutputs["maestro_mqtt_endpoint"] || creds.ClientID != cluster ||
+		!strings.Contains(creds.Certificate, "BEGIN CERTIFICATE") || !strings.Contains(creds.PrivateKey, "PRIVATE KEY") {
+		t.Errorf("the agent's credentials: endpoint %q, client %q, certificate %.30q, key present %v", creds.Endpoint, creds.ClientID, creds.Certificate, creds.PrivateKey != "")
+	}
+	e.gate.Ledger().Expect(func(en awsemu.Entry) bool { return strings.Contains(en.Resource, ":secret:"+secret) })
+	if _, err := read(region+"-"+cluster+"-hypershift", "hypershift", "operator"); err == nil || !strings.Contains(err.Error(), "AccessDenied") {
+		t.Errorf("the HyperShift operator read the agent's credentials: %v", err)
+	}
+
+	// The certificate's one policy, in the regional account: its own
+	// client id and its own consumer's topics.
+	policies := e.iotAttached(regional, creds.Certificate)
+	want := region + "-maestro-agent-" + cluster
+	if len(policies) != 1 || policies[0] != want {
+		t.Fatalf("policies of the agent's certificate: %v, want [%s]", policies, want)
+	}
+	doc := e.iotPolicy(regional, want)
+	for _, s := range []string{":client/" + cluster + `"`, "topicfilter/sources/maestro/consumers/" + cluster + "/sourceevents", "topic/sources/maestro/consumers/" + cluster + "/agentevents"} {
+		if !strings.Contains(doc, s) {
+			t.Errorf("the agent's IoT policy lacks %s: %s", s, doc)
+		}
+	}
+	if strings.Contains(doc, "consumers/*") || strings.Contains(doc, "consumers/+") {
+		t.Errorf("the agent's IoT policy reaches other consumers: %s", doc)
+	}
+}
+
+// iotAttached lists the IoT policies attached to the certificate whose PEM
+// is given, in account.
+func (e *env) iotAttached(account, pem string) []string {
+	e.t.Helper()
+	creds, err := e.in(account).Credentials.Retrieve(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	status, body, err := awsemu.Call(context.Background(), emu.URL, creds, "iot", region, "GET", "/certificates")
+	if err != nil || status != 200 {
+		e.t.Fatalf("listing certificates of %s: %d %v %s", account, status, err, body)
+	}
+	var certs struct {
+		Certificates []struct{ CertificateArn, CertificateId string }
+	}
+	_ = json.Unmarshal(body, &certs)
+	for _, c := range certs.Certificates {
+		status, body, err := awsemu.Call(context.Background(), emu.URL, creds, "iot", region, "GET", "/certificates/"+c.CertificateId)
+		if err != nil || status != 200 || !strings.Contains(strings.ReplaceAll(string(body), `\n`, "\n"), strings.TrimSpace(pem)) {
+			continue
+		}
+		status, body, err = awsemu.Call(context.Background(), emu.URL, creds, "iot", region, "POST", "/attached-policies/"+url.PathEscape(c.CertificateArn))
+		if err != nil || status != 200 {
+			e.t.Fatalf("the policies of %s: %d %v %s", c.CertificateArn, status, err, body)
+		}
+		var out struct{ Policies []struct{ PolicyName string } }
+		_ = json.Unmarshal(body, &out)
+		var names []string
+		for _, p := range out.Policies {
+			names = append(names, p.PolicyName)
+		}
+		return names
+	}
+	e.t.Fatalf("no certificate of %s is the agent's", account)
+	return nil
+}
+
+// iotPolicy is the document of an IoT policy of account.
+func (e *env) iotPolicy(account, name string) string {
+	e.t.Helper()
+	creds, err := e.in(account).Credentials.Retrieve(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	status, body, err := awsemu.Call(context.Background(), emu.URL, creds, "iot", region, "GET", "/policies/"+name)
+	if err != nil || status != 200 {
+		e.t.Fatalf("IoT policy %s: %d %v %s", name, status, err, body)
+	}
+	var out struct{ PolicyDocument string }
+	_ = json.Unmarshal(body, &out)
+	return out.PolicyDocument
+}
