@@ -149,6 +149,10 @@ func pipelineProbes(t *testing.T, w *world, a, in *installed) []probe {
 			Identity: identity, ResourceAccount: in.account}},
 		{"register with the platform API", iam.Authorization{Request: req("execute-api:Invoke", "arn:aws:execute-api:"+in.name+":"+in.account+":a1b2c3/$default/POST/api/v0/management_clusters", nil),
 			Identity: identity, ResourceAccount: in.account}},
+		{"make a Maestro agent's IoT policy", iam.Authorization{Request: req("iot:CreatePolicy", "arn:aws:iot:"+in.name+":"+in.account+":policy/"+in.name+"-maestro-agent-mc01", nil),
+			Identity: identity, ResourceAccount: in.account}},
+		{"attach it to the agent's certificate", iam.Authorization{Request: req("iot:AttachPolicy", "arn:aws:iot:"+in.name+":"+in.account+":cert/0a1b2c", nil),
+			Identity: identity, ResourceAccount: in.account}},
 	}
 }
 
@@ -187,6 +191,19 @@ func TestRegionIsolation(t *testing.T) {
 		}
 	}
 	t.Logf("%d ordered pairs of regions checked", pairs)
+
+	// Its region's broker: the server's policy, which admits to every
+	// consumer's topics, is not one it may touch.
+	a := w.regions[0]
+	caller := session(a.account, iam.PipelineRoleName(a.name), "tekton")
+	server := "arn:aws:iot:" + a.name + ":" + a.account + ":policy/" + a.name + "-maestro"
+	for _, action := range []string{"iot:CreatePolicyVersion", "iot:DeletePolicy", "iot:SetDefaultPolicyVersion"} {
+		v := iam.Authorize(iam.Authorization{Request: iam.Request{Caller: caller, Action: action, Resource: server, Context: map[string][]string{"aws:RequestedRegion": {a.name}}},
+			Identity: []iam.Document{*a.doc(t, "regional-pipeline-policy.json")}, ResourceAccount: a.account})
+		if v.Decision == iam.Allow {
+			t.Errorf("%s's pipeline may %s the Maestro server's policy", a.name, action)
+		}
+	}
 }
 
 // TestMintingRoleIsolation shows what a region's minting role may do in
