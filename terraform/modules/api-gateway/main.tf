@@ -82,7 +82,6 @@ resource "aws_security_group" "alb" {
 
 resource "aws_vpc_security_group_egress_rule" "vpc_link_to_alb" {
   security_group_id            = aws_security_group.vpc_link.id
-  description                  = "HTTPS to the platform API's ALB"
   referenced_security_group_id = aws_security_group.alb.id
   ip_protocol                  = "tcp"
   from_port                    = 443
@@ -91,7 +90,6 @@ resource "aws_vpc_security_group_egress_rule" "vpc_link_to_alb" {
 
 resource "aws_vpc_security_group_ingress_rule" "alb_from_vpc_link" {
   security_group_id            = aws_security_group.alb.id
-  description                  = "HTTPS from API Gateway's VPC link"
   referenced_security_group_id = aws_security_group.vpc_link.id
   ip_protocol                  = "tcp"
   from_port                    = 443
