@@ -163,9 +163,14 @@ func changed(c *tfjson.Change) string {
 	before, _ := c.Before.(map[string]any)
 	after, _ := c.After.(map[string]any)
 	unknown, _ := c.AfterUnknown.(map[string]any)
+	sensitive, _ := c.AfterSensitive.(map[string]any)
 	var out []string
 	for k, a := range after {
 		if b := before[k]; fmt.Sprint(a) != fmt.Sprint(b) {
+			if sensitive[k] == true {
+				out = append(out, k+": (sensitive, changed)")
+				continue
+			}
 			out = append(out, fmt.Sprintf("%s: %v -> %v", k, b, a))
 		}
 	}

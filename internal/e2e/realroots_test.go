@@ -91,8 +91,9 @@ func TestRealRoots(t *testing.T) {
 	if doc, _ := url.QueryUnescape(aws.ToString(pol.PolicyDocument)); !strings.Contains(doc, "aws:RequestedRegion") || !strings.Contains(doc, "regionctl-generated-regional-pipeline-eu-west-1") {
 		t.Errorf("regional pipeline policy: %.300s", doc)
 	}
-	t.Logf("resource instances in state: regional %d, mc01 %d",
+	t.Logf("resource instances in state: regional %d, central-bootstrap %d, mc01 %d",
 		len(e.stateResources("regionctl-tfstate-eu-west-1-regional", "regional-cluster/eu-west-1/regional.tfstate")),
+		len(e.stateResources("regionctl-tfstate-eu-west-1-regional", "central-bootstrap/eu-west-1.tfstate")),
 		len(e.stateResources("regionctl-regional-pipeline-eu-west-1", "management-cluster/eu-west-1/mc01.tfstate")))
 	for bucket, key := range map[string]string{
 		"regionctl-tfstate-eu-west-1-regional":  "regional-cluster/eu-west-1/regional.tfstate",
