@@ -68,7 +68,7 @@ func (e *env) planGaps(jobs ...gapJob) {
 		go func() {
 			defer wg.Done()
 			r := &tfrun.Runner{Source: e.roots, WorkDir: e.work, Template: template, Emulator: e.proxy.URL, Env: e.podEnv(g.pipeline, region), WithGaps: true}
-			plan, err := r.Plan(context.Background(), g.job)
+			plan, _, err := r.ShowPlan(context.Background(), g.job)
 			if err != nil {
 				problems[i] = []string{fmt.Sprintf("%s: %v", g.job.Cluster, err)}
 				return

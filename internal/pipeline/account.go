@@ -59,6 +59,35 @@ func (r *Runner) centralAccount(ctx context.Context, s Step, st *clusterState) (
 	return outcome, nil
 }
 
+// readHandoff reads what the central pipeline's bootstrap published for
+// the region, and the pipeline's own account, into st.
+func (r *Runner) readHandoff(ctx context.Context, p *Plan, s Step, st *clusterState) (handoff, error) {
+	var h handoff
+	raw, err := r.Cloud.Parameter(ctx, Credentials{}, s.Handoff)
+	if errors.Is(err, ErrNotFound) {
+		return h, fmt.Errorf("the central pipeline has not bootstrapped %s (no parameter %s in the regional account); run `regionctl pipeline central --region %s` first", p.Region, s.Handoff, p.Region)
+	}
+	if err != nil {
+		return h, fmt.Errorf("reading the central pipeline's handoff %s: %w", s.Handoff, err)
+	}
+	if err := json.Unmarshal([]byte(raw), &h); err != nil || h.Region != p.Region {
+		return h, fmt.Errorf("the handoff parameter %s is not the one of %s: %q", s.Handoff, p.Region, raw)
+	}
+	if h.MintingRoleARN == "" {
+		return h, fmt.Errorf("the central pipeline made no minting role for %s (it had no management cluster then); run `regionctl pipeline central --region %s`", p.Region, p.Region)
+	}
+	me, err := r.Cloud.Caller(ctx, Credentials{})
+	if err != nil {
+		return h, err
+	}
+	st.set("pipeline_account_id", me.Account)
+	st.set("management_account_id", h.ManagementAccountID)
+	st.set("organization_id", h.OrganizationID)
+	st.set("management_ou_id", h.ManagementOUID)
+	st.set("minting_role_arn", h.MintingRoleARN)
+	return h, nil
+}
+
 func describe(acc Account, ou string) string {
 	outcome := "found " + acc.ID
 	if acc.Created {
@@ -87,30 +116,10 @@ type handoff struct {
 // ManagementClusterDeployRole and boundary, then its AccessRole sealed so
 // that the minting role never reaches the account again.
 func (r *Runner) regionalAccount(ctx context.Context, p *Plan, s Step, st *clusterState) (string, error) {
-	raw, err := r.Cloud.Parameter(ctx, Credentials{}, s.Handoff)
-	if errors.Is(err, ErrNotFound) {
-		return "", fmt.Errorf("the central pipeline has not bootstrapped %s (no parameter %s in the regional account); run `regionctl pipeline central --region %s` first", p.Region, s.Handoff, p.Region)
-	}
-	if err != nil {
-		return "", fmt.Errorf("reading the central pipeline's handoff %s: %w", s.Handoff, err)
-	}
-	var h handoff
-	if err := json.Unmarshal([]byte(raw), &h); err != nil || h.Region != p.Region {
-		return "", fmt.Errorf("the handoff parameter %s is not the one of %s: %q", s.Handoff, p.Region, raw)
-	}
-	if h.MintingRoleARN == "" {
-		return "", fmt.Errorf("the central pipeline made no minting role for %s (it had no management cluster then); run `regionctl pipeline central --region %s`", p.Region, p.Region)
-	}
-	me, err := r.Cloud.Caller(ctx, Credentials{})
+	h, err := r.readHandoff(ctx, p, s, st)
 	if err != nil {
 		return "", err
 	}
-	st.set("pipeline_account_id", me.Account)
-	st.set("management_account_id", h.ManagementAccountID)
-	st.set("organization_id", h.OrganizationID)
-	st.set("management_ou_id", h.ManagementOUID)
-	st.set("minting_role_arn", h.MintingRoleARN)
-
 	minting, err := r.Cloud.AssumeRole(ctx, AssumeRequest{RoleARN: h.MintingRoleARN, ExternalID: s.ExternalID, SessionName: s.SessionName,
 		Tags: map[string]string{iam.RequestIDTag: p.RequestID}})
 	if err != nil {

@@ -162,6 +162,10 @@ type TerraformJob struct {
 	Region  string
 	Destroy bool
 	Log     io.Writer // Terraform's output, already prefixed by the caller
+	// SavedPlan, when set, is a plan of these inputs made before (and
+	// reviewed): Run applies exactly it, and fails with ErrStalePlan when
+	// the state changed since it was made.
+	SavedPlan []byte
 }
 
 // Terraform runs Terraform roots.
@@ -170,7 +174,18 @@ type Terraform interface {
 	// returning its outputs. A held state lock is a *LockedError.
 	Run(ctx context.Context, job TerraformJob) (outputs map[string]string, err error)
 	ForceUnlock(ctx context.Context, job TerraformJob, lockID string) error
+	// Plan inits the root like Run and plans it (a destroy when
+	// job.Destroy), changing nothing; the result's summary has its ID.
+	Plan(ctx context.Context, job TerraformJob) (*PlanResult, error)
+	// InputID identifies everything a plan of job is made from but the
+	// state: the root's and modules' files, the variables (the session
+	// name aside) and the command.
+	InputID(job TerraformJob) (string, error)
 }
+
+// ErrStalePlan says Terraform refused a saved plan because the state
+// changed since the plan was made.
+var ErrStalePlan = errors.New("the saved plan is stale")
 
 // LockedError says Terraform found the state locked.
 type LockedError struct {

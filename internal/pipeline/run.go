@@ -47,6 +47,13 @@ type Runner struct {
 	// Parallel is how many clusters run at once (1 or less: one at a time).
 	// Events and Log must then be safe for concurrent use.
 	Parallel int
+	// PlanOnly makes the run change nothing: accounts are found, not
+	// made, and each root is planned, the plan kept next to its state for
+	// the apply that follows a review (review.go).
+	PlanOnly bool
+
+	plansMu sync.Mutex
+	plans   []PlanSummary
 }
 
 // Event reports a step starting or ending.
@@ -225,6 +232,9 @@ func (r *Runner) runCluster(ctx context.Context, p *Plan, steps []Step) ([]StepR
 }
 
 func (r *Runner) step(ctx context.Context, p *Plan, s Step, st *clusterState) (string, error) {
+	if r.PlanOnly {
+		return r.planStep(ctx, p, s, st)
+	}
 	switch s.Name {
 	case "account":
 		if s.Handoff != "" {
@@ -278,30 +288,42 @@ func (r *Runner) assume(ctx context.Context, p *Plan, s Step, st *clusterState) 
 	return "assumed " + arn + " as " + s.SessionName, nil
 }
 
-func (r *Runner) terraform(ctx context.Context, p *Plan, s Step, st *clusterState) (string, error) {
+// terraformJob is the Terraform job of a step, with its state object; it
+// makes sure the state bucket exists (creating the central pipeline's own
+// when create allows) and belongs to the account it must.
+func (r *Runner) terraformJob(ctx context.Context, s Step, st *clusterState, create bool) (job TerraformJob, state Object, created bool, err error) {
 	if st.Values["assumed_role_arn"] == "" {
-		return "", errors.New("no assumed role: the assume-role step did not run before this one, and Terraform never runs in a cluster account with the pipeline's own identity")
+		return job, state, false, errors.New("no assumed role: the assume-role step did not run before this one, and Terraform never runs in a cluster account with the pipeline's own identity")
 	}
 	bucket, key, region := s.Backend["bucket"], s.Backend["key"], s.Backend["region"]
 	owner, err := st.resolve(s.BucketOwner)
 	if err != nil {
-		return "", fmt.Errorf("the owner of the state bucket: %w", err)
+		return job, state, false, fmt.Errorf("the owner of the state bucket: %w", err)
 	}
 	vars := map[string]string{}
 	for k, v := range s.Vars {
 		if vars[k], err = st.resolve(v); err != nil {
-			return "", fmt.Errorf("terraform variable %s: %w", k, err)
+			return job, state, false, fmt.Errorf("terraform variable %s: %w", k, err)
 		}
 	}
-	created := false
-	if s.CreateBucket {
+	if s.CreateBucket && create {
 		if created, err = r.Cloud.EnsureBucket(ctx, Credentials{}, bucket, region, owner); err != nil {
-			return "", fmt.Errorf("ensuring the state bucket %s: %w", bucket, err)
+			return job, state, false, fmt.Errorf("ensuring the state bucket %s: %w", bucket, err)
 		}
 	} else if err := r.Cloud.CheckBucket(ctx, Credentials{}, bucket, owner); err != nil {
-		return "", fmt.Errorf("the state bucket %s (made by the central pipeline's bootstrap): %w", bucket, err)
+		return job, state, false, fmt.Errorf("the state bucket %s (made by the central pipeline's bootstrap): %w", bucket, err)
 	}
-	state := Object{Bucket: bucket, Key: key, Owner: owner}
+	state = Object{Bucket: bucket, Key: key, Owner: owner}
+	job = TerraformJob{Cluster: s.Cluster, Root: strings.TrimPrefix(s.Root, "terraform/"), VarFile: filepath.Join(r.Dir, s.VarFile),
+		Vars: vars, Backend: s.Backend, Region: region, Destroy: s.Command == "destroy", Log: r.Log}
+	return job, state, created, nil
+}
+
+func (r *Runner) terraform(ctx context.Context, p *Plan, s Step, st *clusterState) (string, error) {
+	job, state, created, err := r.terraformJob(ctx, s, st, true)
+	if err != nil {
+		return "", err
+	}
 	stale, tag, err := r.acquire(ctx, p, s, state)
 	if err != nil {
 		return "", err
@@ -315,8 +337,11 @@ func (r *Runner) terraform(ctx context.Context, p *Plan, s Step, st *clusterStat
 	if err := r.checkOrder(ctx, state); err != nil {
 		return "", err
 	}
-	job := TerraformJob{Cluster: s.Cluster, Root: strings.TrimPrefix(s.Root, "terraform/"), VarFile: filepath.Join(r.Dir, s.VarFile),
-		Vars: vars, Backend: s.Backend, Region: region, Destroy: s.Command == "destroy", Log: r.Log}
+	planID, reviewed, err := r.reviewedPlan(ctx, job, state)
+	if err != nil {
+		return "", err
+	}
+	job.SavedPlan = reviewed
 	out, err := r.Terraform.Run(ctx, job)
 	if cause := context.Cause(ctx); err != nil && cause != nil && cause != context.Canceled {
 		return "", cause
@@ -333,7 +358,16 @@ func (r *Runner) terraform(ctx context.Context, p *Plan, s Step, st *clusterStat
 		out, err = r.Terraform.Run(ctx, job)
 	}
 	if err != nil {
+		if reviewed != nil && errors.Is(err, ErrStalePlan) {
+			return "", fmt.Errorf("the reviewed plan %s of %s no longer matches its state, which changed since the review: plan it again (regionctl pipeline %s --plan) and review that: %w",
+				short12(planID), s.Cluster, p.Pipeline, err)
+		}
 		return "", err
+	}
+	if reviewed != nil {
+		if err := r.forgetPlan(ctx, state, planID); err != nil {
+			return "", err
+		}
 	}
 	if err := r.recordApplied(ctx, p, state); err != nil {
 		return "", err
@@ -343,8 +377,11 @@ func (r *Runner) terraform(ctx context.Context, p *Plan, s Step, st *clusterStat
 	}
 	st.Outputs = out
 	outcome := s.Command + " of " + s.Root + " done"
+	if reviewed != nil {
+		outcome += " (the reviewed plan " + short12(planID) + ")"
+	}
 	if created {
-		outcome += "; state bucket " + bucket + " created"
+		outcome += "; state bucket " + state.Bucket + " created"
 	}
 	if stale {
 		outcome += "; took over from a killed run"

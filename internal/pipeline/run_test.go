@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -69,6 +70,10 @@ func (c *fakeCloud) EnsureAccount(_ context.Context, creds pipeline.Credentials,
 	}
 	id := fmt.Sprintf("%012d", len(c.accounts)+1)
 	c.accounts[s.Name] = id
+	c.tags[id] = map[string]string{}
+	for k, v := range s.Tags {
+		c.tags[id][k] = v
+	}
 	return pipeline.Account{ID: id, Created: true}, nil
 }
 
@@ -239,6 +244,32 @@ type fakeTerraform struct {
 	jobs     []pipeline.TerraformJob
 	locked   string
 	unlocked []string
+	// plan is what Plan proposes; stale makes an apply of a saved plan
+	// fail as Terraform's does when the state changed.
+	plan  []pipeline.ResourceChange
+	stale bool
+	plans []pipeline.TerraformJob
+}
+
+func (f *fakeTerraform) Plan(_ context.Context, j pipeline.TerraformJob) (*pipeline.PlanResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.plans = append(f.plans, j)
+	id, _ := f.InputID(j)
+	return &pipeline.PlanResult{File: []byte("plan of " + j.Cluster + " " + id), Summary: pipeline.PlanSummary{ID: id, Resources: append([]pipeline.ResourceChange(nil), f.plan...)}}, nil
+}
+
+// InputID is the job's variables and command: what the fake's plans are
+// made from.
+func (f *fakeTerraform) InputID(j pipeline.TerraformJob) (string, error) {
+	keys := make([]string, 0, len(j.Vars))
+	for k := range j.Vars {
+		if k != "assume_role_session_name" {
+			keys = append(keys, k+"="+j.Vars[k])
+		}
+	}
+	sort.Strings(keys)
+	return fmt.Sprintf("%x", sha256.Sum256([]byte(fmt.Sprint(j.Cluster, j.Root, j.Destroy, keys)))), nil
 }
 
 func (f *fakeTerraform) Run(ctx context.Context, j pipeline.TerraformJob) (map[string]string, error) {
@@ -251,6 +282,9 @@ func (f *fakeTerraform) Run(ctx context.Context, j pipeline.TerraformJob) (map[s
 	defer f.mu.Unlock()
 	if j.Cluster == f.fail {
 		return nil, errors.New("terraform apply: exit status 1")
+	}
+	if j.SavedPlan != nil && f.stale {
+		return nil, fmt.Errorf("terraform apply: %w: Saved plan is stale", pipeline.ErrStalePlan)
 	}
 	if f.locked != "" {
 		return nil, &pipeline.LockedError{ID: f.locked, Err: errors.New("Error acquiring the state lock")}

@@ -8,6 +8,8 @@ package tfrun
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
@@ -60,6 +62,22 @@ func (r *Runner) Run(ctx context.Context, job pipeline.TerraformJob) (map[string
 		return nil, err
 	}
 	vars := jobVars(job)
+	if job.SavedPlan != nil {
+		// A reviewed plan: applied as it is, or refused by Terraform when
+		// the state changed since it was made.
+		file := filepath.Join(r.Workspace(job), job.Root, "regionctl-reviewed.tfplan")
+		if err := os.WriteFile(file, job.SavedPlan, 0o600); err != nil {
+			return nil, err
+		}
+		defer os.Remove(file)
+		if err := tf.Apply(ctx, tfexec.DirOrPlan(file)); err != nil {
+			if strings.Contains(err.Error(), "Saved plan is stale") {
+				return nil, fmt.Errorf("terraform apply: %w: %v", pipeline.ErrStalePlan, err)
+			}
+			return nil, classify("terraform apply", err)
+		}
+		return r.outputs(ctx, tf, job)
+	}
 	if job.Destroy {
 		opts := []tfexec.DestroyOption{tfexec.VarFile(job.VarFile)}
 		for _, v := range vars {
@@ -77,6 +95,14 @@ func (r *Runner) Run(ctx context.Context, job pipeline.TerraformJob) (map[string
 	if err := tf.Apply(ctx, opts...); err != nil {
 		return nil, classify("terraform apply", err)
 	}
+	return r.outputs(ctx, tf, job)
+}
+
+// outputs are the root's outputs after an apply (none after a destroy).
+func (r *Runner) outputs(ctx context.Context, tf *tfexec.Terraform, job pipeline.TerraformJob) (map[string]string, error) {
+	if job.Destroy {
+		return map[string]string{}, nil
+	}
 	outs, err := tf.Output(ctx)
 	if err != nil {
 		return nil, classify("terraform output", err)
@@ -89,12 +115,52 @@ func (r *Runner) Run(ctx context.Context, job pipeline.TerraformJob) (map[string
 }
 
 // Plan inits the job's root with its S3 backend, plans an apply (or a
-// destroy) into the workspace's regionctl.tfplan, and returns that plan as
-// Terraform shows it. It changes nothing.
-func (r *Runner) Plan(ctx context.Context, job pipeline.TerraformJob) (*tfjson.Plan, error) {
-	tf, err := r.init(ctx, job)
+// destroy), and returns the saved plan with what it proposes. It changes
+// nothing.
+func (r *Runner) Plan(ctx context.Context, job pipeline.TerraformJob) (*pipeline.PlanResult, error) {
+	id, err := r.InputID(job)
 	if err != nil {
 		return nil, err
+	}
+	plan, file, err := r.ShowPlan(ctx, job)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	sum := pipeline.PlanSummary{ID: id, Resources: []pipeline.ResourceChange{}}
+	for _, rc := range plan.ResourceChanges {
+		if rc.Change == nil || rc.Mode != tfjson.ManagedResourceMode {
+			continue
+		}
+		a := rc.Change.Actions
+		action := ""
+		switch {
+		case a.Replace():
+			action = "replace"
+		case a.Create():
+			action = "create"
+		case a.Update():
+			action = "update"
+		case a.Delete():
+			action = "delete"
+		default:
+			continue // no-op, read
+		}
+		sum.Resources = append(sum.Resources, pipeline.ResourceChange{Address: rc.Address, Action: action})
+	}
+	return &pipeline.PlanResult{File: b, Summary: sum}, nil
+}
+
+// ShowPlan inits the job's root with its S3 backend, plans an apply (or a
+// destroy) into the workspace's regionctl.tfplan, and returns that plan as
+// Terraform shows it, and its file. It changes nothing.
+func (r *Runner) ShowPlan(ctx context.Context, job pipeline.TerraformJob) (*tfjson.Plan, string, error) {
+	tf, err := r.init(ctx, job)
+	if err != nil {
+		return nil, "", err
 	}
 	out := filepath.Join(r.Workspace(job), job.Root, "regionctl.tfplan")
 	opts := []tfexec.PlanOption{tfexec.VarFile(job.VarFile), tfexec.Out(out), tfexec.Destroy(job.Destroy)}
@@ -102,13 +168,73 @@ func (r *Runner) Plan(ctx context.Context, job pipeline.TerraformJob) (*tfjson.P
 		opts = append(opts, tfexec.Var(v))
 	}
 	if _, err := tf.Plan(ctx, opts...); err != nil {
-		return nil, classify("terraform plan", err)
+		return nil, "", classify("terraform plan", err)
 	}
 	plan, err := tf.ShowPlanFile(ctx, out)
 	if err != nil {
-		return nil, classify("terraform show", err)
+		return nil, "", classify("terraform show", err)
 	}
-	return plan, nil
+	return plan, out, nil
+}
+
+// InputID hashes what a plan of job is made from but the state: every
+// file of the staged root and modules (emulator overrides and the
+// provider lock included), the variables file, the run-time variables
+// but the session name (each run names its own session), the backend and
+// the command.
+func (r *Runner) InputID(job pipeline.TerraformJob) (string, error) {
+	ws := r.Workspace(job)
+	if err := r.stage(job.Root, ws); err != nil {
+		return "", fmt.Errorf("preparing the workspace %s: %w", ws, err)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "regionctl plan input 1\nroot %s\ndestroy %v\n", job.Root, job.Destroy)
+	for _, dir := range []string{job.Root, "modules"} {
+		err := filepath.WalkDir(filepath.Join(ws, dir), func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if os.IsNotExist(err) && p == filepath.Join(ws, dir) {
+					return filepath.SkipDir
+				}
+				return err
+			}
+			if d.IsDir() {
+				if d.Name() == ".terraform" {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if strings.HasSuffix(p, ".tfplan") || strings.HasPrefix(d.Name(), "terraform.tfstate") {
+				return nil
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(ws, p)
+			fmt.Fprintf(h, "file %s %d\n", filepath.ToSlash(rel), len(b))
+			h.Write(b)
+			return nil
+		})
+		if err != nil {
+			return "", err
+		}
+	}
+	vf, err := os.ReadFile(job.VarFile)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(h, "varfile %d\n", len(vf))
+	h.Write(vf)
+	for _, k := range slices.Sorted(maps.Keys(job.Vars)) {
+		if k == "assume_role_session_name" {
+			continue
+		}
+		fmt.Fprintf(h, "var %s=%q\n", k, job.Vars[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(job.Backend)) {
+		fmt.Fprintf(h, "backend %s=%q\n", k, job.Backend[k])
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func jobVars(job pipeline.TerraformJob) []string {

@@ -1,0 +1,281 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/regionctl/regionctl/internal/render/iam"
+)
+
+// A reviewed plan: `pipeline ... --plan` (Runner.PlanOnly) runs the same
+// steps as an apply, with the same identities, but changes nothing: it
+// finds the accounts instead of making them, plans each Terraform root, and
+// keeps the plan next to the cluster's state, named by the identity of
+// everything it was made from but the state (Terraform.InputID). A later
+// apply of the same inputs applies exactly that plan, and Terraform refuses
+// it when the state changed since.
+
+// PlanSummary is what a Terraform plan proposes, as a reviewer reads it.
+type PlanSummary struct {
+	Cluster   string           `json:"cluster"`
+	Root      string           `json:"terraform_root"`
+	ID        string           `json:"plan_id"`
+	Command   string           `json:"terraform_command"` // apply or destroy
+	Commit    string           `json:"commit,omitempty"`
+	RequestID string           `json:"request_id"`
+	At        time.Time        `json:"at"`
+	Add       int              `json:"add"`
+	Change    int              `json:"change"`
+	Destroy   int              `json:"destroy"`
+	Resources []ResourceChange `json:"resources"`
+	// New says the cluster's account does not exist yet: nothing could be
+	// planned, and the first apply creates every resource of the root.
+	New bool `json:"new_account,omitempty"`
+	// Object is where the plan is kept (s3://bucket/key).
+	Object string `json:"object,omitempty"`
+}
+
+// ResourceChange is one resource a plan changes.
+type ResourceChange struct {
+	Address string `json:"address"`
+	Action  string `json:"action"` // create, update, delete, replace
+}
+
+// Destroyed are the addresses a plan deletes or replaces.
+func (s PlanSummary) Destroyed() []string {
+	var out []string
+	for _, r := range s.Resources {
+		if r.Action == "delete" || r.Action == "replace" {
+			out = append(out, r.Address)
+		}
+	}
+	return out
+}
+
+// PlanResult is a saved Terraform plan and what it proposes.
+type PlanResult struct {
+	File    []byte
+	Summary PlanSummary
+}
+
+// Count sets Add, Change and Destroy from Resources, as Terraform counts
+// them (a replacement adds one and destroys one), and sorts Resources.
+func (s *PlanSummary) Count() {
+	s.Add, s.Change, s.Destroy = 0, 0, 0
+	for _, r := range s.Resources {
+		switch r.Action {
+		case "create":
+			s.Add++
+		case "update":
+			s.Change++
+		case "delete":
+			s.Destroy++
+		case "replace":
+			s.Add++
+			s.Destroy++
+		}
+	}
+	sort.Slice(s.Resources, func(i, j int) bool { return s.Resources[i].Address < s.Resources[j].Address })
+	if s.Resources == nil {
+		s.Resources = []ResourceChange{}
+	}
+}
+
+func planFileOf(state Object, id string) Object {
+	state.Key += ".regionctl-plan/" + id + ".tfplan"
+	return state
+}
+
+func planSummaryOf(state Object, id string) Object {
+	state.Key += ".regionctl-plan/" + id + ".json"
+	return state
+}
+
+// Plans are the summaries a plan-only run made, by cluster and root.
+func (r *Runner) Plans() []PlanSummary {
+	r.plansMu.Lock()
+	defer r.plansMu.Unlock()
+	out := append([]PlanSummary(nil), r.plans...)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Cluster != out[j].Cluster {
+			return out[i].Cluster < out[j].Cluster
+		}
+		return out[i].Root < out[j].Root
+	})
+	return out
+}
+
+func (r *Runner) keepPlan(s PlanSummary) {
+	r.plansMu.Lock()
+	defer r.plansMu.Unlock()
+	r.plans = append(r.plans, s)
+}
+
+// planStep is a step of a plan-only run.
+func (r *Runner) planStep(ctx context.Context, p *Plan, s Step, st *clusterState) (string, error) {
+	newAccount := st.Values["new_account"] == "true"
+	switch s.Name {
+	case "account":
+		if s.Handoff != "" {
+			return r.findRegionalAccount(ctx, p, s, st)
+		}
+		return r.findCentralAccount(ctx, s, st)
+	case "assume-role":
+		if newAccount {
+			return "skipped: the account does not exist yet", nil
+		}
+		return r.assume(ctx, p, s, st)
+	case "terraform", "bootstrap":
+		if newAccount {
+			root := strings.TrimPrefix(s.Root, "terraform/")
+			r.keepPlan(PlanSummary{Cluster: s.Cluster, Root: root, Command: s.Command, Commit: r.Commit, RequestID: p.RequestID, At: r.now(), New: true, Resources: []ResourceChange{}})
+			return "skipped: the account does not exist yet; its first apply creates every resource of " + root, nil
+		}
+		return r.planTerraform(ctx, p, s, st)
+	}
+	return "skipped: a plan changes nothing", nil
+}
+
+// findCentralAccount is the central account step of a plan: it finds the
+// regional account (and the region's DR account and OU) without making
+// anything.
+func (r *Runner) findCentralAccount(ctx context.Context, s Step, st *clusterState) (string, error) {
+	org, err := r.Cloud.Organization(ctx, Credentials{})
+	if err != nil {
+		return "", fmt.Errorf("reading the organisation: %w", err)
+	}
+	st.set("management_account_id", org.Management)
+	st.set("organization_id", org.ID)
+	st.set("root_id", org.RootID)
+	st.set("management_ou_id", "")
+	id, err := r.findTagged(ctx, Credentials{}, s.Account, s.AccountTags)
+	if err != nil {
+		return "", err
+	}
+	if id == "" {
+		st.set("new_account", "true")
+		return "the account " + s.Account + " does not exist yet: the pipeline creates it", nil
+	}
+	st.Account = id
+	outcome := "found " + id
+	if s.DRAccount != nil {
+		dr, err := r.findTagged(ctx, Credentials{}, s.DRAccount.Name, s.DRAccount.Tags)
+		if err != nil {
+			return "", err
+		}
+		if dr == "" {
+			st.set("new_account", "true") // the bootstrap cannot be planned without it
+			return outcome + "; the DR account " + s.DRAccount.Name + " does not exist yet: the pipeline creates it", nil
+		}
+		st.set("dr_account_id", dr)
+		outcome += "; DR account " + dr
+	}
+	if s.ManagementOU != "" {
+		ou, err := r.Cloud.EnsureOU(ctx, Credentials{}, s.ManagementOU, false)
+		if err != nil {
+			return "", fmt.Errorf("the OU %s of the region's management clusters (the pipeline creates it on its first run): %w", s.ManagementOU, err)
+		}
+		st.set("management_ou_id", ou)
+	}
+	return outcome, nil
+}
+
+// findRegionalAccount is the regional account step of a plan: the
+// handoff, then the cluster's account found through the minting role.
+func (r *Runner) findRegionalAccount(ctx context.Context, p *Plan, s Step, st *clusterState) (string, error) {
+	h, err := r.readHandoff(ctx, p, s, st)
+	if err != nil {
+		return "", err
+	}
+	minting, err := r.Cloud.AssumeRole(ctx, AssumeRequest{RoleARN: h.MintingRoleARN, ExternalID: s.ExternalID, SessionName: s.SessionName,
+		Tags: map[string]string{iam.RequestIDTag: p.RequestID}})
+	if err != nil {
+		return "", fmt.Errorf("assuming the region's minting role: %w", err)
+	}
+	id, err := r.findTagged(ctx, minting, s.Account, s.AccountTags)
+	if err != nil {
+		return "", err
+	}
+	if id == "" {
+		st.set("new_account", "true")
+		return "the account " + s.Account + " does not exist yet: the pipeline creates it", nil
+	}
+	st.Account = id
+	return "found " + id, nil
+}
+
+// findTagged finds an account by name ("" when there is none); one whose
+// tags do not name the same region, environment and cluster is refused, as
+// the account step refuses to adopt it.
+func (r *Runner) findTagged(ctx context.Context, creds Credentials, name string, want map[string]string) (string, error) {
+	id, tags, err := r.Cloud.FindAccount(ctx, creds, name)
+	if err != nil {
+		return "", fmt.Errorf("finding the account %s: %w", name, err)
+	}
+	if id == "" {
+		return "", nil
+	}
+	for _, k := range []string{iam.RegionTag, iam.EnvironmentTag, iam.ClusterTag} {
+		if tags[k] != want[k] {
+			return "", fmt.Errorf("the account %s (%s) has %s=%q, not %q: it is not this cluster's, and the pipeline would refuse to adopt it", name, id, k, tags[k], want[k])
+		}
+	}
+	return id, nil
+}
+
+// planTerraform plans a root and keeps the plan next to the state.
+func (r *Runner) planTerraform(ctx context.Context, p *Plan, s Step, st *clusterState) (string, error) {
+	job, state, _, err := r.terraformJob(ctx, s, st, false)
+	if err != nil {
+		return "", err
+	}
+	res, err := r.Terraform.Plan(ctx, job)
+	if err != nil {
+		return "", err
+	}
+	sum := res.Summary
+	sum.Cluster, sum.Root, sum.Command, sum.Commit, sum.RequestID, sum.At = s.Cluster, job.Root, s.Command, r.Commit, p.RequestID, r.now()
+	sum.Count()
+	sum.Object = planFileOf(state, sum.ID).String()
+	body, _ := json.Marshal(sum)
+	if err := r.Cloud.Put(ctx, Credentials{}, planFileOf(state, sum.ID), res.File); err != nil {
+		return "", fmt.Errorf("keeping the plan next to %s: %w", state, err)
+	}
+	if err := r.Cloud.Put(ctx, Credentials{}, planSummaryOf(state, sum.ID), body); err != nil {
+		return "", fmt.Errorf("keeping the plan's summary next to %s: %w", state, err)
+	}
+	r.keepPlan(sum)
+	return fmt.Sprintf("plan %s of %s: %d to add, %d to change, %d to destroy", short12(sum.ID), job.Root, sum.Add, sum.Change, sum.Destroy), nil
+}
+
+// reviewedPlan is the plan a plan-only run kept for exactly these inputs
+// (nil when there is none).
+func (r *Runner) reviewedPlan(ctx context.Context, job TerraformJob, state Object) (id string, plan []byte, err error) {
+	if id, err = r.Terraform.InputID(job); err != nil {
+		return "", nil, err
+	}
+	plan, err = r.Cloud.Get(ctx, Credentials{}, planFileOf(state, id))
+	if errors.Is(err, ErrNotFound) {
+		return id, nil, nil
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("reading the reviewed plan %s: %w", planFileOf(state, id), err)
+	}
+	return id, plan, nil
+}
+
+// forgetPlan removes a plan an apply used: it describes a state that is
+// gone.
+func (r *Runner) forgetPlan(ctx context.Context, state Object, id string) error {
+	for _, o := range []Object{planFileOf(state, id), planSummaryOf(state, id)} {
+		if err := r.Cloud.Delete(ctx, Credentials{}, o); err != nil && !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("removing the applied plan %s: %w", o, err)
+		}
+	}
+	return nil
+}
