@@ -22,10 +22,15 @@ import (
 // management account is DefaultAccount), the central cluster's OIDC
 // issuer as an IAM identity provider, and the central pipeline's role,
 // trusted by the central cluster's Tekton ServiceAccount and holding the
-// policy regionctl renders (deploy/central/<partition>/iam/).
+// policy regionctl renders (deploy/central/<partition>/iam/); and the role
+// its approvers sign in as (the example fleet's gitops.approvers), which
+// may assume the regions' approver roles.
 type Platform struct {
 	Gate        *Gate
 	CentralRole string // ARN
+	// Approvers is the approvers' sign-in role (ARN), a stand-in for a
+	// single sign-on role: the management account's root may assume it.
+	Approvers string
 	// CentralIssuer is the central cluster's OIDC issuer (https://...).
 	CentralIssuer string
 	Namespace     string // of the pipelines' ServiceAccounts
@@ -55,7 +60,44 @@ func SetupPlatform(ctx context.Context, g *Gate, centralPolicy []byte, namespace
 		PolicyDocument: aws.String(string(centralPolicy))}); err != nil {
 		return nil, fmt.Errorf("the central pipeline's policy: %w", err)
 	}
+	p.Approvers = iam.RoleARN("aws", DefaultAccount, ApproversRole)
+	trust, _ = json.Marshal(iam.Document{Version: "2012-10-17", Statement: []iam.Statement{{Effect: "Allow",
+		Principal: &iam.Principal{AWS: iam.Strings{iam.AccountRoot("aws", DefaultAccount)}}, Action: iam.Strings{"sts:AssumeRole"}}}})
+	may, _ := json.Marshal(iam.Document{Version: "2012-10-17", Statement: []iam.Statement{{Effect: "Allow",
+		Action: iam.Strings{"sts:AssumeRole"}, Resource: iam.Strings{iam.RoleARN("aws", "*", "regionctl-approver-*")}}}})
+	if _, err := client.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String(ApproversRole), AssumeRolePolicyDocument: aws.String(string(trust))}); err != nil {
+		return nil, fmt.Errorf("creating the approvers' role: %w", err)
+	}
+	if _, err := client.PutRolePolicy(ctx, &awsiam.PutRolePolicyInput{RoleName: aws.String(ApproversRole), PolicyName: aws.String(ApproversRole),
+		PolicyDocument: aws.String(string(may))}); err != nil {
+		return nil, fmt.Errorf("the approvers' policy: %w", err)
+	}
 	return p, nil
+}
+
+// ApproversRole is the approvers' sign-in role in the management account,
+// as the example fleet's gitops.approvers names it.
+const ApproversRole = "platform-approvers"
+
+// Approver is an approver signed in (the approvers' role), then in the
+// approver role of region in account (the regional account, or the
+// management account for the regional cluster's states), through the gate.
+func (p *Platform) Approver(ctx context.Context, region, account string) (aws.Config, error) {
+	root := Config(p.Gate.URL, "us-east-1", aws.Credentials{AccessKeyID: AccessKeyID, SecretAccessKey: SecretAccessKey})
+	hop := func(cfg aws.Config, role string) (aws.Config, error) {
+		out, err := sts.NewFromConfig(cfg).AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String(role), RoleSessionName: aws.String("approver")})
+		if err != nil {
+			return aws.Config{}, fmt.Errorf("assuming %s: %w", role, err)
+		}
+		c := out.Credentials
+		return Config(p.Gate.URL, region, aws.Credentials{AccessKeyID: aws.ToString(c.AccessKeyId), SecretAccessKey: aws.ToString(c.SecretAccessKey),
+			SessionToken: aws.ToString(c.SessionToken)}), nil
+	}
+	signedIn, err := hop(root, p.Approvers)
+	if err != nil {
+		return aws.Config{}, err
+	}
+	return hop(signedIn, iam.RoleARN("aws", account, iam.ApproverRoleName(region)))
 }
 
 // OIDCProvider registers an OIDC issuer (https://...) as an IAM identity

@@ -23,12 +23,13 @@ import (
 	"github.com/regionctl/regionctl/internal/platformapi"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/tfrun"
+	"github.com/regionctl/regionctl/internal/view"
 )
 
 // pipelineFlags are the flags of pipeline central and regional.
 type pipelineFlags struct {
 	region, cluster, api, output, step, requestID string
-	dryRun                                        bool
+	dryRun, plan                                  bool
 	workDir, logFile, terraformDir, template      string
 	accountWait, liveWait, leaseTTL, leaseWait    time.Duration
 	parallel                                      int
@@ -106,7 +107,8 @@ internal/tfrun/emulator.go.`,
 		fl := c.Flags()
 		fl.StringVar(&f.region, "region", "", "the region to run for (required)")
 		fl.StringVar(&f.cluster, "cluster", "", "only this cluster")
-		fl.BoolVar(&f.dryRun, "dry-run", false, "print the plan; call no AWS or Terraform")
+		fl.BoolVar(&f.dryRun, "dry-run", false, "print the plan of steps; call no AWS or Terraform")
+		fl.BoolVar(&f.plan, "plan", false, "change nothing: find the accounts, plan each Terraform root with the pipeline's identities, keep each plan next to its state for the apply that follows the review, and print what they propose (-o markdown for a pull request)")
 		fl.StringVarP(&f.output, "output", "o", "text", "output format: text or json")
 		fl.StringVar(&f.step, "step", "", "only this step (account, assume-role, terraform, bootstrap, deploy-roles, register); what earlier steps learned is kept in --work-dir")
 		fl.StringVar(&f.requestID, "request-id", "", "id carried into session names, logs and API calls (default: generated)")
@@ -123,18 +125,23 @@ internal/tfrun/emulator.go.`,
 		fl.StringVar(&f.expectDestroy, "destroy", "", "refuse to run unless the terraform step destroys (true) or applies (false)")
 		_ = c.RegisterFlagCompletionFunc("region", completeRegions)
 		_ = c.RegisterFlagCompletionFunc("cluster", completeClusterOfRegion)
-		_ = c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json"}, noFiles))
+		_ = c.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json", "markdown"}, noFiles))
 	}
 	regional.Flags().StringVar(&f.api, "api-endpoint", "", "platform API base URL (default: the platform_api_endpoint output of the regional cluster's Terraform state)")
 	regional.Flags().DurationVar(&f.liveWait, "live-wait", 5*time.Minute, "how long to wait for GET /api/v0/live to answer")
 	regional.Flags().IntVar(&f.parallel, "parallel", 1, "how many management clusters run at once; with more than 1, a failure stops only its cluster")
-	cmd.AddCommand(central, regional, a.dispatchCommand(), a.fetchCommand())
+	cmd.AddCommand(central, regional, a.approveCommand(), a.dispatchCommand(), a.fetchCommand())
 	return cmd
 }
 
 func (a *app) runPipeline(f *pipelineFlags, plan func() (*pipeline.Plan, error)) error {
-	if err := checkOutput(f.output); err != nil {
-		return err
+	if !f.plan || f.output != "markdown" { // a plan's summary may be markdown
+		if err := checkOutput(f.output); err != nil {
+			return err
+		}
+	}
+	if f.plan && f.dryRun {
+		return fail(ExitUsage, "--plan and --dry-run: --dry-run prints the steps without running them, --plan runs them without changing anything; choose one")
 	}
 	if f.region == "" {
 		return fail(ExitUsage, "--region is required")
@@ -186,9 +193,10 @@ func (a *app) runPipeline(f *pipelineFlags, plan func() (*pipeline.Plan, error))
 		return err
 	}
 	defer closeLog()
-	// Progress goes to stderr when stdout carries JSON.
+	runner.PlanOnly = f.plan
+	// Progress goes to stderr when stdout carries JSON or markdown.
 	progressTo := a.stdout
-	if f.output == "json" {
+	if f.output != "text" {
 		progressTo = a.stderr
 	}
 	printer := a.printer(progressTo)
@@ -200,8 +208,15 @@ func (a *app) runPipeline(f *pipelineFlags, plan func() (*pipeline.Plan, error))
 	start := time.Now()
 	results, err := runner.Run(ctx, p)
 	progress.Close()
-	if f.output == "json" {
+	switch {
+	case f.output == "json" && f.plan:
+		_ = writeJSON(a.stdout, map[string]any{"pipeline": p.Pipeline, "region": p.Region, "request_id": p.RequestID, "steps": results, "plans": runner.Plans(), "error": errString(err)})
+	case f.output == "json":
 		_ = writeJSON(a.stdout, map[string]any{"pipeline": p.Pipeline, "region": p.Region, "request_id": p.RequestID, "steps": results, "error": errString(err)})
+	case f.output == "markdown":
+		fmt.Fprint(a.stdout, view.PlansMarkdown(p.Pipeline, p.Region, runner.Plans()))
+	case f.plan && err == nil:
+		printer.PlanSummaries(runner.Plans())
 	}
 	if err != nil {
 		var held *pipeline.LockHeldError
@@ -209,6 +224,10 @@ func (a *app) runPipeline(f *pipelineFlags, plan func() (*pipeline.Plan, error))
 			return fail(ExitExternal, "%v", err)
 		}
 		return fail(ExitExternal, "%v\nThe steps before it are done; run the same command again to resume (request %s; Terraform output in %s).", err, p.RequestID, runner.logPath)
+	}
+	if f.plan {
+		printer.OK("%s pipeline of %s planned in %s (%d steps, request %s); nothing changed", p.Pipeline, p.Region, time.Since(start).Round(time.Second), len(results), p.RequestID)
+		return nil
 	}
 	printer.OK("%s pipeline of %s done in %s (%d steps, request %s)", p.Pipeline, p.Region, time.Since(start).Round(time.Second), len(results), p.RequestID)
 	return nil

@@ -27,7 +27,10 @@ type Sector struct {
 	Environment string
 	Soak        time.Duration
 	MaxUpdate   string // "" or an int or percentage, as Argo CD's RollingSync takes it
-	base        *Value // global merged with this sector
+	// Approval says which Terraform runs of the sector's clusters wait for
+	// an approver: "destroys" (the default) or "always".
+	Approval string
+	base     *Value // global merged with this sector
 }
 
 // Region is one region file.
@@ -87,7 +90,7 @@ func (c *Cluster) Deleting() bool { return c.Bool("delete") || c.Bool("delete_pi
 // Meta keys are read by the hierarchy itself and are not merged as settings.
 var metaKeys = map[Layer]map[string]bool{
 	LayerGlobal:  {"additional_regions": true, "gitops": true},
-	LayerSector:  {"order": true, "environment": true, "soak": true, "max_update": true, "rollout_exceptions": true},
+	LayerSector:  {"order": true, "environment": true, "soak": true, "max_update": true, "rollout_exceptions": true, "approval": true},
 	LayerRegion:  {"sector": true, "region": true},
 	LayerCluster: {"type": true, "cluster": true, "region": true},
 }
@@ -133,6 +136,10 @@ func Build(docs *Documents) (*Fleet, diag.Diagnostics) {
 			if dur, err := time.ParseDuration(v.Str); err == nil {
 				s.Soak = dur
 			}
+		}
+		s.Approval = "destroys"
+		if v := d.Value.Get("approval"); v != nil && v.Kind == String {
+			s.Approval = v.Str
 		}
 		if v := d.Value.Get("max_update"); v != nil && v.IsScalar() && v.Kind != Null {
 			s.MaxUpdate = strings.Trim(v.Scalar(), `"`)

@@ -212,7 +212,8 @@ func TestProvisionRegion(t *testing.T) {
 	if code != 0 || strings.Count(out, "already registered") != 2 || strings.Count(out, "the account is sealed") != 2 {
 		t.Fatalf("regional again: exit %d", code)
 	}
-	if e.proxy.count("CreateAccount") != creates || creates != 3 {
+	// The regional and DR accounts, and the two management clusters'.
+	if e.proxy.count("CreateAccount") != creates || creates != 4 {
 		t.Errorf("CreateAccount called %d times, then %d", creates, e.proxy.count("CreateAccount"))
 	}
 	if len(e.api.Registered()) != 2 {

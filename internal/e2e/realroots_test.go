@@ -158,7 +158,8 @@ func TestRealRoots(t *testing.T) {
 	)
 	t.Logf("plan with the emulator's gaps: %s", time.Since(step).Round(time.Second))
 
-	// delete: true destroys mc02's infrastructure, and nothing is left.
+	// delete: true destroys mc02's infrastructure once its reviewed plan is
+	// approved, and nothing is left.
 	mc02 := accounts[names[2]][0]
 	file := filepath.Join(e.root, "config/clusters/eu-west-1/mc02.yaml")
 	b, err = os.ReadFile(file)
@@ -173,8 +174,15 @@ func TestRealRoots(t *testing.T) {
 		t.Fatalf("render: exit %d\n%s", code, rendered.String())
 	}
 	step = time.Now()
-	if code, _, _ := e.regionalRun("pipeline", "regional", "--region", region, "--request-id", "real-regional-3", "--api-endpoint", e.url, "--parallel", "2"); code != 0 {
-		t.Fatalf("regional with mc02 deleted: exit %d; log:\n%s", code, e.log("regional-eu-west-1-real-regional-3.log"))
+	planID := e.reviewAndApprove(regional)
+	t.Logf("plans reviewed and mc02's approved: %s", time.Since(step).Round(time.Second))
+	step = time.Now()
+	code, out, _ := e.regionalRun("pipeline", "regional", "--region", region, "--request-id", "real-regional-4", "--api-endpoint", e.url, "--parallel", "2")
+	if code != 0 {
+		t.Fatalf("regional with mc02 deleted and approved: exit %d; log:\n%s", code, e.log("regional-eu-west-1-real-regional-4.log"))
+	}
+	if !strings.Contains(out, "destroy of terraform/management-cluster done (the reviewed plan "+planID[:12]+")") {
+		t.Errorf("mc02's destroy did not apply the approved plan %s:\n%s", planID[:12], out)
 	}
 	t.Logf("regional pipeline, mc02 destroyed: %s", time.Since(step).Round(time.Second))
 	if left := e.stateResources("regionctl-regional-pipeline-eu-west-1", "management-cluster/eu-west-1/mc02.tfstate"); len(left) != 0 {

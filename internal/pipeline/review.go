@@ -279,3 +279,82 @@ func (r *Runner) forgetPlan(ctx context.Context, state Object, id string) error 
 	}
 	return nil
 }
+
+func approvalOf(state Object, id string) Object {
+	state.Key += iam.ApprovalInfix + id
+	return state
+}
+
+// approval is an approver's record that a reviewed plan may be applied.
+// Only the region's approver roles can write one (the state buckets'
+// policies deny it to every other principal).
+type approval struct {
+	PlanID   string    `json:"plan_id"`
+	Cluster  string    `json:"cluster"`
+	Approver string    `json:"approver"`
+	Reason   string    `json:"reason,omitempty"`
+	At       time.Time `json:"at"`
+}
+
+// checkApproved refuses a run that needs an approval unless an approver
+// approved the reviewed plan of exactly its inputs.
+func (r *Runner) checkApproved(ctx context.Context, p *Plan, s Step, state Object, planID string, reviewed []byte) error {
+	why := "its sector has approval: always"
+	if s.Command == "destroy" {
+		why = "it destroys the cluster"
+	}
+	name := s.Cluster[strings.LastIndex(s.Cluster, "/")+1:]
+	if reviewed == nil {
+		return fmt.Errorf("%s %s waits for an approved plan (%s), and no plan of these inputs was reviewed: run `regionctl pipeline %s --region %s --cluster %s --plan`, have an approver approve the plan it names, then run again",
+			s.Cluster, s.Root, why, p.Pipeline, p.Region, name)
+	}
+	body, err := r.Cloud.Get(ctx, Credentials{}, approvalOf(state, planID))
+	if errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("%s %s waits for an approver (%s): the reviewed plan %s is not approved; an approver runs `regionctl pipeline approve --region %s --cluster %s --plan-id %s`",
+			s.Cluster, s.Root, why, short12(planID), p.Region, name, planID)
+	}
+	if err != nil {
+		return fmt.Errorf("reading the approval of %s: %w", approvalOf(state, planID), err)
+	}
+	var a approval
+	if err := json.Unmarshal(body, &a); err != nil || a.PlanID != planID || a.Cluster != s.Cluster {
+		return fmt.Errorf("the approval %s is not one of plan %s of %s", approvalOf(state, planID), short12(planID), s.Cluster)
+	}
+	return nil
+}
+
+// Approve records, as the runner's own identity (an approver role), that
+// the reviewed plan id of cluster may be applied: it finds the plan's
+// summary next to the state of one of the cluster's roots in p, and
+// writes the approval beside it. It returns the summary approved.
+func (r *Runner) Approve(ctx context.Context, p *Plan, cluster, id, reason string) (PlanSummary, error) {
+	me, err := r.Cloud.Caller(ctx, Credentials{})
+	if err != nil {
+		return PlanSummary{}, err
+	}
+	for _, s := range p.Steps {
+		if s.Cluster != cluster || (s.Name != "terraform" && s.Name != "bootstrap") {
+			continue
+		}
+		// The approver acts in the account that owns the state bucket.
+		state := Object{Bucket: s.Backend["bucket"], Key: s.Backend["key"], Owner: me.Account}
+		body, err := r.Cloud.Get(ctx, Credentials{}, planSummaryOf(state, id))
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return PlanSummary{}, fmt.Errorf("reading the plan %s of %s: %w", short12(id), cluster, err)
+		}
+		var sum PlanSummary
+		if err := json.Unmarshal(body, &sum); err != nil || sum.ID != id || sum.Cluster != cluster {
+			return PlanSummary{}, fmt.Errorf("%s is not a summary of plan %s of %s", planSummaryOf(state, id), short12(id), cluster)
+		}
+		rec, _ := json.Marshal(approval{PlanID: id, Cluster: cluster, Approver: me.ARN, Reason: reason, At: r.now()})
+		if err := r.Cloud.Put(ctx, Credentials{}, approvalOf(state, id), rec); err != nil {
+			return PlanSummary{}, fmt.Errorf("approving plan %s of %s: %w", short12(id), cluster, err)
+		}
+		return sum, nil
+	}
+	return PlanSummary{}, fmt.Errorf("no plan %s of %s is kept next to its state: run `regionctl pipeline %s --region %s --cluster %s --plan` and approve the plan it names",
+		id, cluster, p.Pipeline, p.Region, cluster[strings.LastIndex(cluster, "/")+1:])
+}

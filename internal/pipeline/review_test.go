@@ -125,3 +125,92 @@ func keys(m map[string][]byte) []string {
 	}
 	return out
 }
+
+// approved makes p's clusters' accounts exist, plans p and approves each
+// plan, as an approver would: the runs of p that wait for an approval may
+// then go.
+func approved(t *testing.T, c *fakeCloud, tf *fakeTerraform, p *pipeline.Plan) {
+	t.Helper()
+	for _, s := range p.Steps {
+		if s.Name == "account" {
+			if _, ok := c.accounts[s.Account]; !ok {
+				if _, err := c.EnsureAccount(context.Background(), pipeline.Credentials{}, pipeline.AccountSpec{Name: s.Account, Tags: s.AccountTags}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	planner := runner(c, tf, &fakeRegistry{})
+	planner.PlanOnly = true
+	if _, err := planner.Run(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range planner.Plans() {
+		if _, err := runner(c, tf, &fakeRegistry{}).Approve(context.Background(), p, s.Cluster, s.ID, "test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestApprovalsGate: a run that needs an approval (a destroy, a sector
+// with approval: always) refuses without a reviewed plan, then without its
+// approval, each time saying what to do; an approval of another plan does
+// not count; approved, it applies that plan.
+func TestApprovalsGate(t *testing.T) {
+	f := load(t, "../..")
+	// us-east-1 is in sector-1, whose approval is always.
+	p, err := pipeline.Regional(f, "us-east-1", "mc01", "https://api.flag", "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, tf := newCloud(), &fakeTerraform{}
+	c.params["/regionctl/regional-pipeline/us-east-1"] = `{"region":"us-east-1","management_account_id":"000000000001","minting_role_arn":"arn:aws:iam::000000000001:role/regionctl-minting-us-east-1"}`
+	_, err = runner(c, tf, &fakeRegistry{}).Run(context.Background(), p)
+	if err == nil || !strings.Contains(err.Error(), "waits for an approved plan (its sector has approval: always)") || !strings.Contains(err.Error(), "regionctl pipeline regional --region us-east-1 --cluster mc01 --plan") {
+		t.Fatalf("a run of an approval: always sector without a plan: %v", err)
+	}
+	if len(tf.jobs) != 0 {
+		t.Fatalf("applied without approval: %+v", tf.jobs)
+	}
+	planner := runner(c, tf, &fakeRegistry{})
+	planner.PlanOnly = true
+	if _, err := planner.Run(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	id := planner.Plans()[0].ID
+	_, err = runner(c, tf, &fakeRegistry{}).Run(context.Background(), p)
+	if err == nil || !strings.Contains(err.Error(), "is not approved") || !strings.Contains(err.Error(), "regionctl pipeline approve --region us-east-1 --cluster mc01 --plan-id "+id) {
+		t.Fatalf("a reviewed plan not approved: %v", err)
+	}
+	// An approval of another plan, or of another cluster, is not this one's.
+	key := "regionctl-regional-pipeline-us-east-1/management-cluster/us-east-1/mc01.tfstate.regionctl-approval/" + id
+	c.objects[key] = []byte(`{"plan_id":"other","cluster":"us-east-1/mc01"}`)
+	if _, err := runner(c, tf, &fakeRegistry{}).Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "is not one of plan") {
+		t.Fatalf("an approval of another plan: %v", err)
+	}
+	delete(c.objects, key)
+	if _, err := runner(c, tf, &fakeRegistry{}).Approve(context.Background(), p, "us-east-1/mc01", "0000", "x"); err == nil || !strings.Contains(err.Error(), "no plan 0000 of us-east-1/mc01") {
+		t.Fatalf("approving a plan that does not exist: %v", err)
+	}
+	sum, err := runner(c, tf, &fakeRegistry{}).Approve(context.Background(), p, "us-east-1/mc01", id, "change 123")
+	if err != nil || sum.ID != id {
+		t.Fatalf("approve: %+v %v", sum, err)
+	}
+	if !strings.Contains(string(c.objects[key]), `"reason":"change 123"`) {
+		t.Fatalf("approval %s", c.objects[key])
+	}
+	if _, err := runner(c, tf, &fakeRegistry{}).Run(context.Background(), p); err != nil {
+		t.Fatalf("an approved plan: %v", err)
+	}
+	if len(tf.jobs) != 1 || tf.jobs[0].SavedPlan == nil {
+		t.Fatalf("the approved plan was not the one applied: %+v", tf.jobs)
+	}
+	// Stage (approval: destroys) applies without one.
+	stage, err := pipeline.Regional(f, "eu-west-1", "mc01", "https://api.flag", "r2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runner(c, tf, &fakeRegistry{}).Run(context.Background(), stage); err != nil {
+		t.Fatalf("a stage apply: %v", err)
+	}
+}

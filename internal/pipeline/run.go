@@ -341,6 +341,11 @@ func (r *Runner) terraform(ctx context.Context, p *Plan, s Step, st *clusterStat
 	if err != nil {
 		return "", err
 	}
+	if s.Approval {
+		if err := r.checkApproved(ctx, p, s, state, planID, reviewed); err != nil {
+			return "", err
+		}
+	}
 	job.SavedPlan = reviewed
 	out, err := r.Terraform.Run(ctx, job)
 	if cause := context.Cause(ctx); err != nil && cause != nil && cause != context.Canceled {

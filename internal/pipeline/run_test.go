@@ -475,7 +475,9 @@ func TestDeletedClusterIsDestroyedNotRegistered(t *testing.T) {
 		t.Fatal(err)
 	}
 	tf, reg := &fakeTerraform{}, &fakeRegistry{}
-	if _, err := runner(newCloud(), tf, reg).Run(context.Background(), p); err != nil {
+	c := newCloud()
+	approved(t, c, tf, p)
+	if _, err := runner(c, tf, reg).Run(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
 	if len(tf.jobs) != 1 || !tf.jobs[0].Destroy || len(reg.regs) != 0 {
@@ -493,6 +495,7 @@ func TestDeletePipelineWaitsForARecordedDestroy(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := newCloud()
+	approved(t, c, &fakeTerraform{}, destroy)
 	if _, err := runner(c, &fakeTerraform{}, &fakeRegistry{}).Run(context.Background(), destroy); err != nil {
 		t.Fatal(err)
 	}

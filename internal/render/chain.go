@@ -44,6 +44,7 @@ func regionChains(f *config.Fleet, skip map[string]bool) (map[string]*chainRegio
 	}
 	out := map[string]*chainRegion{}
 	ouOwner := map[string]*config.Cluster{}
+	approvers := Approvers(f)
 	for _, reg := range f.Regions {
 		if reg.Sector == nil {
 			continue
@@ -60,6 +61,24 @@ func regionChains(f *config.Fleet, skip map[string]bool) (map[string]*chainRegio
 			continue // nothing to bootstrap: the central pipeline refuses such a region
 		}
 		cr.TektonNamespace = TektonNamespace(f)
+		cr.Approvers = approvers
+		if len(approvers) == 0 {
+			for _, c := range byRegion[reg.Name] {
+				if !NeedsApproval(c) {
+					continue
+				}
+				why, at := "its sector has approval: always", reg.Sector.Doc.Value.Get("approval")
+				if c.Bool("delete") {
+					why, at = "it is being destroyed", c.Effective.Lookup("delete")
+				}
+				pos := diag.Pos{File: c.Doc.File}
+				if at != nil {
+					pos = at.Origin.Pos
+				}
+				diags = append(diags, diag.Errorf(pos, "Its Terraform run waits for an approver to approve its reviewed plan, and nobody may: list the IAM roles that approve in gitops.approvers of config/global.",
+					"%s needs an approval (%s), and gitops.approvers is empty", c.ID(), why))
+			}
+		}
 		cr.CentralStateBucket = str(regional, "state_bucket")
 		cr.EtcdBackupBucket = str(regional, "etcd_backup", "bucket")
 		if v := regional.Effective.Lookup("etcd_backup", "retention_days"); v != nil {
@@ -134,6 +153,32 @@ func regionChains(f *config.Fleet, skip map[string]bool) (map[string]*chainRegio
 	return out, diags
 }
 
+// NeedsApproval says whether c's Terraform runs wait for an approver to
+// approve their reviewed plan: a destroy, or any run of a sector with
+// approval: always. A cluster whose pipeline is removed runs no Terraform.
+func NeedsApproval(c *config.Cluster) bool {
+	if c.Bool("delete_pipeline") {
+		return false
+	}
+	return c.Bool("delete") || c.Region != nil && c.Region.Sector != nil && c.Region.Sector.Approval == "always"
+}
+
+// Approvers are the IAM roles of gitops.approvers (config/global).
+func Approvers(f *config.Fleet) []string {
+	var out []string
+	if f == nil {
+		return nil
+	}
+	if v := f.Global.Get("gitops").Get("approvers"); v != nil {
+		for _, e := range v.Items {
+			if e.Kind == config.String {
+				out = append(out, e.Str)
+			}
+		}
+	}
+	return out
+}
+
 // TektonNamespace is the namespace the pipelines' ServiceAccounts run in
 // (gitops.tekton_namespace of config/global, by default
 // regionctl-pipelines, as pipelines/overlays install them).
@@ -182,6 +227,10 @@ func (r *renderer) chainArtifacts(reg *config.Region, cr *chainRegion) ([]Artifa
 		{"central-state-bucket-policy.json", docs.CentralStateBucketPolicy},
 		{"etcd-backup-bucket-policy.json", docs.EtcdBackupBucketPolicy},
 	}
+	if len(cr.Approvers) > 0 {
+		files = append(files, chainFile{"approver-trust.json", docs.ApproverTrust}, chainFile{"approver-policy.json", docs.Approver},
+			chainFile{"central-approver-policy.json", docs.CentralApprover})
+	}
 	encoded := map[string]string{}
 	var arts []Artifact
 	for _, f := range files {
@@ -217,6 +266,10 @@ func (r *renderer) chainArtifacts(reg *config.Region, cr *chainRegion) ([]Artifa
 		"etcd_backup_bucket":               cr.EtcdBackupBucket,
 		"etcd_backup_retention_days":       cr.EtcdBackupRetention,
 		"etcd_backup_bucket_policy_json":   encoded["etcd-backup-bucket-policy.json"],
+		"approver_role_name":               iam.ApproverRoleName(cr.Name),
+		"approver_trust_json":              encoded["approver-trust.json"],
+		"approver_policy_json":             encoded["approver-policy.json"],
+		"central_approver_policy_json":     encoded["central-approver-policy.json"],
 		"mint_accounts":                    len(cr.Clusters) > 0,
 		"tags":                             map[string]any{"managed-by": "regionctl", iam.RegionTag: cr.Name, "environment": cr.Environment, "sector": reg.Sector.Name},
 	}

@@ -75,6 +75,32 @@ module "minting_role" {
   }
 }
 
+# The region's approver roles (gitops.approvers may assume them): in the
+# regional account for the management clusters' states, in the management
+# account for the regional cluster's. Only they may write an approval next
+# to a state (the buckets' policies deny it to every other principal), and
+# a run that needs one refuses without it.
+module "approver_role" {
+  count             = var.approver_trust_json == "" ? 0 : 1
+  source            = "../modules/iam-role"
+  name              = var.approver_role_name
+  trust_policy_json = templatestring(var.approver_trust_json, local.ids)
+  policy_json       = templatestring(var.approver_policy_json, local.ids)
+  tags              = { "regionctl:region" = var.region }
+}
+
+module "central_approver_role" {
+  count             = var.approver_trust_json == "" ? 0 : 1
+  source            = "../modules/iam-role"
+  name              = var.approver_role_name
+  trust_policy_json = templatestring(var.approver_trust_json, local.ids)
+  policy_json       = templatestring(var.central_approver_policy_json, local.ids)
+  tags              = { "regionctl:region" = var.region }
+  providers = {
+    aws = aws.management
+  }
+}
+
 resource "aws_s3_bucket_policy" "central_state" {
   provider = aws.management
   bucket   = var.central_state_bucket

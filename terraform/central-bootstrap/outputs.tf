@@ -18,3 +18,8 @@ output "etcd_backup_bucket" {
   description = "The bucket of the management clusters' etcd snapshots, in the DR account."
   value       = module.etcd_backup.name
 }
+
+output "approver_role_arns" {
+  description = "The region's approver roles: of the management clusters' states, and of the regional cluster's."
+  value       = concat(module.approver_role[*].arn, module.central_approver_role[*].arn)
+}

@@ -139,3 +139,23 @@ variable "etcd_backup_bucket_policy_json" {
   type        = string
   description = "deploy/<env>/<region>/iam/etcd-backup-bucket-policy.json: management clusters add their own snapshots, only the central pipeline deletes."
 }
+
+variable "approver_role_name" {
+  type = string
+}
+
+variable "approver_trust_json" {
+  type        = string
+  default     = ""
+  description = "The approver roles' trust (gitops.approvers); empty: no approver roles, and no run that needs an approval can run."
+}
+
+variable "approver_policy_json" {
+  type    = string
+  default = ""
+}
+
+variable "central_approver_policy_json" {
+  type    = string
+  default = ""
+}

@@ -119,7 +119,10 @@ type Region struct {
 	// EtcdBackupBucket keeps the management clusters' etcd snapshots, in
 	// the region's DR account.
 	EtcdBackupBucket string
-	Clusters         []ManagementCluster
+	// Approvers are the IAM roles whose sessions may assume the region's
+	// approver roles (gitops.approvers).
+	Approvers []string
+	Clusters  []ManagementCluster
 }
 
 // ManagementCluster is what a management cluster's deploy role may touch.
@@ -505,15 +508,19 @@ func Boundary(r Region) Document {
 // or another, may touch it.
 func ManagementStateBucketPolicy(r Region) Document {
 	p := r.Partition()
-	return Document{Version: "2012-10-17", ID: "regionctl-generated-management-state-bucket-" + r.Name, Statement: []Statement{{
-		Sid: "OnlyTheRegionalPipeline", Effect: "Deny",
-		Principal: &Principal{Any: true},
-		Action:    Strings{"s3:*"},
-		Resource:  bucketARNs(p, r.ManagementStateBucket),
-		Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:PrincipalArn": {
-			r.pipelineRole(), RoleARN(p, PipelineAccount, AccessRole),
-		}}},
-	}}}
+	approver := RoleARN(p, PipelineAccount, ApproverRoleName(r.Name))
+	return Document{Version: "2012-10-17", ID: "regionctl-generated-management-state-bucket-" + r.Name, Statement: []Statement{
+		{
+			Sid: "OnlyTheRegionalPipeline", Effect: "Deny",
+			Principal: &Principal{Any: true},
+			Action:    Strings{"s3:*"},
+			Resource:  bucketARNs(p, r.ManagementStateBucket),
+			Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:PrincipalArn": {
+				r.pipelineRole(), RoleARN(p, PipelineAccount, AccessRole), approver,
+			}}},
+		},
+		onlyApprovers(p, r.ManagementStateBucket, approver),
+	}}
 }
 
 // CentralStateBucketPolicy lets the region's pipeline read (never write)
@@ -525,6 +532,7 @@ func CentralStateBucketPolicy(r Region) Document {
 		keys = append(keys, "arn:"+p+":s3:::"+r.CentralStateBucket+"/"+k)
 	}
 	central := RoleARN(p, ManagementAccount, CentralPipelineRole)
+	approver := RoleARN(p, ManagementAccount, ApproverRoleName(r.Name))
 	return Document{Version: "2012-10-17", ID: "regionctl-generated-central-state-bucket-" + r.Name, Statement: []Statement{
 		{
 			Sid: "RegionalPipelineReadsItsRegion", Effect: "Allow",
@@ -538,10 +546,70 @@ func CentralStateBucketPolicy(r Region) Document {
 			NotAction: Strings{"s3:GetObject"},
 			Resource:  bucketARNs(p, r.CentralStateBucket),
 			Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:PrincipalArn": {
-				central, AccountRoot(p, ManagementAccount),
+				central, AccountRoot(p, ManagementAccount), approver,
 			}}},
 		},
+		onlyApprovers(p, r.CentralStateBucket, approver),
 	}}
+}
+
+// ApproverRoleName is the role that approves reviewed plans of a region's
+// clusters: one in the regional account (the management clusters' states)
+// and one in the management account (the regional cluster's).
+func ApproverRoleName(region string) string { return "regionctl-approver-" + region }
+
+// Where plans and approvals are kept, next to a state object: a plan at
+// <state key>.regionctl-plan/<id>.tfplan (with its summary, .json), its
+// approval at <state key>.regionctl-approval/<id>.
+const (
+	PlanInfix     = ".regionctl-plan/"
+	ApprovalInfix = ".regionctl-approval/"
+)
+
+// ApproverTrust lets the sessions of the configured approver roles assume
+// a region's approver role.
+func ApproverTrust(r Region) Document {
+	return Document{Version: "2012-10-17", ID: "regionctl-generated-approver-trust-" + r.Name, Statement: []Statement{{
+		Sid: "Approvers", Effect: "Allow",
+		Principal: &Principal{AWS: append(Strings{}, r.Approvers...)},
+		Action:    Strings{"sts:AssumeRole"},
+	}}}
+}
+
+// ApproverPolicy is what an approver of region r may do with the states in
+// bucket: read the summaries of the plans kept there, and write approvals
+// of them; nothing else, and nothing outside its region.
+func ApproverPolicy(r Region, bucket string) Document {
+	p := r.Partition()
+	return Document{Version: "2012-10-17", ID: "regionctl-generated-approver-" + r.Name + "-" + bucket, Statement: []Statement{
+		{
+			Sid: "ReadPlanSummaries", Effect: "Allow",
+			Action:   Strings{"s3:GetObject"},
+			Resource: Strings{"arn:" + p + ":s3:::" + bucket + "/*" + PlanInfix + "*.json"},
+		},
+		{
+			Sid: "ApprovePlans", Effect: "Allow",
+			Action:   Strings{"s3:PutObject"},
+			Resource: Strings{"arn:" + p + ":s3:::" + bucket + "/*" + ApprovalInfix + "*"},
+		},
+		{
+			Sid: "DenyOutsideRegion", Effect: "Deny",
+			NotAction: Strings{"sts:GetCallerIdentity"}, Resource: Strings{"*"},
+			Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:RequestedRegion": {r.Name}}},
+		},
+	}}
+}
+
+// onlyApprovers denies writing or removing an approval in bucket to every
+// principal but approver: not even the pipeline whose run waits for it.
+func onlyApprovers(p, bucket, approver string) Statement {
+	return Statement{
+		Sid: "OnlyApproversApprove", Effect: "Deny",
+		Principal: &Principal{Any: true},
+		Action:    Strings{"s3:PutObject", "s3:DeleteObject", "s3:DeleteObjectVersion", "s3:PutObjectTagging"},
+		Resource:  Strings{"arn:" + p + ":s3:::" + bucket + "/*" + ApprovalInfix + "*"},
+		Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:PrincipalArn": {approver}}},
+	}
 }
 
 // EtcdBackupRoleSuffix ends the name of the role, in each management
@@ -598,7 +666,7 @@ func EtcdBackupBucketPolicy(r Region) Document {
 // CentralPipelinePolicy is the central pipeline's role in the management
 // account of one partition: Organizations account management, the
 // AccessRole of the accounts it makes, the central state buckets of
-// regions, and the minting roles it bootstraps.
+// regions, and the minting and approver roles it bootstraps.
 func CentralPipelinePolicy(partition string, regions []Region) Document {
 	var buckets []string
 	for _, r := range regions {
@@ -606,7 +674,7 @@ func CentralPipelinePolicy(partition string, regions []Region) Document {
 	}
 	var minting Strings
 	for _, r := range regions {
-		minting = append(minting, RoleARN(partition, "*", MintingRoleName(r.Name)))
+		minting = append(minting, RoleARN(partition, "*", MintingRoleName(r.Name)), RoleARN(partition, "*", ApproverRoleName(r.Name)))
 	}
 	return Document{Version: "2012-10-17", ID: "regionctl-generated-central-pipeline-" + partition, Statement: []Statement{
 		{

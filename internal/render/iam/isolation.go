@@ -17,6 +17,9 @@ type Documents struct {
 	CentralStateBucketPolicy    Document
 	BootstrapSession            Document
 	EtcdBackupBucketPolicy      Document
+	// The approver roles: of the management clusters' states (regional
+	// account) and of the regional cluster's (management account).
+	ApproverTrust, Approver, CentralApprover Document
 }
 
 // RegionDocuments builds every document of region r.
@@ -30,6 +33,9 @@ func RegionDocuments(r Region) Documents {
 		ManagementStateBucketPolicy: ManagementStateBucketPolicy(r),
 		CentralStateBucketPolicy:    CentralStateBucketPolicy(r),
 		EtcdBackupBucketPolicy:      EtcdBackupBucketPolicy(r),
+		ApproverTrust:               ApproverTrust(r),
+		Approver:                    ApproverPolicy(r, r.ManagementStateBucket),
+		CentralApprover:             ApproverPolicy(r, r.CentralStateBucket),
 	}
 	for _, c := range r.Clusters {
 		d.Deploy[c.Name] = DeployRolePolicy(r, c)
@@ -150,6 +156,37 @@ func CheckIsolation(r Region, d Documents) []string {
 	}
 
 	problems = append(problems, checkEtcdBackup(r, d.EtcdBackupBucketPolicy)...)
+
+	// Approvals: only the approver roles write them, and they write
+	// nothing else.
+	for _, b := range []struct {
+		name, bucket, approver string
+		doc                    Document
+	}{
+		{"management cluster state bucket policy", r.ManagementStateBucket, RoleARN(r.Partition(), PipelineAccount, ApproverRoleName(r.Name)), d.ManagementStateBucketPolicy},
+		{"central state bucket policy", r.CentralStateBucket, RoleARN(r.Partition(), ManagementAccount, ApproverRoleName(r.Name)), d.CentralStateBucketPolicy},
+	} {
+		if !deniesApprovals(b.doc, "arn:"+r.Partition()+":s3:::"+b.bucket+"/*"+ApprovalInfix+"*", b.approver) {
+			add("%s: no Deny of writing approvals for every principal but %s", b.name, b.approver)
+		}
+	}
+	for _, a := range []struct {
+		name string
+		doc  Document
+	}{{"approver policy", d.Approver}, {"central approver policy", d.CentralApprover}} {
+		for i, s := range a.doc.Statement {
+			if s.Effect != "Allow" {
+				continue
+			}
+			for _, act := range s.Action {
+				for _, res := range s.Resource {
+					if !(act == "s3:PutObject" && strings.Contains(res, "/*"+ApprovalInfix)) && !(act == "s3:GetObject" && strings.Contains(res, "/*"+PlanInfix) && strings.HasSuffix(res, ".json")) {
+						add("%s statement %d (%s): %s on %s is more than approving plans", a.name, i, s.Sid, act, res)
+					}
+				}
+			}
+		}
+	}
 
 	// The boundary of what the deploy role creates.
 	if !denies(d.Boundary, r.Name, "iam:CreateRole") || !denies(d.Boundary, r.Name, "sts:AssumeRole") || !denies(d.Boundary, r.Name, "organizations:CreateAccount") {
@@ -365,6 +402,19 @@ func deniesDeletion(d Document, bucket, except string) bool {
 			continue
 		}
 		if len(s.Condition) == 1 && slices.Equal(s.Condition["StringNotEquals"]["aws:PrincipalArn"], Strings{except}) {
+			return true
+		}
+	}
+	return false
+}
+
+// deniesApprovals says whether d denies writing the approvals (objects
+// approvals) to every principal but approver.
+func deniesApprovals(d Document, approvals, approver string) bool {
+	for _, s := range d.Statement {
+		if s.Effect == "Deny" && s.Principal != nil && s.Principal.Any && slices.Contains(s.Action, "s3:PutObject") &&
+			slices.Contains(s.Resource, approvals) && len(s.Condition) == 1 &&
+			slices.Equal(s.Condition["StringNotEquals"]["aws:PrincipalArn"], Strings{approver}) {
 			return true
 		}
 	}

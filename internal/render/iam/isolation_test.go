@@ -351,6 +351,15 @@ func TestIsolationCatchesLeaks(t *testing.T) {
 		{"backups deletable", func(d *iam.Documents) {
 			d.EtcdBackupBucketPolicy.Statement = slices.DeleteFunc(d.EtcdBackupBucketPolicy.Statement, func(s iam.Statement) bool { return s.Sid == "OnlyTheCentralPipelineDeletes" })
 		}},
+		{"approvals writable by the pipeline", func(d *iam.Documents) {
+			d.ManagementStateBucketPolicy.Statement = slices.DeleteFunc(d.ManagementStateBucketPolicy.Statement, func(s iam.Statement) bool { return s.Sid == "OnlyApproversApprove" })
+		}},
+		{"central approvals writable by the central pipeline", func(d *iam.Documents) {
+			stmt(&d.CentralStateBucketPolicy, "OnlyApproversApprove").Condition["StringNotEquals"]["aws:PrincipalArn"] = iam.Strings{"arn:aws:iam::${management_account_id}:role/regionctl-central-pipeline"}
+		}},
+		{"an approver that may write states", func(d *iam.Documents) {
+			stmt(&d.Approver, "ApprovePlans").Resource = iam.Strings{"arn:aws:s3:::mc-state-us-east-1/*"}
+		}},
 		{"the region deny dropped", func(d *iam.Documents) {
 			d.Pipeline.Statement = slices.DeleteFunc(d.Pipeline.Statement, func(s iam.Statement) bool { return s.Sid == "DenyOutsideRegion" })
 		}},
