@@ -14,7 +14,7 @@ import (
 
 func (a *app) affectedCommand() *cobra.Command {
 	var base, head, gitlabTemplate string
-	var allowDrift bool
+	var allowDrift, planOnly bool
 	var out *output
 	cmd := &cobra.Command{
 		Use:   "affected --base REF [--head REF] [-o text|json|pipelineruns|matrix|gitlab-ci]",
@@ -63,7 +63,7 @@ its config renders to (drift): a pipeline must never run from such a tree.
 				revision := headCommit.Hash.String()
 				files := headOut.ByPath()
 				for i, c := range diff.Runs(r.Affected) {
-					run, err := pipelineRunAt(files[tekton.Path(c.Environment, c.Region, c.Cluster)], revision)
+					run, err := pipelineRunAt(files[tekton.Path(c.Environment, c.Region, c.Cluster)], revision, planOnly)
 					if err != nil {
 						return fail(ExitInput, "PipelineRun of %s: %v", c.ID, err)
 					}
@@ -86,13 +86,15 @@ its config renders to (drift): a pipeline must never run from such a tree.
 	out = outputFlag(cmd, "emit", "text", "json", "pipelineruns", "matrix", "gitlab-ci")
 	cmd.Flags().StringVar(&gitlabTemplate, "gitlab-template", ".gitlab/regionctl-affected.yml", "with -o gitlab-ci: the repository file that defines the hidden job .regionctl-affected")
 	cmd.Flags().BoolVar(&allowDrift, "allow-drift", false, "list the clusters even when deploy/ has drift (warn only)")
+	cmd.Flags().BoolVar(&planOnly, "plan", false, "with -o pipelineruns: runs that change nothing and plan each root, keeping the plans for the review and the apply that follows it")
 	cmd.Flags().BoolVar(&a.fullReview, "full", false, "render every cluster on both sides, not only those whose inputs differ")
 	return cmd
 }
 
 // pipelineRunAt sets a rendered PipelineRun's git-revision to the commit the
-// run must deploy.
-func pipelineRunAt(rendered []byte, revision string) ([]byte, error) {
+// run must deploy; a plan-only run gets the plan param, a name of its own
+// and the plan mode label, so that dispatch never takes it for the apply.
+func pipelineRunAt(rendered []byte, revision string, planOnly bool) ([]byte, error) {
 	if rendered == nil {
 		return nil, fmt.Errorf("not rendered")
 	}
@@ -104,6 +106,16 @@ func pipelineRunAt(rendered []byte, revision string) ([]byte, error) {
 		if run.Spec.Params[i].Name == "git-revision" {
 			run.Spec.Params[i].Value = revision
 		}
+	}
+	if planOnly {
+		run.Spec.Params = append(run.Spec.Params, tekton.RunParam{Name: "plan", Value: "true"})
+		if run.Metadata.GenerateName != "" {
+			run.Metadata.GenerateName += "plan-"
+		}
+		if run.Metadata.Labels == nil {
+			run.Metadata.Labels = map[string]string{}
+		}
+		run.Metadata.Labels[tekton.ModeLabel] = "plan"
 	}
 	return yaml.Marshal(run)
 }

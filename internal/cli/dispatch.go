@@ -244,7 +244,7 @@ func (a *app) runsOfScope(f *dispatchFlags, base string) ([]dispatch.Run, error)
 		if c.Pipeline != f.scope || (f.region != "" && c.Region != f.region) {
 			continue
 		}
-		manifest, err := pipelineRunAt(files[tekton.Path(c.Environment, c.Region, c.Cluster)], f.after)
+		manifest, err := pipelineRunAt(files[tekton.Path(c.Environment, c.Region, c.Cluster)], f.after, false)
 		if err != nil {
 			return nil, fail(ExitInput, "the PipelineRun of %s: %v", c.ID, err)
 		}

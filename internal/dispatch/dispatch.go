@@ -34,6 +34,7 @@ const (
 	LabelPipeline = "regionctl.io/pipeline"
 	LabelCommit   = "regionctl.io/commit"
 	LabelAttempt  = "regionctl.io/attempt"
+	LabelMode     = "regionctl.io/mode" // plan: a plan-only run (render/tekton.ModeLabel)
 )
 
 // Run is a PipelineRun to start: a cluster's rendered PipelineRun, pinned
@@ -223,7 +224,9 @@ func setLabel(obj map[string]any, k, v string) { labels(obj)[k] = v }
 // selector matches the runs of the same cluster and pipeline.
 func selector(obj map[string]any) string {
 	l := labels(obj)
-	return fmt.Sprintf("%s=%v,%s=%v,%s=%v", LabelRegion, l[LabelRegion], LabelCluster, l[LabelCluster], LabelPipeline, l[LabelPipeline])
+	// Plan-only runs (regionctl.io/mode=plan) change nothing: they neither
+	// wait for nor supersede a deploy.
+	return fmt.Sprintf("%s=%v,%s=%v,%s=%v,%s!=plan", LabelRegion, l[LabelRegion], LabelCluster, l[LabelCluster], LabelPipeline, l[LabelPipeline], LabelMode)
 }
 
 func create(ctx context.Context, api API, namespace string, obj map[string]any) (string, error) {

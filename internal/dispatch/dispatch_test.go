@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/regionctl/regionctl/internal/dispatch"
 	"github.com/regionctl/regionctl/internal/kube"
 	"github.com/regionctl/regionctl/internal/kube/kubetest"
@@ -123,5 +125,32 @@ func TestKubeClientSaysWhatFailed(t *testing.T) {
 	c.Token = "wrong"
 	if _, err := c.List(context.Background(), "pipelines", ""); err == nil || !strings.Contains(err.Error(), "HTTP 401") {
 		t.Errorf("%v", err)
+	}
+}
+
+// TestPlanRunsStandApart: a plan-only run of a cluster (regionctl.io/mode:
+// plan) at the pushed commit neither counts as that commit's deploy nor is
+// superseded by it.
+func TestPlanRunsStandApart(t *testing.T) {
+	_, c := setup(t)
+	ctx := context.Background()
+	plan := strings.Replace(run, "  labels:\n", "  labels:\n    regionctl.io/mode: plan\n    regionctl.io/commit: aaaa\n", 1)
+	body, err := yaml.YAMLToJSON([]byte(plan))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, err := c.Create(ctx, "pipelines", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, err := dispatch.Dispatch(ctx, c, "pipelines", []dispatch.Run{{Cluster: "eu-west-1/mc01", Commit: "aaaa", Manifest: []byte(run)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := did(as); !strings.HasPrefix(got, "started ") {
+		t.Errorf("a deploy beside a plan-only run of its commit: %s", got)
+	}
+	if s := state(t, c, name); s == "cancelled" {
+		t.Errorf("the plan-only run was superseded")
 	}
 }

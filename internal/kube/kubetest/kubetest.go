@@ -101,10 +101,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// matches is the API server's equality-based label selector: k=v (or
+// k==v) needs the label with that value, k!=v its absence or another value.
 func matches(o map[string]any, selector string) bool {
 	labels, _ := o["metadata"].(map[string]any)["labels"].(map[string]any)
 	for _, kv := range strings.Split(selector, ",") {
-		k, v, _ := strings.Cut(kv, "=")
+		if k, v, ok := strings.Cut(kv, "!="); ok {
+			if got, has := labels[k]; has && got == v {
+				return false
+			}
+			continue
+		}
+		k, v, _ := strings.Cut(strings.Replace(kv, "==", "=", 1), "=")
 		if k != "" && labels[k] != v {
 			return false
 		}

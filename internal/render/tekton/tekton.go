@@ -78,6 +78,10 @@ type PipelineRun struct {
 	Spec       RunSpec  `json:"spec"`
 }
 
+// ModeLabel marks a plan-only PipelineRun (value "plan"), which changes
+// nothing and which dispatch never takes for a deploy.
+const ModeLabel = "regionctl.io/mode"
+
 type Metadata struct {
 	GenerateName string            `json:"generateName"`
 	Labels       map[string]string `json:"labels"`
