@@ -83,4 +83,3 @@ waits for it least of all. It prints what the plan does before recording it.`,
 	_ = cmd.RegisterFlagCompletionFunc("cluster", completeClusterOfRegion)
 	return cmd
 }
-
