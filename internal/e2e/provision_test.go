@@ -108,7 +108,8 @@ func TestProvisionRegion(t *testing.T) {
 	// central pipeline; the minting role with the ExternalId; a new
 	// account's AccessRole with a session policy; the deploy role with the
 	// ExternalId and the request id in session name and tag.
-	var deploy, minting, access, regionalAccess int
+	var deploy, minting, access, regionalAccess, drAccess int
+	dr := e.accounts()["staging-eu-west-1-dr"][0]
 	for _, ar := range e.proxy.assumeRoles() {
 		arn := ar.Get("RoleArn")
 		switch {
@@ -133,6 +134,10 @@ func TestProvisionRegion(t *testing.T) {
 				regionalAccess++
 				continue
 			}
+			if strings.Contains(arn, ":"+dr+":") { // the DR account: the central pipeline's bootstrap, through Terraform
+				drAccess++
+				continue
+			}
 			access++
 			if ar.Get("Policy") == "" {
 				t.Errorf("a management cluster account's AccessRole assumed without a session policy: %v", ar)
@@ -141,8 +146,9 @@ func TestProvisionRegion(t *testing.T) {
 			t.Errorf("unexpected AssumeRole %v", ar)
 		}
 	}
-	if deploy != 2 || minting != 2 || access != 2 || regionalAccess == 0 {
-		t.Errorf("%d deploy role, %d minting role, %d management cluster AccessRole, %d regional AccessRole assumptions; want 2, 2, 2, some", deploy, minting, access, regionalAccess)
+	if deploy != 2 || minting != 2 || access != 2 || regionalAccess == 0 || drAccess == 0 {
+		t.Errorf("%d deploy role, %d minting role, %d management cluster AccessRole, %d regional AccessRole, %d DR AccessRole assumptions; want 2, 2, 2, some, some",
+			deploy, minting, access, regionalAccess, drAccess)
 	}
 
 	// State: the regional cluster's and the bootstrap's in the central
