@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -20,6 +21,7 @@ import (
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 	"github.com/spf13/cobra"
 
+	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diff"
 	"github.com/regionctl/regionctl/internal/dispatch"
 	"github.com/regionctl/regionctl/internal/gitbase"
@@ -125,7 +127,7 @@ func (a *app) runDispatch(f *dispatchFlags) error {
 		if f.region != "" {
 			selector += "," + dispatch.LabelRegion + "=" + f.region
 		}
-		actions, err = dispatch.Reconcile(ctx, api, f.namespace, selector, f.after, byCluster, f.maxAttempts)
+		actions, err = dispatch.Reconcile(ctx, api, f.namespace, selector, f.after, byCluster, f.maxAttempts, time.Now())
 		if err != nil {
 			return fail(ExitExternal, "%v", err)
 		}
@@ -141,7 +143,7 @@ func (a *app) runDispatch(f *dispatchFlags) error {
 		if err != nil {
 			return err
 		}
-		if actions, err = dispatch.Dispatch(ctx, api, f.namespace, runs); err != nil {
+		if actions, err = dispatch.Dispatch(ctx, api, f.namespace, runs, time.Now()); err != nil {
 			return fail(ExitExternal, "%v", err)
 		}
 	}
@@ -236,9 +238,14 @@ func (a *app) runsOfScope(f *dispatchFlags, base string) ([]dispatch.Run, error)
 			if c.Type == "regional" {
 				pipeline = "central"
 			}
-			clusters = append(clusters, diff.AffectedCluster{ID: c.ID, Region: c.Region, Cluster: c.Name, Environment: c.Environment, Pipeline: pipeline})
+			clusters = append(clusters, diff.AffectedCluster{ID: c.ID, Region: c.Region, Cluster: c.Name, Sector: c.Sector, Environment: c.Environment, Pipeline: pipeline})
 		}
 	}
+	fleet, err := a.validFleet()
+	if err != nil {
+		return nil, err
+	}
+	waves := sectorWaves(clusters, fleet.Sectors, time.Now())
 	var runs []dispatch.Run
 	for _, c := range clusters {
 		if c.Pipeline != f.scope || (f.region != "" && c.Region != f.region) {
@@ -248,9 +255,44 @@ func (a *app) runsOfScope(f *dispatchFlags, base string) ([]dispatch.Run, error)
 		if err != nil {
 			return nil, fail(ExitInput, "the PipelineRun of %s: %v", c.ID, err)
 		}
-		runs = append(runs, dispatch.Run{Cluster: c.ID, Commit: f.after, Manifest: manifest})
+		w := waves[c.Sector]
+		runs = append(runs, dispatch.Run{Cluster: c.ID, Commit: f.after, Manifest: manifest, NotBefore: w.at, Wave: w.why})
 	}
 	return runs, nil
+}
+
+// wave is when a push's runs of one sector may start, and why then.
+type wave struct {
+	at  time.Time
+	why string
+}
+
+// sectorWaves rolls a push out sector by sector, in rollout order: the
+// runs of a sector start once every earlier sector the push also changes
+// has had its soak since the push (now); a sector the push changes first
+// starts at once. Each region's dispatch computes the same waves from the
+// same commit, without reaching another region.
+func sectorWaves(clusters []diff.AffectedCluster, sectors []*config.Sector, now time.Time) map[string]wave {
+	touched := map[string]bool{}
+	for _, c := range clusters {
+		touched[c.Sector] = true
+	}
+	out := map[string]wave{}
+	var delay time.Duration
+	var before []string
+	for _, s := range sectors { // in rollout order
+		if !touched[s.Name] {
+			continue
+		}
+		w := wave{at: now.Add(delay)}
+		if len(before) > 0 {
+			w.why = "after " + strings.Join(before, ", ")
+		}
+		out[s.Name] = w
+		delay += s.Soak
+		before = append(before, fmt.Sprintf("%s's %s soak", s.Name, strings.TrimSuffix(strings.TrimSuffix(s.Soak.String(), "0s"), "0m")))
+	}
+	return out
 }
 
 // fetchCommand checks the fleet repository out for a Tekton Task, with

@@ -85,6 +85,37 @@ func TestDispatchStartsWhatAPushChanged(t *testing.T) {
 	}
 }
 
+// TestDispatchRollsOutSectorBySector: a push that changes every sector
+// starts the runs of the first sector it changes at once, and schedules
+// each later sector's after the soaks of the sectors before it, in rollout
+// order; the reconcile starts none of those early.
+func TestDispatchRollsOutSectorBySector(t *testing.T) {
+	d := newDispatchEnv(t)
+	for name, soak := range map[string]string{"stage-a": "24h", "prod-1": "48h", "stage-b": "12h", "prod-2": "24h", "prod-3": "72h"} {
+		d.repo.Edit("config/sectors/"+name+".yaml", "order:", "soak: "+soak+"\norder:")
+	}
+	d.repo.render()
+	soaked := d.repo.Repo.Commit("soaks").String()
+	d.repo.Edit("config/global/defaults.yaml", "eks:", "eks:\n  node_max: 11")
+	d.repo.render()
+	everywhere := d.repo.Repo.Commit("every cluster bigger").String()
+	code, out := d.run(t, "--before", soaked, "--after", everywhere, "--scope", "central")
+	if code != 0 || strings.Count(out, " started ") != 1 || strings.Count(out, " scheduled ") != 4 {
+		t.Fatalf("a push to every sector: exit %d", code)
+	}
+	for _, want := range []string{"(after stage-a's 24h soak)", "(after stage-a's 24h soak, prod-1's 48h soak)",
+		// stage-b has no region: nothing waits for it.
+		"central-ap-south-1-regional-4 waits for its sector's wave until", "(after stage-a's 24h soak, prod-1's 48h soak, prod-2's 24h soak)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no run waits %s", want)
+		}
+	}
+	// The reconcile now starts nothing: the waves have not come.
+	if code, out := d.run(t, "--reconcile", "--after", everywhere, "--scope", "central"); code != 0 || strings.Contains(out, "started") {
+		t.Errorf("reconcile before the waves: exit %d", code)
+	}
+}
+
 // TestDispatchOfUnusualPushes: a new branch, a force push and a push whose
 // before is unknown start every cluster of the scope; a deleted branch
 // starts nothing; values that are not commit ids are refused before

@@ -87,6 +87,16 @@ func (c *Cluster) Bool(key string) bool {
 // (fleet.LoadPair), whose effective config lacks what the schema derives.
 func (c *Cluster) Deleting() bool { return c.Bool("delete") || c.Bool("delete_pipeline") }
 
+// NeedsApproval says whether c's Terraform runs wait for an approver to
+// approve their reviewed plan: a destroy, or any run of a sector with
+// approval: always. A cluster whose pipeline is removed runs no Terraform.
+func (c *Cluster) NeedsApproval() bool {
+	if c.Bool("delete_pipeline") {
+		return false
+	}
+	return c.Bool("delete") || c.Region != nil && c.Region.Sector != nil && c.Region.Sector.Approval == "always"
+}
+
 // Meta keys are read by the hierarchy itself and are not merged as settings.
 var metaKeys = map[Layer]map[string]bool{
 	LayerGlobal:  {"additional_regions": true, "gitops": true},

@@ -1,9 +1,10 @@
 // Package dispatch starts the PipelineRuns a push needs in one cluster's
 // Tekton, one run at a time per cluster: a run for a newer commit waits
 // (PipelineRunPending) behind the running one and supersedes (cancels) any
-// older run still waiting; a periodic reconcile starts the newest waiting
-// run once nothing runs, and runs a failed cluster again at the head
-// commit, a bounded number of times.
+// older run still waiting; a run whose sector's wave has not come yet waits
+// until then (NotBefore); a periodic reconcile starts the newest waiting
+// run once nothing runs and its wave came, and runs a failed cluster again
+// at the head commit, a bounded number of times.
 //
 // Entry points: Dispatch and Reconcile.
 package dispatch
@@ -14,6 +15,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"time"
 
 	"sigs.k8s.io/yaml"
 
@@ -35,6 +37,8 @@ const (
 	LabelCommit   = "regionctl.io/commit"
 	LabelAttempt  = "regionctl.io/attempt"
 	LabelMode     = "regionctl.io/mode" // plan: a plan-only run (render/tekton.ModeLabel)
+	// AnnotationNotBefore holds when a waiting run's wave comes (RFC 3339).
+	AnnotationNotBefore = "regionctl.io/not-before"
 )
 
 // Run is a PipelineRun to start: a cluster's rendered PipelineRun, pinned
@@ -43,6 +47,11 @@ type Run struct {
 	Cluster  string // region/cluster
 	Commit   string
 	Manifest []byte // YAML or JSON
+	// NotBefore is when the run's sector's wave comes: before it, the run
+	// waits (zero: it may start now).
+	NotBefore time.Time
+	// Wave says why it waits, for the record.
+	Wave string
 }
 
 // Action is what dispatch did for a cluster.
@@ -53,8 +62,9 @@ type Action struct {
 	Detail  string `json:"detail,omitempty"`
 }
 
-// Dispatch starts runs in namespace, one at a time per cluster.
-func Dispatch(ctx context.Context, api API, namespace string, runs []Run) ([]Action, error) {
+// Dispatch starts runs in namespace, one at a time per cluster, each no
+// earlier than its NotBefore (now is the time).
+func Dispatch(ctx context.Context, api API, namespace string, runs []Run, now time.Time) ([]Action, error) {
 	var out []Action
 	for _, r := range runs {
 		obj, err := manifest(r.Manifest)
@@ -89,16 +99,23 @@ func Dispatch(ctx context.Context, api API, namespace string, runs []Run) ([]Act
 		}
 		setLabel(obj, LabelCommit, r.Commit)
 		setLabel(obj, LabelAttempt, "1")
-		if running != "" {
+		later := r.NotBefore.After(now)
+		if later {
+			setAnnotation(obj, AnnotationNotBefore, r.NotBefore.UTC().Format(time.RFC3339))
+		}
+		if running != "" || later {
 			obj["spec"].(map[string]any)["status"] = "PipelineRunPending"
 		}
 		name, err := create(ctx, api, namespace, obj)
 		if err != nil {
 			return out, fmt.Errorf("creating the PipelineRun of %s: %w", r.Cluster, err)
 		}
-		if running != "" {
+		switch {
+		case running != "":
 			out = append(out, Action{Cluster: r.Cluster, Did: "queued", Run: name, Detail: "waits for " + running})
-		} else {
+		case later:
+			out = append(out, Action{Cluster: r.Cluster, Did: "scheduled", Run: name, Detail: "waits for its sector's wave until " + r.NotBefore.UTC().Format(time.RFC3339) + " (" + r.Wave + ")"})
+		default:
 			out = append(out, Action{Cluster: r.Cluster, Did: "started", Run: name})
 		}
 	}
@@ -107,10 +124,10 @@ func Dispatch(ctx context.Context, api API, namespace string, runs []Run) ([]Act
 
 // Reconcile looks at every run of namespace that selector matches: where
 // no run of a cluster runs, it starts the newest waiting one (cancelling
-// older waiting ones); where the newest run of a cluster failed at head,
-// it starts it again from heads (the head's PipelineRun by cluster), at
-// most maxAttempts times in all.
-func Reconcile(ctx context.Context, api API, namespace, selector, head string, heads map[string][]byte, maxAttempts int) ([]Action, error) {
+// older waiting ones) once its wave came (now is the time); where the
+// newest run of a cluster failed at head, it starts it again from heads
+// (the head's PipelineRun by cluster), at most maxAttempts times in all.
+func Reconcile(ctx context.Context, api API, namespace, selector, head string, heads map[string][]byte, maxAttempts int, now time.Time) ([]Action, error) {
 	all, err := api.List(ctx, namespace, selector)
 	if err != nil {
 		return nil, err
@@ -152,6 +169,9 @@ func Reconcile(ctx context.Context, api API, namespace, selector, head string, h
 				out = append(out, Action{Cluster: id, Did: "superseded", Run: p.Metadata.Name})
 			}
 			newest := pending[len(pending)-1]
+			if at, err := time.Parse(time.RFC3339, newest.Metadata.Annotations[AnnotationNotBefore]); err == nil && at.After(now) {
+				continue // its sector's wave has not come
+			}
 			if err := api.Patch(ctx, namespace, newest.Metadata.Name, []byte(`{"spec":{"status":null}}`)); err != nil {
 				return out, err
 			}
@@ -220,6 +240,16 @@ func labels(obj map[string]any) map[string]any {
 }
 
 func setLabel(obj map[string]any, k, v string) { labels(obj)[k] = v }
+
+func setAnnotation(obj map[string]any, k, v string) {
+	meta := obj["metadata"].(map[string]any) // labels made it
+	a, _ := meta["annotations"].(map[string]any)
+	if a == nil {
+		a = map[string]any{}
+		meta["annotations"] = a
+	}
+	a[k] = v
+}
 
 // selector matches the runs of the same cluster and pipeline.
 func selector(obj map[string]any) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/yaml"
 
@@ -55,7 +56,7 @@ func TestOneRunAtATimePerCluster(t *testing.T) {
 	s, c := setup(t)
 	ctx := context.Background()
 	push := func(commit string) []dispatch.Action {
-		as, err := dispatch.Dispatch(ctx, c, "pipelines", []dispatch.Run{{Cluster: "eu-west-1/mc01", Commit: commit, Manifest: []byte(run)}})
+		as, err := dispatch.Dispatch(ctx, c, "pipelines", []dispatch.Run{{Cluster: "eu-west-1/mc01", Commit: commit, Manifest: []byte(run)}}, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,11 +79,11 @@ func TestOneRunAtATimePerCluster(t *testing.T) {
 		t.Errorf("the superseded run is %s", st)
 	}
 	// While the first runs, reconcile leaves everything as it is.
-	if as, err := dispatch.Reconcile(ctx, c, "pipelines", "regionctl.io/pipeline=regional", "cccc", nil, 3); err != nil || len(as) != 0 {
+	if as, err := dispatch.Reconcile(ctx, c, "pipelines", "regionctl.io/pipeline=regional", "cccc", nil, 3, time.Now()); err != nil || len(as) != 0 {
 		t.Errorf("reconcile while running: %s %v", did(as), err)
 	}
 	s.Finish("regional-eu-west-1-mc01-1", "True", "Succeeded")
-	as, err := dispatch.Reconcile(ctx, c, "pipelines", "regionctl.io/pipeline=regional", "cccc", nil, 3)
+	as, err := dispatch.Reconcile(ctx, c, "pipelines", "regionctl.io/pipeline=regional", "cccc", nil, 3, time.Now())
 	if err != nil || did(as) != "started regional-eu-west-1-mc01-3" {
 		t.Errorf("reconcile once the run ended: %s %v", did(as), err)
 	}
@@ -96,26 +97,26 @@ func TestOneRunAtATimePerCluster(t *testing.T) {
 func TestFailedRunsAreRetriedAtHead(t *testing.T) {
 	s, c := setup(t)
 	ctx := context.Background()
-	if _, err := dispatch.Dispatch(ctx, c, "pipelines", []dispatch.Run{{Cluster: "eu-west-1/mc01", Commit: "aaaa", Manifest: []byte(run)}}); err != nil {
+	if _, err := dispatch.Dispatch(ctx, c, "pipelines", []dispatch.Run{{Cluster: "eu-west-1/mc01", Commit: "aaaa", Manifest: []byte(run)}}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	heads := map[string][]byte{"eu-west-1/mc01": []byte(run)}
 	s.Finish("regional-eu-west-1-mc01-1", "False", "Failed")
 	// Not at head any more: a newer push will run it.
-	if as, _ := dispatch.Reconcile(ctx, c, "pipelines", "", "bbbb", heads, 2); len(as) != 0 {
+	if as, _ := dispatch.Reconcile(ctx, c, "pipelines", "", "bbbb", heads, 2, time.Now()); len(as) != 0 {
 		t.Errorf("a failed run of an old commit was retried: %s", did(as))
 	}
-	as, err := dispatch.Reconcile(ctx, c, "pipelines", "", "aaaa", heads, 2)
+	as, err := dispatch.Reconcile(ctx, c, "pipelines", "", "aaaa", heads, 2, time.Now())
 	if err != nil || did(as) != "retried regional-eu-west-1-mc01-2" {
 		t.Fatalf("retry: %s %v", did(as), err)
 	}
 	s.Finish("regional-eu-west-1-mc01-2", "False", "Failed")
-	if as, _ := dispatch.Reconcile(ctx, c, "pipelines", "", "aaaa", heads, 2); did(as) != "gave-up regional-eu-west-1-mc01-2" {
+	if as, _ := dispatch.Reconcile(ctx, c, "pipelines", "", "aaaa", heads, 2, time.Now()); did(as) != "gave-up regional-eu-west-1-mc01-2" {
 		t.Errorf("past the bound: %s", did(as))
 	}
 	// A cancelled run is not a failure to retry.
 	s.Finish("regional-eu-west-1-mc01-2", "False", "Cancelled")
-	if as, _ := dispatch.Reconcile(ctx, c, "pipelines", "", "aaaa", heads, 5); len(as) != 0 {
+	if as, _ := dispatch.Reconcile(ctx, c, "pipelines", "", "aaaa", heads, 5, time.Now()); len(as) != 0 {
 		t.Errorf("a cancelled run was retried: %s", did(as))
 	}
 }
@@ -143,7 +144,7 @@ func TestPlanRunsStandApart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	as, err := dispatch.Dispatch(ctx, c, "pipelines", []dispatch.Run{{Cluster: "eu-west-1/mc01", Commit: "aaaa", Manifest: []byte(run)}})
+	as, err := dispatch.Dispatch(ctx, c, "pipelines", []dispatch.Run{{Cluster: "eu-west-1/mc01", Commit: "aaaa", Manifest: []byte(run)}}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,5 +153,33 @@ func TestPlanRunsStandApart(t *testing.T) {
 	}
 	if s := state(t, c, name); s == "cancelled" {
 		t.Errorf("the plan-only run was superseded")
+	}
+}
+
+// TestSectorWavesWait: a run whose sector's wave has not come waits
+// (pending, annotated with when), and the reconcile starts it only once
+// the wave came.
+func TestSectorWavesWait(t *testing.T) {
+	_, c := setup(t)
+	ctx := context.Background()
+	now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	wave := now.Add(24 * time.Hour)
+	as, err := dispatch.Dispatch(ctx, c, "pipelines", []dispatch.Run{{Cluster: "eu-west-1/mc01", Commit: "aaaa", Manifest: []byte(run), NotBefore: wave, Wave: "after stage's 24h soak"}}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(as) != 1 || as[0].Did != "scheduled" || !strings.Contains(as[0].Detail, "until 2026-11-26T10:00:00Z (after stage's 24h soak)") {
+		t.Fatalf("a run of a later wave: %+v", as)
+	}
+	name := as[0].Run
+	if s := state(t, c, name); s != "pending" {
+		t.Fatalf("a run of a later wave is %s", s)
+	}
+	if as, _ := dispatch.Reconcile(ctx, c, "pipelines", "", "aaaa", nil, 3, wave.Add(-time.Minute)); len(as) != 0 || state(t, c, name) != "pending" {
+		t.Errorf("reconcile before the wave: %+v, run %s", as, state(t, c, name))
+	}
+	as, err = dispatch.Reconcile(ctx, c, "pipelines", "", "aaaa", nil, 3, wave)
+	if err != nil || did(as) != "started "+name || state(t, c, name) != "running" {
+		t.Errorf("reconcile when the wave came: %v %+v, run %s", err, as, state(t, c, name))
 	}
 }

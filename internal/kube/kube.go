@@ -59,6 +59,7 @@ type PipelineRun struct {
 	Metadata struct {
 		Name              string            `json:"name"`
 		Labels            map[string]string `json:"labels,omitempty"`
+		Annotations       map[string]string `json:"annotations,omitempty"`
 		CreationTimestamp time.Time         `json:"creationTimestamp"`
 	} `json:"metadata"`
 	Spec struct {

@@ -211,7 +211,7 @@ func Central(f *config.Fleet, regionName, cluster, requestID string) (*Plan, err
 		"organization_id": "${organization_id}", "root_id": "${root_id}", "management_ou_id": "${management_ou_id}"}
 	p.Steps = append(p.Steps, Step{Cluster: rc.ID(), Name: "terraform", Command: command,
 		Action: "terraform init with the central state bucket (created when missing, owned by the management account), then " + command + " through the assumed role",
-		Root:   path.Join("terraform", terraform.RegionalCluster), VarFile: tfvars(rc), Vars: runtime, Approval: render.NeedsApproval(rc),
+		Root:   path.Join("terraform", terraform.RegionalCluster), VarFile: tfvars(rc), Vars: runtime, Approval: rc.NeedsApproval(),
 		Backend: backend(bucket, StateKey(terraform.RegionalCluster, regionName, rc.Name), regionName), BucketOwner: "${management_account_id}", CreateBucket: true})
 	if command == "destroy" {
 		return p, nil
@@ -226,7 +226,7 @@ func Central(f *config.Fleet, regionName, cluster, requestID string) (*Plan, err
 	p.Steps = append(p.Steps, Step{Cluster: rc.ID(), Name: "bootstrap", Command: "apply",
 		Action: fmt.Sprintf("bootstrap the regional pipeline: role %s (trusted by the regional cluster's Tekton ServiceAccount), its state bucket %s, the handoff parameter, and the minting role %s of the management account; in the DR account, the etcd snapshot bucket %s",
 			iam.PipelineRoleName(regionName), str(firstManagement(f, r, rc), "state_bucket"), iam.MintingRoleName(regionName), str(rc, "etcd_backup", "bucket")),
-		Root: path.Join("terraform", terraform.CentralBootstrap), VarFile: path.Join(dir, "terraform", terraform.CentralBootstrap+".tfvars.json"), Vars: boot, Approval: render.NeedsApproval(rc),
+		Root: path.Join("terraform", terraform.CentralBootstrap), VarFile: path.Join(dir, "terraform", terraform.CentralBootstrap+".tfvars.json"), Vars: boot, Approval: rc.NeedsApproval(),
 		Backend: backend(bucket, path.Join(terraform.CentralBootstrap, regionName+".tfstate"), regionName), BucketOwner: "${management_account_id}"})
 	deploy := Step{Cluster: rc.ID(), Name: "deploy-roles",
 		Action: fmt.Sprintf("in each sealed management cluster account of %s, make %s and its boundary what deploy/ renders (through the account's %s, which trusts only the central pipeline)", regionName, iam.DeployRoleName, iam.AccessRole)}
@@ -334,7 +334,7 @@ func Regional(f *config.Fleet, regionName, cluster, apiEndpoint, requestID strin
 		runtime := map[string]string{"account_id": "${account_id}", "assume_role_arn": "${assumed_role_arn}",
 			"assume_role_external_id": iam.ExternalID(regionName), "assume_role_session_name": session(requestID), "regional_account_id": "${pipeline_account_id}"}
 		p.Steps = append(p.Steps, Step{Cluster: c.ID(), Name: "terraform", Action: "terraform init with the region's management cluster state bucket (owned by the regional account), then " + command + " through the deploy role",
-			Root: path.Join("terraform", terraform.ManagementCluster), VarFile: tfvars(c), Command: command, Vars: runtime, Approval: render.NeedsApproval(c),
+			Root: path.Join("terraform", terraform.ManagementCluster), VarFile: tfvars(c), Command: command, Vars: runtime, Approval: c.NeedsApproval(),
 			Backend: backend(str(c, "state_bucket"), StateKey(terraform.ManagementCluster, regionName, c.Name), regionName), BucketOwner: "${pipeline_account_id}"})
 		if command == "apply" {
 			labels := map[string]string{"cluster_type": "management", "region": regionName, "sector": c.SectorName(), "environment": c.Environment()}

@@ -296,6 +296,57 @@ type approval struct {
 	At       time.Time `json:"at"`
 }
 
+// awaitApproval is the approval step of a run that needs one: without a
+// reviewed plan of its inputs, it plans and publishes the plan (as a
+// plan-only run would) and names it; then it waits, up to ApprovalWait,
+// for an approver to approve it.
+func (r *Runner) awaitApproval(ctx context.Context, p *Plan, s Step, job TerraformJob, state Object) error {
+	id, reviewed, err := r.reviewedPlan(ctx, job, state)
+	if err != nil {
+		return err
+	}
+	if reviewed == nil {
+		res, err := r.Terraform.Plan(ctx, job)
+		if err != nil {
+			return err
+		}
+		sum := res.Summary
+		sum.Cluster, sum.Root, sum.Command, sum.Commit, sum.RequestID, sum.At = s.Cluster, job.Root, s.Command, r.Commit, p.RequestID, r.now()
+		sum.Count()
+		sum.Object = planFileOf(state, sum.ID).String()
+		body, _ := json.Marshal(sum)
+		if err := r.Cloud.Put(ctx, Credentials{}, planFileOf(state, sum.ID), res.File); err != nil {
+			return fmt.Errorf("keeping the plan next to %s: %w", state, err)
+		}
+		if err := r.Cloud.Put(ctx, Credentials{}, planSummaryOf(state, sum.ID), body); err != nil {
+			return fmt.Errorf("keeping the plan's summary next to %s: %w", state, err)
+		}
+		r.keepPlan(sum)
+		id, reviewed = sum.ID, res.File
+		r.emit(Event{Cluster: s.Cluster, Step: s.Name, Status: "waiting", Detail: fmt.Sprintf("plan %s: %d to add, %d to change, %d to destroy; waits for an approver: regionctl pipeline approve --region %s --cluster %s --plan-id %s",
+			short12(id), sum.Add, sum.Change, sum.Destroy, p.Region, s.Cluster[strings.LastIndex(s.Cluster, "/")+1:], id)})
+	}
+	deadline := r.now().Add(r.ApprovalWait)
+	poll := r.Poll
+	if poll <= 0 {
+		poll = 30 * time.Second
+	}
+	for {
+		err := r.checkApproved(ctx, p, s, state, id, reviewed)
+		if err == nil || !errors.Is(err, errNotApproved) || !r.now().Before(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(poll):
+		}
+	}
+}
+
+// errNotApproved is the error of a plan no approver approved yet.
+var errNotApproved = errors.New("not approved")
+
 // checkApproved refuses a run that needs an approval unless an approver
 // approved the reviewed plan of exactly its inputs.
 func (r *Runner) checkApproved(ctx context.Context, p *Plan, s Step, state Object, planID string, reviewed []byte) error {
@@ -310,8 +361,8 @@ func (r *Runner) checkApproved(ctx context.Context, p *Plan, s Step, state Objec
 	}
 	body, err := r.Cloud.Get(ctx, Credentials{}, approvalOf(state, planID))
 	if errors.Is(err, ErrNotFound) {
-		return fmt.Errorf("%s %s waits for an approver (%s): the reviewed plan %s is not approved; an approver runs `regionctl pipeline approve --region %s --cluster %s --plan-id %s`",
-			s.Cluster, s.Root, why, short12(planID), p.Region, name, planID)
+		return fmt.Errorf("%s %s waits for an approver (%s): the reviewed plan %s is %w; an approver runs `regionctl pipeline approve --region %s --cluster %s --plan-id %s`",
+			s.Cluster, s.Root, why, short12(planID), errNotApproved, p.Region, name, planID)
 	}
 	if err != nil {
 		return fmt.Errorf("reading the approval of %s: %w", approvalOf(state, planID), err)

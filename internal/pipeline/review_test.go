@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/regionctl/regionctl/internal/pipeline"
 )
@@ -153,9 +154,10 @@ func approved(t *testing.T, c *fakeCloud, tf *fakeTerraform, p *pipeline.Plan) {
 }
 
 // TestApprovalsGate: a run that needs an approval (a destroy, a sector
-// with approval: always) refuses without a reviewed plan, then without its
-// approval, each time saying what to do; an approval of another plan does
-// not count; approved, it applies that plan.
+// with approval: always) plans, publishes its plan and refuses until an
+// approver approves that plan, saying how; an approval of another plan
+// does not count; approved, it applies that plan; a run told to wait takes
+// the approval that comes while it waits.
 func TestApprovalsGate(t *testing.T) {
 	f := load(t, "../..")
 	// us-east-1 is in sector-1, whose approval is always.
@@ -165,22 +167,24 @@ func TestApprovalsGate(t *testing.T) {
 	}
 	c, tf := newCloud(), &fakeTerraform{}
 	c.params["/regionctl/regional-pipeline/us-east-1"] = `{"region":"us-east-1","management_account_id":"000000000001","minting_role_arn":"arn:aws:iam::000000000001:role/regionctl-minting-us-east-1"}`
-	_, err = runner(c, tf, &fakeRegistry{}).Run(context.Background(), p)
-	if err == nil || !strings.Contains(err.Error(), "waits for an approved plan (its sector has approval: always)") || !strings.Contains(err.Error(), "regionctl pipeline regional --region us-east-1 --cluster mc01 --plan") {
-		t.Fatalf("a run of an approval: always sector without a plan: %v", err)
+	first := runner(c, tf, &fakeRegistry{})
+	var waiting string
+	first.Events = func(e pipeline.Event) {
+		if e.Status == "waiting" {
+			waiting = e.Detail
+		}
 	}
-	if len(tf.jobs) != 0 {
-		t.Fatalf("applied without approval: %+v", tf.jobs)
+	_, err = first.Run(context.Background(), p)
+	if len(tf.jobs) != 0 || len(first.Plans()) != 1 {
+		t.Fatalf("a run that needs an approval applied %+v, planned %+v", tf.jobs, first.Plans())
 	}
-	planner := runner(c, tf, &fakeRegistry{})
-	planner.PlanOnly = true
-	if _, err := planner.Run(context.Background(), p); err != nil {
-		t.Fatal(err)
+	id := first.Plans()[0].ID
+	approve := "regionctl pipeline approve --region us-east-1 --cluster mc01 --plan-id " + id
+	if err == nil || !strings.Contains(err.Error(), "(its sector has approval: always)") || !strings.Contains(err.Error(), "is not approved") || !strings.Contains(err.Error(), approve) {
+		t.Fatalf("a run of an approval: always sector, unapproved: %v", err)
 	}
-	id := planner.Plans()[0].ID
-	_, err = runner(c, tf, &fakeRegistry{}).Run(context.Background(), p)
-	if err == nil || !strings.Contains(err.Error(), "is not approved") || !strings.Contains(err.Error(), "regionctl pipeline approve --region us-east-1 --cluster mc01 --plan-id "+id) {
-		t.Fatalf("a reviewed plan not approved: %v", err)
+	if !strings.Contains(waiting, "waits for an approver: "+approve) {
+		t.Errorf("the run did not say what it waits for: %q", waiting)
 	}
 	// An approval of another plan, or of another cluster, is not this one's.
 	key := "regionctl-regional-pipeline-us-east-1/management-cluster/us-east-1/mc01.tfstate.regionctl-approval/" + id
@@ -205,6 +209,38 @@ func TestApprovalsGate(t *testing.T) {
 	if len(tf.jobs) != 1 || tf.jobs[0].SavedPlan == nil {
 		t.Fatalf("the approved plan was not the one applied: %+v", tf.jobs)
 	}
+	// A run that waits takes the approval given while it waits.
+	destroy, err := pipeline.Regional(f, "us-east-1", "mc01", "https://api.flag", "r3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range destroy.Steps {
+		if destroy.Steps[i].Name == "terraform" {
+			destroy.Steps[i].Command = "destroy"
+		}
+	}
+	waiter := runner(c, tf, &fakeRegistry{})
+	waiter.ApprovalWait, waiter.Poll = time.Hour, time.Millisecond
+	planned := make(chan string, 1)
+	waiter.Events = func(e pipeline.Event) {
+		if e.Status == "waiting" {
+			planned <- e.Detail[strings.LastIndex(e.Detail, " ")+1:]
+		}
+	}
+	go func() {
+		id := <-planned
+		time.Sleep(10 * time.Millisecond)
+		if _, err := runner(c, tf, &fakeRegistry{}).Approve(context.Background(), destroy, "us-east-1/mc01", id, "retire"); err != nil {
+			t.Error(err)
+		}
+	}()
+	if _, err := waiter.Run(context.Background(), destroy); err != nil {
+		t.Fatalf("a run approved while it waited: %v", err)
+	}
+	if j := tf.jobs[len(tf.jobs)-1]; !j.Destroy || j.SavedPlan == nil {
+		t.Errorf("the destroy did not apply its approved plan: %+v", j)
+	}
+
 	// Stage (approval: destroys) applies without one.
 	stage, err := pipeline.Regional(f, "eu-west-1", "mc01", "https://api.flag", "r2")
 	if err != nil {

@@ -51,6 +51,10 @@ type Runner struct {
 	// made, and each root is planned, the plan kept next to its state for
 	// the apply that follows a review (review.go).
 	PlanOnly bool
+	// ApprovalWait is how long a run that needs an approval waits for one
+	// after publishing its plan (0: it refuses at once, naming the command
+	// that approves). Poll is how often it looks (default 30s).
+	ApprovalWait, Poll time.Duration
 
 	plansMu sync.Mutex
 	plans   []PlanSummary
@@ -324,6 +328,13 @@ func (r *Runner) terraform(ctx context.Context, p *Plan, s Step, st *clusterStat
 	if err != nil {
 		return "", err
 	}
+	if s.Approval {
+		// Plan (unless a review did), publish the plan, and wait for an
+		// approver, before taking the state.
+		if err := r.awaitApproval(ctx, p, s, job, state); err != nil {
+			return "", err
+		}
+	}
 	stale, tag, err := r.acquire(ctx, p, s, state)
 	if err != nil {
 		return "", err
@@ -342,6 +353,7 @@ func (r *Runner) terraform(ctx context.Context, p *Plan, s Step, st *clusterStat
 		return "", err
 	}
 	if s.Approval {
+		// Again, under the lease: what is applied is what was approved.
 		if err := r.checkApproved(ctx, p, s, state, planID, reviewed); err != nil {
 			return "", err
 		}

@@ -64,7 +64,7 @@ func regionChains(f *config.Fleet, skip map[string]bool) (map[string]*chainRegio
 		cr.Approvers = approvers
 		if len(approvers) == 0 {
 			for _, c := range byRegion[reg.Name] {
-				if !NeedsApproval(c) {
+				if !c.NeedsApproval() {
 					continue
 				}
 				why, at := "its sector has approval: always", reg.Sector.Doc.Value.Get("approval")
@@ -151,16 +151,6 @@ func regionChains(f *config.Fleet, skip map[string]bool) (map[string]*chainRegio
 		out[reg.Name] = cr
 	}
 	return out, diags
-}
-
-// NeedsApproval says whether c's Terraform runs wait for an approver to
-// approve their reviewed plan: a destroy, or any run of a sector with
-// approval: always. A cluster whose pipeline is removed runs no Terraform.
-func NeedsApproval(c *config.Cluster) bool {
-	if c.Bool("delete_pipeline") {
-		return false
-	}
-	return c.Bool("delete") || c.Region != nil && c.Region.Sector != nil && c.Region.Sector.Approval == "always"
 }
 
 // Approvers are the IAM roles of gitops.approvers (config/global).

@@ -79,6 +79,15 @@ func (g *Progress) Event(e pipeline.Event) {
 		g.redraw()
 		return
 	}
+	if e.Status == "waiting" {
+		// The step goes on: it waits for an approver, and says for what.
+		if g.live {
+			fmt.Fprint(g.p.W, "\r\033[K")
+		}
+		fmt.Fprintf(g.p.W, "%8s  %s %s  %s\n", "", key, g.p.paint(yellow, "waiting"), e.Detail)
+		g.redraw()
+		return
+	}
 	delete(g.running, key)
 	if g.p.Quiet && e.Status != "failed" {
 		return

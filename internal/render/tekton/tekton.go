@@ -127,8 +127,13 @@ const WorkspaceSize = "2Gi"
 // PipelineTimeout bounds a whole run: an EKS cluster takes 10 to 20
 // minutes to create or destroy and its node group as long again, and the
 // terraform Task may first wait out a dead run's lease (lease TTL 10m);
-// the Tasks' own timeouts (pipelines/tekton) add up to less.
-const PipelineTimeout = "3h"
+// the Tasks' own timeouts (pipelines/tekton) add up to less. A run that
+// waits for an approver (a destroy; a sector with approval: always) may
+// wait a day for one first (--approval-wait of the terraform Task).
+const (
+	PipelineTimeout         = "3h"
+	ApprovalPipelineTimeout = "27h"
+)
 
 // Path of a cluster's PipelineRun in deploy/.
 func Path(environment, region, cluster string) string {
@@ -156,6 +161,10 @@ func ForCluster(c *config.Cluster, tfvarsPath string, src Source) *PipelineRun {
 		{Name: "git-revision", Value: src.Revision},
 	}
 	partition := iam.Partition(c.Region.Name)
+	timeout := PipelineTimeout
+	if c.NeedsApproval() {
+		timeout = ApprovalPipelineTimeout
+	}
 	if c.Type == "regional" {
 		params = append(params, RunParam{Name: "role-arn", Value: iam.RoleARN(partition, "${account_id}", iam.AccessRole)})
 	}
@@ -195,7 +204,7 @@ func ForCluster(c *config.Cluster, tfvarsPath string, src Source) *PipelineRun {
 				},
 			}}},
 			TaskRunTemplate: TaskRunTemplate{ServiceAccountName: sa},
-			Timeouts:        &Timeouts{Pipeline: PipelineTimeout},
+			Timeouts:        &Timeouts{Pipeline: timeout},
 		},
 	}
 }
