@@ -88,6 +88,17 @@ func (r *Runner) readHandoff(ctx context.Context, p *Plan, s Step, st *clusterSt
 	return h, nil
 }
 
+// assumeMinting assumes the region's minting role the handoff names, with
+// the region's ExternalId and the request id as the session's one tag.
+func (r *Runner) assumeMinting(ctx context.Context, p *Plan, s Step, h handoff) (Credentials, error) {
+	minting, err := r.Cloud.AssumeRole(ctx, AssumeRequest{RoleARN: h.MintingRoleARN, ExternalID: s.ExternalID, SessionName: s.SessionName,
+		Tags: map[string]string{iam.RequestIDTag: p.RequestID}})
+	if err != nil {
+		return Credentials{}, fmt.Errorf("assuming the region's minting role: %w", err)
+	}
+	return minting, nil
+}
+
 func describe(acc Account, ou string) string {
 	outcome := "found " + acc.ID
 	if acc.Created {
@@ -120,10 +131,9 @@ func (r *Runner) regionalAccount(ctx context.Context, p *Plan, s Step, st *clust
 	if err != nil {
 		return "", err
 	}
-	minting, err := r.Cloud.AssumeRole(ctx, AssumeRequest{RoleARN: h.MintingRoleARN, ExternalID: s.ExternalID, SessionName: s.SessionName,
-		Tags: map[string]string{iam.RequestIDTag: p.RequestID}})
+	minting, err := r.assumeMinting(ctx, p, s, h)
 	if err != nil {
-		return "", fmt.Errorf("assuming the region's minting role: %w", err)
+		return "", err
 	}
 	acc, err := r.Cloud.EnsureAccount(ctx, minting, AccountSpec{Name: s.Account, Email: s.Email, OU: s.OU, Tags: s.AccountTags})
 	if err != nil {

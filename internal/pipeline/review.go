@@ -192,10 +192,9 @@ func (r *Runner) findRegionalAccount(ctx context.Context, p *Plan, s Step, st *c
 	if err != nil {
 		return "", err
 	}
-	minting, err := r.Cloud.AssumeRole(ctx, AssumeRequest{RoleARN: h.MintingRoleARN, ExternalID: s.ExternalID, SessionName: s.SessionName,
-		Tags: map[string]string{iam.RequestIDTag: p.RequestID}})
+	minting, err := r.assumeMinting(ctx, p, s, h)
 	if err != nil {
-		return "", fmt.Errorf("assuming the region's minting role: %w", err)
+		return "", err
 	}
 	id, err := r.findTagged(ctx, minting, s.Account, s.AccountTags)
 	if err != nil {
@@ -234,9 +233,19 @@ func (r *Runner) planTerraform(ctx context.Context, p *Plan, s Step, st *cluster
 	if err != nil {
 		return "", err
 	}
-	res, err := r.Terraform.Plan(ctx, job)
+	sum, _, err := r.publishPlan(ctx, p, s, job, state)
 	if err != nil {
 		return "", err
+	}
+	return fmt.Sprintf("plan %s of %s: %d to add, %d to change, %d to destroy", short12(sum.ID), job.Root, sum.Add, sum.Change, sum.Destroy), nil
+}
+
+// publishPlan plans job and keeps the plan and its summary next to the
+// state, for the review and the apply that follows it.
+func (r *Runner) publishPlan(ctx context.Context, p *Plan, s Step, job TerraformJob, state Object) (PlanSummary, []byte, error) {
+	res, err := r.Terraform.Plan(ctx, job)
+	if err != nil {
+		return PlanSummary{}, nil, err
 	}
 	sum := res.Summary
 	sum.Cluster, sum.Root, sum.Command, sum.Commit, sum.RequestID, sum.At = s.Cluster, job.Root, s.Command, r.Commit, p.RequestID, r.now()
@@ -244,13 +253,13 @@ func (r *Runner) planTerraform(ctx context.Context, p *Plan, s Step, st *cluster
 	sum.Object = planFileOf(state, sum.ID).String()
 	body, _ := json.Marshal(sum)
 	if err := r.Cloud.Put(ctx, Credentials{}, planFileOf(state, sum.ID), res.File); err != nil {
-		return "", fmt.Errorf("keeping the plan next to %s: %w", state, err)
+		return PlanSummary{}, nil, fmt.Errorf("keeping the plan next to %s: %w", state, err)
 	}
 	if err := r.Cloud.Put(ctx, Credentials{}, planSummaryOf(state, sum.ID), body); err != nil {
-		return "", fmt.Errorf("keeping the plan's summary next to %s: %w", state, err)
+		return PlanSummary{}, nil, fmt.Errorf("keeping the plan's summary next to %s: %w", state, err)
 	}
 	r.keepPlan(sum)
-	return fmt.Sprintf("plan %s of %s: %d to add, %d to change, %d to destroy", short12(sum.ID), job.Root, sum.Add, sum.Change, sum.Destroy), nil
+	return sum, res.File, nil
 }
 
 // reviewedPlan is the plan a plan-only run kept for exactly these inputs
@@ -306,23 +315,11 @@ func (r *Runner) awaitApproval(ctx context.Context, p *Plan, s Step, job Terrafo
 		return err
 	}
 	if reviewed == nil {
-		res, err := r.Terraform.Plan(ctx, job)
+		sum, file, err := r.publishPlan(ctx, p, s, job, state)
 		if err != nil {
 			return err
 		}
-		sum := res.Summary
-		sum.Cluster, sum.Root, sum.Command, sum.Commit, sum.RequestID, sum.At = s.Cluster, job.Root, s.Command, r.Commit, p.RequestID, r.now()
-		sum.Count()
-		sum.Object = planFileOf(state, sum.ID).String()
-		body, _ := json.Marshal(sum)
-		if err := r.Cloud.Put(ctx, Credentials{}, planFileOf(state, sum.ID), res.File); err != nil {
-			return fmt.Errorf("keeping the plan next to %s: %w", state, err)
-		}
-		if err := r.Cloud.Put(ctx, Credentials{}, planSummaryOf(state, sum.ID), body); err != nil {
-			return fmt.Errorf("keeping the plan's summary next to %s: %w", state, err)
-		}
-		r.keepPlan(sum)
-		id, reviewed = sum.ID, res.File
+		id, reviewed = sum.ID, file
 		r.emit(Event{Cluster: s.Cluster, Step: s.Name, Status: "waiting", Detail: fmt.Sprintf("plan %s: %d to add, %d to change, %d to destroy; waits for an approver: regionctl pipeline approve --region %s --cluster %s --plan-id %s",
 			short12(id), sum.Add, sum.Change, sum.Destroy, p.Region, s.Cluster[strings.LastIndex(s.Cluster, "/")+1:], id)})
 	}

@@ -35,6 +35,9 @@ module "maestro_iot" {
   cluster_name      = var.cluster_name
   oidc_provider_arn = module.cluster.oidc_provider_arn
   oidc_issuer       = module.cluster.oidc_issuer
+  providers = {
+    aws = aws
+  }
 }
 
 module "clm_database" {

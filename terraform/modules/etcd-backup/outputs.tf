@@ -1,7 +1,7 @@
 output "name" {
-  value = aws_s3_bucket.this.id
+  value = module.bucket.name
 }
 
 output "arn" {
-  value = aws_s3_bucket.this.arn
+  value = module.bucket.arn
 }

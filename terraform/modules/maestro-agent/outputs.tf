@@ -1,17 +1,17 @@
 output "mqtt_endpoint" {
   description = "The region's broker: AWS IoT Core of the regional account."
-  value       = local.endpoint
+  value       = module.agent.endpoint
 }
 
 output "secret_arn" {
   description = "The agent's MQTT credentials (endpoint, client id, certificate, key) in the cluster's account."
-  value       = aws_secretsmanager_secret.agent.arn
+  value       = module.agent.secret_arn
 }
 
 output "role_arn" {
-  value = module.role.arn
+  value = module.agent.role_arn
 }
 
 output "certificate_arn" {
-  value = aws_iot_certificate.agent.arn
+  value = module.agent.certificate_arn
 }

@@ -1,0 +1,78 @@
+# One MQTT client of the region's broker (AWS IoT Core): its IoT policy,
+# its certificate and key (made by IoT, in the broker's account), and a
+# Secrets Manager secret holding endpoint, client id, certificate and key,
+# which only the client's pods read (one ServiceAccount, through IRSA).
+#
+# aws.broker is the broker's account (the regional account); aws is the
+# account the client runs in (the same one for Maestro's server, the
+# management cluster's for an agent). The key reaches the secret and this
+# module's state, and nothing else.
+
+data "aws_iot_endpoint" "mqtt" {
+  provider      = aws.broker
+  endpoint_type = "iot:Data-ATS"
+}
+
+locals {
+  endpoint = "mqtts://${data.aws_iot_endpoint.mqtt.endpoint_address}:8883"
+}
+
+resource "aws_iot_policy" "this" {
+  provider = aws.broker
+  name     = var.policy_name
+  policy   = var.policy_json
+  tags     = var.tags
+}
+
+resource "aws_iot_certificate" "this" {
+  provider = aws.broker
+  active   = true
+}
+
+resource "aws_iot_policy_attachment" "this" {
+  provider = aws.broker
+  policy   = aws_iot_policy.this.name
+  target   = aws_iot_certificate.this.arn
+}
+
+resource "aws_secretsmanager_secret" "this" {
+  name        = var.secret_name
+  description = "MQTT client credentials of ${var.client_id} (AWS IoT Core of the regional account)"
+  # The credential goes with the certificate it holds: nothing to recover.
+  recovery_window_in_days = 0
+  tags                    = var.tags
+}
+
+resource "aws_secretsmanager_secret_version" "this" {
+  secret_id = aws_secretsmanager_secret.this.id
+  secret_string = jsonencode({
+    endpoint    = local.endpoint
+    client_id   = var.client_id
+    certificate = aws_iot_certificate.this.certificate_pem
+    private_key = aws_iot_certificate.this.private_key
+  })
+}
+
+module "trust" {
+  source            = "../irsa-trust"
+  oidc_provider_arn = var.oidc_provider_arn
+  oidc_issuer       = var.oidc_issuer
+  service_accounts  = [var.service_account]
+}
+
+module "role" {
+  source            = "../iam-role"
+  name              = var.role_name
+  trust_policy_json = module.trust.json
+  policy_json = jsonencode({
+    Version = "2012-10-17"
+    Statement = [{
+      Sid      = "ItsMQTTCredentials"
+      Effect   = "Allow"
+      Action   = ["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret"]
+      Resource = [aws_secretsmanager_secret.this.arn]
+    }]
+  })
+  permissions_boundary = var.permissions_boundary
+  tags                 = var.tags
+}

@@ -1,0 +1,44 @@
+variable "client_id" {
+  type        = string
+  description = "The client's MQTT client id."
+}
+
+variable "policy_name" {
+  type = string
+}
+
+variable "policy_json" {
+  type        = string
+  description = "The client's IoT policy: its client id and its topics only."
+}
+
+variable "secret_name" {
+  type = string
+}
+
+variable "role_name" {
+  type = string
+}
+
+variable "service_account" {
+  type        = string
+  description = "namespace:name of the ServiceAccount whose pods read the credentials."
+}
+
+variable "oidc_provider_arn" {
+  type = string
+}
+
+variable "oidc_issuer" {
+  type = string
+}
+
+variable "permissions_boundary" {
+  type    = string
+  default = null
+}
+
+variable "tags" {
+  type    = map(string)
+  default = {}
+}
