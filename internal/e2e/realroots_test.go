@@ -114,7 +114,7 @@ func TestRealRoots(t *testing.T) {
 	// credentials and its OIDC provider are there.
 	res := strings.Join(e.stateResources("regionctl-tfstate-eu-west-1-regional", "regional-cluster/eu-west-1/regional.tfstate"), " ")
 	for _, want := range []string{"aws_apigatewayv2_vpc_link.this", "aws_lb_listener.https", "aws_apigatewayv2_domain_name.api", "aws_route53_record.api",
-		"aws_iot_policy.maestro", "aws_iot_policy_attachment.server", "aws_secretsmanager_secret_version.server", "aws_iam_openid_connect_provider.this",
+		"aws_iot_policy.this", "aws_iot_policy_attachment.this", "aws_secretsmanager_secret_version.this", "aws_iam_openid_connect_provider.this",
 		"aws_ecr_repository_policy.this"} {
 		if !strings.Contains(res, want) {
 			t.Errorf("regional state lacks %s: %s", want, res)
