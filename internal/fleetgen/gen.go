@@ -135,6 +135,8 @@ tags:
   environment: ${environment}
 gitops:
   runner_image: registry.platform.example.com/platform/regionctl@sha256:` + strings.Repeat("7e2a", 16) + `
+  approvers:
+    - arn:aws:iam::123456789012:role/platform-approvers
 `)
 	if len(extra) > 0 {
 		b.WriteString("additional_regions:\n")

@@ -1,0 +1,29 @@
+package render_test
+
+import (
+	"testing"
+
+	"github.com/regionctl/regionctl/internal/fleet"
+	"github.com/regionctl/regionctl/internal/fleetgen"
+	"github.com/regionctl/regionctl/internal/render"
+	"github.com/regionctl/regionctl/internal/schema"
+)
+
+// The benchmarks and `regionctl dev gen-fleet` stand on the generated
+// fleet, so it must stay a fleet regionctl renders: one region of eleven
+// clusters holds both deletion phases (a destroy waits for an approver).
+func TestGeneratedFleetRenders(t *testing.T) {
+	fsys := fleetgen.Generate(fleetgen.Options{Sectors: 2, RegionsPerSector: 1, ClustersPerRegion: 11}).FS()
+	c, err := schema.New(schema.Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, diags := fleet.Load(fsys, "config", c)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if _, diags := render.Render(f, render.Options{Version: "test",
+		Charts: []string{"cluster-lifecycle-manager", "hypershift-operator", "observability", "platform-api"}}); diags.HasErrors() {
+		t.Fatal(diags)
+	}
+}
