@@ -20,9 +20,9 @@ type Side struct {
 	Label  string // e.g. "abc1234 (merge-base(HEAD, origin/main))"
 	Fleet  *config.Fleet
 	Output *render.Output
-	// Deploy is the committed deploy/ tree of this side (path → bytes),
-	// for drift detection; nil skips it.
-	Deploy map[string][]byte
+	// Deploy is the committed deploy/ tree of this side (path → git blob
+	// hash), for drift detection; nil skips it.
+	Deploy map[string]plumbing.Hash
 	// Committed and Index describe the base's committed deploy/ when the
 	// review left out the clusters whose inputs did not change (the
 	// outputs' Skipped): the git blob hash of each file, and index.json,
@@ -420,7 +420,7 @@ func diffLines(b []byte) []string {
 // nobody ran regionctl render yet). The files of clusters the review did
 // not render, their inputs being unchanged, are drift where they differ
 // from the base's committed files.
-func drift(committed map[string][]byte, baseSide Side, head *render.Output) ([]string, int) {
+func drift(committed map[string]plumbing.Hash, baseSide Side, head *render.Output) ([]string, int) {
 	if committed == nil {
 		return []string{}, 0
 	}
@@ -430,14 +430,14 @@ func drift(committed map[string][]byte, baseSide Side, head *render.Output) ([]s
 	stale := 0
 	reused := reusedFiles(baseSide, head.Skipped)
 	for p, want := range reused {
-		if c, ok := committed[p]; !ok || plumbing.ComputeHash(plumbing.BlobObject, c) != want {
+		if c, ok := committed[p]; !ok || c != want {
 			d = append(d, p)
 		}
 	}
 	check := func(p string) {
 		c, inDeploy := committed[p]
 		h, inHead := rendered[p]
-		if p == render.IndexPath || (inDeploy == inHead && string(c) == string(h)) {
+		if p == render.IndexPath || (inDeploy == inHead && (!inHead || c == plumbing.ComputeHash(plumbing.BlobObject, h))) {
 			return
 		}
 		b, inBase := before[p]

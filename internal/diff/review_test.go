@@ -63,11 +63,11 @@ func (r *repo) compare(c *schema.Checker, base, head string) *diff.Report {
 		if err != nil || diags.HasErrors() {
 			r.T.Fatalf("%s: %v %v", rev, err, diags)
 		}
-		deploy := map[string][]byte{}
+		deploy := map[string]plumbing.Hash{}
 		_ = fs.WalkDir(fsys, "deploy", func(p string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
 				b, _ := fs.ReadFile(fsys, p)
-				deploy[strings.TrimPrefix(p, "deploy/")] = b
+				deploy[strings.TrimPrefix(p, "deploy/")] = plumbing.ComputeHash(plumbing.BlobObject, b)
 			}
 			return nil
 		})

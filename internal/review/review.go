@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"sort"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -161,7 +160,21 @@ func Run(o Options) (*Result, error) {
 	}
 	headSide := diff.Side{Label: headLabel, Fleet: pair.Head, Output: pair.HeadOut}
 	if o.Drift {
-		headSide.Deploy = committedDeploy(headFS)
+		// The head's deploy/ by blob hash: a commit's from its tree, the
+		// working tree's as git status finds it, reading only the files
+		// the index cannot vouch for.
+		var deploy map[string]plumbing.Hash
+		if o.Head != "" {
+			deploy, err = gitbase.BlobHashes(head, deployDir)
+		} else {
+			deploy, err = repo.WorktreeHashes(o.Root, deployDir)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(deploy) > 0 {
+			headSide.Deploy = deploy
+		}
 	}
 	orders, err := schema.RolloutOrders()
 	if err != nil {
@@ -262,29 +275,6 @@ func indexes(idx *render.Index, ids map[string]bool) bool {
 		}
 	}
 	return true
-}
-
-// committedDeploy reads the deploy/ tree of fsys (path → bytes), or nil when
-// nothing is committed yet (no drift to speak of).
-func committedDeploy(fsys fs.FS) map[string][]byte {
-	var paths []string
-	_ = fs.WalkDir(fsys, deployDir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			paths = append(paths, p)
-		}
-		return nil
-	})
-	if len(paths) == 0 {
-		return nil
-	}
-	contents, errs := deploytree.ReadFiles(paths, func(p string) ([]byte, error) { return fs.ReadFile(fsys, p) })
-	deploy := make(map[string][]byte, len(paths))
-	for i, p := range paths {
-		if errs[i] == nil {
-			deploy[strings.TrimPrefix(p, deployDir+"/")] = contents[i]
-		}
-	}
-	return deploy
 }
 
 func short(c *object.Commit) string { return c.Hash.String()[:8] }

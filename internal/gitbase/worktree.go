@@ -1,0 +1,153 @@
+package gitbase
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// notAFile stands for a directory entry git cannot hold as a blob (a
+// FIFO, a socket, a device): no rendered file has this hash, so it always
+// differs.
+var notAFile = plumbing.NewHash(strings.Repeat("f", 40))
+
+// WorktreeHashes returns the git blob hash of each entry under dir (a
+// directory of root, which is in r's working tree), keyed by its path
+// relative to dir, the way `git status` finds them: a file whose size and
+// modification time are what the index recorded, and not racily close to
+// the index's own time, takes the index's hash without being read; any
+// other file is read and hashed. Symbolic links are hashed as git stores
+// them (their target) and never followed. A missing dir holds nothing.
+func (r *Repo) WorktreeHashes(root, dir string) (map[string]plumbing.Hash, error) {
+	top := filepath.Join(root, dir)
+	out := map[string]plumbing.Hash{}
+	if _, err := os.Lstat(top); errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	known, stamp := r.indexEntries(top)
+	var mu sync.Mutex
+	var toRead []string
+	err := filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(top, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			out[rel] = plumbing.ComputeHash(plumbing.BlobObject, []byte(filepath.ToSlash(target)))
+		case !d.Type().IsRegular():
+			out[rel] = notAFile
+		default:
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			if e, ok := known[rel]; ok && int64(e.Size) == info.Size() && e.ModifiedAt.Equal(info.ModTime()) && info.ModTime().Before(stamp) {
+				out[rel] = e.Hash
+				return nil
+			}
+			toRead = append(toRead, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", dir, err)
+	}
+	// The files the index cannot vouch for are read by a few readers at
+	// once: on a fresh checkout that can be all of them.
+	var wg sync.WaitGroup
+	var firstErr error
+	next := make(chan string)
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for rel := range next {
+				b, err := os.ReadFile(filepath.Join(top, filepath.FromSlash(rel)))
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = fmt.Errorf("reading %s: %w", filepath.Join(dir, rel), err)
+				} else if err == nil {
+					out[rel] = plumbing.ComputeHash(plumbing.BlobObject, b)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, rel := range toRead {
+		next <- rel
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return out, nil
+}
+
+// indexEntries are the index's merged entries under the directory top,
+// keyed by their path relative to it, and the time the index was written.
+// Without a readable index there are none, and every file is read.
+func (r *Repo) indexEntries(top string) (map[string]*index.Entry, time.Time) {
+	wt, err := r.repo.Worktree()
+	if err != nil {
+		return nil, time.Time{}
+	}
+	st, ok := r.repo.Storer.(*filesystem.Storage)
+	if !ok {
+		return nil, time.Time{}
+	}
+	info, err := st.Filesystem().Stat("index")
+	if err != nil {
+		return nil, time.Time{}
+	}
+	idx, err := r.repo.Storer.Index()
+	if err != nil {
+		return nil, time.Time{}
+	}
+	abs, err := filepath.Abs(top)
+	if err != nil {
+		return nil, time.Time{}
+	}
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+		return nil, time.Time{}
+	}
+	work, err := filepath.EvalSymlinks(wt.Filesystem.Root())
+	if err != nil {
+		return nil, time.Time{}
+	}
+	rel, err := filepath.Rel(work, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, time.Time{}
+	}
+	prefix := filepath.ToSlash(rel) + "/"
+	entries := map[string]*index.Entry{}
+	// Stage 0 is a merged entry as git writes it (go-git's index.Merged
+	// constant is 1, which its own decoder never produces).
+	for _, e := range idx.Entries {
+		if e.Stage == 0 && !e.SkipWorktree && !e.IntentToAdd && strings.HasPrefix(e.Name, prefix) {
+			entries[e.Name[len(prefix):]] = e
+		}
+	}
+	return entries, info.ModTime()
+}
