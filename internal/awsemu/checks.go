@@ -83,6 +83,8 @@ func checks(e *env) ([]check, error) {
 		return []check{{Action: "ssm:" + req.Operation, Resource: res, Context: e.context(nil)}}, nil
 	case "eks":
 		return eksChecks(e)
+	case "ecs":
+		return ecsChecks(e)
 	case "iot":
 		return iotChecks(e)
 	case "secretsmanager":

@@ -83,6 +83,19 @@ func decode(r *http.Request, body []byte, auth sigv4, models *restModels) (*requ
 }
 
 // str reads a top-level string parameter, whatever the protocol.
+// strs is a JSON request's list of strings.
+func (r *request) strs(name string) []string {
+	var out []string
+	if l, ok := r.JSON[name].([]any); ok {
+		for _, v := range l {
+			if s, ok := v.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
 func (r *request) str(name string) string {
 	if r.Form != nil {
 		return r.Form.Get(name)

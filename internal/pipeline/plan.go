@@ -71,6 +71,9 @@ type Step struct {
 	// DeployRoles are the region's management clusters whose deploy role
 	// the central pipeline keeps as rendered in their sealed accounts.
 	DeployRoles []DeployRole `json:"deploy_roles,omitempty"`
+	// RootApplication is the cluster's rendered root Application (a file
+	// under deploy/), which the argocd step hands its bootstrap task.
+	RootApplication string `json:"root_application,omitempty"`
 }
 
 // DRAccount names a region's disaster-recovery account.
@@ -208,7 +211,7 @@ func Central(f *config.Fleet, regionName, cluster, requestID string) (*Plan, err
 	}
 	bucket := str(rc, "state_bucket")
 	runtime := map[string]string{"account_id": "${account_id}", "assume_role_arn": "${assumed_role_arn}", "assume_role_session_name": session(requestID),
-		"organization_id": "${organization_id}", "root_id": "${root_id}", "management_ou_id": "${management_ou_id}"}
+		"organization_id": "${organization_id}", "root_id": "${root_id}", "management_ou_id": "${management_ou_id}", "runner_image": runnerImage(f)}
 	p.Steps = append(p.Steps, Step{Cluster: rc.ID(), Name: "terraform", Command: command,
 		Action: "terraform init with the central state bucket (created when missing, owned by the management account), then " + command + " through the assumed role",
 		Root:   path.Join("terraform", terraform.RegionalCluster), VarFile: tfvars(rc), Vars: runtime, Approval: rc.NeedsApproval(),
@@ -216,11 +219,14 @@ func Central(f *config.Fleet, regionName, cluster, requestID string) (*Plan, err
 	if command == "destroy" {
 		return p, nil
 	}
+	p.Steps = append(p.Steps, argocdStep(rc, Step{RoleARN: accessRole, SessionName: session(requestID)}))
 	boot := map[string]string{"management_account_id": "${management_account_id}", "organization_id": "${organization_id}", "root_id": "${root_id}",
 		"management_ou_id": "${management_ou_id}", "regional_oidc_issuer": "${output.oidc_issuer}", "platform_api_endpoint": "${output.platform_api_endpoint}",
 		"dr_account_id": "${dr_account_id}", "dr_assume_role_arn": iam.RoleARN(partition, "${dr_account_id}", iam.AccessRole)}
 	for k, v := range runtime {
-		boot[k] = v
+		if k != "runner_image" {
+			boot[k] = v
+		}
 	}
 	dir := regionDir(rc)
 	p.Steps = append(p.Steps, Step{Cluster: rc.ID(), Name: "bootstrap", Command: "apply",
@@ -239,6 +245,27 @@ func Central(f *config.Fleet, regionName, cluster, requestID string) (*Plan, err
 		p.Steps = append(p.Steps, deploy)
 	}
 	return p, nil
+}
+
+// runnerImage is gitops.runner_image: the image the Tekton Tasks run, and
+// the clusters' bootstrap tasks.
+func runnerImage(f *config.Fleet) string {
+	if g := f.Global.Get("gitops"); g != nil {
+		if v := g.Get("runner_image"); v != nil && v.Kind == config.String {
+			return v.Str
+		}
+	}
+	return ""
+}
+
+// argocdStep starts the cluster's bootstrap task (made by its root) after
+// the apply, through the role the cluster's Terraform acted as (as): the
+// task installs Argo CD in the cluster and applies its rendered root.
+func argocdStep(c *config.Cluster, as Step) Step {
+	as.Cluster, as.Name = c.ID(), "argocd"
+	as.RootApplication = path.Join(regionDir(c), "argocd", c.Name, "root.yaml")
+	as.Action = fmt.Sprintf("start the cluster's bootstrap task (ECS Fargate, in its private subnets, as its bootstrap role) with %s, and wait for it: it installs Argo CD and that root Application, which then manages the cluster", as.RootApplication)
+	return as
 }
 
 // deployDocuments are the rendered files of a management cluster's deploy
@@ -332,11 +359,14 @@ func Regional(f *config.Fleet, regionName, cluster, apiEndpoint, requestID strin
 		p.Steps = append(p.Steps, Step{Cluster: c.ID(), Name: "assume-role", Action: "assume the deploy role of the cluster's account and check the identity it gives",
 			RoleARN: iam.RoleARN(partition, "${account_id}", iam.DeployRoleName), ExternalID: iam.ExternalID(regionName), SessionName: session(requestID), SessionTags: true})
 		runtime := map[string]string{"account_id": "${account_id}", "assume_role_arn": "${assumed_role_arn}",
-			"assume_role_external_id": iam.ExternalID(regionName), "assume_role_session_name": session(requestID), "regional_account_id": "${pipeline_account_id}"}
+			"assume_role_external_id": iam.ExternalID(regionName), "assume_role_session_name": session(requestID), "regional_account_id": "${pipeline_account_id}",
+			"runner_image": runnerImage(f)}
 		p.Steps = append(p.Steps, Step{Cluster: c.ID(), Name: "terraform", Action: "terraform init with the region's management cluster state bucket (owned by the regional account), then " + command + " through the deploy role",
 			Root: path.Join("terraform", terraform.ManagementCluster), VarFile: tfvars(c), Command: command, Vars: runtime, Approval: c.NeedsApproval(),
 			Backend: backend(str(c, "state_bucket"), StateKey(terraform.ManagementCluster, regionName, c.Name), regionName), BucketOwner: "${pipeline_account_id}"})
 		if command == "apply" {
+			p.Steps = append(p.Steps, argocdStep(c, Step{RoleARN: iam.RoleARN(partition, "${account_id}", iam.DeployRoleName),
+				ExternalID: iam.ExternalID(regionName), SessionName: session(requestID), SessionTags: true}))
 			labels := map[string]string{"cluster_type": "management", "region": regionName, "sector": c.SectorName(), "environment": c.Environment()}
 			body, _ := json.Marshal(map[string]any{"name": c.Name, "labels": labels})
 			p.Steps = append(p.Steps, Step{Cluster: c.ID(), Name: "register", Action: "register the cluster with the platform API (SigV4, execute-api); 201 and 409 count as registered",

@@ -42,18 +42,26 @@ func TestCentralPlan(t *testing.T) {
 	if _, err := pipeline.Central(f, "us-east-1", "mc01", "req1"); err == nil || !strings.Contains(err.Error(), "--cluster mc01 is not it") {
 		t.Errorf("--cluster mc01 on the central pipeline: %v", err)
 	}
-	if got := names(p); got != "us-east-1/regional:account us-east-1/regional:assume-role us-east-1/regional:terraform us-east-1/regional:bootstrap us-east-1/regional:deploy-roles" {
+	if got := names(p); got != "us-east-1/regional:account us-east-1/regional:assume-role us-east-1/regional:terraform us-east-1/regional:argocd us-east-1/regional:bootstrap us-east-1/regional:deploy-roles" {
 		t.Fatalf("steps %s", got)
 	}
-	if d := p.Steps[4].DeployRoles; len(d) != 3 || d[0].Account != "production-us-east-1-mc01" || d[0].Documents[pipeline.DocDeployPolicy] != "deploy/production/us-east-1/iam/mc01-deploy-role-policy.json" {
-		t.Errorf("deploy-roles step %+v", p.Steps[4])
+	if d := p.Steps[5].DeployRoles; len(d) != 3 || d[0].Account != "production-us-east-1-mc01" || d[0].Documents[pipeline.DocDeployPolicy] != "deploy/production/us-east-1/iam/mc01-deploy-role-policy.json" {
+		t.Errorf("deploy-roles step %+v", p.Steps[5])
 	}
-	tf, boot := p.Steps[2], p.Steps[3]
+	tf, argo, boot := p.Steps[2], p.Steps[3], p.Steps[4]
+	// The bootstrap task is started through the role Terraform acted as,
+	// with the root Application render wrote.
+	if argo.RoleARN != p.Steps[1].RoleARN || argo.RootApplication != "deploy/production/us-east-1/argocd/regional/root.yaml" {
+		t.Errorf("argocd step %+v", argo)
+	}
+	if tf.Vars["runner_image"] == "" || boot.Vars["runner_image"] != "" {
+		t.Errorf("runner_image: terraform %q, bootstrap %q", tf.Vars["runner_image"], boot.Vars["runner_image"])
+	}
 	if tf.Root != "terraform/regional-cluster" || tf.Backend["key"] != "regional-cluster/us-east-1/regional.tfstate" || tf.Backend["use_lockfile"] != "true" {
 		t.Errorf("terraform step %+v", tf)
 	}
 	// Every file a plan names is one render writes.
-	for _, f := range []string{tf.VarFile, boot.VarFile} {
+	for _, f := range []string{tf.VarFile, boot.VarFile, argo.RootApplication} {
 		if _, err := os.Stat("../../" + f); err != nil {
 			t.Errorf("the plan names %s, which deploy/ lacks", f)
 		}
@@ -93,7 +101,7 @@ func TestRegionalPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	// mc02 has delete: true: destroyed, not registered.
-	if got := names(p); got != "ap-northeast-1/mc01:account ap-northeast-1/mc01:assume-role ap-northeast-1/mc01:terraform ap-northeast-1/mc01:register "+
+	if got := names(p); got != "ap-northeast-1/mc01:account ap-northeast-1/mc01:assume-role ap-northeast-1/mc01:terraform ap-northeast-1/mc01:argocd ap-northeast-1/mc01:register "+
 		"ap-northeast-1/mc02:account ap-northeast-1/mc02:assume-role ap-northeast-1/mc02:terraform" {
 		t.Fatalf("steps %s", got)
 	}
@@ -101,10 +109,14 @@ func TestRegionalPlan(t *testing.T) {
 	if role.RoleARN != "arn:aws:iam::${account_id}:role/ManagementClusterDeployRole" || role.ExternalID != "regional-pipeline-ap-northeast-1" {
 		t.Errorf("assume-role step %+v", role)
 	}
-	if p.Steps[6].Command != "destroy" {
-		t.Errorf("mc02 is %s, want destroy", p.Steps[6].Command)
+	if p.Steps[7].Command != "destroy" {
+		t.Errorf("mc02 is %s, want destroy", p.Steps[7].Command)
 	}
-	reg := p.Steps[3]
+	if argo := p.Steps[3]; argo.RoleARN != role.RoleARN || argo.ExternalID != role.ExternalID || !argo.SessionTags ||
+		argo.RootApplication != "deploy/production/ap-northeast-1/argocd/mc01/root.yaml" {
+		t.Errorf("argocd step %+v", argo)
+	}
+	reg := p.Steps[4]
 	if calls := reg.Calls; len(calls) != 2 || calls[0] != "GET ${platform_api_endpoint}/api/v0/live" || !strings.Contains(calls[1], `"name":"mc01"`) {
 		t.Errorf("register calls %v", calls)
 	}
@@ -128,7 +140,7 @@ func TestRegionalPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := withFlag.Steps[3]; s.Endpoint != "http://127.0.0.1:9" || s.EndpointState != nil || s.Calls[0] != "GET http://127.0.0.1:9/api/v0/live" {
+	if s := withFlag.Steps[4]; s.Endpoint != "http://127.0.0.1:9" || s.EndpointState != nil || s.Calls[0] != "GET http://127.0.0.1:9/api/v0/live" {
 		t.Errorf("--api-endpoint: %+v", s)
 	}
 	if _, err := pipeline.Regional(f, "ap-northeast-1", "mc09", "", "r"); err == nil || !strings.Contains(err.Error(), "no management cluster mc09") {

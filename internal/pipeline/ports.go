@@ -140,6 +140,7 @@ type Cloud interface {
 	Roles
 	Storage
 	Parameters
+	Tasks
 }
 
 // ErrExists and ErrNotFound are returned by Storage and Parameters.

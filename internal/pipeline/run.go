@@ -253,6 +253,8 @@ func (r *Runner) step(ctx context.Context, p *Plan, s Step, st *clusterState) (s
 		return r.deployRoles(ctx, p, s, st)
 	case "register":
 		return r.register(ctx, p, s, st)
+	case "argocd":
+		return r.argocd(ctx, p, s, st)
 	case "check-destroyed":
 		return r.checkDestroyed(ctx, s)
 	case "none":

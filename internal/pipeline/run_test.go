@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -29,6 +31,33 @@ type fakeCloud struct {
 	sealed   map[string]bool
 	roles    map[string]pipeline.RoleSpec
 	tags     map[string]map[string]string
+	// tasks are the bootstrap tasks started; taskExit is the exit code
+	// they stop with (nil: stopped before the container ran), after
+	// taskPolls descriptions.
+	tasks     []pipeline.TaskRun
+	taskCreds []string
+	taskExit  *int
+	taskPolls int
+	described int
+}
+
+func (c *fakeCloud) RunTask(_ context.Context, creds pipeline.Credentials, run pipeline.TaskRun) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.log("run task %s in %s as %s", run.TaskDefinition, run.Cluster, who(creds))
+	c.tasks = append(c.tasks, run)
+	c.taskCreds = append(c.taskCreds, who(creds))
+	return fmt.Sprintf("arn:aws:ecs:%s:1:task/%s/t%d", run.Region, run.Cluster, len(c.tasks)), nil
+}
+
+func (c *fakeCloud) DescribeTask(_ context.Context, _ pipeline.Credentials, _, _, _ string) (pipeline.TaskStatus, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.described++
+	if c.described <= c.taskPolls {
+		return pipeline.TaskStatus{LastStatus: "RUNNING"}, nil
+	}
+	return pipeline.TaskStatus{LastStatus: "STOPPED", ExitCode: c.taskExit, Reason: "Essential container in task exited"}, nil
 }
 
 func (c *fakeCloud) FindAccount(_ context.Context, _ pipeline.Credentials, name string) (string, map[string]string, error) {
@@ -52,7 +81,7 @@ func (c *fakeCloud) TagAccount(_ context.Context, creds pipeline.Credentials, id
 }
 
 func newCloud() *fakeCloud {
-	return &fakeCloud{accounts: map[string]string{}, objects: map[string][]byte{}, sealed: map[string]bool{}, roles: map[string]pipeline.RoleSpec{}, tags: map[string]map[string]string{},
+	return &fakeCloud{taskExit: new(int), accounts: map[string]string{}, objects: map[string][]byte{}, sealed: map[string]bool{}, roles: map[string]pipeline.RoleSpec{}, tags: map[string]map[string]string{},
 		params: map[string]string{"/regionctl/regional-pipeline/eu-west-1": `{"region":"eu-west-1","management_account_id":"000000000001","minting_role_arn":"arn:aws:iam::000000000001:role/regionctl-minting-eu-west-1","organization_id":"o-1","management_ou_id":"ou-1"}`,
 			"/regionctl/regional-pipeline/ap-northeast-1": `{"region":"ap-northeast-1","management_account_id":"000000000001","minting_role_arn":"arn:aws:iam::000000000001:role/regionctl-minting-ap-northeast-1"}`}}
 }
@@ -290,7 +319,8 @@ func (f *fakeTerraform) Run(ctx context.Context, j pipeline.TerraformJob) (map[s
 		return nil, &pipeline.LockedError{ID: f.locked, Err: errors.New("Error acquiring the state lock")}
 	}
 	f.jobs = append(f.jobs, j)
-	return map[string]string{"platform_api_endpoint": "https://api.test"}, nil
+	return map[string]string{"platform_api_endpoint": "https://api.test",
+		"bootstrap": `{"cluster":"arn:aws:ecs:eu-west-1:1:cluster/boot","task_definition":"arn:aws:ecs:eu-west-1:1:task-definition/boot:1","subnets":["subnet-1","subnet-2"],"security_group":"sg-1"}`}, nil
 }
 
 func (f *fakeTerraform) ForceUnlock(_ context.Context, _ pipeline.TerraformJob, id string) error {
@@ -341,6 +371,10 @@ func TestRunRegionalInOrder(t *testing.T) {
 		"tag 000000000001 map[regionctl:sealed:true] as " + minting,
 		"assume arn:aws:iam::000000000001:role/ManagementClusterDeployRole regional-pipeline-eu-west-1 regionctl-req9 as pipeline",
 		"bucket regionctl-regional-pipeline-eu-west-1 of 999999999999",
+		// The bootstrap task is started as the deploy role, again with
+		// the region's ExternalId.
+		"assume arn:aws:iam::000000000001:role/ManagementClusterDeployRole regional-pipeline-eu-west-1 regionctl-req9 as pipeline",
+		"run task arn:aws:ecs:eu-west-1:1:task-definition/boot:1 in arn:aws:ecs:eu-west-1:1:cluster/boot as AK-arn:aws:iam::000000000001:role/ManagementClusterDeployRole",
 	}
 	if strings.Join(c.calls, "\n") != strings.Join(want, "\n") {
 		t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(c.calls, "\n"), strings.Join(want, "\n"))
@@ -356,7 +390,7 @@ func TestRunRegionalInOrder(t *testing.T) {
 	if len(reg.regs) != 1 || reg.regs[0].Endpoint != "https://api.flag" || reg.regs[0].Name != "mc01" || reg.regs[0].RequestID != "req9" {
 		t.Errorf("registrations %+v", reg.regs)
 	}
-	if got := strings.Join(events, " "); got != "account:start account:ok assume-role:start assume-role:ok terraform:start terraform:ok register:start register:ok" {
+	if got := strings.Join(events, " "); got != "account:start account:ok assume-role:start assume-role:ok terraform:start terraform:ok argocd:start argocd:ok register:start register:ok" {
 		t.Errorf("events %s", got)
 	}
 	if len(c.objects) != 0 {
@@ -453,12 +487,12 @@ func TestEndpointFromRegionalState(t *testing.T) {
 	f := load(t, "../..")
 	p, _ := pipeline.Regional(f, "eu-west-1", "mc01", "", "req")
 	c, reg := newCloud(), &fakeRegistry{}
-	p.Steps = p.Steps[3:] // register
+	p.Steps = p.Steps[4:] // register
 	if _, err := runner(c, &fakeTerraform{}, reg).Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "management_account_id is not known yet") {
 		t.Fatalf("no handoff read: %v", err)
 	}
 	p, _ = pipeline.Regional(f, "eu-west-1", "mc01", "", "req")
-	p.Steps = append(p.Steps[:1], p.Steps[3:]...) // account, then register
+	p.Steps = append(p.Steps[:1], p.Steps[4:]...) // account, then register
 	if _, err := runner(c, &fakeTerraform{}, reg).Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "run the central pipeline first, or pass --api-endpoint") {
 		t.Fatalf("no regional state: %v", err)
 	}
@@ -574,7 +608,7 @@ func TestParallelClustersFailIndependently(t *testing.T) {
 	if len(reg.regs) != 1 || reg.regs[0].Name != "mc02" || ended["eu-west-1/mc02 register"] != "ok" || ended["eu-west-1/mc01 terraform"] != "failed" {
 		t.Errorf("registrations %+v, events %v", reg.regs, ended)
 	}
-	if len(results) != 6 { // mc01: account, assume-role; mc02: all four
+	if len(results) != 7 { // mc01: account, assume-role; mc02: all five
 		t.Errorf("%d results", len(results))
 	}
 	// One at a time, the run stops at mc01's failure and mc02 never starts.
@@ -797,3 +831,73 @@ func TestOlderCommitNeverAppliesOverNewer(t *testing.T) {
 		t.Errorf("recorded %q", rec.Commit)
 	}
 }
+
+// The argocd step hands the bootstrap task the rendered root Application
+// as data, in the cluster's private subnets, and fails unless the task's
+// container exits 0.
+func TestArgoCDStepStartsTheBootstrapTask(t *testing.T) {
+	f := load(t, "../..")
+	p, err := pipeline.Regional(f, "eu-west-1", "mc01", "https://api.flag", "req9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCloud()
+	c.taskPolls = 2
+	r := runner(c, &fakeTerraform{}, &fakeRegistry{})
+	r.Poll = time.Millisecond
+	if _, err := r.Run(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.ReadFile("../../deploy/staging/eu-west-1/argocd/mc01/root.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(root)
+	if len(c.tasks) != 1 || c.described != 3 {
+		t.Fatalf("tasks %+v, described %d times", c.tasks, c.described)
+	}
+	run := c.tasks[0]
+	if run.Env[pipeline.EnvRootApplication] != string(root) || run.Env[pipeline.EnvRootApplicationSHA256] != hex.EncodeToString(sum[:]) ||
+		run.Container != "bootstrap" || strings.Join(run.Subnets, ",") != "subnet-1,subnet-2" || strings.Join(run.SecurityGroups, ",") != "sg-1" ||
+		run.Region != "eu-west-1" || run.StartedBy != "regionctl-req9" {
+		t.Errorf("task run %+v", run)
+	}
+	for _, tc := range []struct {
+		exit *int
+		want string
+	}{
+		{exit: ptr(3), want: "failed (exit code 3; its log is in /regionctl/eu-west-1-mc01/bootstrap)"},
+		{exit: nil, want: "stopped before its container ran"},
+	} {
+		c := newCloud()
+		c.taskExit = tc.exit
+		r := runner(c, &fakeTerraform{}, &fakeRegistry{})
+		if _, err := r.Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("exit %v: %v", tc.exit, err)
+		}
+	}
+	// A link in place of the rendered file is never followed.
+	link := filepath.Join(t.TempDir(), "root.yaml")
+	if err := os.Symlink("/etc/passwd", link); err != nil {
+		t.Fatal(err)
+	}
+	repo, _ := filepath.Abs("../..")
+	rel, err := filepath.Rel(repo, link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Steps[3].RootApplication = filepath.ToSlash(rel)
+	c = newCloud()
+	if _, err := runner(c, &fakeTerraform{}, &fakeRegistry{}).Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "is not a regular file") || len(c.tasks) != 0 {
+		t.Errorf("a link: %v, tasks %+v", err, c.tasks)
+	}
+	// Without the root's outputs there is no task to start.
+	p.Steps = p.Steps[3:4]
+	r = runner(newCloud(), &fakeTerraform{}, &fakeRegistry{})
+	r.StateDir = t.TempDir()
+	if _, err := r.Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "no bootstrap output") {
+		t.Errorf("without the terraform step: %v", err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -18,6 +18,7 @@ module "cluster" {
   node_min               = var.node_min
   node_max               = var.node_max
   endpoint_public_access = var.endpoint_public_access
+  runner_image           = var.runner_image
   permissions_boundary   = "arn:${data.aws_partition.current.partition}:iam::${var.account_id}:policy/${var.permissions_boundary}"
 }
 

@@ -75,3 +75,8 @@ output "oidc_issuer" {
   description = "The cluster's OIDC issuer: its ServiceAccounts hold IAM roles through it."
   value       = module.cluster.oidc_issuer
 }
+
+output "bootstrap" {
+  description = "The bootstrap task the regional pipeline starts after each apply: its ECS cluster, task definition, subnets and security group."
+  value       = module.cluster.bootstrap
+}

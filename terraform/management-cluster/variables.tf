@@ -118,3 +118,12 @@ variable "regional_account_id" {
   type        = string
   description = "The region's regional account, where the regional pipeline runs and Maestro's broker is (aws.regional)."
 }
+
+variable "runner_image" {
+  type        = string
+  description = "The regionctl runner image by digest (gitops.runner_image): the cluster's bootstrap task runs it."
+  validation {
+    condition     = can(regex("^[a-z0-9][a-z0-9._/:-]*@sha256:[0-9a-f]{64}$", var.runner_image))
+    error_message = "runner_image must be an image reference by digest."
+  }
+}

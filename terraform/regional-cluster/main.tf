@@ -17,6 +17,7 @@ module "cluster" {
   node_min               = var.node_min
   node_max               = var.node_max
   endpoint_public_access = var.endpoint_public_access
+  runner_image           = var.runner_image
 }
 
 module "api_gateway" {

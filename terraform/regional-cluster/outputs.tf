@@ -64,3 +64,8 @@ output "lb_controller_role_arn" {
   description = "The AWS Load Balancer Controller's role (kube-system/aws-load-balancer-controller)."
   value       = module.cluster.lb_controller_role_arn
 }
+
+output "bootstrap" {
+  description = "The bootstrap task the regional pipeline starts after each apply: its ECS cluster, task definition, subnets and security group."
+  value       = module.cluster.bootstrap
+}

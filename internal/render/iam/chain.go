@@ -411,6 +411,10 @@ func DeployRolePolicy(r Region, c ManagementCluster) Document {
 	p := r.Partition()
 	roles := RoleARN(p, "*", r.Name+"-"+c.Name+"-*")
 	boundary := "arn:" + p + ":iam::*:policy/" + BoundaryName
+	boot := r.Name + "-" + c.Name + "-bootstrap"
+	bootCluster := r.arn("ecs", r.Name, "*", "cluster/"+boot)
+	bootTaskDef := r.arn("ecs", r.Name, "*", "task-definition/"+boot+":*")
+	bootTasks := r.arn("ecs", r.Name, "*", "task/"+boot+"/*")
 	return Document{Version: "2012-10-17", ID: "regionctl-generated-deploy-role-" + r.Name + "-" + c.Name, Statement: []Statement{
 		{Sid: "ProvisionInRegion", Effect: "Allow", Action: regionalServices, Resource: Strings{"*"}, Condition: r.inRegion()},
 		{Sid: "ClusterBuckets", Effect: "Allow", Action: Strings{"s3:*"}, Resource: bucketARNs(p, c.OIDCBucket), Condition: r.inRegion()},
@@ -440,6 +444,35 @@ func DeployRolePolicy(r Region, c ManagementCluster) Document {
 			Condition: map[string]map[string]Strings{"StringEquals": {"iam:PassedToService": {"eks.amazonaws.com", "ec2.amazonaws.com"}}},
 		},
 		{
+			// The bootstrap task (modules/eks/bootstrap.tf): its ECS
+			// cluster and task definition, run in that cluster only, as
+			// the cluster's two bootstrap roles only.
+			Sid: "BootstrapTaskOfCluster", Effect: "Allow",
+			Action: Strings{"ecs:CreateCluster", "ecs:DeleteCluster", "ecs:DescribeClusters", "ecs:UpdateCluster", "ecs:TagResource",
+				"ecs:UntagResource", "ecs:ListTagsForResource"},
+			Resource:  Strings{bootCluster, bootTaskDef},
+			Condition: r.inRegion(),
+		},
+		{
+			Sid: "BootstrapTaskDefinitions", Effect: "Allow",
+			Action:   Strings{"ecs:RegisterTaskDefinition", "ecs:DescribeTaskDefinition", "ecs:DeregisterTaskDefinition"},
+			Resource: Strings{"*"}, Condition: r.inRegion(),
+		},
+		{
+			Sid: "RunTheBootstrapTask", Effect: "Allow",
+			Action: Strings{"ecs:RunTask"}, Resource: Strings{bootTaskDef},
+			Condition: map[string]map[string]Strings{"StringEquals": {"aws:RequestedRegion": {r.Name}}, "ArnEquals": {"ecs:cluster": {bootCluster}}},
+		},
+		{
+			Sid: "WatchTheBootstrapTask", Effect: "Allow",
+			Action: Strings{"ecs:DescribeTasks"}, Resource: Strings{bootTasks}, Condition: r.inRegion(),
+		},
+		{
+			Sid: "PassBootstrapRolesToECS", Effect: "Allow",
+			Action: Strings{"iam:PassRole"}, Resource: Strings{RoleARN(p, "*", boot), RoleARN(p, "*", boot+"-exec")},
+			Condition: map[string]map[string]Strings{"StringEquals": {"iam:PassedToService": {"ecs-tasks.amazonaws.com"}}},
+		},
+		{
 			Sid: "ClusterOIDCProviders", Effect: "Allow",
 			Action: Strings{"iam:CreateOpenIDConnectProvider", "iam:DeleteOpenIDConnectProvider", "iam:GetOpenIDConnectProvider",
 				"iam:TagOpenIDConnectProvider", "iam:UntagOpenIDConnectProvider", "iam:UpdateOpenIDConnectProviderThumbprint",
@@ -457,7 +490,7 @@ func DeployRolePolicy(r Region, c ManagementCluster) Document {
 			Sid: "ServiceLinkedRolesOfClusterServices", Effect: "Allow",
 			Action: Strings{"iam:CreateServiceLinkedRole"}, Resource: Strings{RoleARN(p, "*", "aws-service-role/*")},
 			Condition: map[string]map[string]Strings{"StringEquals": {"iam:AWSServiceName": {
-				"autoscaling.amazonaws.com", "eks-nodegroup.amazonaws.com", "eks.amazonaws.com", "elasticloadbalancing.amazonaws.com",
+				"autoscaling.amazonaws.com", "ecs.amazonaws.com", "eks-nodegroup.amazonaws.com", "eks.amazonaws.com", "elasticloadbalancing.amazonaws.com",
 			}}},
 		},
 		{

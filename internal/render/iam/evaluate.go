@@ -261,14 +261,33 @@ func condition(op string, have []string, want []string) bool {
 	}
 }
 
+// arnMatch is ArnEquals and ArnLike, which AWS evaluates alike: the six
+// colon-separated parts of the ARN are matched one by one, each pattern
+// part with its * and ? wildcards; a value that is not an ARN matches
+// nothing.
+func arnMatch(pattern, arn string) bool {
+	p, a := strings.SplitN(pattern, ":", 6), strings.SplitN(arn, ":", 6)
+	if len(p) != 6 || len(a) != 6 || a[0] != "arn" {
+		return false
+	}
+	for i := range p {
+		if !wildcard(p[i], a[i], false) {
+			return false
+		}
+	}
+	return true
+}
+
 func match1(op, have, want string) bool {
 	switch op {
-	case "StringEquals", "ArnEquals":
+	case "StringEquals":
 		return have == want
 	case "StringEqualsIgnoreCase":
 		return strings.EqualFold(have, want)
-	case "StringLike", "ArnLike":
+	case "StringLike":
 		return wildcard(want, have, false)
+	case "ArnEquals", "ArnLike":
+		return arnMatch(want, have)
 	case "Bool":
 		return strings.EqualFold(have, want)
 	case "NumericEquals", "NumericLessThan", "NumericLessThanEquals", "NumericGreaterThan", "NumericGreaterThanEquals":

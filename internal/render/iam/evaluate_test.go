@@ -47,6 +47,13 @@ func TestEvaluateDocumentedLogic(t *testing.T) {
 			[]Document{doc(Statement{Effect: "Allow", Action: Strings{"ec2:*"}, Resource: Strings{"*"}, Condition: cond("StringEqualsIfExists", "ec2:InstanceType", "t3.micro")})}, Allow},
 		{"StringLike", Request{Action: "sts:AssumeRole", Resource: "*", Context: map[string][]string{"aws:PrincipalArn": {"arn:aws:iam::1:role/pipeline-eu"}}},
 			[]Document{doc(Statement{Effect: "Allow", Action: Strings{"sts:AssumeRole"}, Resource: Strings{"*"}, Condition: cond("StringLike", "aws:PrincipalArn", "arn:aws:iam::*:role/pipeline-*")})}, Allow},
+		// ArnEquals and ArnLike are one operator: wildcards per ARN part.
+		{"ArnEquals takes wildcards", Request{Action: "ecs:RunTask", Resource: "*", Context: map[string][]string{"ecs:cluster": {"arn:aws:ecs:eu-west-1:1:cluster/boot"}}},
+			[]Document{doc(Statement{Effect: "Allow", Action: Strings{"ecs:RunTask"}, Resource: Strings{"*"}, Condition: cond("ArnEquals", "ecs:cluster", "arn:aws:ecs:eu-west-1:*:cluster/boot")})}, Allow},
+		{"ArnLike matches part by part", Request{Action: "ecs:RunTask", Resource: "*", Context: map[string][]string{"ecs:cluster": {"arn:aws:ecs:eu-west-1:1:cluster/boot"}}},
+			[]Document{doc(Statement{Effect: "Allow", Action: Strings{"ecs:RunTask"}, Resource: Strings{"*"}, Condition: cond("ArnLike", "ecs:cluster", "arn:aws:ecs:*:cluster/boot")})}, ImplicitDeny},
+		{"ArnEquals on a value that is no ARN", Request{Action: "ecs:RunTask", Resource: "*", Context: map[string][]string{"ecs:cluster": {"boot"}}},
+			[]Document{doc(Statement{Effect: "Allow", Action: Strings{"ecs:RunTask"}, Resource: Strings{"*"}, Condition: cond("ArnEquals", "ecs:cluster", "*")})}, ImplicitDeny},
 		{"ForAnyValue on a multi-valued key", Request{Action: "ec2:CreateTags", Resource: "*", Context: map[string][]string{"aws:TagKeys": {"a", "team"}}},
 			[]Document{doc(Statement{Effect: "Allow", Action: Strings{"ec2:*"}, Resource: Strings{"*"}, Condition: cond("ForAnyValue:StringEquals", "aws:TagKeys", "team")})}, Allow},
 		{"ForAllValues needs every value to match", Request{Action: "ec2:CreateTags", Resource: "*", Context: map[string][]string{"aws:TagKeys": {"a", "team"}}},

@@ -321,6 +321,7 @@ func CheckDeployRole(r Region, c ManagementCluster, doc Document) []string {
 		for _, res := range s.Resource {
 			switch {
 			case strings.HasSuffix(res, ":role/"+r.Name+"-"+c.Name+"-*"):
+			case roleOfCluster(res, r.Name+"-"+c.Name+"-"):
 			case strings.Contains(res, ":oidc-provider/oidc.eks."+r.Name+".amazonaws.com/"):
 			case strings.Contains(res, ":role/aws-service-role/") && s.Condition["StringEquals"]["iam:AWSServiceName"] != nil:
 			default:
@@ -419,4 +420,11 @@ func deniesApprovals(d Document, approvals, approver string) bool {
 		}
 	}
 	return false
+}
+
+// roleOfCluster says res names one role (no wildcard in its name) whose
+// name starts with the cluster's prefix.
+func roleOfCluster(res, prefix string) bool {
+	_, name, ok := strings.Cut(res, ":role/")
+	return ok && strings.HasPrefix(name, prefix) && !strings.ContainsAny(name, "*?")
 }

@@ -276,6 +276,9 @@ func TestDeployRoleIsolation(t *testing.T) {
 	}
 	own := iam.RoleARN("aws", a.mcAccount, a.name+"-"+a.cluster+"-node")
 	boundary := "arn:aws:iam::" + a.mcAccount + ":policy/" + iam.BoundaryName
+	ecsARN := func(res string) string { return "arn:aws:ecs:" + a.name + ":" + a.mcAccount + ":" + res }
+	boot := a.name + "-" + a.cluster + "-bootstrap"
+	bootDef, bootCluster := ecsARN("task-definition/"+boot+":3"), ecsARN("cluster/"+boot)
 	for _, tt := range []struct {
 		what string
 		a    iam.Authorization
@@ -296,6 +299,18 @@ func TestDeployRoleIsolation(t *testing.T) {
 		{"create its DNS zone (Route 53 is signed for us-east-1)", req("route53:CreateHostedZone", "*", "us-east-1"), iam.Allow},
 		{"create a DNS zone signed for its own region", req("route53:CreateHostedZone", "*", a.name), iam.ExplicitDeny},
 		{"delete a Route 53 health check", req("route53:DeleteHealthCheck", "*", "us-east-1"), iam.ImplicitDeny},
+		// The bootstrap task: its own task definition, in its own ECS
+		// cluster, passing its own two roles to ECS tasks and nothing else.
+		{"run its bootstrap task", req("ecs:RunTask", bootDef, a.name, "ecs:cluster", bootCluster), iam.Allow},
+		{"run its bootstrap task in another ECS cluster", req("ecs:RunTask", bootDef, a.name, "ecs:cluster", ecsARN("cluster/default")), iam.ImplicitDeny},
+		{"run another task definition", req("ecs:RunTask", ecsARN("task-definition/debug:1"), a.name, "ecs:cluster", bootCluster), iam.ImplicitDeny},
+		{"run another cluster's bootstrap task", req("ecs:RunTask", ecsARN("task-definition/"+a.name+"-mc99-bootstrap:1"), a.name, "ecs:cluster", ecsARN("cluster/"+a.name+"-mc99-bootstrap")), iam.ImplicitDeny},
+		{"watch its bootstrap task", req("ecs:DescribeTasks", ecsARN("task/"+boot+"/0123"), a.name, "ecs:cluster", bootCluster), iam.Allow},
+		{"pass the bootstrap role to ECS tasks", req("iam:PassRole", iam.RoleARN("aws", a.mcAccount, boot), "us-east-1", "iam:PassedToService", "ecs-tasks.amazonaws.com"), iam.Allow},
+		{"pass the bootstrap execution role to ECS tasks", req("iam:PassRole", iam.RoleARN("aws", a.mcAccount, boot+"-exec"), "us-east-1", "iam:PassedToService", "ecs-tasks.amazonaws.com"), iam.Allow},
+		{"pass another role of its cluster to ECS tasks", req("iam:PassRole", own, "us-east-1", "iam:PassedToService", "ecs-tasks.amazonaws.com"), iam.ImplicitDeny},
+		{"pass the deploy role to ECS tasks", req("iam:PassRole", iam.RoleARN("aws", a.mcAccount, iam.DeployRoleName), "us-east-1", "iam:PassedToService", "ecs-tasks.amazonaws.com"), iam.ExplicitDeny},
+		{"pass the bootstrap role to Lambda", req("iam:PassRole", iam.RoleARN("aws", a.mcAccount, boot), "us-east-1", "iam:PassedToService", "lambda.amazonaws.com"), iam.ImplicitDeny},
 	} {
 		if v := iam.Authorize(tt.a); v.Decision != tt.want {
 			t.Errorf("%s/%s deploy role: %s: %v (%s), want %v", a.name, a.cluster, tt.what, v.Decision, v.Reason, tt.want)

@@ -22,5 +22,7 @@ module "eks" {
   node_min               = var.node_min
   node_max               = var.node_max
   permissions_boundary   = var.permissions_boundary
+  vpc_id                 = module.vpc.vpc_id
+  runner_image           = var.runner_image
   tags                   = var.tags
 }

@@ -25,3 +25,7 @@ output "bootstrap_role_arn" {
 output "lb_controller_role_arn" {
   value = module.eks.lb_controller_role_arn
 }
+
+output "bootstrap" {
+  value = module.eks.bootstrap
+}

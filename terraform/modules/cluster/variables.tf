@@ -59,3 +59,8 @@ variable "permissions_boundary" {
   default     = null
   description = "ARN of the permissions boundary of the cluster's roles; null for none."
 }
+
+variable "runner_image" {
+  type        = string
+  description = "The regionctl runner image by digest: the bootstrap task runs it."
+}

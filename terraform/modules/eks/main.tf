@@ -79,6 +79,7 @@ resource "aws_eks_cluster" "this" {
     subnet_ids              = var.subnet_ids
     endpoint_private_access = true
     endpoint_public_access  = var.endpoint_public_access
+    security_group_ids      = [aws_security_group.api.id]
   }
   # Who may use the cluster's private API is said by access entries alone
   # (no aws-auth ConfigMap), and nobody is admin by default, not even the

@@ -22,3 +22,13 @@ output "bootstrap_role_arn" {
 output "lb_controller_role_arn" {
   value = module.lb_controller_role.arn
 }
+
+output "bootstrap" {
+  description = "What the regional pipeline needs to start the bootstrap task: its ECS cluster, task definition, subnets and security group."
+  value = {
+    cluster         = aws_ecs_cluster.bootstrap.arn
+    task_definition = aws_ecs_task_definition.bootstrap.arn
+    subnets         = var.subnet_ids
+    security_group  = aws_security_group.bootstrap.id
+  }
+}

@@ -47,3 +47,13 @@ variable "log_retention_days" {
   default     = 90
   description = "How long the control plane's logs are kept."
 }
+
+variable "vpc_id" {
+  type        = string
+  description = "The cluster's VPC, where the bootstrap task runs."
+}
+
+variable "runner_image" {
+  type        = string
+  description = "The regionctl runner image by digest (gitops.runner_image): the bootstrap task runs it."
+}

@@ -1,0 +1,161 @@
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/regionctl/regionctl/internal/render/iam"
+)
+
+// TaskRun is one ecs:RunTask of a cluster's bootstrap task: Fargate, in
+// the cluster's private subnets with no public address.
+type TaskRun struct {
+	Region, Cluster, TaskDefinition string
+	Subnets, SecurityGroups         []string
+	// Container is the container whose environment Env adds to; Env's
+	// values are data the task parses, never a command line or a script.
+	Container string
+	Env       map[string]string
+	StartedBy string
+}
+
+// TaskStatus is what ECS says of a task.
+type TaskStatus struct {
+	LastStatus string // PROVISIONING … RUNNING … STOPPED
+	ExitCode   *int   // the container's, once stopped
+	Reason     string // why it stopped
+}
+
+// Tasks starts ECS tasks and reads their status.
+type Tasks interface {
+	RunTask(ctx context.Context, creds Credentials, run TaskRun) (arn string, err error)
+	DescribeTask(ctx context.Context, creds Credentials, region, cluster, arn string) (TaskStatus, error)
+}
+
+// BootstrapOutput is the bootstrap output of both cluster roots.
+type BootstrapOutput struct {
+	Cluster        string   `json:"cluster"`
+	TaskDefinition string   `json:"task_definition"`
+	Subnets        []string `json:"subnets"`
+	SecurityGroup  string   `json:"security_group"`
+}
+
+// Bootstrap task environment: the rendered root Application and its
+// SHA-256, which `regionctl bootstrap` checks before it parses it.
+const (
+	EnvRootApplication       = "REGIONCTL_ROOT_APPLICATION"
+	EnvRootApplicationSHA256 = "REGIONCTL_ROOT_APPLICATION_SHA256"
+	BootstrapContainer       = "bootstrap"
+	// maxRootApplication keeps the task's overrides under ECS's 8 KiB.
+	maxRootApplication = 6 << 10
+)
+
+// bootstrapTimeout bounds the wait for a bootstrap task.
+const bootstrapTimeout = 20 * time.Minute
+
+// argocd starts the cluster's bootstrap task with its rendered root
+// Application and waits for it to stop; anything but exit code 0 fails the
+// step, with the task's reason.
+func (r *Runner) argocd(ctx context.Context, p *Plan, s Step, st *clusterState) (string, error) {
+	var out BootstrapOutput
+	raw := st.Outputs["bootstrap"]
+	if raw == "" {
+		return "", errors.New("no bootstrap output: the terraform step did not run before this one")
+	}
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		return "", fmt.Errorf("the root's bootstrap output: %w", err)
+	}
+	if out.Cluster == "" || out.TaskDefinition == "" || out.SecurityGroup == "" || len(out.Subnets) == 0 {
+		return "", fmt.Errorf("the root's bootstrap output lacks its cluster, task definition, subnets or security group: %s", raw)
+	}
+	root, err := r.rootApplication(s.RootApplication)
+	if err != nil {
+		return "", err
+	}
+	arn, err := st.resolve(s.RoleARN)
+	if err != nil {
+		return "", err
+	}
+	req := AssumeRequest{RoleARN: arn, ExternalID: s.ExternalID, SessionName: s.SessionName}
+	if s.SessionTags {
+		req.Tags = map[string]string{iam.RequestIDTag: p.RequestID}
+	}
+	creds, err := r.Cloud.AssumeRole(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(root)
+	task, err := r.Cloud.RunTask(ctx, creds, TaskRun{Region: p.Region, Cluster: out.Cluster, TaskDefinition: out.TaskDefinition,
+		Subnets: out.Subnets, SecurityGroups: []string{out.SecurityGroup}, Container: BootstrapContainer,
+		Env:       map[string]string{EnvRootApplication: string(root), EnvRootApplicationSHA256: hex.EncodeToString(sum[:])},
+		StartedBy: startedBy(p.RequestID)})
+	if err != nil {
+		return "", fmt.Errorf("starting the bootstrap task %s: %w", out.TaskDefinition, err)
+	}
+	id := task[strings.LastIndex(task, "/")+1:]
+	ctx, cancel := context.WithTimeout(ctx, bootstrapTimeout)
+	defer cancel()
+	poll := r.Poll
+	if poll <= 0 {
+		poll = 10 * time.Second
+	}
+	for {
+		status, err := r.Cloud.DescribeTask(ctx, creds, p.Region, out.Cluster, task)
+		if err != nil {
+			return "", fmt.Errorf("the bootstrap task %s: %w", id, err)
+		}
+		if status.LastStatus == "STOPPED" {
+			switch {
+			case status.ExitCode == nil:
+				return "", fmt.Errorf("the bootstrap task %s stopped before its container ran: %s", id, status.Reason)
+			case *status.ExitCode != 0:
+				return "", fmt.Errorf("the bootstrap task %s failed (exit code %d; its log is in /regionctl/%s/bootstrap): %s",
+					id, *status.ExitCode, bootstrapPrefix(p.Region, s.Cluster), status.Reason)
+			}
+			return "Argo CD and " + s.RootApplication + " applied by the bootstrap task " + id, nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("the bootstrap task %s is still %s after %s: %w", id, status.LastStatus, bootstrapTimeout, ctx.Err())
+		case <-time.After(poll):
+		}
+	}
+}
+
+// rootApplication reads the rendered root Application, refusing a link or
+// anything but a small regular file.
+func (r *Runner) rootApplication(rel string) ([]byte, error) {
+	name := filepath.Join(r.Dir, filepath.FromSlash(rel))
+	fi, err := os.Lstat(name)
+	if err != nil {
+		return nil, fmt.Errorf("the rendered root Application: %w (run regionctl render)", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("the rendered root Application %s is not a regular file", rel)
+	}
+	if fi.Size() > maxRootApplication {
+		return nil, fmt.Errorf("the rendered root Application %s is %d bytes; a bootstrap task takes at most %d", rel, fi.Size(), maxRootApplication)
+	}
+	return os.ReadFile(name)
+}
+
+// startedBy is ECS's startedBy of a run's tasks (at most 36 characters).
+func startedBy(requestID string) string {
+	s := "regionctl-" + requestID
+	if len(s) > 36 {
+		s = s[:36]
+	}
+	return s
+}
+
+func bootstrapPrefix(region, cluster string) string {
+	return region + "-" + cluster[strings.LastIndex(cluster, "/")+1:]
+}
