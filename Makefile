@@ -20,16 +20,18 @@ STATIC_BIN := bin/regionctl-linux-amd64
 static: ## build the static linux/amd64 regionctl the runner image holds
 	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath $(BUILDVCS) -o $(STATIC_BIN) ./cmd/regionctl
 
-# The runner image: regionctl, the pinned terraform and the provider mirror.
+# The runner image: regionctl, the pinned terraform and the provider mirror,
+# and Argo CD's install manifests at conformance/argocd's pin.
 TERRAFORM_VERSION  := $(shell cat image/TERRAFORM_VERSION)
 TF_PROVIDER_MIRROR ?= /opt/tf-plugins
 IMAGE_REPOSITORY   ?= registry.platform.example.com/platform/regionctl
 IMAGE_LAYOUT       := bin/regionctl-image
 
-image: static ## build the runner image into bin/regionctl-image (an OCI layout) and print its digest
+image: build static ## build the runner image into bin/regionctl-image (an OCI layout) and print its digest
+	./$(BIN) dev argocd-manifests --go-mod conformance/argocd/go.mod -o bin/argocd-install.yaml
 	cd image && $(GO) run . -out $(CURDIR)/$(IMAGE_LAYOUT) -regionctl $(CURDIR)/$(STATIC_BIN) \
 		-terraform "$$(command -v terraform)" -terraform-version $(TERRAFORM_VERSION) \
-		-mirror $(TF_PROVIDER_MIRROR) -repository $(IMAGE_REPOSITORY) \
+		-mirror $(TF_PROVIDER_MIRROR) -argocd-manifests $(CURDIR)/bin/argocd-install.yaml -repository $(IMAGE_REPOSITORY) \
 		-epoch "$$(git log -1 --format=%ct 2>/dev/null || echo 0)"
 
 validate: build ## validate the example fleet in config/

@@ -2,6 +2,7 @@ package main
 
 import (
 	"archive/tar"
+	"bytes"
 	"compress/gzip"
 	"crypto/x509"
 	"debug/elf"
@@ -31,16 +32,19 @@ import (
 // these: they call regionctl by name and point TF_CLI_CONFIG_FILE at the
 // configuration.
 const (
-	BinDir        = "/usr/local/bin"
-	MirrorDir     = "/opt/tf-plugins"
-	TerraformRC   = "/etc/regionctl/terraformrc"
-	CertsFile     = "/etc/ssl/certs/ca-certificates.crt"
-	NonRootUID    = 65532
-	nonRootHome   = "/home/nonroot"
-	imageUser     = "65532:65532"
-	layerMedia    = types.OCILayer
-	providerGlob  = "registry.terraform.io/*/*/*/linux_amd64/terraform-provider-*"
-	ociRefNameKey = "org.opencontainers.image.ref.name"
+	BinDir = "/usr/local/bin"
+	// ArgoCDManifestsFile is where `regionctl argocd bootstrap` looks by
+	// default.
+	ArgoCDManifestsFile = "/usr/share/regionctl/argocd/install.yaml"
+	MirrorDir           = "/opt/tf-plugins"
+	TerraformRC         = "/etc/regionctl/terraformrc"
+	CertsFile           = "/etc/ssl/certs/ca-certificates.crt"
+	NonRootUID          = 65532
+	nonRootHome         = "/home/nonroot"
+	imageUser           = "65532:65532"
+	layerMedia          = types.OCILayer
+	providerGlob        = "registry.terraform.io/*/*/*/linux_amd64/terraform-provider-*"
+	ociRefNameKey       = "org.opencontainers.image.ref.name"
 )
 
 // Options are the inputs of a build.
@@ -51,9 +55,12 @@ type Options struct {
 	TerraformVersion string
 	Mirror           string
 	Certs            string
-	Repository       string
-	Tag              string
-	Epoch            int64
+	// ArgoCDManifests is Argo CD's install.yaml (regionctl dev
+	// argocd-manifests), which the bootstrap task applies.
+	ArgoCDManifests string
+	Repository      string
+	Tag             string
+	Epoch           int64
 }
 
 // Result describes the image written.
@@ -100,6 +107,7 @@ func Build(o Options) (*Result, error) {
 	}{
 		{"base: CA certificates, users, Terraform CLI configuration", o.baseEntries},
 		{"terraform " + o.TerraformVersion + " and the provider mirror", o.terraformEntries},
+		{"Argo CD's install manifests", o.argocdEntries},
 		{"regionctl", o.regionctlEntries},
 	}
 	img := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
@@ -207,6 +215,14 @@ func (o Options) check() error {
 	need(o.Terraform, "terraform")
 	need(o.Mirror, "mirror")
 	need(o.Certs, "certs")
+	need(o.ArgoCDManifests, "argocd-manifests")
+	if o.ArgoCDManifests != "" {
+		if b, err := os.ReadFile(o.ArgoCDManifests); err != nil {
+			errs = append(errs, fmt.Errorf("-argocd-manifests: %w", err))
+		} else if !bytes.Contains(b, []byte("name: applications.argoproj.io")) || !bytes.Contains(b, []byte("name: argocd-server")) {
+			errs = append(errs, fmt.Errorf("-argocd-manifests %s is not Argo CD's install.yaml", o.ArgoCDManifests))
+		}
+	}
 	if !repositoryRE.MatchString(o.Repository) {
 		errs = append(errs, fmt.Errorf("-repository %q is not an image repository (host/path, lower case)", o.Repository))
 	}
@@ -359,6 +375,10 @@ func (o Options) terraformEntries() ([]entry, error) {
 		return nil
 	})
 	return out, err
+}
+
+func (o Options) argocdEntries() ([]entry, error) {
+	return []entry{{name: ArgoCDManifestsFile, mode: 0o644, src: o.ArgoCDManifests}}, nil
 }
 
 func (o Options) regionctlEntries() ([]entry, error) {

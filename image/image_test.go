@@ -25,7 +25,7 @@ const repoRoot = ".."
 // (REGIONCTL_STATIC_BIN, which make sets, or built here), the terraform on
 // PATH at the pinned version, and the machine's provider mirror.
 type inputs struct {
-	regionctl, terraform, version, mirror string
+	regionctl, terraform, version, mirror, argocd string
 }
 
 var (
@@ -70,6 +70,15 @@ func requireInputs(t *testing.T) inputs {
 			}
 		}
 	})
+	if inputsErr == nil && theInputs.argocd == "" {
+		// Argo CD's install manifests, as make image gets them.
+		file := filepath.Join(os.TempDir(), "regionctl-image-test-argocd-install.yaml")
+		cmd := exec.Command(theInputs.regionctl, "dev", "argocd-manifests", "--go-mod", filepath.Join(repoRoot, "conformance", "argocd", "go.mod"), "-o", file)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			inputsErr = errors.New("regionctl dev argocd-manifests: " + err.Error() + "\n" + string(out))
+		}
+		theInputs.argocd = file
+	}
 	if inputsErr != nil {
 		if os.Getenv("REGIONCTL_REQUIRE_TERRAFORM") == "1" {
 			t.Fatal(inputsErr)
@@ -80,7 +89,7 @@ func requireInputs(t *testing.T) inputs {
 }
 
 func options(in inputs, out string) Options {
-	return Options{Out: out, Regionctl: in.regionctl, Terraform: in.terraform, TerraformVersion: in.version, Mirror: in.mirror,
+	return Options{Out: out, Regionctl: in.regionctl, Terraform: in.terraform, TerraformVersion: in.version, Mirror: in.mirror, ArgoCDManifests: in.argocd,
 		Certs: "/etc/ssl/certs/ca-certificates.crt", Repository: "registry.example.com/platform/regionctl", Tag: "test", Epoch: 1700000000}
 }
 
@@ -237,7 +246,7 @@ func TestImageRunsRegionctlAndTerraform(t *testing.T) {
 			t.Errorf("%s is stamped %s, not the epoch", name, h.ModTime)
 		}
 	}
-	for _, want := range []string{"/usr/local/bin/regionctl", "/usr/local/bin/terraform", "/etc/regionctl/terraformrc", "/etc/ssl/certs/ca-certificates.crt", "/etc/passwd", "/tmp"} {
+	for _, want := range []string{"/usr/local/bin/regionctl", "/usr/local/bin/terraform", "/etc/regionctl/terraformrc", "/etc/ssl/certs/ca-certificates.crt", "/etc/passwd", "/tmp", ArgoCDManifestsFile} {
 		if headers[want] == nil {
 			t.Errorf("the image has no %s", want)
 		}
@@ -347,7 +356,7 @@ func TestImageIsReproducible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if third.Digest == first.Digest || third.Layers[0] != first.Layers[0] || third.Layers[1] != first.Layers[1] || third.Layers[2] == first.Layers[2] {
+	if third.Digest == first.Digest || third.Layers[0] != first.Layers[0] || third.Layers[1] != first.Layers[1] || third.Layers[2] != first.Layers[2] || third.Layers[3] == first.Layers[3] {
 		t.Errorf("a changed regionctl: digest %s (was %s), layers %v (were %v)", third.Digest, first.Digest, third.Layers, first.Layers)
 	}
 }

@@ -3,12 +3,14 @@
 // container daemon:
 //
 //	go run . -out DIR -regionctl BIN -terraform BIN -terraform-version V \
-//	    -mirror DIR -certs FILE -repository NAME [-tag TAG] [-epoch SECONDS]
+//	    -mirror DIR -argocd-manifests FILE -certs FILE -repository NAME \
+//	    [-tag TAG] [-epoch SECONDS]
 //
-// The image has no operating system: three layers hold the CA
+// The image has no operating system: four layers hold the CA
 // certificates, /etc/passwd with the non-root user 65532 and Terraform's CLI
 // configuration; terraform and the provider mirror the roots are locked to;
-// and regionctl. Both binaries must be static. The same inputs give the
+// Argo CD's install manifests, which clusters' bootstrap tasks apply; and
+// regionctl. Both binaries must be static. The same inputs give the
 // same digest: entries are sorted, owned by root, stamped with -epoch, and
 // compressed by one deterministic gzip.
 //
@@ -29,6 +31,7 @@ func main() {
 	flag.StringVar(&o.Terraform, "terraform", "", "static terraform binary")
 	flag.StringVar(&o.TerraformVersion, "terraform-version", "", "the terraform version the image must hold")
 	flag.StringVar(&o.Mirror, "mirror", "", "Terraform provider filesystem mirror (registry.terraform.io/...)")
+	flag.StringVar(&o.ArgoCDManifests, "argocd-manifests", "", "Argo CD's install.yaml (regionctl dev argocd-manifests -o FILE)")
 	flag.StringVar(&o.Certs, "certs", "/etc/ssl/certs/ca-certificates.crt", "CA certificate bundle (PEM)")
 	flag.StringVar(&o.Repository, "repository", "", "image repository, e.g. registry.example.com/platform/regionctl")
 	flag.StringVar(&o.Tag, "tag", "", "tag of the image in the layout's index (default: regionctl's version)")

@@ -70,7 +70,7 @@ Secrets, with the RollingSync step each syncs in.`,
 	o = outputFlag(apps, "", "text", "json")
 	_ = apps.RegisterFlagCompletionFunc("cluster", completeClusterIDs)
 	_ = apps.RegisterFlagCompletionFunc("env", completeEnvironments)
-	cmd.AddCommand(apps, a.clusterSecretCommand())
+	cmd.AddCommand(apps, a.clusterSecretCommand(), a.bootstrapCommand())
 	return cmd
 }
 

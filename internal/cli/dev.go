@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/regionctl/regionctl/internal/bootstrap"
 	"github.com/regionctl/regionctl/internal/fleetgen"
 	"github.com/regionctl/regionctl/internal/render/tekton"
 )
@@ -64,6 +66,46 @@ benchmarks.`,
 	gen.Flags().IntVar(&o.Sectors, "sectors", 5, "sectors (the first is the staging sector)")
 	gen.Flags().IntVar(&o.RegionsPerSector, "regions", 40, "regions per sector")
 	gen.Flags().IntVar(&o.ClustersPerRegion, "clusters", 11, "clusters per region, one of them regional")
-	cmd.AddCommand(gen, a.demoCommand(), a.manCommand())
+	cmd.AddCommand(gen, a.demoCommand(), a.manCommand(), a.argocdManifestsCommand())
+	return cmd
+}
+
+// argocdManifestsCommand is `dev argocd-manifests`: Argo CD's install.yaml
+// at the version conformance/argocd pins, for the runner image.
+func (a *app) argocdManifestsCommand() *cobra.Command {
+	var goMod, out string
+	cmd := &cobra.Command{
+		Use:   "argocd-manifests [--go-mod FILE] -o FILE",
+		Short: "Write Argo CD's install manifests at the pinned version (for make image)",
+		Long: `argocd-manifests reads the version of github.com/argoproj/argo-cd/v3 that
+--go-mod requires (conformance/argocd/go.mod, the one pin), has the go command
+fetch that module (from its cache or the module proxy, checked against go.sum's
+checksum database), and writes its manifests/install.yaml to -o. make image puts
+it in the runner image, where the bootstrap task applies it.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if out == "" {
+				return fail(ExitUsage, "-o FILE is required")
+			}
+			v, err := bootstrap.ArgoCDVersion(goMod)
+			if err != nil {
+				return fail(ExitInput, "%v", err)
+			}
+			b, err := bootstrap.DownloadManifests("go", v, "install.yaml")
+			if err != nil {
+				return fail(ExitExternal, "%v", err)
+			}
+			if err := os.WriteFile(out+".tmp", b, 0o644); err != nil {
+				return fail(ExitExternal, "%v", err)
+			}
+			if err := os.Rename(out+".tmp", out); err != nil {
+				return fail(ExitExternal, "%v", err)
+			}
+			fmt.Fprintf(a.stdout, "wrote %s: Argo CD %s's install.yaml (%d bytes)\n", out, v, len(b))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&goMod, "go-mod", "conformance/argocd/go.mod", "the go.mod whose requirement pins Argo CD")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "the file to write")
 	return cmd
 }

@@ -27,6 +27,8 @@ type Client struct {
 	Base  string // https://host:port
 	Token string
 	HTTP  *http.Client
+
+	disc discovery
 }
 
 const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
@@ -127,9 +129,15 @@ func (c *Client) Patch(ctx context.Context, namespace, name string, patch []byte
 }
 
 func (c *Client) do(ctx context.Context, method, u, ctype string, body []byte, into any) error {
+	_, err := c.doStatus(ctx, method, u, ctype, body, into)
+	return err
+}
+
+// doStatus is do that also returns the HTTP status (0 when none came).
+func (c *Client) doStatus(ctx context.Context, method, u, ctype string, body []byte, into any) (int, error) {
 	req, err := http.NewRequestWithContext(ctx, method, u, bytes.NewReader(body))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if ctype != "" {
 		req.Header.Set("Content-Type", ctype)
@@ -142,19 +150,19 @@ func (c *Client) do(ctx context.Context, method, u, ctype string, body []byte, i
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, strings.TrimPrefix(u, c.Base), err)
+		return 0, fmt.Errorf("%s %s: %w", method, strings.TrimPrefix(u, c.Base), err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
 	if resp.StatusCode >= 300 {
 		var status struct{ Message string }
 		_ = json.Unmarshal(b, &status)
-		return fmt.Errorf("%s %s: HTTP %d: %s", method, strings.TrimPrefix(u, c.Base), resp.StatusCode, status.Message)
+		return resp.StatusCode, fmt.Errorf("%s %s: HTTP %d: %s", method, strings.TrimPrefix(u, c.Base), resp.StatusCode, status.Message)
 	}
 	if into != nil {
 		if err := json.Unmarshal(b, into); err != nil {
-			return fmt.Errorf("%s %s: %w", method, strings.TrimPrefix(u, c.Base), err)
+			return resp.StatusCode, fmt.Errorf("%s %s: %w", method, strings.TrimPrefix(u, c.Base), err)
 		}
 	}
-	return nil
+	return resp.StatusCode, nil
 }

@@ -48,14 +48,15 @@ type BootstrapOutput struct {
 	SecurityGroup  string   `json:"security_group"`
 }
 
-// Bootstrap task environment: the rendered root Application and its
-// SHA-256, which `regionctl bootstrap` checks before it parses it.
+// Bootstrap task environment: the rendered AppProject and root
+// Application (one YAML stream) and its SHA-256, which `regionctl
+// bootstrap` checks before it parses it.
 const (
-	EnvRootApplication       = "REGIONCTL_ROOT_APPLICATION"
-	EnvRootApplicationSHA256 = "REGIONCTL_ROOT_APPLICATION_SHA256"
-	BootstrapContainer       = "bootstrap"
-	// maxRootApplication keeps the task's overrides under ECS's 8 KiB.
-	maxRootApplication = 6 << 10
+	EnvRootDocuments       = "REGIONCTL_ROOT_DOCUMENTS"
+	EnvRootDocumentsSHA256 = "REGIONCTL_ROOT_DOCUMENTS_SHA256"
+	BootstrapContainer     = "bootstrap"
+	// maxRootDocuments keeps the task's overrides under ECS's 8 KiB.
+	maxRootDocuments = 7 << 10
 )
 
 // bootstrapTimeout bounds the wait for a bootstrap task.
@@ -76,7 +77,7 @@ func (r *Runner) argocd(ctx context.Context, p *Plan, s Step, st *clusterState) 
 	if out.Cluster == "" || out.TaskDefinition == "" || out.SecurityGroup == "" || len(out.Subnets) == 0 {
 		return "", fmt.Errorf("the root's bootstrap output lacks its cluster, task definition, subnets or security group: %s", raw)
 	}
-	root, err := r.rootApplication(s.RootApplication)
+	root, err := r.rootDocuments(s.RootDocuments)
 	if err != nil {
 		return "", err
 	}
@@ -95,7 +96,7 @@ func (r *Runner) argocd(ctx context.Context, p *Plan, s Step, st *clusterState) 
 	sum := sha256.Sum256(root)
 	task, err := r.Cloud.RunTask(ctx, creds, TaskRun{Region: p.Region, Cluster: out.Cluster, TaskDefinition: out.TaskDefinition,
 		Subnets: out.Subnets, SecurityGroups: []string{out.SecurityGroup}, Container: BootstrapContainer,
-		Env:       map[string]string{EnvRootApplication: string(root), EnvRootApplicationSHA256: hex.EncodeToString(sum[:])},
+		Env:       map[string]string{EnvRootDocuments: string(root), EnvRootDocumentsSHA256: hex.EncodeToString(sum[:])},
 		StartedBy: startedBy(p.RequestID)})
 	if err != nil {
 		return "", fmt.Errorf("starting the bootstrap task %s: %w", out.TaskDefinition, err)
@@ -120,7 +121,7 @@ func (r *Runner) argocd(ctx context.Context, p *Plan, s Step, st *clusterState) 
 				return "", fmt.Errorf("the bootstrap task %s failed (exit code %d; its log is in /regionctl/%s/bootstrap): %s",
 					id, *status.ExitCode, bootstrapPrefix(p.Region, s.Cluster), status.Reason)
 			}
-			return "Argo CD and " + s.RootApplication + " applied by the bootstrap task " + id, nil
+			return "Argo CD and " + strings.Join(s.RootDocuments, ", ") + " applied by the bootstrap task " + id, nil
 		}
 		select {
 		case <-ctx.Done():
@@ -130,21 +131,29 @@ func (r *Runner) argocd(ctx context.Context, p *Plan, s Step, st *clusterState) 
 	}
 }
 
-// rootApplication reads the rendered root Application, refusing a link or
-// anything but a small regular file.
-func (r *Runner) rootApplication(rel string) ([]byte, error) {
-	name := filepath.Join(r.Dir, filepath.FromSlash(rel))
-	fi, err := os.Lstat(name)
-	if err != nil {
-		return nil, fmt.Errorf("the rendered root Application: %w (run regionctl render)", err)
+// rootDocuments reads the rendered files into one YAML stream, refusing
+// a link or anything but regular files, and more than a task takes.
+func (r *Runner) rootDocuments(files []string) ([]byte, error) {
+	var out []byte
+	for _, rel := range files {
+		name := filepath.Join(r.Dir, filepath.FromSlash(rel))
+		fi, err := os.Lstat(name)
+		if err != nil {
+			return nil, fmt.Errorf("the rendered %s: %w (run regionctl render)", rel, err)
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("the rendered %s is not a regular file", rel)
+		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(append(out, "---\n"...), b...)
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("the rendered root Application %s is not a regular file", rel)
+	if len(out) > maxRootDocuments {
+		return nil, fmt.Errorf("the rendered %s are %d bytes; a bootstrap task takes at most %d", strings.Join(files, " and "), len(out), maxRootDocuments)
 	}
-	if fi.Size() > maxRootApplication {
-		return nil, fmt.Errorf("the rendered root Application %s is %d bytes; a bootstrap task takes at most %d", rel, fi.Size(), maxRootApplication)
-	}
-	return os.ReadFile(name)
+	return out, nil
 }
 
 // startedBy is ECS's startedBy of a run's tasks (at most 36 characters).

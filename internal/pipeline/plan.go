@@ -71,9 +71,10 @@ type Step struct {
 	// DeployRoles are the region's management clusters whose deploy role
 	// the central pipeline keeps as rendered in their sealed accounts.
 	DeployRoles []DeployRole `json:"deploy_roles,omitempty"`
-	// RootApplication is the cluster's rendered root Application (a file
-	// under deploy/), which the argocd step hands its bootstrap task.
-	RootApplication string `json:"root_application,omitempty"`
+	// RootDocuments are the cluster's rendered AppProject and root
+	// Application (files under deploy/), which the argocd step hands its
+	// bootstrap task.
+	RootDocuments []string `json:"root_documents,omitempty"`
 }
 
 // DRAccount names a region's disaster-recovery account.
@@ -263,8 +264,10 @@ func runnerImage(f *config.Fleet) string {
 // task installs Argo CD in the cluster and applies its rendered root.
 func argocdStep(c *config.Cluster, as Step) Step {
 	as.Cluster, as.Name = c.ID(), "argocd"
-	as.RootApplication = path.Join(regionDir(c), "argocd", c.Name, "root.yaml")
-	as.Action = fmt.Sprintf("start the cluster's bootstrap task (ECS Fargate, in its private subnets, as its bootstrap role) with %s, and wait for it: it installs Argo CD and that root Application, which then manages the cluster", as.RootApplication)
+	dir := path.Join(regionDir(c), "argocd", c.Name)
+	as.RootDocuments = []string{path.Join(dir, "apps", "project.yaml"), path.Join(dir, "root.yaml")}
+	as.Action = fmt.Sprintf("start the cluster's bootstrap task (ECS Fargate, in its private subnets, as its bootstrap role) with %s and %s, and wait for it: it installs Argo CD, that AppProject and that root Application, which then manages the cluster",
+		as.RootDocuments[0], as.RootDocuments[1])
 	return as
 }
 

@@ -51,7 +51,7 @@ func TestCentralPlan(t *testing.T) {
 	tf, argo, boot := p.Steps[2], p.Steps[3], p.Steps[4]
 	// The bootstrap task is started through the role Terraform acted as,
 	// with the root Application render wrote.
-	if argo.RoleARN != p.Steps[1].RoleARN || argo.RootApplication != "deploy/production/us-east-1/argocd/regional/root.yaml" {
+	if argo.RoleARN != p.Steps[1].RoleARN || strings.Join(argo.RootDocuments, " ") != "deploy/production/us-east-1/argocd/regional/apps/project.yaml deploy/production/us-east-1/argocd/regional/root.yaml" {
 		t.Errorf("argocd step %+v", argo)
 	}
 	if tf.Vars["runner_image"] == "" || boot.Vars["runner_image"] != "" {
@@ -61,7 +61,7 @@ func TestCentralPlan(t *testing.T) {
 		t.Errorf("terraform step %+v", tf)
 	}
 	// Every file a plan names is one render writes.
-	for _, f := range []string{tf.VarFile, boot.VarFile, argo.RootApplication} {
+	for _, f := range append([]string{tf.VarFile, boot.VarFile}, argo.RootDocuments...) {
 		if _, err := os.Stat("../../" + f); err != nil {
 			t.Errorf("the plan names %s, which deploy/ lacks", f)
 		}
@@ -113,7 +113,7 @@ func TestRegionalPlan(t *testing.T) {
 		t.Errorf("mc02 is %s, want destroy", p.Steps[7].Command)
 	}
 	if argo := p.Steps[3]; argo.RoleARN != role.RoleARN || argo.ExternalID != role.ExternalID || !argo.SessionTags ||
-		argo.RootApplication != "deploy/production/ap-northeast-1/argocd/mc01/root.yaml" {
+		strings.Join(argo.RootDocuments, " ") != "deploy/production/ap-northeast-1/argocd/mc01/apps/project.yaml deploy/production/ap-northeast-1/argocd/mc01/root.yaml" {
 		t.Errorf("argocd step %+v", argo)
 	}
 	reg := p.Steps[4]

@@ -848,16 +848,21 @@ func TestArgoCDStepStartsTheBootstrapTask(t *testing.T) {
 	if _, err := r.Run(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
-	root, err := os.ReadFile("../../deploy/staging/eu-west-1/argocd/mc01/root.yaml")
+	project, err := os.ReadFile("../../deploy/staging/eu-west-1/argocd/mc01/apps/project.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256(root)
+	app, err := os.ReadFile("../../deploy/staging/eu-west-1/argocd/mc01/root.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := "---\n" + string(project) + "---\n" + string(app)
+	sum := sha256.Sum256([]byte(root))
 	if len(c.tasks) != 1 || c.described != 3 {
 		t.Fatalf("tasks %+v, described %d times", c.tasks, c.described)
 	}
 	run := c.tasks[0]
-	if run.Env[pipeline.EnvRootApplication] != string(root) || run.Env[pipeline.EnvRootApplicationSHA256] != hex.EncodeToString(sum[:]) ||
+	if run.Env[pipeline.EnvRootDocuments] != root || run.Env[pipeline.EnvRootDocumentsSHA256] != hex.EncodeToString(sum[:]) ||
 		run.Container != "bootstrap" || strings.Join(run.Subnets, ",") != "subnet-1,subnet-2" || strings.Join(run.SecurityGroups, ",") != "sg-1" ||
 		run.Region != "eu-west-1" || run.StartedBy != "regionctl-req9" {
 		t.Errorf("task run %+v", run)
@@ -886,7 +891,7 @@ func TestArgoCDStepStartsTheBootstrapTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Steps[3].RootApplication = filepath.ToSlash(rel)
+	p.Steps[3].RootDocuments[1] = filepath.ToSlash(rel)
 	c = newCloud()
 	if _, err := runner(c, &fakeTerraform{}, &fakeRegistry{}).Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "is not a regular file") || len(c.tasks) != 0 {
 		t.Errorf("a link: %v, tasks %+v", err, c.tasks)

@@ -111,7 +111,7 @@ resource "aws_ecs_task_definition" "bootstrap" {
     name                   = "bootstrap"
     image                  = var.runner_image
     essential              = true
-    command                = ["bootstrap", "--region", var.region, "--cluster", var.name]
+    command                = ["argocd", "bootstrap", "--region", var.region, "--cluster", var.name]
     readonlyRootFilesystem = true
     user                   = "65532:65532"
     linuxParameters        = { capabilities = { drop = ["ALL"] } }
