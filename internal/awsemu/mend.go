@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -89,6 +90,7 @@ func (m *mends) answer(account string, req *request, answer []byte) []byte {
 	switch {
 	case req.Service == "eks" && (req.Operation == "CreateNodegroup" || req.Operation == "DescribeNodegroup" || req.Operation == "CreateCluster" || req.Operation == "DescribeCluster"):
 	case req.Service == "apigateway" && strings.HasPrefix(req.Path, "/v2/domainnames"):
+	case req.Service == "ecs" && (req.Operation == "RunTask" || req.Operation == "DescribeTasks" || req.Operation == "StopTask"):
 	default:
 		return answer
 	}
@@ -109,6 +111,31 @@ func (m *mends) answer(account string, req *request, answer []byte) []byte {
 		if ra, _ := ng["remoteAccess"].(map[string]any); len(ra) == 1 && ra["ec2SshKey"] == "eksKeypair" {
 			delete(ng, "remoteAccess")
 			changed = true
+		}
+	}
+	// moto copies a task's containers' cpu and memory from the task
+	// definition as numbers; ECS answers them as strings, and the SDK
+	// refuses numbers there.
+	tasks, _ := doc["tasks"].([]any)
+	if t, ok := doc["task"]; ok {
+		tasks = append(tasks, t)
+	}
+	for _, t := range tasks {
+		t, _ := t.(map[string]any)
+		cs, _ := t["containers"].([]any)
+		for _, c := range cs {
+			c, _ := c.(map[string]any)
+			for _, k := range []string{"cpu", "memory", "memoryReservation"} {
+				switch v := c[k].(type) {
+				case float64:
+					c[k], changed = strconv.FormatFloat(v, 'f', -1, 64), true
+				case nil:
+					if _, present := c[k]; present {
+						delete(c, k)
+						changed = true
+					}
+				}
+			}
 		}
 	}
 	if c, _ := doc["cluster"].(map[string]any); c != nil && c["accessConfig"] == nil {

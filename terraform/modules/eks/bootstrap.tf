@@ -111,6 +111,8 @@ resource "aws_ecs_task_definition" "bootstrap" {
     name                   = "bootstrap"
     image                  = var.runner_image
     essential              = true
+    cpu                    = 512
+    memory                 = 1024
     command                = ["argocd", "bootstrap", "--region", var.region, "--cluster", var.name]
     readonlyRootFilesystem = true
     user                   = "65532:65532"
