@@ -160,6 +160,11 @@ variable "regional_account_id" {
   default = ""
 }
 
+variable "runner_image" {
+  type    = string
+  default = ""
+}
+
 locals {
   fault = jsondecode(file("${path.module}/fault.json"))
 }
@@ -182,6 +187,10 @@ output "platform_api_endpoint" {
 
 output "oidc_issuer" {
   value = "https://oidc.eks.${var.region}.amazonaws.com/id/REGIONAL"
+}
+
+output "bootstrap" {
+  value = { none = "a stand-in root: no cluster to bootstrap" }
 }
 `
 

@@ -40,12 +40,15 @@ type Tasks interface {
 	DescribeTask(ctx context.Context, creds Credentials, region, cluster, arn string) (TaskStatus, error)
 }
 
-// BootstrapOutput is the bootstrap output of both cluster roots.
+// BootstrapOutput is the bootstrap output of both cluster roots. A root of
+// one's own (--terraform-dir) that has no bootstrap task says so, and why,
+// in None; a root whose output is missing fails the step.
 type BootstrapOutput struct {
 	Cluster        string   `json:"cluster"`
 	TaskDefinition string   `json:"task_definition"`
 	Subnets        []string `json:"subnets"`
 	SecurityGroup  string   `json:"security_group"`
+	None           string   `json:"none"`
 }
 
 // Bootstrap task environment: the rendered AppProject and root
@@ -73,6 +76,9 @@ func (r *Runner) argocd(ctx context.Context, p *Plan, s Step, st *clusterState) 
 	}
 	if err := json.Unmarshal([]byte(raw), &out); err != nil {
 		return "", fmt.Errorf("the root's bootstrap output: %w", err)
+	}
+	if out.None != "" {
+		return "skipped: the root has no bootstrap task (" + out.None + ")", nil
 	}
 	if out.Cluster == "" || out.TaskDefinition == "" || out.SecurityGroup == "" || len(out.Subnets) == 0 {
 		return "", fmt.Errorf("the root's bootstrap output lacks its cluster, task definition, subnets or security group: %s", raw)

@@ -278,6 +278,8 @@ type fakeTerraform struct {
 	plan  []pipeline.ResourceChange
 	stale bool
 	plans []pipeline.TerraformJob
+	// outputs replace the root's outputs when set.
+	outputs map[string]string
 }
 
 func (f *fakeTerraform) Plan(_ context.Context, j pipeline.TerraformJob) (*pipeline.PlanResult, error) {
@@ -319,6 +321,9 @@ func (f *fakeTerraform) Run(ctx context.Context, j pipeline.TerraformJob) (map[s
 		return nil, &pipeline.LockedError{ID: f.locked, Err: errors.New("Error acquiring the state lock")}
 	}
 	f.jobs = append(f.jobs, j)
+	if f.outputs != nil {
+		return f.outputs, nil
+	}
 	return map[string]string{"platform_api_endpoint": "https://api.test",
 		"bootstrap": `{"cluster":"arn:aws:ecs:eu-west-1:1:cluster/boot","task_definition":"arn:aws:ecs:eu-west-1:1:task-definition/boot:1","subnets":["subnet-1","subnet-2"],"security_group":"sg-1"}`}, nil
 }
@@ -906,3 +911,33 @@ func TestArgoCDStepStartsTheBootstrapTask(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A root of one's own without a bootstrap task says so; the step skips it
+// by that word alone.
+func TestArgoCDStepSkipsOnlyARootThatSaysSo(t *testing.T) {
+	f := load(t, "../..")
+	p, err := pipeline.Regional(f, "eu-west-1", "mc01", "https://api.flag", "req9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCloud()
+	var outcome string
+	r := runner(c, &fakeTerraform{outputs: map[string]string{"bootstrap": `{"none":"a root of our own"}`}}, &fakeRegistry{})
+	r.Events = func(e pipeline.Event) {
+		if e.Step == "argocd" && e.Status != "start" {
+			outcome = e.Detail
+		}
+	}
+	if _, err := r.Run(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	if outcome != "skipped: the root has no bootstrap task (a root of our own)" || len(c.tasks) != 0 {
+		t.Errorf("outcome %q, tasks %+v", outcome, c.tasks)
+	}
+	for _, out := range []string{`{}`, `{"cluster":"c","task_definition":"t","subnets":[]}`, `null`} {
+		r := runner(newCloud(), &fakeTerraform{outputs: map[string]string{"bootstrap": out}}, &fakeRegistry{})
+		if _, err := r.Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "bootstrap output") {
+			t.Errorf("bootstrap output %s: %v", out, err)
+		}
+	}
+}
