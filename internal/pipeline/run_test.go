@@ -883,7 +883,7 @@ func TestArgoCDStepStartsTheBootstrapTask(t *testing.T) {
 		c.taskExit = tc.exit
 		r := runner(c, &fakeTerraform{}, &fakeRegistry{})
 		if _, err := r.Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("exit %v: %v", tc.exit, err)
+			t.Errorf("stopped with %q: %v", tc.want, err)
 		}
 	}
 	// A link in place of the rendered file is never followed.

@@ -73,9 +73,11 @@ data "aws_iam_policy_document" "bootstrap_execution_trust" {
 
 data "aws_iam_policy_document" "bootstrap_execution" {
   statement {
-    sid       = "WriteItsLogs"
-    actions   = ["logs:CreateLogStream", "logs:PutLogEvents"]
-    resources = ["${aws_cloudwatch_log_group.bootstrap.arn}:*"]
+    sid     = "WriteItsLogs"
+    actions = ["logs:CreateLogStream", "logs:PutLogEvents"]
+    # Named, not read from the group: the role's policy must be known
+    # when the root is planned.
+    resources = ["arn:${data.aws_partition.current.partition}:logs:${var.region}:${data.aws_caller_identity.current.account_id}:log-group:/regionctl/${local.prefix}/bootstrap:*"]
   }
   statement {
     sid       = "PullImages"
