@@ -80,6 +80,12 @@ func Start(ctx context.Context, logPath string) (*Emulator, error) {
 		resp, err := http.Get(e.URL + "/moto-api/data.json")
 		if err == nil {
 			resp.Body.Close()
+			// moto runs no container: an ECS task would only step through
+			// its states one describe at a time; it stops at once here.
+			if err := e.transition("ecs::task", `{"progression":"immediate"}`); err != nil {
+				_ = e.Stop()
+				return nil, err
+			}
 			return e, nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
@@ -88,6 +94,20 @@ func Start(ctx context.Context, logPath string) (*Emulator, error) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// transition sets how moto moves a model through its states.
+func (e *Emulator) transition(model, transition string) error {
+	body := `{"model_name":"` + model + `","transition":` + transition + `}`
+	resp, err := http.Post(e.URL+"/moto-api/state-manager/set-transition", "application/json", strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("moto set-transition %s: HTTP %d", model, resp.StatusCode)
+	}
+	return nil
 }
 
 // Stop ends the emulator by its PID (its process group), waiting for it.

@@ -385,9 +385,21 @@ func s3Checks(e *env) ([]check, error) {
 var eksPassedRoles = map[string]string{"CreateCluster": "roleArn", "CreateNodegroup": "nodeRole", "CreateFargateProfile": "podExecutionRoleArn",
 	"CreatePodIdentityAssociation": "roleArn", "CreateAddon": "serviceAccountRoleArn", "UpdateAddon": "serviceAccountRoleArn"}
 
+// eksClusterOperations are the EKS operations whose resource is the
+// cluster named in their path (the service authorization reference's
+// "cluster" resource type); the others are authorized on "*" here.
+var eksClusterOperations = map[string]bool{"DescribeCluster": true, "DeleteCluster": true, "UpdateClusterConfig": true, "UpdateClusterVersion": true,
+	"ListNodegroups": true, "CreateNodegroup": true, "ListAddons": true, "CreateAddon": true, "ListFargateProfiles": true, "CreateFargateProfile": true,
+	"ListUpdates": true, "DescribeUpdate": true, "AssociateEncryptionConfig": true, "AssociateIdentityProviderConfig": true,
+	"ListIdentityProviderConfigs": true, "CreateAccessEntry": true, "ListAccessEntries": true}
+
 func eksChecks(e *env) ([]check, error) {
 	req := e.req
-	out := []check{{Action: "eks:" + req.Operation, Resource: "*", Context: e.context(nil)}}
+	res := "*"
+	if name := req.Labels["name"]; name != "" && eksClusterOperations[req.Operation] {
+		res = "arn:" + e.partition() + ":eks:" + req.Region + ":" + e.p.Account + ":cluster/" + name
+	}
+	out := []check{{Action: "eks:" + req.Operation, Resource: res, Context: e.context(nil)}}
 	if field := eksPassedRoles[req.Operation]; field != "" {
 		if role, _ := req.JSON[field].(string); role != "" {
 			out = append(out, check{Action: "iam:PassRole", Resource: role, Context: e.context(map[string][]string{"iam:PassedToService": {"eks.amazonaws.com"}})})

@@ -86,3 +86,22 @@ func TestMendsForMoto(t *testing.T) {
 		t.Errorf("IoT endpoints: %s, then %s; another account's %s", a, b, c)
 	}
 }
+
+// moto's numeric container cpu and memory become ECS's strings, in every
+// answer that holds tasks; other services' numbers are left alone.
+func TestMendsECSContainerSizes(t *testing.T) {
+	var m mends
+	for _, op := range []string{"RunTask", "DescribeTasks"} {
+		got := string(m.answer("1", &request{Service: "ecs", Operation: op}, []byte(`{"tasks":[{"containers":[{"name":"bootstrap","cpu":512,"memory":1024,"exitCode":0}]}]}`)))
+		if !strings.Contains(got, `"cpu":"512"`) || !strings.Contains(got, `"memory":"1024"`) || !strings.Contains(got, `"exitCode":0`) {
+			t.Errorf("%s: %s", op, got)
+		}
+	}
+	got := string(m.answer("1", &request{Service: "ecs", Operation: "StopTask"}, []byte(`{"task":{"containers":[{"cpu":0,"memoryReservation":null}]}}`)))
+	if !strings.Contains(got, `"cpu":"0"`) || strings.Contains(got, "memoryReservation") {
+		t.Errorf("StopTask: %s", got)
+	}
+	if got := string(m.answer("1", &request{Service: "ecs", Operation: "DescribeTaskDefinition"}, []byte(`{"taskDefinition":{"containerDefinitions":[{"cpu":512}]}}`))); !strings.Contains(got, `"cpu":512`) {
+		t.Errorf("a task definition's container cpu is a number in ECS too: %s", got)
+	}
+}

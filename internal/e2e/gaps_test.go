@@ -3,7 +3,9 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -125,9 +127,24 @@ func (e *env) managementGapJob(cluster, account string, outputs map[string]strin
 		Cluster: region + "/" + cluster, Root: terraform.ManagementCluster, Region: region,
 		VarFile: filepath.Join(e.root, "deploy/staging", region, "terraform", cluster+".tfvars.json"),
 		Vars: map[string]string{"account_id": account, "assume_role_arn": iam.RoleARN("aws", account, iam.DeployRoleName),
-			"assume_role_external_id": iam.ExternalID(region), "assume_role_session_name": "regionctl-gap-plan", "regional_account_id": e.regionalAccount},
+			"assume_role_external_id": iam.ExternalID(region), "assume_role_session_name": "regionctl-gap-plan", "regional_account_id": e.regionalAccount,
+			"runner_image": e.runnerImage()},
 		Backend: map[string]string{"bucket": iam.StateBucket(region), "key": pipeline.StateKey(terraform.ManagementCluster, region, cluster), "region": region, "use_lockfile": "true"},
 	}}
+}
+
+// runnerImage is the fleet's gitops.runner_image, which the pipelines pass
+// the cluster roots for their bootstrap tasks.
+func (e *env) runnerImage() string {
+	b, err := os.ReadFile(filepath.Join(e.root, "config", "global", "00-platform.yaml"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^  runner_image: (\S+)$`).FindSubmatch(b)
+	if m == nil {
+		e.t.Fatal("config/global/00-platform.yaml sets no gitops.runner_image")
+	}
+	return string(m[1])
 }
 
 // regionalGapJob is the regional cluster root, as the central pipeline
@@ -152,7 +169,7 @@ func (e *env) regionalGapJob(managementAccount string, outputs map[string]string
 		VarFile: filepath.Join(e.root, "deploy/staging", region, "terraform", "regional.tfvars.json"),
 		Vars: map[string]string{"account_id": e.regionalAccount, "assume_role_arn": iam.RoleARN("aws", e.regionalAccount, iam.AccessRole),
 			"assume_role_session_name": "regionctl-gap-plan", "organization_id": aws.ToString(org.Organization.Id),
-			"root_id": aws.ToString(roots.Roots[0].Id), "management_ou_id": aws.ToString(parents.Parents[0].Id)},
+			"root_id": aws.ToString(roots.Roots[0].Id), "management_ou_id": aws.ToString(parents.Parents[0].Id), "runner_image": e.runnerImage()},
 		Backend: map[string]string{"bucket": "regionctl-tfstate-" + region + "-regional", "key": pipeline.StateKey(terraform.RegionalCluster, region, "regional"), "region": region, "use_lockfile": "true"},
 	}}
 }

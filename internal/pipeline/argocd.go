@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/regionctl/regionctl/internal/render/iam"
 )
 
 // TaskRun is one ecs:RunTask of a cluster's bootstrap task: Fargate, in
@@ -87,15 +85,7 @@ func (r *Runner) argocd(ctx context.Context, p *Plan, s Step, st *clusterState) 
 	if err != nil {
 		return "", err
 	}
-	arn, err := st.resolve(s.RoleARN)
-	if err != nil {
-		return "", err
-	}
-	req := AssumeRequest{RoleARN: arn, ExternalID: s.ExternalID, SessionName: s.SessionName}
-	if s.SessionTags {
-		req.Tags = map[string]string{iam.RequestIDTag: p.RequestID}
-	}
-	creds, err := r.Cloud.AssumeRole(ctx, req)
+	_, creds, err := r.assumeStepRole(ctx, p, s, st)
 	if err != nil {
 		return "", err
 	}

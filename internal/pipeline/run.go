@@ -271,15 +271,7 @@ func (r *Runner) assume(ctx context.Context, p *Plan, s Step, st *clusterState) 
 	if st.Account == "" {
 		return "", errors.New("no account: the account step did not run before this one")
 	}
-	arn, err := st.resolve(s.RoleARN)
-	if err != nil {
-		return "", err
-	}
-	req := AssumeRequest{RoleARN: arn, ExternalID: s.ExternalID, SessionName: s.SessionName}
-	if s.SessionTags {
-		req.Tags = map[string]string{iam.RequestIDTag: p.RequestID}
-	}
-	creds, err := r.Cloud.AssumeRole(ctx, req)
+	arn, creds, err := r.assumeStepRole(ctx, p, s, st)
 	if err != nil {
 		return "", err
 	}
@@ -292,6 +284,22 @@ func (r *Runner) assume(ctx context.Context, p *Plan, s Step, st *clusterState) 
 	}
 	st.set("assumed_role_arn", arn)
 	return "assumed " + arn + " as " + s.SessionName, nil
+}
+
+// assumeStepRole assumes the step's role (its ARN filled in from what the
+// steps before learned) with its ExternalId and session name, and the
+// run's request id as session tag where the step says so.
+func (r *Runner) assumeStepRole(ctx context.Context, p *Plan, s Step, st *clusterState) (string, Credentials, error) {
+	arn, err := st.resolve(s.RoleARN)
+	if err != nil {
+		return "", Credentials{}, err
+	}
+	req := AssumeRequest{RoleARN: arn, ExternalID: s.ExternalID, SessionName: s.SessionName}
+	if s.SessionTags {
+		req.Tags = map[string]string{iam.RequestIDTag: p.RequestID}
+	}
+	creds, err := r.Cloud.AssumeRole(ctx, req)
+	return arn, creds, err
 }
 
 // terraformJob is the Terraform job of a step, with its state object; it

@@ -54,23 +54,8 @@ resource "aws_vpc_security_group_ingress_rule" "api_from_bootstrap" {
   tags                         = var.tags
 }
 
-# Fargate pulls the image and writes the logs as this role; it may do
-# nothing else.
-data "aws_iam_policy_document" "bootstrap_execution_trust" {
-  statement {
-    actions = ["sts:AssumeRole"]
-    principals {
-      type        = "Service"
-      identifiers = ["ecs-tasks.amazonaws.com"]
-    }
-    condition {
-      test     = "StringEquals"
-      variable = "aws:SourceAccount"
-      values   = [data.aws_caller_identity.current.account_id]
-    }
-  }
-}
-
+# Fargate pulls the image and writes the logs as this role (trusted as the
+# task role is: ECS tasks of this account); it may do nothing else.
 data "aws_iam_policy_document" "bootstrap_execution" {
   statement {
     sid     = "WriteItsLogs"
@@ -89,7 +74,7 @@ data "aws_iam_policy_document" "bootstrap_execution" {
 module "bootstrap_execution_role" {
   source               = "../iam-role"
   name                 = "${local.prefix}-bootstrap-exec"
-  trust_policy_json    = data.aws_iam_policy_document.bootstrap_execution_trust.json
+  trust_policy_json    = data.aws_iam_policy_document.bootstrap_trust.json
   policy_json          = data.aws_iam_policy_document.bootstrap_execution.json
   permissions_boundary = var.permissions_boundary
   tags                 = var.tags
