@@ -122,7 +122,7 @@ func (e *env) bootstrapChecklist(regional, mc01 string) {
 	for _, want := range []string{
 		iam.RoleARN("aws", mc01, iam.DeployRoleName) + " ecs:RunTask " + boot + ":1",
 		iam.RoleARN("aws", mc01, iam.DeployRoleName) + " iam:PassRole " + boot,
-		iam.RoleARN("aws", mc01, iam.DeployRoleName) + " iam:PassRole " + boot + "-exec",
+		iam.RoleARN("aws", mc01, iam.DeployRoleName) + " iam:PassRole " + boot + "-ecs",
 		iam.RoleARN("aws", regional, iam.AccessRole) + " ecs:RunTask " + region + "-regional-bootstrap:1",
 	} {
 		if !started[want] {

@@ -469,7 +469,7 @@ func DeployRolePolicy(r Region, c ManagementCluster) Document {
 		},
 		{
 			Sid: "PassBootstrapRolesToECS", Effect: "Allow",
-			Action: Strings{"iam:PassRole"}, Resource: Strings{RoleARN(p, "*", boot), RoleARN(p, "*", boot+"-exec")},
+			Action: Strings{"iam:PassRole"}, Resource: Strings{RoleARN(p, "*", boot), RoleARN(p, "*", boot+"-ecs")},
 			Condition: map[string]map[string]Strings{"StringEquals": {"iam:PassedToService": {"ecs-tasks.amazonaws.com"}}},
 		},
 		{

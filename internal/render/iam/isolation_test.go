@@ -307,7 +307,7 @@ func TestDeployRoleIsolation(t *testing.T) {
 		{"run another cluster's bootstrap task", req("ecs:RunTask", ecsARN("task-definition/"+a.name+"-mc99-bootstrap:1"), a.name, "ecs:cluster", ecsARN("cluster/"+a.name+"-mc99-bootstrap")), iam.ImplicitDeny},
 		{"watch its bootstrap task", req("ecs:DescribeTasks", ecsARN("task/"+boot+"/0123"), a.name, "ecs:cluster", bootCluster), iam.Allow},
 		{"pass the bootstrap role to ECS tasks", req("iam:PassRole", iam.RoleARN("aws", a.mcAccount, boot), "us-east-1", "iam:PassedToService", "ecs-tasks.amazonaws.com"), iam.Allow},
-		{"pass the bootstrap execution role to ECS tasks", req("iam:PassRole", iam.RoleARN("aws", a.mcAccount, boot+"-exec"), "us-east-1", "iam:PassedToService", "ecs-tasks.amazonaws.com"), iam.Allow},
+		{"pass the bootstrap execution role to ECS tasks", req("iam:PassRole", iam.RoleARN("aws", a.mcAccount, boot+"-ecs"), "us-east-1", "iam:PassedToService", "ecs-tasks.amazonaws.com"), iam.Allow},
 		{"pass another role of its cluster to ECS tasks", req("iam:PassRole", own, "us-east-1", "iam:PassedToService", "ecs-tasks.amazonaws.com"), iam.ImplicitDeny},
 		{"pass the deploy role to ECS tasks", req("iam:PassRole", iam.RoleARN("aws", a.mcAccount, iam.DeployRoleName), "us-east-1", "iam:PassedToService", "ecs-tasks.amazonaws.com"), iam.ExplicitDeny},
 		{"pass the bootstrap role to Lambda", req("iam:PassRole", iam.RoleARN("aws", a.mcAccount, boot), "us-east-1", "iam:PassedToService", "lambda.amazonaws.com"), iam.ImplicitDeny},

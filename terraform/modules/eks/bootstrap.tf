@@ -73,7 +73,7 @@ data "aws_iam_policy_document" "bootstrap_execution" {
 
 module "bootstrap_execution_role" {
   source               = "../iam-role"
-  name                 = "${local.prefix}-bootstrap-exec"
+  name                 = "${local.prefix}-bootstrap-ecs"
   trust_policy_json    = data.aws_iam_policy_document.bootstrap_trust.json
   policy_json          = data.aws_iam_policy_document.bootstrap_execution.json
   permissions_boundary = var.permissions_boundary
