@@ -303,6 +303,11 @@ func TestImageRunsRegionctlAndTerraform(t *testing.T) {
 	if err := json.Unmarshal(run("/usr/local/bin/regionctl", "version", "-o", "json"), &rv); err != nil || rv.Platform != "linux/amd64" || rv.Version == "" {
 		t.Errorf("regionctl version: %+v %v", rv, err)
 	}
+	// The bootstrap task's command finds Argo CD's manifests where the
+	// image keeps them, with no flag.
+	if help := string(run("/usr/local/bin/regionctl", "argocd", "bootstrap", "--help")); !strings.Contains(help, `--manifests string   Argo CD's install.yaml (default "`+ArgoCDManifestsFile+`")`) {
+		t.Errorf("regionctl argocd bootstrap does not default to %s:\n%s", ArgoCDManifestsFile, help)
+	}
 	var tv struct {
 		Version string `json:"terraform_version"`
 	}

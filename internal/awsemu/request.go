@@ -82,7 +82,6 @@ func decode(r *http.Request, body []byte, auth sigv4, models *restModels) (*requ
 	return req, nil
 }
 
-// str reads a top-level string parameter, whatever the protocol.
 // strs is a JSON request's list of strings.
 func (r *request) strs(name string) []string {
 	var out []string
@@ -96,6 +95,7 @@ func (r *request) strs(name string) []string {
 	return out
 }
 
+// str reads a top-level string parameter, whatever the protocol.
 func (r *request) str(name string) string {
 	if r.Form != nil {
 		return r.Form.Get(name)

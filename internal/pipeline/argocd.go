@@ -56,7 +56,9 @@ const (
 	EnvRootDocuments       = "REGIONCTL_ROOT_DOCUMENTS"
 	EnvRootDocumentsSHA256 = "REGIONCTL_ROOT_DOCUMENTS_SHA256"
 	BootstrapContainer     = "bootstrap"
-	// maxRootDocuments keeps the task's overrides under ECS's 8 KiB.
+	// maxRootDocuments keeps the task's overrides under ECS's 8 KiB: it
+	// bounds the documents as the RunTask request carries them, a JSON
+	// string.
 	maxRootDocuments = 7 << 10
 )
 
@@ -146,8 +148,8 @@ func (r *Runner) rootDocuments(files []string) ([]byte, error) {
 		}
 		out = append(append(out, "---\n"...), b...)
 	}
-	if len(out) > maxRootDocuments {
-		return nil, fmt.Errorf("the rendered %s are %d bytes; a bootstrap task takes at most %d", strings.Join(files, " and "), len(out), maxRootDocuments)
+	if enc, _ := json.Marshal(string(out)); len(enc) > maxRootDocuments {
+		return nil, fmt.Errorf("the rendered %s are %d bytes as ECS carries them; a bootstrap task takes at most %d", strings.Join(files, " and "), len(enc), maxRootDocuments)
 	}
 	return out, nil
 }

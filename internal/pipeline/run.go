@@ -53,7 +53,8 @@ type Runner struct {
 	PlanOnly bool
 	// ApprovalWait is how long a run that needs an approval waits for one
 	// after publishing its plan (0: it refuses at once, naming the command
-	// that approves). Poll is how often it looks (default 30s).
+	// that approves). Poll is how often it looks (default 30s), and how
+	// often the argocd step asks after its bootstrap task (default 10s).
 	ApprovalWait, Poll time.Duration
 
 	plansMu sync.Mutex

@@ -901,6 +901,20 @@ func TestArgoCDStepStartsTheBootstrapTask(t *testing.T) {
 	if _, err := runner(c, &fakeTerraform{}, &fakeRegistry{}).Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "is not a regular file") || len(c.tasks) != 0 {
 		t.Errorf("a link: %v, tasks %+v", err, c.tasks)
 	}
+	// Documents that fit raw but not as the JSON string RunTask carries:
+	// every quote and line break doubles there.
+	big := filepath.Join(t.TempDir(), "root.yaml")
+	if err := os.WriteFile(big, []byte(strings.Repeat("\"\n", 2000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rel, err = filepath.Rel(repo, big); err != nil {
+		t.Fatal(err)
+	}
+	p.Steps[3].RootDocuments[1] = filepath.ToSlash(rel)
+	c = newCloud()
+	if _, err := runner(c, &fakeTerraform{}, &fakeRegistry{}).Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "as ECS carries them") || len(c.tasks) != 0 {
+		t.Errorf("documents too large for ECS: %v, tasks %d", err, len(c.tasks))
+	}
 	// Without the root's outputs there is no task to start.
 	p.Steps = p.Steps[3:4]
 	r = runner(newCloud(), &fakeTerraform{}, &fakeRegistry{})

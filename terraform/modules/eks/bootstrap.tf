@@ -1,10 +1,11 @@
 # The bootstrap: a Fargate task in the cluster's own private subnets, the
 # seed's way in to a cluster whose API no other network reaches. It runs
-# `regionctl bootstrap` from the runner image as the bootstrap role (the one
-# access entry, see access.tf): it installs Argo CD and its root
+# `regionctl argocd bootstrap` from the runner image as the bootstrap role
+# (the one access entry, see access.tf): it installs Argo CD and its root
 # Application, and from then on Argo CD manages the cluster from inside.
-# The regional pipeline starts it after each apply (ecs:RunTask on this
-# task definition alone, passing only these two roles).
+# The pipeline that applied the root starts it after each apply (the
+# argocd step: ecs:RunTask on this task definition alone, passing only
+# these two roles).
 
 resource "aws_ecs_cluster" "bootstrap" {
   name = "${local.prefix}-bootstrap"
