@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -40,12 +41,31 @@ func (c *Client) EKSClient(ctx context.Context, region, name string) (*kube.Clie
 	if !pool.AppendCertsFromPEM(ca) {
 		return nil, fmt.Errorf("the CA of EKS cluster %s holds no certificate", name)
 	}
-	token, err := EKSToken(ctx, cfg, name)
-	if err != nil {
-		return nil, err
-	}
-	return &kube.Client{Base: aws.ToString(cl.Endpoint), Token: token, HTTP: &http.Client{Timeout: 60 * time.Second,
+	return &kube.Client{Base: aws.ToString(cl.Endpoint), TokenSource: EKSTokenSource(cfg, name, time.Now), HTTP: &http.Client{Timeout: 60 * time.Second,
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}}, nil
+}
+
+// EKSTokenSource gives EKS tokens of cfg's identity for cluster name, a
+// new one once the last is 45 s old: each is presigned for 60 s, and an
+// install outlasts that.
+func EKSTokenSource(cfg aws.Config, name string, now func() time.Time) func(context.Context) (string, error) {
+	var (
+		mu    sync.Mutex
+		token string
+		made  time.Time
+	)
+	return func(ctx context.Context) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if token == "" || now().Sub(made) >= 45*time.Second {
+			t, err := EKSToken(ctx, cfg, name)
+			if err != nil {
+				return "", err
+			}
+			token, made = t, now()
+		}
+		return token, nil
+	}
 }
 
 // EKSToken is a bearer token of cfg's identity for EKS cluster name: a

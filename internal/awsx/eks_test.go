@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -50,4 +51,26 @@ func contains(l []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// A token is used while it is young and made anew before it expires, so
+// that an install longer than a token's minute keeps its access.
+func TestEKSTokenSourceRenewsBeforeExpiry(t *testing.T) {
+	cfg := aws.Config{Region: "eu-west-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", "")}
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	src := awsx.EKSTokenSource(cfg, "mc01", func() time.Time { return at })
+	ctx := context.Background()
+	first, err := src(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at = at.Add(30 * time.Second)
+	if again, _ := src(ctx); again != first {
+		t.Error("a 30 s old token was made anew")
+	}
+	at = at.Add(20 * time.Second)
+	time.Sleep(1100 * time.Millisecond) // the presigned date has a one-second grain
+	if renewed, _ := src(ctx); renewed == first {
+		t.Error("a 50 s old token was used again")
+	}
 }

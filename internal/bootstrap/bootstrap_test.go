@@ -153,7 +153,8 @@ func TestBootstrapInstallsArgoCDThenTheRoot(t *testing.T) {
 	s := &apiServer{t: t, objects: map[string]map[string]any{}, gets: map[string]int{}}
 	srv := httptest.NewServer(s)
 	defer srv.Close()
-	kc := &kube.Client{Base: srv.URL, Token: "k8s-aws-v1.token"}
+	// The token comes from a source, as an EKS client's does.
+	kc := &kube.Client{Base: srv.URL, TokenSource: func(context.Context) (string, error) { return "k8s-aws-v1.token", nil }}
 	var log strings.Builder
 	if err := bootstrap.Run(context.Background(), kc, bootstrap.Install{Manifests: manifests(t), Root: root, Log: &log, Poll: time.Millisecond}); err != nil {
 		t.Fatalf("%v\n%s", err, log.String())

@@ -26,7 +26,10 @@ import (
 type Client struct {
 	Base  string // https://host:port
 	Token string
-	HTTP  *http.Client
+	// TokenSource, when set, gives the bearer token of each request in
+	// place of Token: a token that expires (an EKS token) is made anew.
+	TokenSource func(context.Context) (string, error)
+	HTTP        *http.Client
 
 	disc discovery
 }
@@ -143,7 +146,13 @@ func (c *Client) doStatus(ctx context.Context, method, u, ctype string, body []b
 		req.Header.Set("Content-Type", ctype)
 	}
 	req.Header.Set("Accept", "application/json")
-	req.Header.Set("Authorization", "Bearer "+c.Token)
+	token := c.Token
+	if c.TokenSource != nil {
+		if token, err = c.TokenSource(ctx); err != nil {
+			return 0, fmt.Errorf("%s %s: the bearer token: %w", method, strings.TrimPrefix(u, c.Base), err)
+		}
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
 	client := c.HTTP
 	if client == nil {
 		client = &http.Client{Timeout: 30 * time.Second}
