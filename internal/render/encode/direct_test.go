@@ -1,0 +1,186 @@
+package encode
+
+import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+// The direct writer must write what the library writes, byte for byte,
+// whenever it says it handled a document.
+func TestDirectWritesWhatTheLibraryWrites(t *testing.T) {
+	docs := []string{
+		`{}`,
+		`{"a":[]}`,
+		`{"a":{}}`,
+		`{"a":[{},[],"x",{"b":1,"c":[]},[["y","z"],{"q":"r","p":{}}]]}`,
+		`{"b":true,"a":false,"c":null,"d":-0,"e":9223372036854775807,"f":1.5,"g":1e3}`,
+		`{"a10":1,"a9":2,"a09":3,"a009":4,"a1":5,"A":6,"_":7,"a_b":8,"a-b":9,"a.b":10,"0":11,"10":12,"9":13,"x0y":14,"x00y":15,"x10y":16}`,
+		`{"k":"1.30","l":"yes","m":"on","n":"No","o":"~","p":"","q":"<<","r":"null","s":"0x1F","t":"1:20","u":"+1","v":".5","w":"-","x":"1_000"}`,
+		`{"k":"a b","l":"- a","m":"x:","n":"x: y","o":"#a","p":"a #b","q":"a#b","r":"'q","s":"a\tb","t":"é","u":"a\nb","v":"---x","w":"a ","x":" a","y":"a  b","z":"\u003chtml\u003e \u0026"}`,
+		`{"arn":"arn:aws:iam::123456789012:role/x-*","url":"https://example.com/a?b=c\u0026d=e","path":"/a/b","img":"quay.io/argoproj/argocd@sha256:0123","sel":"app.kubernetes.io/name=x,y in (a,b)"}`,
+		`{"long":"` + strings.Repeat("word ", 20) + `","longer":{"inner":"` + strings.Repeat("w ", 38) + `"},"nospace":"` + strings.Repeat("x", 200) + `"}`,
+		`{"` + strings.Repeat("k", 130) + `":1}`,
+		`{"` + strings.Repeat("k", 90) + `":" starts past the width"}`,
+		`{"105":1,"17":2,"a105":3,"a17":4,"x1005":5,"x105":6}`,
+		`{"list":["` + strings.Repeat("a b ", 19) + `", "short"]}`,
+		`{"emoji":"\ud83d\ude00 ok","ctl":"\u0007","dq":"say \"hi\"","bs":"a\\b"}`,
+	}
+	handled := 0
+	for _, d := range docs {
+		want, err := viaLibrary([]byte(d))
+		if err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		got, ok := direct([]byte(d))
+		if !ok {
+			continue
+		}
+		handled++
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s:\ndirect:\n%s\nlibrary:\n%s", d, got, want)
+		}
+	}
+	if handled < len(docs)-4 {
+		t.Errorf("the direct writer handled %d of %d documents; it should leave only floats, long broken scalars and long keys to the library", handled, len(docs))
+	}
+}
+
+// Every document regionctl writes with this package into the repository's
+// own deploy/ is written the same by both paths, and nearly all of them
+// without the library: the speed of a render depends on it.
+func TestDirectOnTheRenderedFleet(t *testing.T) {
+	root := filepath.Join("..", "..", "..", "deploy")
+	var ours, handled int
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		j, err := yaml.YAMLToJSON(bytes.TrimPrefix(b, []byte(Marker)))
+		if err != nil {
+			return nil
+		}
+		want, err := viaLibrary(j)
+		if err != nil || !bytes.Equal(want, b) {
+			return nil // not a file this package wrote (effective configs have comments)
+		}
+		ours++
+		got, ok := direct(j)
+		if !ok {
+			return nil
+		}
+		handled++
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: the direct writer differs from the library:\n%s", p, got)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ours < 100 {
+		t.Fatalf("only %d files of %s are this package's; the test reads the wrong tree", ours, root)
+	}
+	if handled*100 < ours*95 {
+		t.Errorf("the direct writer handled %d of %d documents; under 95%% and renders slow down", handled, ours)
+	}
+	t.Logf("%d of %d documents written directly", handled, ours)
+}
+
+// FuzzDirect builds documents from the fuzzer's bytes (keys and strings
+// drawn from an alphabet of the characters that change YAML's forms) and
+// holds the direct writer to the library wherever it answers.
+func FuzzDirect(f *testing.F) {
+	for _, s := range []string{"", "a", "k1:v 2", "0x-y\n#", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa bbbbbbbbbbbbbbbbbbbbbbb cccccccccccccccccccccccc"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g := gen{data: data}
+		v := g.object(0)
+		j, err := json.Marshal(v)
+		if err != nil {
+			t.Skip()
+		}
+		want, err := viaLibrary(j)
+		if err != nil {
+			t.Skip()
+		}
+		if got, ok := direct(j); ok && !bytes.Equal(got, want) {
+			t.Fatalf("%s:\ndirect:\n%s\nlibrary:\n%s", j, got, want)
+		}
+	})
+}
+
+const alphabet = "aby0019 :-#'\"\n\t.,*/_@=+{}[]&!|>%?~é<"
+
+type gen struct {
+	data []byte
+	i    int
+}
+
+func (g *gen) next() int {
+	if g.i >= len(g.data) {
+		return 0
+	}
+	g.i++
+	return int(g.data[g.i-1])
+}
+
+func (g *gen) str() string {
+	n := g.next() % 12
+	if g.next()%8 == 0 {
+		n = g.next() % 100
+	}
+	var b strings.Builder
+	words := g.next()%3 == 0 // prose, which the library breaks past its width
+	for i := 0; i < n; i++ {
+		if words && g.next()%3 == 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteByte(alphabet[g.next()%len(alphabet)])
+	}
+	return strings.ToValidUTF8(b.String(), "x")
+}
+
+func (g *gen) value(depth int) any {
+	switch k := g.next() % 9; {
+	case depth < 4 && k == 0:
+		return g.object(depth + 1)
+	case depth < 4 && k == 1:
+		n := g.next() % 4
+		l := make([]any, n)
+		for i := range l {
+			l[i] = g.value(depth + 1)
+		}
+		return l
+	case k == 2:
+		return json.Number(strings.TrimPrefix(g.str(), "+"))
+	case k == 3:
+		return g.next()%2 == 0
+	case k == 4:
+		return nil
+	case k == 5:
+		return g.next() - 128
+	default:
+		return g.str()
+	}
+}
+
+func (g *gen) object(depth int) map[string]any {
+	n := g.next() % 5
+	m := map[string]any{}
+	for i := 0; i < n; i++ {
+		m[g.str()] = g.value(depth)
+	}
+	return m
+}
