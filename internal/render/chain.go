@@ -42,6 +42,15 @@ func regionChains(f *config.Fleet, skip map[string]bool) (map[string]*chainRegio
 			byRegion[c.Region.Name] = append(byRegion[c.Region.Name], c)
 		}
 	}
+	// The clusters by account name, for the DR accounts' check: once,
+	// not once per region.
+	byAccount := map[string][]*config.Cluster{}
+	for _, c := range f.Clusters {
+		if c.Effective != nil {
+			n := str(c, "account", "name")
+			byAccount[n] = append(byAccount[n], c)
+		}
+	}
 	out := map[string]*chainRegion{}
 	ouOwner := map[string]*config.Cluster{}
 	approvers := Approvers(f)
@@ -85,11 +94,9 @@ func regionChains(f *config.Fleet, skip map[string]bool) (map[string]*chainRegio
 			cr.EtcdBackupRetention = v.Interface()
 		}
 		if dr := regional.Effective.Lookup("etcd_backup", "account", "name"); dr != nil {
-			for _, c := range f.Clusters {
-				if c.Effective != nil && str(c, "account", "name") == dr.Str {
-					diags = append(diags, diag.Errorf(dr.Origin.Pos, fmt.Sprintf("The central pipeline finds accounts by name; the DR account of %s and the account of %s would be one. Set etcd_backup.account.name, or the cluster's account.name, to another name.", reg.Name, c.ID()),
-						"%s: DR account name %s is also the account of %s", regional.ID(), dr.Str, c.ID()))
-				}
+			for _, c := range byAccount[dr.Str] {
+				diags = append(diags, diag.Errorf(dr.Origin.Pos, fmt.Sprintf("The central pipeline finds accounts by name; the DR account of %s and the account of %s would be one. Set etcd_backup.account.name, or the cluster's account.name, to another name.", reg.Name, c.ID()),
+					"%s: DR account name %s is also the account of %s", regional.ID(), dr.Str, c.ID()))
 			}
 		}
 		for _, c := range byRegion[reg.Name] {
