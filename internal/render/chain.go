@@ -296,9 +296,10 @@ func deployRoleArtifact(c *config.Cluster) (Artifact, diag.Diagnostics) {
 	if problems := iam.CheckDeployRole(r, mc, doc); len(problems) > 0 {
 		return Artifact{}, diag.Diagnostics{diag.Errorf(at, strings.Join(problems, "\n"), "the deploy role policy of %s breaks the isolation rules", c.ID())}
 	}
-	b, err := tfvars.MarshalJSON(doc)
+	err := iam.Validate(doc)
+	var b []byte
 	if err == nil {
-		_, err = iam.Parse(b)
+		b, err = tfvars.MarshalJSON(doc)
 	}
 	if err != nil {
 		return Artifact{}, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode the deploy role policy of %s", c.ID())}

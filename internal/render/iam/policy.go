@@ -108,21 +108,36 @@ func Parse(b []byte) (Document, error) {
 	if err != nil {
 		return d, err
 	}
+	return d, checkShape(d)
+}
+
+// Validate holds a document built in memory to what Parse accepts, without
+// the JSON round trip: the render checks each policy it writes this way.
+func Validate(d Document) error {
+	if err := checkJudgeable(d); err != nil {
+		return err
+	}
+	return checkShape(d)
+}
+
+// checkShape refuses a document whose version, effects, actions or
+// resources are not as Parse requires.
+func checkShape(d Document) error {
 	if d.Version != "2012-10-17" {
-		return d, fmt.Errorf("policy version %q, want 2012-10-17", d.Version)
+		return fmt.Errorf("policy version %q, want 2012-10-17", d.Version)
 	}
 	for i, s := range d.Statement {
 		if s.Effect != "Allow" && s.Effect != "Deny" {
-			return d, fmt.Errorf("statement %d: effect %q", i, s.Effect)
+			return fmt.Errorf("statement %d: effect %q", i, s.Effect)
 		}
 		if (len(s.Action) == 0) == (len(s.NotAction) == 0) {
-			return d, fmt.Errorf("statement %d: exactly one of Action and NotAction", i)
+			return fmt.Errorf("statement %d: exactly one of Action and NotAction", i)
 		}
 		if s.Principal == nil && (len(s.Resource) == 0) == (len(s.NotResource) == 0) {
-			return d, fmt.Errorf("statement %d: exactly one of Resource and NotResource", i)
+			return fmt.Errorf("statement %d: exactly one of Resource and NotResource", i)
 		}
 	}
-	return d, nil
+	return nil
 }
 
 // ParseAWS decodes a document as AWS stores it (a trust statement may omit
@@ -139,27 +154,33 @@ func decode(b []byte) (Document, error) {
 	if err := dec.Decode(&d); err != nil {
 		return d, fmt.Errorf("parsing policy document: %w", err)
 	}
+	return d, checkJudgeable(d)
+}
+
+// checkJudgeable refuses what Authorize cannot judge: unknown condition
+// operators and policy variables other than context keys in resources.
+func checkJudgeable(d Document) error {
 	for i, s := range d.Statement {
 		for op, keys := range s.Condition {
 			set, base, _ := splitOperator(op)
 			if !operators[base] || (set != "" && set != "ForAnyValue" && set != "ForAllValues") {
-				return d, fmt.Errorf("statement %d: condition operator %s is not one regionctl's evaluator knows", i, op)
+				return fmt.Errorf("statement %d: condition operator %s is not one regionctl's evaluator knows", i, op)
 			}
 			for k, vals := range keys {
 				for _, v := range append(Strings{k}, vals...) {
 					if policyVariable.MatchString(v) {
-						return d, fmt.Errorf("statement %d: policy variable in %q is not supported", i, v)
+						return fmt.Errorf("statement %d: policy variable in %q is not supported", i, v)
 					}
 				}
 			}
 		}
 		for _, r := range append(append(Strings{}, s.Resource...), s.NotResource...) {
 			if strings.Contains(r, "${*}") || strings.Contains(r, "${?}") || strings.Contains(r, "${$}") {
-				return d, fmt.Errorf("statement %d: special policy variable in %q is not supported", i, r)
+				return fmt.Errorf("statement %d: special policy variable in %q is not supported", i, r)
 			}
 		}
 	}
-	return d, nil
+	return nil
 }
 
 // Substitute replaces regionctl's ${name} placeholders in a document's
