@@ -342,6 +342,11 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
+// installDir is where a region's Tekton installation lives in deploy/.
+func installDir(environment, region string) string {
+	return path.Join(RegionDir(environment, region), "tekton", "install")
+}
+
 // installArtifacts renders regionctl's Tekton installation of every cluster
 // that runs pipelines: the central cluster of each partition, and each
 // region's regional cluster.
@@ -376,7 +381,7 @@ func installArtifacts(f *config.Fleet, chains map[string]*chainRegion) ([]Artifa
 		partitions[cr.Partition()] = true
 		in := base
 		in.Scope, in.Region, in.ServiceAccount = "regional", cr.Name, iam.RegionalServiceAccount
-		in.Dir, in.Pipelines = path.Join(RegionDir(cr.Environment, cr.Name), "tekton", "install"), "../../../../../pipelines"
+		in.Dir, in.Pipelines = installDir(cr.Environment, cr.Name), "../../../../../pipelines"
 		in.RoleARN = iam.RoleARN(cr.Partition(), "000000000000", iam.PipelineRoleName(cr.Name))
 		if ds := add(in, cr.Name); ds.HasErrors() {
 			return nil, ds

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"reflect"
+	"sort"
+	"strings"
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
@@ -46,12 +48,17 @@ type Pair struct {
 	BaseOut, HeadOut *Output // nil on a side whose diagnostics hold errors
 }
 
-// FromFSPair loads and renders the base and head of a review. With
-// incremental set, and when both sides have the same charts and Pipelines,
-// the clusters whose effective configs are identical on both sides are
-// neither checked nor rendered: they render the same on both sides, so they
-// cannot differ. Otherwise each side is loaded and rendered whole.
-func FromFSPair(baseFS, headFS fs.FS, checker *schema.Checker, opts Options, incremental bool) (*Pair, error) {
+// FromFSPair loads and renders the base and head of a review. With the
+// base's committed index.json, written by this renderer (trusted), and
+// when both sides have the same charts and Pipelines, the clusters whose
+// effective configs are identical on both sides are neither checked nor
+// rendered: they render the same on both sides, so they cannot differ. With
+// trusted, the base is not rendered at all when its index lists every
+// cluster the base has: the review compares the head with what the base
+// committed, and the index names those files and their owners
+// (CommittedOutput). Without trusted each side is loaded and rendered whole.
+func FromFSPair(baseFS, headFS fs.FS, checker *schema.Checker, opts Options, trusted *Index) (*Pair, error) {
+	incremental := trusted != nil
 	var charts [2][]string
 	var pipelines [2]tekton.Pipelines
 	for i, fsys := range []fs.FS{baseFS, headFS} {
@@ -99,7 +106,65 @@ func FromFSPair(baseFS, headFS fs.FS, checker *schema.Checker, opts Options, inc
 		*diags = append(*diags, ds...)
 		return out
 	}
-	p.BaseOut = render(p.Base, &p.BaseDiags, 0)
+	if trusted != nil && !p.BaseDiags.HasErrors() && lists(trusted, p.Base) {
+		p.BaseOut = CommittedOutput(trusted, p.Same)
+	} else {
+		p.BaseOut = render(p.Base, &p.BaseDiags, 0)
+	}
 	p.HeadOut = render(p.Head, &p.HeadDiags, 1)
 	return p, nil
+}
+
+// lists reports whether idx has an entry for every cluster of f.
+func lists(idx *Index, f *config.Fleet) bool {
+	listed := make(map[string]bool, len(idx.Clusters))
+	for _, c := range idx.Clusters {
+		listed[c.ID] = true
+	}
+	for _, c := range f.Clusters {
+		if !listed[c.ID()] {
+			return false
+		}
+	}
+	return true
+}
+
+// CommittedOutput is a render's output as a committed index.json lists it:
+// the files Render makes with Options.Skip set to skip, with their owners
+// and no contents (the caller reads the committed files). That is every
+// file but those of the clusters in skip and of their regions, save each
+// region's Tekton installation, which Render always makes.
+func CommittedOutput(idx *Index, skip map[string]bool) *Output {
+	owner := map[string]string{}
+	for _, c := range idx.Clusters {
+		for _, f := range c.Files {
+			owner[f] = c.ID
+		}
+	}
+	always := map[string]bool{}
+	for _, r := range idx.Regions {
+		install := installDir(r.Environment, r.Name) + "/"
+		for _, f := range r.Files {
+			owner[f] = r.Name
+			always[f] = strings.HasPrefix(f, install)
+		}
+	}
+	var skipped map[string]bool
+	if len(skip) > 0 {
+		skipped = map[string]bool{}
+		for _, c := range idx.Clusters {
+			if skip[c.ID] {
+				skipped[c.ID], skipped[c.Region] = true, true
+			}
+		}
+	}
+	arts := make([]Artifact, 0, len(idx.Files)+1)
+	for _, f := range idx.Files {
+		if o := owner[f]; o == "" || !skipped[o] || always[f] {
+			arts = append(arts, Artifact{Path: f, Owner: o})
+		}
+	}
+	arts = append(arts, Artifact{Path: IndexPath})
+	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
+	return &Output{Artifacts: arts, Index: idx, Skipped: skipped}
 }

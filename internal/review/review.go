@@ -126,11 +126,11 @@ func Run(o Options) (*Result, error) {
 	if !o.Full && o.Trusted && baseIndex != nil && baseIndex.Generator == "regionctl "+o.Render.Version {
 		trusted = baseIndex
 	}
-	pair, err := render.FromFSPair(baseFS, headFS, o.Checker, o.Render, trusted != nil)
+	pair, err := render.FromFSPair(baseFS, headFS, o.Checker, o.Render, trusted)
 	if err == nil && !indexes(trusted, pair.Same) {
 		// The base's deploy/ does not list some unchanged cluster (it was
 		// not rendered when committed): compare whole renders instead.
-		pair, err = render.FromFSPair(baseFS, headFS, o.Checker, o.Render, false)
+		pair, err = render.FromFSPair(baseFS, headFS, o.Checker, o.Render, nil)
 	}
 	if err != nil {
 		return nil, &InputError{err}
