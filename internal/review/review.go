@@ -117,6 +117,23 @@ func Run(o Options) (*Result, error) {
 		}
 	}
 
+	// The working tree's deploy/ is hashed while the fleets load and
+	// render: it reads the git index and files, never the object storage
+	// the rest of the review reads (go-git's is not safe for concurrent
+	// use).
+	type hashes struct {
+		m   map[string]plumbing.Hash
+		err error
+	}
+	var worktree chan hashes
+	if o.Drift && o.Head == "" {
+		worktree = make(chan hashes, 1)
+		go func() {
+			m, err := repo.WorktreeHashes(o.Root, deployDir)
+			worktree <- hashes{m, err}
+		}()
+	}
+
 	committed, err := gitbase.BlobHashes(base, deployDir)
 	if err != nil {
 		return nil, err
@@ -167,7 +184,8 @@ func Run(o Options) (*Result, error) {
 		if o.Head != "" {
 			deploy, err = gitbase.BlobHashes(head, deployDir)
 		} else {
-			deploy, err = repo.WorktreeHashes(o.Root, deployDir)
+			h := <-worktree
+			deploy, err = h.m, h.err
 		}
 		if err != nil {
 			return nil, err
