@@ -1,13 +1,23 @@
-// Package cache is a content-addressed result store kept in one file: it is
-// loaded whole, consulted by key, and written back atomically only when
-// something was added. Entry point: Open.
+// Package cache is a content-addressed result store kept in one file. The
+// file holds the values one after another and, at its end, an index of
+// their keys and places: opening it reads only the index, and a value is
+// read from the file when it is asked for. Values stored during a run are
+// appended to a spill file beside it, not kept in memory, and the store is
+// written back (the entries this run used, then older ones while under a
+// bound) atomically, by rename, only when something was added. Memory use
+// is one index entry per key, whatever the values weigh. Entry point: Open.
 package cache
 
 import (
-	"encoding/gob"
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 )
 
@@ -15,87 +25,272 @@ import (
 // run are dropped.
 const maxEntries = 200_000
 
+// magic heads the file; a file without it (an older format) is ignored.
+const magic = "regionctl-cache 2\n"
+
+// trailerSize is the length of the file's end: the index's offset and its
+// entry count (a cut file fails the checks of readIndex).
+const trailerSize = 8 + 8
+
+// maxIndex bounds what Open reads as an index.
+const maxIndex = 64 << 20
+
 // File is a cache backed by one file. It is safe for concurrent use.
 type File struct {
 	path  string
 	mu    sync.Mutex
-	old   map[string][]byte
-	used  map[string][]byte
+	old   *os.File       // the file as opened, nil when it was absent or unreadable
+	oldAt map[string]loc // the old file's entries
+	spill *os.File       // this run's values
+	name  string         // the spill file's name, for systems that cannot remove an open file
+	size  int64          // the spill file's length
+	used  map[string]loc // the entries this run read or stored
 	dirty bool
+	err   error // the first spill failure: nothing more is stored
 }
 
-// Open loads the cache at path; a missing or unreadable file starts empty.
+// loc is where a value lives: in the old file or the spill file.
+type loc struct {
+	spill    bool
+	off, len int64
+}
+
+// Open opens the cache at path; a missing, unreadable or foreign file
+// starts empty.
 func Open(path string) *File {
-	c := &File{path: path, old: map[string][]byte{}, used: map[string][]byte{}}
-	if f, err := os.Open(path); err == nil {
-		defer f.Close()
-		if gob.NewDecoder(f).Decode(&c.old) != nil {
-			c.old = map[string][]byte{}
-		}
+	c := &File{path: path, oldAt: map[string]loc{}, used: map[string]loc{}}
+	f, err := os.Open(path)
+	if err != nil {
+		return c
+	}
+	if at, err := readIndex(f); err == nil {
+		c.old, c.oldAt = f, at
+	} else {
+		f.Close()
 	}
 	return c
+}
+
+// readIndex reads the index at the end of f and checks each entry lies
+// within the values.
+func readIndex(f *os.File) (map[string]loc, error) {
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := info.Size()
+	head := make([]byte, len(magic))
+	if size < int64(len(magic))+trailerSize {
+		return nil, errors.New("cache: short file")
+	}
+	if _, err := f.ReadAt(head, 0); err != nil || string(head) != magic {
+		return nil, errors.New("cache: not this format")
+	}
+	var tr [trailerSize]byte
+	if _, err := f.ReadAt(tr[:], size-trailerSize); err != nil {
+		return nil, err
+	}
+	at, n := int64(binary.LittleEndian.Uint64(tr[:8])), int64(binary.LittleEndian.Uint64(tr[8:]))
+	end := size - trailerSize
+	if at < int64(len(magic)) || at > end || end-at > maxIndex || n > maxEntries || n < 0 {
+		return nil, errors.New("cache: bad trailer")
+	}
+	buf := make([]byte, end-at)
+	if _, err := f.ReadAt(buf, at); err != nil {
+		return nil, err
+	}
+	r := bytes.NewReader(buf)
+	out := make(map[string]loc, n)
+	for i := int64(0); i < n; i++ {
+		klen, err := binary.ReadUvarint(r)
+		if err != nil || klen > uint64(r.Len()) {
+			return nil, errors.New("cache: bad index")
+		}
+		key := make([]byte, klen)
+		if _, err := io.ReadFull(r, key); err != nil {
+			return nil, err
+		}
+		off, err1 := binary.ReadUvarint(r)
+		vlen, err2 := binary.ReadUvarint(r)
+		if err1 != nil || err2 != nil || off < uint64(len(magic)) || off > uint64(at) || vlen > uint64(at)-off {
+			return nil, errors.New("cache: bad index")
+		}
+		out[string(key)] = loc{off: int64(off), len: int64(vlen)}
+	}
+	if r.Len() != 0 {
+		return nil, errors.New("cache: bad index")
+	}
+	return out, nil
 }
 
 // Get returns the value stored under key.
 func (c *File) Get(key string) ([]byte, bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if v, ok := c.used[key]; ok {
-		return v, true
+	l, ok := c.used[key]
+	if !ok {
+		if l, ok = c.oldAt[key]; ok {
+			c.used[key] = l
+		}
 	}
-	v, ok := c.old[key]
-	if ok {
-		c.used[key] = v
+	f := c.fileOf(l)
+	c.mu.Unlock()
+	if !ok {
+		return nil, false
 	}
-	return v, ok
+	v, err := read(f, l)
+	return v, err == nil
 }
 
-// Put stores value under key.
+// fileOf is the file holding l; c.mu is held.
+func (c *File) fileOf(l loc) *os.File {
+	if l.spill {
+		return c.spill
+	}
+	return c.old
+}
+
+// read reads a value (ReadAt may run concurrently with other reads).
+func read(f *os.File, l loc) ([]byte, error) {
+	if f == nil {
+		return nil, errors.New("cache: closed")
+	}
+	v := make([]byte, l.len)
+	_, err := f.ReadAt(v, l.off)
+	return v, err
+}
+
+// Put stores value under key: appended to the spill file, not kept.
 func (c *File) Put(key string, value []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.used[key] = value
+	if c.err != nil {
+		return
+	}
+	if c.spill == nil {
+		if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
+			c.err = err
+			return
+		}
+		f, err := os.CreateTemp(filepath.Dir(c.path), ".spill-*")
+		if err != nil {
+			c.err = err
+			return
+		}
+		// The name is not needed past here; where the system allows, the
+		// file goes with the process even if it is killed.
+		if os.Remove(f.Name()) != nil {
+			c.name = f.Name()
+		}
+		c.spill = f
+	}
+	if _, err := c.spill.WriteAt(value, c.size); err != nil {
+		c.err = err
+		return
+	}
+	c.used[key] = loc{spill: true, off: c.size, len: int64(len(value))}
+	c.size += int64(len(value))
 	c.dirty = true
 }
 
-// Save writes the cache back when it changed: the entries used by this run,
-// plus older ones while the file stays under its bound.
+// Save writes the cache back when it changed: the entries used by this
+// run, plus older ones while the file stays under its bound. The files it
+// read are closed: Save ends the cache's use.
 func (c *File) Save() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer c.close()
 	if !c.dirty {
 		return nil
 	}
-	out := c.used
-	if len(c.used)+len(c.old) <= maxEntries {
-		out = make(map[string][]byte, len(c.used)+len(c.old))
-		for k, v := range c.old {
-			out[k] = v
-		}
-		for k, v := range c.used {
-			out[k] = v
-		}
+	keys := make([]string, 0, len(c.used)+len(c.oldAt))
+	for k := range c.used {
+		keys = append(keys, k)
 	}
-	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
-		return fmt.Errorf("creating cache directory: %w", err)
+	sort.Strings(keys)
+	if len(c.used)+len(c.oldAt) <= maxEntries {
+		var older []string
+		for k := range c.oldAt {
+			if _, ok := c.used[k]; !ok {
+				older = append(older, k)
+			}
+		}
+		sort.Strings(older)
+		keys = append(keys, older...)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(c.path), ".cache-*")
 	if err != nil {
 		return fmt.Errorf("writing cache: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	if err := gob.NewEncoder(tmp).Encode(out); err != nil {
+	if err := c.writeTo(tmp, keys); err != nil {
 		tmp.Close()
 		return fmt.Errorf("writing cache: %w", err)
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("writing cache: %w", err)
 	}
+	c.close() // some systems do not rename over an open file
 	if err := os.Rename(tmp.Name(), c.path); err != nil {
 		return fmt.Errorf("writing cache: %w", err)
 	}
 	c.dirty = false
 	return nil
+}
+
+// writeTo writes the values of keys, copied from where they live, then
+// the index and the trailer.
+func (c *File) writeTo(f *os.File, keys []string) error {
+	w := bufio.NewWriterSize(f, 1<<20)
+	if _, err := w.WriteString(magic); err != nil {
+		return err
+	}
+	off := int64(len(magic))
+	var index []byte
+	n := 0
+	for _, k := range keys {
+		l, ok := c.used[k]
+		if !ok {
+			l = c.oldAt[k]
+		}
+		v, err := read(c.fileOf(l), l)
+		if err != nil {
+			continue // an entry that cannot be read is left out
+		}
+		if _, err := w.Write(v); err != nil {
+			return err
+		}
+		index = binary.AppendUvarint(index, uint64(len(k)))
+		index = append(index, k...)
+		index = binary.AppendUvarint(index, uint64(off))
+		index = binary.AppendUvarint(index, uint64(len(v)))
+		off += int64(len(v))
+		n++
+	}
+	if _, err := w.Write(index); err != nil {
+		return err
+	}
+	var tr [trailerSize]byte
+	binary.LittleEndian.PutUint64(tr[:8], uint64(off))
+	binary.LittleEndian.PutUint64(tr[8:], uint64(n))
+	if _, err := w.Write(tr[:]); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// close closes the files the cache reads; later reads miss.
+func (c *File) close() {
+	if c.old != nil {
+		c.old.Close()
+		c.old = nil
+	}
+	if c.spill != nil {
+		c.spill.Close()
+		c.spill = nil
+		if c.name != "" {
+			os.Remove(c.name)
+		}
+	}
 }
 
 // Memory is a cache that lives for one process: it lets the two sides of a

@@ -183,12 +183,13 @@ func (a *app) renderFS(fsys fs.FS) (*config.Fleet, *render.Output, diag.Diagnost
 }
 
 // renderOptions are the options of every render of this invocation: one
-// memo, and the result cache unless --no-cache.
+// memo, and the result cache unless --no-cache (the memo alone shares
+// renders within the run, without a second, encoded copy of them).
 func (a *app) renderOptions() render.Options {
 	if a.renderMemo == nil {
 		a.renderMemo = &render.Memo{}
 	}
-	opts := render.Options{Version: Version, CacheSalt: binaryStamp(), Cache: a.memory(), Memo: a.renderMemo}
+	opts := render.Options{Version: Version, CacheSalt: binaryStamp(), Memo: a.renderMemo}
 	if a.store != nil {
 		opts.Cache = a.store
 	}

@@ -90,7 +90,10 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		a.stopProfile()
 	}
 	if a.store != nil {
-		_ = a.store.Save() // a cache that cannot be written only costs time
+		// A cache that cannot be written only costs time.
+		if a.store.Save() == nil {
+			os.Remove(legacyCachePath(a.cachePath()))
+		}
 	}
 	if err == nil {
 		return ExitOK
@@ -239,7 +242,14 @@ func (a *app) cachePath() string {
 		return ""
 	}
 	sum := sha256.Sum256([]byte(abs))
-	return filepath.Join(dir, "validate-"+hex.EncodeToString(sum[:8])+".gob")
+	return filepath.Join(dir, "results-"+hex.EncodeToString(sum[:8])+".cache")
+}
+
+// legacyCachePath is where regionctl kept the cache of a repository in
+// its earlier format (a gob map loaded whole); a save removes it.
+func legacyCachePath(path string) string {
+	dir, name := filepath.Split(path)
+	return filepath.Join(dir, "validate-"+strings.TrimSuffix(strings.TrimPrefix(name, "results-"), ".cache")+".gob")
 }
 
 // binaryStamp identifies the running executable, so that a rebuilt

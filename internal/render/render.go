@@ -209,7 +209,7 @@ func (r *renderer) cachedRegion(reg *config.Region, cr *chainRegion) ([]Artifact
 	if cr == nil || cr.Skipped {
 		return nil, nil
 	}
-	if r.opts.Cache == nil {
+	if r.opts.Cache == nil && r.opts.Memo == nil {
 		return r.chainArtifacts(reg, cr)
 	}
 	key := regionInputs{Renderer: r.opts.Version + "+" + r.opts.CacheSalt, Region: reg.Name, Sector: reg.Sector.Name, Chain: cr}.key()
@@ -219,7 +219,7 @@ func (r *renderer) cachedRegion(reg *config.Region, cr *chainRegion) ([]Artifact
 // cluster renders c's artifacts, from the cache when its inputs are known,
 // with their hash for index.json.
 func (r *renderer) cluster(c *config.Cluster) ([]Artifact, diag.Diagnostics, string) {
-	if r.opts.Cache == nil {
+	if r.opts.Cache == nil && r.opts.Memo == nil {
 		arts, diags := r.renderCluster(c)
 		return arts, diags, hashSorted(arts)
 	}
@@ -245,11 +245,19 @@ func hashSorted(arts []Artifact) string {
 
 // cached returns the artifacts stored under key (in this run's memo, then
 // the result cache), or makes them and stores them when they have no error.
+// Either of the two may be absent.
 func (r *renderer) cached(key string, make func() ([]Artifact, diag.Diagnostics)) ([]Artifact, diag.Diagnostics) {
 	if r.opts.Memo != nil {
 		if m, ok := r.opts.Memo.m.Load(key); ok {
 			return m.([]Artifact), nil
 		}
+	}
+	if r.opts.Cache == nil {
+		arts, diags := make()
+		if !diags.HasErrors() {
+			r.remember(key, arts)
+		}
+		return arts, diags
 	}
 	if b, ok := r.opts.Cache.Get(key); ok {
 		var arts []Artifact

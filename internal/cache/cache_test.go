@@ -1,0 +1,154 @@
+package cache
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// A value stored in one run is read in the next; a value stored and read in
+// the same run comes back from the spill file; nothing is written when
+// nothing was stored.
+func TestFileKeepsValuesAcrossRuns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c", "cache")
+	c := Open(path)
+	if _, ok := c.Get("a"); ok {
+		t.Fatal("an empty cache had a")
+	}
+	c.Put("a", []byte("alpha"))
+	c.Put("b", []byte{})
+	c.Put("a", []byte("alpha, again"))
+	if v, ok := c.Get("a"); !ok || string(v) != "alpha, again" {
+		t.Fatalf("a = %q, %v in the run that stored it", v, ok)
+	}
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	c = Open(path)
+	for k, want := range map[string]string{"a": "alpha, again", "b": ""} {
+		if v, ok := c.Get(k); !ok || string(v) != want {
+			t.Errorf("%s = %q, %v after a save; want %q", k, v, ok, want)
+		}
+	}
+	info, _ := os.Stat(path)
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := os.Stat(path); !again.ModTime().Equal(info.ModTime()) || again.Size() != info.Size() {
+		t.Error("a run that stored nothing rewrote the cache")
+	}
+	// A third run adds one value; the two older ones stay.
+	c = Open(path)
+	c.Put("c", []byte("gamma"))
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	c = Open(path)
+	for k, want := range map[string]string{"a": "alpha, again", "b": "", "c": "gamma"} {
+		if v, ok := c.Get(k); !ok || string(v) != want {
+			t.Errorf("%s = %q, %v after the third run; want %q", k, v, ok, want)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*")); len(left) > 0 {
+		t.Errorf("temporary files left beside the cache: %v", left)
+	}
+}
+
+// A file of another format, a cut file and garbage are an empty cache, and
+// the next save replaces them.
+func TestFileIgnoresWhatItCannotRead(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good")
+	c := Open(good)
+	for i := 0; i < 50; i++ {
+		c.Put(fmt.Sprint("k", i), bytes.Repeat([]byte{byte(i)}, i))
+	}
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{
+		"gob map of the old format": append([]byte{0x0e, 0xff, 0x81}, whole[3:]...),
+		"cut":                       whole[:len(whole)-5],
+		"cut in the values":         whole[:len(whole)/2],
+		"empty":                     {},
+		"trailer pointing past the end": func() []byte {
+			b := append([]byte(nil), whole...)
+			b[len(b)-16] ^= 0x7f
+			return b
+		}(),
+	} {
+		p := filepath.Join(dir, "bad")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c := Open(p)
+		for i := 0; i < 50; i++ {
+			if v, ok := c.Get(fmt.Sprint("k", i)); ok && !bytes.Equal(v, bytes.Repeat([]byte{byte(i)}, i)) {
+				t.Errorf("%s: k%d read as %v", name, i, v)
+			}
+		}
+		c.Put("new", []byte("v"))
+		if err := c.Save(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if v, ok := Open(p).Get("new"); !ok || string(v) != "v" {
+			t.Errorf("%s: the save after it did not take", name)
+		}
+	}
+}
+
+// Gets and Puts from many goroutines (the render's workers) see every value
+// stored.
+func TestFileConcurrentUse(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache")
+	c := Open(path)
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				k := fmt.Sprintf("%d/%d", w, i)
+				c.Put(k, []byte(k))
+				if v, ok := c.Get(k); !ok || string(v) != k {
+					t.Errorf("%s read back as %q, %v", k, v, ok)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	c = Open(path)
+	for w := 0; w < 8; w++ {
+		for i := 0; i < 200; i++ {
+			k := fmt.Sprintf("%d/%d", w, i)
+			if v, ok := c.Get(k); !ok || string(v) != k {
+				t.Fatalf("%s = %q, %v after the save", k, v, ok)
+			}
+		}
+	}
+}
+
+// Values are not held in memory: storing a large value leaves the heap as
+// it was.
+func TestFileSpillsValues(t *testing.T) {
+	c := Open(filepath.Join(t.TempDir(), "cache"))
+	defer c.Save()
+	big := bytes.Repeat([]byte("x"), 8<<20)
+	c.Put("big", big)
+	if c.used["big"].spill != true || c.size != int64(len(big)) {
+		t.Fatalf("the value was not spilled: %+v", c.used["big"])
+	}
+	if v, ok := c.Get("big"); !ok || !bytes.Equal(v, big) {
+		t.Fatal("the spilled value does not read back")
+	}
+}
