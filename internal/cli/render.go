@@ -54,8 +54,9 @@ differently shows as changed in the commit that re-renders it, and its
 pipelines run.
 
 When the base's committed deploy/ was rendered by this very release (a
-stamped build whose version its index.json names), --diff checks and renders
-only the clusters whose inputs differ between the two sides: the others
+stamped build whose version its index.json names), --diff checks only the
+clusters whose inputs differ between the two sides and renders them for the
+head alone (the base's files are the ones its index.json lists): the others
 render the same on both, so they cannot change. Their committed files are
 held to the base's instead, so drift the change adds is reported and drift
 the base already had is left to render --check. A development build, and
