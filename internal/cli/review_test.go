@@ -95,6 +95,15 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 			r.Edit("config/global/defaults.yaml", "node_instance_family: m6i", "node_instance_family: m7i")
 			r.render()
 		}},
+		{name: "gitops repository change", head: "HEAD", whole: true, change: func(r *reviewRepo) {
+			// In every cluster's and region's files, in no effective config.
+			r.Edit("config/global/defaults.yaml", "repo_url: https://git.example.com/fleet.git", "repo_url: https://git.example.com/other/fleet.git")
+			r.render()
+		}},
+		{name: "approvers change", head: "HEAD", whole: true, change: func(r *reviewRepo) {
+			r.Edit("config/global/defaults.yaml", "approvers: [arn:aws:iam::123456789012:role/approvers]", "approvers: [arn:aws:iam::123456789012:role/other-approvers]")
+			r.render()
+		}},
 		{name: "sector change beside a cluster whose pipeline is removed", head: "HEAD",
 			before: func(r *reviewRepo) {
 				// delete: true merged, then delete_pipeline: true (the

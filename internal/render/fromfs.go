@@ -89,6 +89,13 @@ func FromFSPair(baseFS, headFS fs.FS, checker *schema.Checker, opts Options, tru
 	if incremental && reflect.DeepEqual(charts[0], charts[1]) && (pipelines[0] == nil) == (pipelines[1] == nil) &&
 		pipelines[0].Signature() == pipelines[1].Signature() {
 		p.Pair = fleet.LoadPair(baseFS, headFS, "config", checker)
+		if !sameGitOps(p.Base, p.Head) {
+			// The GitOps settings reach every cluster's and region's files
+			// but no cluster's effective config: nothing can be left out.
+			p.Pair = &fleet.Pair{Same: map[string]bool{}}
+			p.Base, p.BaseDiags = fleet.Load(baseFS, "config", checker)
+			p.Head, p.HeadDiags = fleet.Load(headFS, "config", checker)
+		}
 	} else {
 		p.Base, p.BaseDiags = fleet.Load(baseFS, "config", checker)
 		p.Head, p.HeadDiags = fleet.Load(headFS, "config", checker)
@@ -113,6 +120,21 @@ func FromFSPair(baseFS, headFS fs.FS, checker *schema.Checker, opts Options, tru
 	}
 	p.HeadOut = render(p.Head, &p.HeadDiags, 1)
 	return p, nil
+}
+
+// sameGitOps reports whether the two fleets' gitops settings (config/global)
+// are the same values: the render reads them besides each cluster's
+// effective config (repository, revision and Argo CD settings in every
+// cluster's files, approvers and the Tekton namespace in every region's).
+func sameGitOps(a, b *config.Fleet) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	ga, gb := a.Global.Get("gitops"), b.Global.Get("gitops")
+	if ga == nil || gb == nil {
+		return ga == gb
+	}
+	return config.Hash(ga) == config.Hash(gb)
 }
 
 // lists reports whether idx has an entry for every cluster of f.
