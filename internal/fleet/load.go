@@ -34,6 +34,11 @@ type Pair struct {
 	// identity chain) is the same on both sides. Regional clusters are
 	// always checked: the central pipeline's policy is made of all of them.
 	Same map[string]bool
+	// Unchanged names every management cluster whose effective config is
+	// identical on both sides, in whichever region (Same among them): its
+	// own files are the same on both sides, though its region's identity
+	// chain may not be. Those outside Same were checked on both sides.
+	Unchanged map[string]bool
 }
 
 // LoadPair loads base and head for a review and validates only what differs
@@ -73,6 +78,14 @@ func LoadPair(baseFS, headFS fs.FS, dir string, checker *schema.Checker) *Pair {
 	}
 	baseKeys, headKeys := keys(base), keys(head)
 	same := sameRegions(base, head, baseKeys, headKeys)
+	unchanged := map[string]bool{}
+	for _, c := range head.Clusters {
+		b, inBase := baseKeys[c.ID()]
+		h, inHead := headKeys[c.ID()]
+		if c.Type == "management" && inBase && inHead && b == h {
+			unchanged[c.ID()] = true
+		}
+	}
 	skip := func(c *config.Cluster) bool { return same[c.ID()] }
 	bd = append(bd, checker.CheckClustersExcept(base, skip)...)
 	hd = append(hd, checker.CheckClustersExcept(head, skip)...)
@@ -80,7 +93,7 @@ func LoadPair(baseFS, headFS fs.FS, dir string, checker *schema.Checker) *Pair {
 	hd = append(hd, checker.CheckAWS(head, skip)...)
 	bd = append(bd, checker.CheckFleet(base)...)
 	hd = append(hd, checker.CheckFleet(head)...)
-	return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Same: same}
+	return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Same: same, Unchanged: unchanged}
 }
 
 // identical reports the documents whose path and bytes the other side has.

@@ -100,21 +100,31 @@ func FromFSPair(baseFS, headFS fs.FS, checker *schema.Checker, opts Options, tru
 		p.Base, p.BaseDiags = fleet.Load(baseFS, "config", checker)
 		p.Head, p.HeadDiags = fleet.Load(headFS, "config", checker)
 	}
+	skipRegions := map[string]bool{}
+	if p.Head != nil {
+		for _, c := range p.Head.Clusters {
+			if p.Same[c.ID()] {
+				skipRegions[c.Region.Name] = true
+			}
+		}
+	}
 	render := func(f *config.Fleet, diags *diag.Diagnostics, i int) *Output {
 		if diags.HasErrors() {
 			return nil
 		}
 		o := opts
 		o.Charts, o.Pipelines = charts[i], pipelines[i]
-		if len(p.Same) > 0 {
-			o.Skip = p.Same
+		if len(p.Unchanged) > 0 {
+			// Unchanged clusters are not rendered; their regions' chains
+			// are, unless the whole region is unchanged.
+			o.Skip, o.SkipRegions = p.Unchanged, skipRegions
 		}
 		out, ds := Render(f, o)
 		*diags = append(*diags, ds...)
 		return out
 	}
 	if trusted != nil && !p.BaseDiags.HasErrors() && lists(trusted, p.Base) {
-		p.BaseOut = CommittedOutput(trusted, p.Same)
+		p.BaseOut = CommittedOutput(trusted, p.Unchanged, skipRegions)
 	} else {
 		p.BaseOut = render(p.Base, &p.BaseDiags, 0)
 	}
@@ -152,11 +162,12 @@ func lists(idx *Index, f *config.Fleet) bool {
 }
 
 // CommittedOutput is a render's output as a committed index.json lists it:
-// the files Render makes with Options.Skip set to skip, with their owners
-// and no contents (the caller reads the committed files). That is every
-// file but those of the clusters in skip and of their regions, save each
-// region's Tekton installation, which Render always makes.
-func CommittedOutput(idx *Index, skip map[string]bool) *Output {
+// the files Render makes with Options.Skip and SkipRegions set to skip and
+// skipRegions, with their owners and no contents (the caller reads the
+// committed files). That is every file but those of the clusters in skip
+// and of the regions in skipRegions, save each region's Tekton
+// installation, which Render always makes.
+func CommittedOutput(idx *Index, skip, skipRegions map[string]bool) *Output {
 	owner := map[string]string{}
 	for _, c := range idx.Clusters {
 		for _, f := range c.Files {
@@ -176,7 +187,10 @@ func CommittedOutput(idx *Index, skip map[string]bool) *Output {
 		skipped = map[string]bool{}
 		for _, c := range idx.Clusters {
 			if skip[c.ID] {
-				skipped[c.ID], skipped[c.Region] = true, true
+				skipped[c.ID] = true
+				if skipRegions[c.Region] {
+					skipped[c.Region] = true
+				}
 			}
 		}
 	}

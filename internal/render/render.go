@@ -55,6 +55,12 @@ type Options struct {
 	// Skip names clusters (by ID) not to render: a review leaves out the
 	// clusters whose inputs are the same on both sides (fleet.LoadPair).
 	Skip map[string]bool
+	// SkipRegions names regions whose identity chain is not rendered
+	// either: a region with a cluster in Skip is left out only when it is
+	// named here (its every cluster unchanged). Nil leaves out the region
+	// of every cluster in Skip, whose effective configs need not have been
+	// checked then.
+	SkipRegions map[string]bool
 }
 
 // Cache stores rendered artifacts by key; safe for concurrent use.
@@ -106,7 +112,7 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	}
 	g := GitOpsOf(f)
 	r := &renderer{tf: tfc, opts: opts, source: tekton.Source{RepoURL: g.RepoURL, Revision: g.Revision}, gitops: g}
-	chains, diags := regionChains(f, opts.Skip)
+	chains, diags := regionChains(f, opts.Skip, opts.SkipRegions)
 	if diags.HasErrors() {
 		return nil, diags
 	}

@@ -144,7 +144,7 @@ func Run(o Options) (*Result, error) {
 		trusted = baseIndex
 	}
 	pair, err := render.FromFSPair(baseFS, headFS, o.Checker, o.Render, trusted)
-	if err == nil && !indexes(trusted, pair.Same) {
+	if err == nil && !indexes(trusted, pair.Unchanged) {
 		// The base's deploy/ does not list some unchanged cluster (it was
 		// not rendered when committed): compare whole renders instead.
 		pair, err = render.FromFSPair(baseFS, headFS, o.Checker, o.Render, nil)
@@ -171,7 +171,7 @@ func Run(o Options) (*Result, error) {
 		// changed files, and starts the pipelines they need.
 		baseSide.Output = asCommitted(pair.BaseOut, baseFS, committed, baseIndex)
 	}
-	if len(pair.Same) > 0 && o.Drift {
+	if len(pair.Unchanged) > 0 && o.Drift {
 		baseSide.Committed = committed
 		baseSide.Index = trusted
 	}
