@@ -44,6 +44,8 @@ type op struct {
 	setup func() error // before each run, not timed
 	times []time.Duration
 	peaks []int64 // KiB
+	user  []time.Duration
+	sys   []time.Duration
 }
 
 func run(bin string, sectors, regions, clusters, rounds int, write string) error {
@@ -114,11 +116,12 @@ func run(bin string, sectors, regions, clusters, rounds int, write string) error
 					return err
 				}
 			}
-			d, kib, err := measure(o.dir, o.env, o.args)
+			m, err := measure(o.dir, o.env, o.args)
 			if err != nil {
 				return fmt.Errorf("%s: %w", o.name, err)
 			}
-			o.times, o.peaks = append(o.times, d), append(o.peaks, kib)
+			o.times, o.peaks = append(o.times, m.wall), append(o.peaks, m.kib)
+			o.user, o.sys = append(o.user, m.user), append(o.sys, m.sys)
 		}
 	}
 	report := table(ops, n, rounds, loadBefore, loadavg(), fileCount(filepath.Join(warm, "deploy")))
@@ -166,9 +169,16 @@ func fixture(bin, src, dir string, sectors, regions, clusters int) error {
 	return nil
 }
 
-// measure runs a command and returns its wall time and peak RSS. The
-// child is started by this small process, so its ru_maxrss is its own.
-func measure(dir string, env, args []string) (time.Duration, int64, error) {
+// measured is one measured process.
+type measured struct {
+	wall, user, sys time.Duration
+	kib             int64 // peak RSS
+}
+
+// measure runs a command and returns its wall time, CPU times and peak
+// RSS. The child is started by this small process, so its ru_maxrss is
+// its own.
+func measure(dir string, env, args []string) (measured, error) {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
@@ -178,9 +188,10 @@ func measure(dir string, env, args []string) (time.Duration, int64, error) {
 	err := cmd.Run()
 	d := time.Since(start)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%v: %s", err, stderr.String())
+		return measured{}, fmt.Errorf("%v: %s", err, stderr.String())
 	}
-	return d, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss, nil
+	ps := cmd.ProcessState
+	return measured{wall: d, user: ps.UserTime(), sys: ps.SystemTime(), kib: ps.SysUsage().(*syscall.Rusage).Maxrss}, nil
 }
 
 func sh(dir, name string, args ...string) error { return shEnv(dir, nil, name, args...) }
@@ -207,7 +218,7 @@ func table(ops []*op, clusters, rounds int, loadBefore, loadAfter string, files 
 	var b strings.Builder
 	fmt.Fprintf(&b, "Whole processes of the built binary on %d clusters (%d files in deploy/), %d interleaved rounds;\n", clusters, files, rounds)
 	fmt.Fprintf(&b, "%s, %d CPUs, %s; load average %s before, %s after.\n\n", cpuModel(), runtime.NumCPU(), runtime.GOOS+"/"+runtime.GOARCH, loadBefore, loadAfter)
-	b.WriteString("| operation | median | min–max | peak RSS | × git status | × cp -r |\n|---|---|---|---|---|---|\n")
+	b.WriteString("| operation | median | min–max | user CPU | system CPU | peak RSS | × git status | × cp -r |\n|---|---|---|---|---|---|---|---|\n")
 	gitStatus, cp := median(ops[0].times), median(ops[1].times)
 	for _, o := range ops {
 		min, max := o.times[0], o.times[0]
@@ -219,8 +230,14 @@ func table(ops []*op, clusters, rounds int, loadBefore, loadAfter string, files 
 			}
 		}
 		m := median(o.times)
-		fmt.Fprintf(&b, "| %s | %s | %s–%s | %d MiB | %.1f | %.2f |\n", o.name, round(m), round(min), round(max), peak/1024,
-			float64(m)/float64(gitStatus), float64(m)/float64(cp))
+		fmt.Fprintf(&b, "| %s | %s | %s–%s | %s | %s | %d MiB | %.1f | %.2f |\n", o.name, round(m), round(min), round(max),
+			round(median(o.user)), round(median(o.sys)), peak/1024, float64(m)/float64(gitStatus), float64(m)/float64(cp))
+	}
+	for _, o := range ops {
+		if strings.HasPrefix(o.name, "render into an empty") {
+			fmt.Fprintf(&b, "\nA cold render's user CPU per cluster: %.2f ms (system CPU, mostly creating files: %.2f ms).\n",
+				float64(median(o.user))/float64(time.Millisecond)/float64(clusters), float64(median(o.sys))/float64(time.Millisecond)/float64(clusters))
+		}
 	}
 	return b.String()
 }
