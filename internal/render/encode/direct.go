@@ -2,45 +2,37 @@ package encode
 
 import (
 	"bytes"
-	"errors"
+	"encoding/json"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	yamlv2 "go.yaml.in/yaml/v2"
 )
 
-// direct writes, from the JSON encoding of a document, the bytes that
-// go.yaml.in/yaml/v2 writes for the same document decoded into generic
-// maps, without the generic maps or the library's event emitter: the
-// render's largest cost per cluster. It knows the library's layout (block
-// mappings with keys in its natural order, sequences in mappings not
-// indented, empty collections as {} and []), and writes itself only the
-// scalars whose form it can decide exactly: plain strings of a known-safe
-// alphabet, integers, booleans and null. Any other string takes its form
-// from the library itself (memoised; each is one line at any column
-// wherever the library would write it on one line), and a document with
-// anything it cannot place exactly (a string the library would break over
-// lines, a float, a key too long to be a simple key) is reported as not
-// handled, for YAML to encode through the library. The differential tests
-// hold the two equal.
-func direct(j []byte) ([]byte, bool) {
-	p := parser{b: j}
-	root, err := p.value()
-	if err != nil || root.kind != kindObject {
+// direct writes the bytes that go.yaml.in/yaml/v2 writes for a document
+// decoded from JSON into generic values (map[string]any, []any, string,
+// json.Number, bool, nil), without the library's reflection and event
+// emitter: the render's largest cost per cluster. It knows the library's
+// layout (block mappings with keys in its natural order, sequences in
+// mappings not indented, empty collections as {} and []) and writes itself
+// only the scalars whose form it can decide exactly: plain strings of a
+// known-safe alphabet, integers, booleans and null. Any other string takes
+// its form from the library itself (memoised), and a document holding
+// anything it cannot place exactly (a float, a literal block, a string the
+// library would break in a way it does not, a key too long to be a simple
+// key) is reported as not handled, for the library to encode. The
+// differential tests hold the two equal.
+func direct(doc any) ([]byte, bool) {
+	root, ok := doc.(map[string]any)
+	if !ok {
 		return nil, false
 	}
-	p.space()
-	if p.i != len(p.b) {
-		return nil, false
-	}
-	w := writer{out: make([]byte, 0, len(Marker)+len(j)+len(j)/4)}
+	w := writer{out: make([]byte, 0, 4096)}
 	w.out = append(w.out, Marker...)
-	if len(root.fields) == 0 {
+	if len(root) == 0 {
 		w.out = append(w.out, "{}\n"...)
 		return w.out, true
 	}
@@ -48,240 +40,6 @@ func direct(j []byte) ([]byte, bool) {
 		return nil, false
 	}
 	return w.out, true
-}
-
-const (
-	kindObject = iota
-	kindArray
-	kindString
-	kindNumber
-	kindTrue
-	kindFalse
-	kindNull
-)
-
-type node struct {
-	kind   int
-	text   string // a string's value, a number's JSON text
-	items  []node
-	fields []field
-}
-
-type field struct {
-	key   string
-	value node
-}
-
-var errJSON = errors.New("encode: unexpected JSON")
-
-// parser reads the JSON that encoding/json has just written; anything it
-// does not expect is an error, and the document goes the library's way.
-type parser struct {
-	b []byte
-	i int
-}
-
-func (p *parser) space() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
-
-func (p *parser) value() (node, error) {
-	p.space()
-	if p.i >= len(p.b) {
-		return node{}, errJSON
-	}
-	switch c := p.b[p.i]; {
-	case c == '{':
-		p.i++
-		var n node
-		n.kind = kindObject
-		p.space()
-		if p.i < len(p.b) && p.b[p.i] == '}' {
-			p.i++
-			return n, nil
-		}
-		for {
-			p.space()
-			k, err := p.str()
-			if err != nil {
-				return node{}, err
-			}
-			p.space()
-			if p.i >= len(p.b) || p.b[p.i] != ':' {
-				return node{}, errJSON
-			}
-			p.i++
-			v, err := p.value()
-			if err != nil {
-				return node{}, err
-			}
-			n.fields = append(n.fields, field{k, v})
-			if more, err := p.next('}'); err != nil || !more {
-				return n, err
-			}
-		}
-	case c == '[':
-		p.i++
-		var n node
-		n.kind = kindArray
-		p.space()
-		if p.i < len(p.b) && p.b[p.i] == ']' {
-			p.i++
-			return n, nil
-		}
-		for {
-			v, err := p.value()
-			if err != nil {
-				return node{}, err
-			}
-			n.items = append(n.items, v)
-			if more, err := p.next(']'); err != nil || !more {
-				return n, err
-			}
-		}
-	case c == '"':
-		s, err := p.str()
-		return node{kind: kindString, text: s}, err
-	case c == '-' || c >= '0' && c <= '9':
-		start := p.i
-		for p.i < len(p.b) && strings.IndexByte("+-0123456789.eE", p.b[p.i]) >= 0 {
-			p.i++
-		}
-		return node{kind: kindNumber, text: string(p.b[start:p.i])}, nil
-	case bytes.HasPrefix(p.b[p.i:], []byte("true")):
-		p.i += 4
-		return node{kind: kindTrue}, nil
-	case bytes.HasPrefix(p.b[p.i:], []byte("false")):
-		p.i += 5
-		return node{kind: kindFalse}, nil
-	case bytes.HasPrefix(p.b[p.i:], []byte("null")):
-		p.i += 4
-		return node{kind: kindNull}, nil
-	}
-	return node{}, errJSON
-}
-
-// next reads what follows a member of an object or array: a comma
-// (more follow) or its closing bracket.
-func (p *parser) next(closing byte) (more bool, err error) {
-	p.space()
-	switch {
-	case p.i >= len(p.b):
-		return false, errJSON
-	case p.b[p.i] == ',':
-		p.i++
-		return true, nil
-	case p.b[p.i] == closing:
-		p.i++
-		return false, nil
-	}
-	return false, errJSON
-}
-
-// str reads a JSON string. Strings without escapes (nearly all) are
-// sliced, not built.
-func (p *parser) str() (string, error) {
-	if p.i >= len(p.b) || p.b[p.i] != '"' {
-		return "", errJSON
-	}
-	p.i++
-	start := p.i
-	for p.i < len(p.b) {
-		switch c := p.b[p.i]; {
-		case c == '"':
-			s := string(p.b[start:p.i])
-			p.i++
-			return s, nil
-		case c == '\\':
-			return p.escaped(start)
-		case c < 0x20:
-			return "", errJSON
-		default:
-			p.i++
-		}
-	}
-	return "", errJSON
-}
-
-func (p *parser) escaped(start int) (string, error) {
-	out := append([]byte(nil), p.b[start:p.i]...)
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			if !utf8.Valid(out) {
-				return "", errJSON
-			}
-			return string(out), nil
-		case c < 0x20:
-			return "", errJSON
-		case c != '\\':
-			out = append(out, c)
-			p.i++
-			continue
-		}
-		if p.i+1 >= len(p.b) {
-			return "", errJSON
-		}
-		e := p.b[p.i+1]
-		p.i += 2
-		switch e {
-		case '"', '\\', '/':
-			out = append(out, e)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, ok := p.hex4()
-			if !ok {
-				return "", errJSON
-			}
-			if utf16.IsSurrogate(r) {
-				if p.i+1 >= len(p.b) || p.b[p.i] != '\\' || p.b[p.i+1] != 'u' {
-					return "", errJSON
-				}
-				p.i += 2
-				r2, ok := p.hex4()
-				if !ok {
-					return "", errJSON
-				}
-				if r = utf16.DecodeRune(r, r2); r == utf8.RuneError {
-					return "", errJSON
-				}
-			}
-			out = utf8.AppendRune(out, r)
-		default:
-			return "", errJSON
-		}
-	}
-	return "", errJSON
-}
-
-func (p *parser) hex4() (rune, bool) {
-	if p.i+4 > len(p.b) {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(string(p.b[p.i:p.i+4]), 16, 32)
-	if err != nil {
-		return 0, false
-	}
-	p.i += 4
-	return rune(v), true
 }
 
 // writer appends the YAML. Its methods return false where the document
@@ -302,16 +60,16 @@ func (w *writer) indent(n int) {
 // mapping writes a non-empty object's entries at column col, the first
 // one where the writer stands (after a sequence's "- ", or indented by
 // the caller).
-func (w *writer) mapping(n node, col int) bool {
-	fields := n.fields
-	sort.Slice(fields, func(i, j int) bool { return keyLess(fields[i].key, fields[j].key) })
-	for i, f := range fields {
-		if i > 0 && fields[i-1].key == f.key {
-			return false // a duplicate key; the library keeps one
-		}
-		kf := scalarForm(f.key)
+func (w *writer) mapping(m map[string]any, col int) bool {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keyLess(keys[i], keys[j]) })
+	for i, key := range keys {
+		kf := scalarForm(key)
 		k := kf.text
-		if kf.style == 0 || k == "" || len(k) > maxSimpleKey || !printableASCII(f.key) {
+		if kf.style == 0 || k == "" || len(k) > maxSimpleKey || !printableASCII(key) {
 			return false
 		}
 		if i > 0 {
@@ -319,24 +77,29 @@ func (w *writer) mapping(n node, col int) bool {
 		}
 		w.out = append(w.out, k...)
 		w.out = append(w.out, ':')
-		switch v := f.value; {
-		case v.kind == kindObject && len(v.fields) > 0:
-			w.out = append(w.out, '\n')
-			w.indent(col + 2)
-			if !w.mapping(v, col+2) {
-				return false
+		switch v := m[key].(type) {
+		case map[string]any:
+			if len(v) > 0 {
+				w.out = append(w.out, '\n')
+				w.indent(col + 2)
+				if !w.mapping(v, col+2) {
+					return false
+				}
+				continue
 			}
-		case v.kind == kindArray && len(v.items) > 0:
-			w.out = append(w.out, '\n')
-			w.indent(col)
-			if !w.sequence(v, col) {
-				return false
+		case []any:
+			if len(v) > 0 {
+				w.out = append(w.out, '\n')
+				w.indent(col)
+				if !w.sequence(v, col) {
+					return false
+				}
+				continue
 			}
-		default:
-			w.out = append(w.out, ' ')
-			if !w.scalar(v, col+len(k)+2, col+2) {
-				return false
-			}
+		}
+		w.out = append(w.out, ' ')
+		if !w.scalar(m[key], col+len(k)+2, col+2) {
+			return false
 		}
 	}
 	return true
@@ -344,18 +107,26 @@ func (w *writer) mapping(n node, col int) bool {
 
 // sequence writes a non-empty array's items at column col, the first
 // where the writer stands.
-func (w *writer) sequence(n node, col int) bool {
-	for i, v := range n.items {
+func (w *writer) sequence(items []any, col int) bool {
+	for i, v := range items {
 		if i > 0 {
 			w.indent(col)
 		}
 		w.out = append(w.out, '-', ' ')
 		var ok bool
-		switch {
-		case v.kind == kindObject && len(v.fields) > 0:
-			ok = w.mapping(v, col+2)
-		case v.kind == kindArray && len(v.items) > 0:
-			ok = w.sequence(v, col+2)
+		switch c := v.(type) {
+		case map[string]any:
+			if len(c) > 0 {
+				ok = w.mapping(c, col+2)
+				break
+			}
+			ok = w.scalar(v, col+2, col+2)
+		case []any:
+			if len(c) > 0 {
+				ok = w.sequence(c, col+2)
+				break
+			}
+			ok = w.scalar(v, col+2, col+2)
 		default:
 			ok = w.scalar(v, col+2, col+2)
 		}
@@ -369,28 +140,26 @@ func (w *writer) sequence(n node, col int) bool {
 // scalar writes a scalar (or an empty collection) starting at column col,
 // and its line's end; indent is where the library continues a string it
 // breaks at a space.
-func (w *writer) scalar(v node, col, indent int) bool {
-	switch v.kind {
-	case kindObject:
+func (w *writer) scalar(v any, col, indent int) bool {
+	switch v := v.(type) {
+	case map[string]any: // empty
 		w.out = append(w.out, "{}"...)
-	case kindArray:
+	case []any: // empty
 		w.out = append(w.out, "[]"...)
-	case kindTrue:
-		w.out = append(w.out, "true"...)
-	case kindFalse:
-		w.out = append(w.out, "false"...)
-	case kindNull:
+	case bool:
+		w.out = strconv.AppendBool(w.out, v)
+	case nil:
 		w.out = append(w.out, "null"...)
-	case kindNumber:
+	case json.Number:
 		// The library writes a JSON number that is an int64 as that
 		// integer; other numbers (floats) are left to it.
-		i, err := strconv.ParseInt(v.text, 10, 64)
+		i, err := v.Int64()
 		if err != nil {
 			return false
 		}
 		w.out = strconv.AppendInt(w.out, i, 10)
-	case kindString:
-		f := scalarForm(v.text)
+	case string:
+		f := scalarForm(v)
 		switch {
 		case f.style == 0:
 			return false
@@ -399,12 +168,14 @@ func (w *writer) scalar(v node, col, indent int) bool {
 			// a space past its width.
 			w.out = append(w.out, f.text...)
 		case f.style == stylePlain || f.style == styleSingle:
-			if !w.broken(v.text, f.style, col, indent) {
+			if !w.broken(v, f.style, col, indent) {
 				return false
 			}
 		default:
 			return false
 		}
+	default:
+		return false
 	}
 	w.out = append(w.out, '\n')
 	return true

@@ -34,11 +34,11 @@ func TestDirectWritesWhatTheLibraryWrites(t *testing.T) {
 	}
 	handled := 0
 	for _, d := range docs {
-		want, err := viaLibrary([]byte(d))
+		want, err := fromJSON([]byte(d), library)
 		if err != nil {
 			t.Fatalf("%s: %v", d, err)
 		}
-		got, ok := direct([]byte(d))
+		got, ok := directJSON([]byte(d))
 		if !ok {
 			continue
 		}
@@ -70,12 +70,12 @@ func TestDirectOnTheRenderedFleet(t *testing.T) {
 		if err != nil {
 			return nil
 		}
-		want, err := viaLibrary(j)
+		want, err := fromJSON(j, library)
 		if err != nil || !bytes.Equal(want, b) {
 			return nil // not a file this package wrote (effective configs have comments)
 		}
 		ours++
-		got, ok := direct(j)
+		got, ok := directJSON(j)
 		if !ok {
 			return nil
 		}
@@ -111,14 +111,32 @@ func FuzzDirect(f *testing.F) {
 		if err != nil {
 			t.Skip()
 		}
-		want, err := viaLibrary(j)
+		want, err := fromJSON(j, library)
 		if err != nil {
 			t.Skip()
 		}
-		if got, ok := direct(j); ok && !bytes.Equal(got, want) {
+		if got, ok := directJSON(j); ok && !bytes.Equal(got, want) {
 			t.Fatalf("%s:\ndirect:\n%s\nlibrary:\n%s", j, got, want)
 		}
 	})
+}
+
+// fromJSON decodes j as YAML does and encodes it with enc.
+func fromJSON(j []byte, enc func(any) ([]byte, error)) ([]byte, error) {
+	doc, err := decode(j)
+	if err != nil {
+		return nil, err
+	}
+	return enc(doc)
+}
+
+// directJSON is the direct writer's answer for the JSON document j.
+func directJSON(j []byte) ([]byte, bool) {
+	doc, err := decode(j)
+	if err != nil {
+		return nil, false
+	}
+	return direct(doc)
 }
 
 const alphabet = "aby0019 :-#'\"\n\t.,*/_@=+{}[]&!|>%?~é<"
