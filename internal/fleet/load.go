@@ -26,19 +26,18 @@ func Load(fsys fs.FS, dir string, checker *schema.Checker) (*config.Fleet, diag.
 type Pair struct {
 	Base, Head           *config.Fleet
 	BaseDiags, HeadDiags diag.Diagnostics
-	// Same names the management clusters (by ID) whose effective config is
-	// identical on both sides, values and origin files alike, in regions
-	// whose every cluster is so. Neither side checked them against
-	// #Cluster, so their effective configs lack the schema's defaults;
-	// whatever is made of them alone (their files, and their region's
-	// identity chain) is the same on both sides. Regional clusters are
-	// always checked: the central pipeline's policy is made of all of them.
-	Same map[string]bool
-	// Unchanged names every management cluster whose effective config is
-	// identical on both sides, in whichever region (Same among them): its
-	// own files are the same on both sides, though its region's identity
-	// chain may not be. Those outside Same were checked on both sides.
+	// Unchanged names the management clusters (by ID) whose effective
+	// config is identical on both sides, values and origin files alike,
+	// and whose fleet-wide inputs are too: their own files are the same on
+	// both sides.
 	Unchanged map[string]bool
+	// SameRegions names the regions whose every cluster, on either side,
+	// is so (their regional cluster included): their identity chains are
+	// the same on both sides, and their management clusters were checked
+	// on neither side against #Cluster, so their effective configs lack
+	// the schema's defaults. Regional clusters are always checked: the
+	// central pipeline's policy is made of all of them.
+	SameRegions map[string]bool
 }
 
 // LoadPair loads base and head for a review and validates only what differs
@@ -46,8 +45,9 @@ type Pair struct {
 // sides is not checked on either, nor is a cluster whose effective config
 // is identical. The base is taken to be valid where the change does not
 // touch it, as CI held it to be when it merged; what the change touches is
-// checked on both sides.
-func LoadPair(baseFS, headFS fs.FS, dir string, checker *schema.Checker) *Pair {
+// checked on both sides. fleetWide digests what else of a fleet every
+// cluster's files are made of; where it differs, nothing is unchanged.
+func LoadPair(baseFS, headFS fs.FS, dir string, checker *schema.Checker, fleetWide func(*config.Fleet) [32]byte) *Pair {
 	baseDocs, bd := config.ParseWith(baseFS, dir, checker.DecodeOptions())
 	headDocs, hd := config.ParseWith(headFS, dir, checker.DecodeOptions())
 	files := func(docs *config.Documents) map[string][32]byte {
@@ -77,7 +77,9 @@ func LoadPair(baseFS, headFS fs.FS, dir string, checker *schema.Checker) *Pair {
 		return m
 	}
 	baseKeys, headKeys := keys(base), keys(head)
-	same := sameRegions(base, head, baseKeys, headKeys)
+	if fleetWide(base) != fleetWide(head) {
+		baseKeys = nil // every cluster changed
+	}
 	unchanged := map[string]bool{}
 	for _, c := range head.Clusters {
 		b, inBase := baseKeys[c.ID()]
@@ -86,14 +88,15 @@ func LoadPair(baseFS, headFS fs.FS, dir string, checker *schema.Checker) *Pair {
 			unchanged[c.ID()] = true
 		}
 	}
-	skip := func(c *config.Cluster) bool { return same[c.ID()] }
+	same := sameRegions(base, head, baseKeys, headKeys)
+	skip := func(c *config.Cluster) bool { return c.Type == "management" && same[c.Region.Name] }
 	bd = append(bd, checker.CheckClustersExcept(base, skip)...)
 	hd = append(hd, checker.CheckClustersExcept(head, skip)...)
 	bd = append(bd, checker.CheckAWS(base, skip)...)
 	hd = append(hd, checker.CheckAWS(head, skip)...)
 	bd = append(bd, checker.CheckFleet(base)...)
 	hd = append(hd, checker.CheckFleet(head)...)
-	return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Same: same, Unchanged: unchanged}
+	return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Unchanged: unchanged, SameRegions: same}
 }
 
 // identical reports the documents whose path and bytes the other side has.
@@ -104,9 +107,9 @@ func identical(other map[string][32]byte) func(*config.Document) bool {
 	}
 }
 
-// sameRegions names the management clusters whose effective config is
-// identical on both sides, in regions where every cluster of either side
-// is: a region's identity chain is made of all its clusters.
+// sameRegions names the head's regions where every cluster of either side
+// has the same effective config on both: a region's identity chain is made
+// of all its clusters.
 func sameRegions(base, head *config.Fleet, baseKeys, headKeys map[string][32]byte) map[string]bool {
 	changed := map[string]bool{}
 	for _, f := range []*config.Fleet{base, head} {
@@ -120,8 +123,8 @@ func sameRegions(base, head *config.Fleet, baseKeys, headKeys map[string][32]byt
 	}
 	same := map[string]bool{}
 	for _, c := range head.Clusters {
-		if !changed[c.Region.Name] && c.Type == "management" {
-			same[c.ID()] = true
+		if !changed[c.Region.Name] {
+			same[c.Region.Name] = true
 		}
 	}
 	return same

@@ -34,7 +34,7 @@ type chainRegion struct {
 // chain needs of the config: one state bucket and one OU for a region's
 // management clusters, neither shared with its regional cluster, and no OU
 // of management cluster accounts shared between regions.
-func regionChains(f *config.Fleet, skip, skipRegions map[string]bool) (map[string]*chainRegion, diag.Diagnostics) {
+func regionChains(f *config.Fleet, skipRegions map[string]bool) (map[string]*chainRegion, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	byRegion := map[string][]*config.Cluster{}
 	for _, c := range f.Clusters {
@@ -103,7 +103,7 @@ func regionChains(f *config.Fleet, skip, skipRegions map[string]bool) (map[strin
 			if c.Type != "management" {
 				continue
 			}
-			if skip[c.ID()] && (skipRegions == nil || skipRegions[reg.Name]) {
+			if skipRegions[reg.Name] {
 				cr.Skipped = true
 				continue
 			}

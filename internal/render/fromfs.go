@@ -40,9 +40,10 @@ func FromFS(fsys fs.FS, checker *schema.Checker, opts Options) (*config.Fleet, *
 	return f, out, append(diags, rdiags...), nil
 }
 
-// Pair is the two renders of a review: the fleets as loaded (Same names
-// the clusters neither side checked nor rendered; empty for a whole
-// render), and their outputs.
+// Pair is the two renders of a review: the fleets as loaded (Unchanged
+// names the clusters neither side rendered, SameRegions the regions whose
+// chains neither side rendered; both empty for a whole render), and their
+// outputs.
 type Pair struct {
 	*fleet.Pair
 	BaseOut, HeadOut *Output // nil on a side whose diagnostics hold errors
@@ -70,7 +71,7 @@ func FromFSPair(baseFS, headFS fs.FS, checker *schema.Checker, opts Options, tru
 			return nil, fmt.Errorf("reading %s: %w", tekton.Dir, err)
 		}
 	}
-	p := &Pair{Pair: &fleet.Pair{Same: map[string]bool{}}}
+	p := &Pair{Pair: &fleet.Pair{}}
 	if _, err := fs.Stat(baseFS, "config"); errors.Is(err, fs.ErrNotExist) {
 		// The first fleet commit: the base holds no fleet, so everything
 		// the head renders is added.
@@ -86,27 +87,22 @@ func FromFSPair(baseFS, headFS fs.FS, checker *schema.Checker, opts Options, tru
 		}
 		return p, nil
 	}
-	if incremental && reflect.DeepEqual(charts[0], charts[1]) && (pipelines[0] == nil) == (pipelines[1] == nil) &&
-		pipelines[0].Signature() == pipelines[1].Signature() {
-		p.Pair = fleet.LoadPair(baseFS, headFS, "config", checker)
-		if !sameGitOps(p.Base, p.Head) {
-			// The GitOps settings reach every cluster's and region's files
-			// but no cluster's effective config: nothing can be left out.
-			p.Pair = &fleet.Pair{Same: map[string]bool{}}
-			p.Base, p.BaseDiags = fleet.Load(baseFS, "config", checker)
-			p.Head, p.HeadDiags = fleet.Load(headFS, "config", checker)
-		}
-	} else {
+	whole := func() {
+		p.Pair = &fleet.Pair{}
 		p.Base, p.BaseDiags = fleet.Load(baseFS, "config", checker)
 		p.Head, p.HeadDiags = fleet.Load(headFS, "config", checker)
 	}
-	skipRegions := map[string]bool{}
-	if p.Head != nil {
-		for _, c := range p.Head.Clusters {
-			if p.Same[c.ID()] {
-				skipRegions[c.Region.Name] = true
-			}
+	if incremental && reflect.DeepEqual(charts[0], charts[1]) && (pipelines[0] == nil) == (pipelines[1] == nil) &&
+		pipelines[0].Signature() == pipelines[1].Signature() {
+		p.Pair = fleet.LoadPair(baseFS, headFS, "config", checker, gitOpsDigest)
+		if !trusted.lists(p.Unchanged) {
+			// The base's deploy/ does not list some unchanged cluster (it
+			// was not rendered when committed): its files cannot stand in
+			// for a render, so every cluster is checked and rendered.
+			whole()
 		}
+	} else {
+		whole()
 	}
 	render := func(f *config.Fleet, diags *diag.Diagnostics, i int) *Output {
 		if diags.HasErrors() {
@@ -114,17 +110,21 @@ func FromFSPair(baseFS, headFS fs.FS, checker *schema.Checker, opts Options, tru
 		}
 		o := opts
 		o.Charts, o.Pipelines = charts[i], pipelines[i]
-		if len(p.Unchanged) > 0 {
-			// Unchanged clusters are not rendered; their regions' chains
-			// are, unless the whole region is unchanged.
-			o.Skip, o.SkipRegions = p.Unchanged, skipRegions
-		}
+		// Unchanged clusters are not rendered; their regions' chains
+		// are, unless the whole region is unchanged.
+		o.Skip, o.SkipRegions = p.Unchanged, p.SameRegions
 		out, ds := Render(f, o)
 		*diags = append(*diags, ds...)
 		return out
 	}
-	if trusted != nil && !p.BaseDiags.HasErrors() && lists(trusted, p.Base) {
-		p.BaseOut = CommittedOutput(trusted, p.Unchanged, skipRegions)
+	baseIDs := map[string]bool{}
+	if p.Base != nil {
+		for _, c := range p.Base.Clusters {
+			baseIDs[c.ID()] = true
+		}
+	}
+	if trusted != nil && !p.BaseDiags.HasErrors() && trusted.lists(baseIDs) {
+		p.BaseOut = CommittedOutput(trusted, p.Unchanged, p.SameRegions)
 	} else {
 		p.BaseOut = render(p.Base, &p.BaseDiags, 0)
 	}
@@ -132,29 +132,32 @@ func FromFSPair(baseFS, headFS fs.FS, checker *schema.Checker, opts Options, tru
 	return p, nil
 }
 
-// sameGitOps reports whether the two fleets' gitops settings (config/global)
-// are the same values: the render reads them besides each cluster's
-// effective config (repository, revision and Argo CD settings in every
-// cluster's files, approvers and the Tekton namespace in every region's).
-func sameGitOps(a, b *config.Fleet) bool {
-	if a == nil || b == nil {
-		return a == b
+// gitOpsDigest digests the gitops settings of config/global: the render
+// reads them besides each cluster's effective config (repository, revision
+// and Argo CD settings in every cluster's files, approvers and the Tekton
+// namespace in every region's).
+func gitOpsDigest(f *config.Fleet) [32]byte {
+	if g := f.Global.Get("gitops"); g != nil {
+		return config.Hash(g)
 	}
-	ga, gb := a.Global.Get("gitops"), b.Global.Get("gitops")
-	if ga == nil || gb == nil {
-		return ga == gb
-	}
-	return config.Hash(ga) == config.Hash(gb)
+	return [32]byte{}
 }
 
-// lists reports whether idx has an entry for every cluster of f.
-func lists(idx *Index, f *config.Fleet) bool {
-	listed := make(map[string]bool, len(idx.Clusters))
-	for _, c := range idx.Clusters {
+// lists reports whether the index has an entry for every cluster of ids;
+// a nil index lists none.
+func (x *Index) lists(ids map[string]bool) bool {
+	if len(ids) == 0 {
+		return true
+	}
+	if x == nil {
+		return false
+	}
+	listed := make(map[string]bool, len(x.Clusters))
+	for _, c := range x.Clusters {
 		listed[c.ID] = true
 	}
-	for _, c := range f.Clusters {
-		if !listed[c.ID()] {
+	for id := range ids {
+		if !listed[id] {
 			return false
 		}
 	}

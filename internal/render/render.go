@@ -56,10 +56,9 @@ type Options struct {
 	// clusters whose inputs are the same on both sides (fleet.LoadPair).
 	Skip map[string]bool
 	// SkipRegions names regions whose identity chain is not rendered
-	// either: a region with a cluster in Skip is left out only when it is
-	// named here (its every cluster unchanged). Nil leaves out the region
-	// of every cluster in Skip, whose effective configs need not have been
-	// checked then.
+	// either, their every cluster being in Skip (whose effective configs
+	// need not have been checked then). A region's chain is made of all its
+	// clusters, so a region not named here is rendered whole.
 	SkipRegions map[string]bool
 }
 
@@ -112,7 +111,7 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	}
 	g := GitOpsOf(f)
 	r := &renderer{tf: tfc, opts: opts, source: tekton.Source{RepoURL: g.RepoURL, Revision: g.Revision}, gitops: g}
-	chains, diags := regionChains(f, opts.Skip, opts.SkipRegions)
+	chains, diags := regionChains(f, opts.SkipRegions)
 	if diags.HasErrors() {
 		return nil, diags
 	}

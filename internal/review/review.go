@@ -144,11 +144,6 @@ func Run(o Options) (*Result, error) {
 		trusted = baseIndex
 	}
 	pair, err := render.FromFSPair(baseFS, headFS, o.Checker, o.Render, trusted)
-	if err == nil && !indexes(trusted, pair.Unchanged) {
-		// The base's deploy/ does not list some unchanged cluster (it was
-		// not rendered when committed): compare whole renders instead.
-		pair, err = render.FromFSPair(baseFS, headFS, o.Checker, o.Render, nil)
-	}
 	if err != nil {
 		return nil, &InputError{err}
 	}
@@ -273,26 +268,6 @@ func readIndex(fsys fs.FS) *render.Index {
 		return nil
 	}
 	return idx
-}
-
-// indexes reports whether idx lists every cluster of ids.
-func indexes(idx *render.Index, ids map[string]bool) bool {
-	if len(ids) == 0 {
-		return true
-	}
-	if idx == nil {
-		return false
-	}
-	listed := map[string]bool{}
-	for _, c := range idx.Clusters {
-		listed[c.ID] = true
-	}
-	for id := range ids {
-		if !listed[id] {
-			return false
-		}
-	}
-	return true
 }
 
 func short(c *object.Commit) string { return c.Hash.String()[:8] }
