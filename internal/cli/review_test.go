@@ -75,6 +75,10 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 				r.T.Fatal(err)
 			}
 		}},
+		{name: "hand edit of an unchanged region's Tekton installation", head: "HEAD", change: func(r *reviewRepo) {
+			const f = "deploy/production/us-east-1/tekton/install/cronjob.yaml"
+			r.Write(f, r.Read(f)+"# by hand\n")
+		}},
 		{name: "file added by hand", head: "HEAD", change: func(r *reviewRepo) {
 			r.Write("deploy/production/us-east-1/effective/mc09.yaml", "eks: {}\n")
 		}},

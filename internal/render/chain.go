@@ -342,11 +342,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// installDir is where a region's Tekton installation lives in deploy/.
-func installDir(environment, region string) string {
-	return path.Join(RegionDir(environment, region), "tekton", "install")
-}
-
 // installArtifacts renders regionctl's Tekton installation of every cluster
 // that runs pipelines: the central cluster of each partition, and each
 // region's regional cluster.
@@ -379,9 +374,14 @@ func installArtifacts(f *config.Fleet, chains map[string]*chainRegion) ([]Artifa
 	for _, name := range sortedKeys(chains) {
 		cr := chains[name]
 		partitions[cr.Partition()] = true
+		if cr.Skipped {
+			// Made of the gitops settings and the region's name alone,
+			// both the same on the other side of a review that skips it.
+			continue
+		}
 		in := base
 		in.Scope, in.Region, in.ServiceAccount = "regional", cr.Name, iam.RegionalServiceAccount
-		in.Dir, in.Pipelines = installDir(cr.Environment, cr.Name), "../../../../../pipelines"
+		in.Dir, in.Pipelines = path.Join(RegionDir(cr.Environment, cr.Name), "tekton", "install"), "../../../../../pipelines"
 		in.RoleARN = iam.RoleARN(cr.Partition(), "000000000000", iam.PipelineRoleName(cr.Name))
 		if ds := add(in, cr.Name); ds.HasErrors() {
 			return nil, ds

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"reflect"
 	"sort"
-	"strings"
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
@@ -168,8 +167,7 @@ func (x *Index) lists(ids map[string]bool) bool {
 // the files Render makes with Options.Skip and SkipRegions set to skip and
 // skipRegions, with their owners and no contents (the caller reads the
 // committed files). That is every file but those of the clusters in skip
-// and of the regions in skipRegions, save each region's Tekton
-// installation, which Render always makes.
+// and of the regions in skipRegions.
 func CommittedOutput(idx *Index, skip, skipRegions map[string]bool) *Output {
 	owner := map[string]string{}
 	for _, c := range idx.Clusters {
@@ -177,12 +175,9 @@ func CommittedOutput(idx *Index, skip, skipRegions map[string]bool) *Output {
 			owner[f] = c.ID
 		}
 	}
-	always := map[string]bool{}
 	for _, r := range idx.Regions {
-		install := installDir(r.Environment, r.Name) + "/"
 		for _, f := range r.Files {
 			owner[f] = r.Name
-			always[f] = strings.HasPrefix(f, install)
 		}
 	}
 	var skipped map[string]bool
@@ -199,7 +194,7 @@ func CommittedOutput(idx *Index, skip, skipRegions map[string]bool) *Output {
 	}
 	arts := make([]Artifact, 0, len(idx.Files)+1)
 	for _, f := range idx.Files {
-		if o := owner[f]; o == "" || !skipped[o] || always[f] {
+		if o := owner[f]; o == "" || !skipped[o] {
 			arts = append(arts, Artifact{Path: f, Owner: o})
 		}
 	}
