@@ -92,7 +92,7 @@ func readIndex(f *os.File) (map[string]loc, error) {
 	}
 	at, n := int64(binary.LittleEndian.Uint64(tr[:8])), int64(binary.LittleEndian.Uint64(tr[8:]))
 	end := size - trailerSize
-	if at < int64(len(magic)) || at > end || end-at > maxIndex || n > maxEntries || n < 0 {
+	if at < int64(len(magic)) || at > end || end-at > maxIndex || n < 0 || n > end-at {
 		return nil, errors.New("cache: bad trailer")
 	}
 	buf := make([]byte, end-at)

@@ -138,8 +138,8 @@ func TestFileConcurrentUse(t *testing.T) {
 	}
 }
 
-// Values are not held in memory: storing a large value leaves the heap as
-// it was.
+// Values are not held in memory: a stored value lives in the spill file,
+// and reads back from it.
 func TestFileSpillsValues(t *testing.T) {
 	c := Open(filepath.Join(t.TempDir(), "cache"))
 	defer c.Save()
@@ -150,5 +150,23 @@ func TestFileSpillsValues(t *testing.T) {
 	}
 	if v, ok := c.Get("big"); !ok || !bytes.Equal(v, big) {
 		t.Fatal("the spilled value does not read back")
+	}
+}
+
+// A run that uses more entries than the bound keeps them all, and the file
+// it saves opens again.
+func TestFileOverTheBoundReopens(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache")
+	c := Open(path)
+	for i := 0; i <= maxEntries; i++ {
+		c.Put(fmt.Sprint(i), []byte{byte(i)})
+	}
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	c = Open(path)
+	defer c.Save()
+	if v, ok := c.Get(fmt.Sprint(maxEntries)); !ok || len(v) != 1 || v[0] != byte(maxEntries%256) {
+		t.Fatalf("a cache of %d entries did not open again", maxEntries+1)
 	}
 }
