@@ -6,27 +6,15 @@ import (
 	"testing/fstest"
 
 	"github.com/regionctl/regionctl/internal/config"
-	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/fleetgen"
 	"github.com/regionctl/regionctl/internal/render"
-	"github.com/regionctl/regionctl/internal/schema"
 )
 
 // TestDRAccountNameOfAnotherRegionsCluster: the central pipeline finds
 // accounts by name, so a region's DR account named as a cluster account of
 // another region is refused, at the DR name's line, naming that cluster.
 func TestDRAccountNameOfAnotherRegionsCluster(t *testing.T) {
-	c, err := schema.New(schema.Options{Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	load := func(fsys fstest.MapFS) *config.Fleet {
-		f, diags := fleet.Load(fsys, "config", c)
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
-		return f
-	}
+	load := func(fsys fstest.MapFS) *config.Fleet { return loadFS(t, fsys, "the generated fleet") }
 	fsys := fleetgen.Generate(fleetgen.Options{Sectors: 1, RegionsPerSector: 2, ClustersPerRegion: 2}).FS()
 	opts := render.Options{Version: "test", Charts: fleetgen.Charts, Pipelines: repoPipelines(t)}
 	if _, diags := render.Render(load(fsys), opts); diags.HasErrors() {

@@ -2,6 +2,7 @@ package render_test
 
 import (
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -26,13 +27,20 @@ const testVersion = "golden"
 
 func load(t testing.TB, root string) *config.Fleet {
 	t.Helper()
+	return loadFS(t, os.DirFS(root), root)
+}
+
+// loadFS loads the fleet of fsys (named name in failures), which must have
+// no errors.
+func loadFS(t testing.TB, fsys fs.FS, name string) *config.Fleet {
+	t.Helper()
 	c, err := schema.New(schema.Options{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, diags := fleet.Load(os.DirFS(root), "config", c)
+	f, diags := fleet.Load(fsys, "config", c)
 	if diags.HasErrors() {
-		t.Fatalf("%s: %v", root, diags)
+		t.Fatalf("%s: %v", name, diags)
 	}
 	return f
 }
