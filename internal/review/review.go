@@ -120,19 +120,22 @@ func Run(o Options) (*Result, error) {
 	// The working tree's deploy/ is hashed while the fleets load and
 	// render: it reads the git index and files, never the object storage
 	// the rest of the review reads (go-git's is not safe for concurrent
-	// use).
-	type hashes struct {
-		m   map[string]plumbing.Hash
-		err error
+	// use). Run waits for it on every return, before the repository
+	// closes.
+	var worktree struct {
+		hashes map[string]plumbing.Hash
+		err    error
 	}
-	var worktree chan hashes
+	hashed := make(chan struct{})
 	if o.Drift && o.Head == "" {
-		worktree = make(chan hashes, 1)
 		go func() {
-			m, err := repo.WorktreeHashes(o.Root, deployDir)
-			worktree <- hashes{m, err}
+			defer close(hashed)
+			worktree.hashes, worktree.err = repo.WorktreeHashes(o.Root, deployDir)
 		}()
+	} else {
+		close(hashed)
 	}
+	defer func() { <-hashed }()
 
 	committed, err := gitbase.BlobHashes(base, deployDir)
 	if err != nil {
@@ -179,8 +182,8 @@ func Run(o Options) (*Result, error) {
 		if o.Head != "" {
 			deploy, err = gitbase.BlobHashes(head, deployDir)
 		} else {
-			h := <-worktree
-			deploy, err = h.m, h.err
+			<-hashed
+			deploy, err = worktree.hashes, worktree.err
 		}
 		if err != nil {
 			return nil, err
