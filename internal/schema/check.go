@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 
@@ -210,7 +211,7 @@ func (c *Checker) CheckClustersExcept(f *config.Fleet, skip func(*config.Cluster
 				return clusterResult{Findings: w.findingsOf(err, w.cluster, in, "in some layer of this cluster (global, sector, region or cluster file)")}
 			}
 			var out clusterResult
-			collectDefaults(u, in, nil, &out.Defaults)
+			w.defaults(u, in, nil, &out.Defaults)
 			return out
 		})
 		c.memo.Store(key, r)
@@ -294,33 +295,70 @@ func interpolatedOnly(v *config.Value) *config.Value {
 	return nil
 }
 
-// collectDefaults records every field #Cluster filled in that the effective
-// config does not set.
-func collectDefaults(u cue.Value, t *config.Value, p []string, out *[]defaultValue) {
-	it, err := u.Fields()
-	if err != nil {
-		return
-	}
-	for it.Next() {
-		key := it.Selector().Unquoted()
-		fv := it.Value()
+// defaults records every field #Cluster filled in that the effective config
+// t does not set, in path order. It looks up only the fields the schema
+// declares at each level (#Cluster's and #Settings', listed once per
+// worker) rather than listing u's, which CUE sorts on every call (a third
+// of the step's time); TestDefaultsAsFieldsListsThem holds it to listing
+// them.
+func (w *compiled) defaults(u cue.Value, t *config.Value, p []string, out *[]defaultValue) {
+	for _, key := range w.declared(p) {
 		child := t.Get(key)
-		cp := append(append([]string(nil), p...), key)
-		switch {
-		case child == nil:
-			b, err := fv.MarshalJSON()
-			if err != nil {
-				continue
+		if child != nil && child.Kind != config.Map {
+			continue
+		}
+		fv := u.LookupPath(cue.MakePath(cue.Str(key)))
+		if !fv.Exists() {
+			continue
+		}
+		cp := append(append(make([]string, 0, len(p)+1), p...), key)
+		if child == nil {
+			if d, ok := defaultAt(fv, cp); ok {
+				*out = append(*out, d)
 			}
-			pos := fv.Pos()
-			if d, ok := fv.Default(); ok && d.Pos().IsValid() {
-				pos = d.Pos() // the *default, not the field's first declaration
-			}
-			*out = append(*out, defaultValue{Path: cp, JSON: b, Pos: diag.Pos{File: pos.Filename(), Line: pos.Line(), Col: pos.Column()}})
-		case child.Kind == config.Map && fv.IncompleteKind() == cue.StructKind:
-			collectDefaults(fv, child, cp, out)
+			continue
+		}
+		if fv.IncompleteKind() == cue.StructKind {
+			w.defaults(fv, child, cp, out)
 		}
 	}
+}
+
+// defaultAt is the value #Cluster gave the field at path p, with the
+// position of its default; false when it has no concrete value.
+func defaultAt(fv cue.Value, p []string) (defaultValue, bool) {
+	b, err := fv.MarshalJSON()
+	if err != nil {
+		return defaultValue{}, false
+	}
+	pos := fv.Pos()
+	if d, ok := fv.Default(); ok && d.Pos().IsValid() {
+		pos = d.Pos() // the *default, not the field's first declaration
+	}
+	return defaultValue{Path: p, JSON: b, Pos: diag.Pos{File: pos.Filename(), Line: pos.Line(), Col: pos.Column()}}, true
+}
+
+// declared lists, sorted, the fields #Cluster declares at path p (its own,
+// optional and required ones included), computed once per path.
+func (w *compiled) declared(p []string) []string {
+	k := strings.Join(p, "\x00")
+	if names, ok := w.declaredAt[k]; ok {
+		return names
+	}
+	var names []string
+	if it, err := lookup(w.cluster, p).Fields(cue.Optional(true)); err == nil {
+		for it.Next() {
+			if sel := it.Selector(); sel.LabelType() == cue.StringLabel {
+				names = append(names, sel.Unquoted())
+			}
+		}
+	}
+	sort.Strings(names)
+	if w.declaredAt == nil {
+		w.declaredAt = map[string][]string{}
+	}
+	w.declaredAt[k] = names
+	return names
 }
 
 // defaultsTree builds the config tree of the schema's defaults.

@@ -27,6 +27,8 @@ type compiled struct {
 	fleet   cue.Value
 	// layerDecided are the top-level keys #Cluster adds nothing to.
 	layerDecided map[string]bool
+	// declaredAt memoises declared: the fields #Cluster declares at a path.
+	declaredAt map[string][]string
 }
 
 // source is the embedded schema text, read once.

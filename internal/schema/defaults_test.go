@@ -1,0 +1,92 @@
+package schema
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"cuelang.org/go/cue"
+
+	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/fleetgen"
+)
+
+// TestDefaultsAsFieldsListsThem holds the #Cluster step's defaults, found by
+// looking up the fields the schema declares, to the defaults found by
+// listing every field of the unified value: the same paths, values and
+// positions, for every cluster of the repository's example fleet and of a
+// generated fleet of both cluster types.
+func TestDefaultsAsFieldsListsThem(t *testing.T) {
+	w := compiledForTest(t)
+	fleets := map[string]fs.FS{
+		"example":   os.DirFS("../.."),
+		"generated": fleetgen.Generate(fleetgen.Options{Sectors: 2, RegionsPerSector: 3, ClustersPerRegion: 3}).FS(),
+	}
+	total := 0
+	for name, fsys := range fleets {
+		docs, diags := config.Parse(fsys, "config")
+		if diags.HasErrors() {
+			t.Fatalf("%s: %v", name, diags)
+		}
+		f, diags := config.Build(docs)
+		if diags.HasErrors() {
+			t.Fatalf("%s: %v", name, diags)
+		}
+		for _, cl := range f.Clusters {
+			in := w.clusterInput(cl.Effective)
+			u := w.cluster.Unify(w.ctx.BuildExpr(toCUE(in, false)))
+			if err := u.Validate(cue.Concrete(true)); err != nil {
+				t.Fatalf("%s: cluster %s: %v", name, cl.ID(), err)
+			}
+			var listed, looked []defaultValue
+			collectDefaults(u, in, nil, &listed)
+			w.defaults(u, in, nil, &looked)
+			sort.Slice(listed, func(i, j int) bool {
+				return strings.Join(listed[i].Path, "\x00") < strings.Join(listed[j].Path, "\x00")
+			})
+			a, _ := json.Marshal(listed)
+			b, _ := json.Marshal(looked)
+			if string(a) != string(b) {
+				t.Errorf("%s: cluster %s:\nlisted %s\nlooked %s", name, cl.ID(), a, b)
+			}
+			total += len(looked)
+		}
+	}
+	if total < 20 {
+		t.Errorf("only %d defaults in all: the fleets exercise too little", total)
+	}
+	t.Logf("%d defaults compared", total)
+}
+
+// collectDefaults is the reference: every field of u (CUE lists them all)
+// that t does not set, with the position of its default.
+func collectDefaults(u cue.Value, t *config.Value, p []string, out *[]defaultValue) {
+	it, err := u.Fields()
+	if err != nil {
+		return
+	}
+	for it.Next() {
+		key := it.Selector().Unquoted()
+		fv, child := it.Value(), t.Get(key)
+		cp := append(append([]string(nil), p...), key)
+		if child != nil {
+			if child.Kind == config.Map && fv.IncompleteKind() == cue.StructKind {
+				collectDefaults(fv, child, cp, out)
+			}
+			continue
+		}
+		b, err := fv.MarshalJSON()
+		if err != nil {
+			continue
+		}
+		pos := fv.Pos()
+		if d, ok := fv.Default(); ok && d.Pos().IsValid() {
+			pos = d.Pos()
+		}
+		*out = append(*out, defaultValue{Path: cp, JSON: b, Pos: diag.Pos{File: pos.Filename(), Line: pos.Line(), Col: pos.Column()}})
+	}
+}
