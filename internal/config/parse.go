@@ -1,6 +1,7 @@
 package config
 
 import (
+	"crypto/sha1"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -22,12 +23,27 @@ type Document struct {
 	Dir   string // for cluster files: the region directory name
 	Value *Value // nil when the file could not be parsed
 	Hash  [32]byte
+	// Blob is the file's git blob hash (SHA-1 of "blob <size>\x00" and its
+	// bytes): a review matches a base file to the head's by it without
+	// reading the base's copy (ParseReusing).
+	Blob [20]byte
 	// Invalid is set when the document failed to parse or failed its layer
 	// schema; clusters built on it are marked Partial.
 	Invalid bool
 	// InvalidPaths are the dotted paths the layer schema already reported,
 	// so that later checks do not report the same value twice.
 	InvalidPaths map[string]bool
+	// decoded are the diagnostics of reading and decoding the file, which
+	// a document reused for the same bytes repeats.
+	decoded diag.Diagnostics
+}
+
+// BlobHasher is a file system that tells a file's git blob hash without
+// reading the file (a git tree knows it from its entries).
+type BlobHasher interface {
+	// BlobHash returns the blob hash of the regular file name, and false
+	// when name is not a regular file of the tree.
+	BlobHash(name string) ([20]byte, bool)
 }
 
 // Documents are the layer files of one fleet, grouped by layer and sorted.
@@ -56,6 +72,43 @@ func Parse(fsys fs.FS, dir string) (*Documents, diag.Diagnostics) {
 
 // ParseWith is Parse, decoding each file with opts.
 func ParseWith(fsys fs.FS, dir string, opts DecodeOptions) (*Documents, diag.Diagnostics) {
+	return parse(fsys, dir, opts, nil)
+}
+
+// ParseReusing is ParseWith for the other end of a review: a file that
+// other holds with the same path and git blob hash, as fsys tells it
+// without reading the file (BlobHasher), is taken from other, decoded
+// value and diagnostics alike, instead of being read and decoded again.
+// The layer checks' marks (Invalid from a schema, InvalidPaths) are not
+// taken: each side is checked on its own. Without a BlobHasher every file
+// is read.
+func ParseReusing(fsys fs.FS, dir string, opts DecodeOptions, other *Documents) (*Documents, diag.Diagnostics) {
+	hasher, ok := fsys.(BlobHasher)
+	if !ok || other == nil {
+		return parse(fsys, dir, opts, nil)
+	}
+	byFile := map[string]*Document{}
+	for _, d := range other.All() {
+		byFile[d.File] = d
+	}
+	return parse(fsys, dir, opts, func(doc *Document) bool {
+		o := byFile[doc.File]
+		if o == nil || o.Blob == ([20]byte{}) {
+			return false
+		}
+		h, ok := hasher.BlobHash(doc.File)
+		if !ok || h != o.Blob {
+			return false
+		}
+		doc.Value, doc.Hash, doc.Blob, doc.decoded = o.Value, o.Hash, o.Blob, o.decoded
+		doc.Invalid = o.Value == nil || o.decoded.HasErrors()
+		return true
+	})
+}
+
+// parse is ParseWith; reuse, when set, fills a document from one already
+// decoded and reports whether it did.
+func parse(fsys fs.FS, dir string, opts DecodeOptions, reuse func(*Document) bool) (*Documents, diag.Diagnostics) {
 	var docs Documents
 	var diags diag.Diagnostics
 	var pending []*Document
@@ -130,6 +183,10 @@ func ParseWith(fsys fs.FS, dir string, opts DecodeOptions) (*Documents, diag.Dia
 		go func() {
 			defer wg.Done()
 			for i := range work {
+				if reuse != nil && reuse(pending[i]) {
+					perDoc[i] = pending[i].decoded
+					continue
+				}
 				perDoc[i] = readDoc(fsys, pending[i], opts)
 			}
 		}()
@@ -153,12 +210,23 @@ func readDoc(fsys fs.FS, doc *Document, opts DecodeOptions) diag.Diagnostics {
 		return diag.Diagnostics{diag.Errorf(diag.Pos{File: doc.File}, err.Error(), "cannot read layer file")}
 	}
 	doc.Hash = sha256.Sum256(data)
+	doc.Blob = blobHash(data)
 	v, ds := DecodeWith(doc.File, doc.Layer, data, opts)
-	doc.Value = v
+	doc.Value, doc.decoded = v, ds
 	if ds.HasErrors() || v == nil {
 		doc.Invalid = true
 	}
 	return ds
+}
+
+// blobHash is git's object id of data as a blob.
+func blobHash(data []byte) [20]byte {
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", len(data))
+	h.Write(data)
+	var out [20]byte
+	h.Sum(out[:0])
+	return out
 }
 
 // yamlFiles lists the .yaml files of dir in lexical order, warning about

@@ -12,7 +12,26 @@ import (
 // returned even when diagnostics hold errors, so callers can show what
 // loaded; clusters that failed a check are marked Partial.
 func Load(fsys fs.FS, dir string, checker *schema.Checker) (*config.Fleet, diag.Diagnostics) {
+	return LoadParsed(Parse(fsys, dir, checker), checker)
+}
+
+// Parsed is a fleet's layer files as read and decoded, before any check.
+type Parsed struct {
+	Docs  *config.Documents
+	Diags diag.Diagnostics
+}
+
+// Parse reads and decodes the layer files under dir of fsys.
+func Parse(fsys fs.FS, dir string, checker *schema.Checker) *Parsed {
 	docs, diags := config.ParseWith(fsys, dir, checker.DecodeOptions())
+	return &Parsed{Docs: docs, Diags: diags}
+}
+
+// LoadParsed is Load of files already parsed. It marks the documents that
+// fail their layer's check.
+func LoadParsed(p *Parsed, checker *schema.Checker) (*config.Fleet, diag.Diagnostics) {
+	docs := p.Docs
+	diags := append(diag.Diagnostics(nil), p.Diags...)
 	diags = append(diags, checker.CheckLayers(docs)...)
 	f, ds := config.Build(docs)
 	diags = append(diags, ds...)
@@ -40,16 +59,19 @@ type Pair struct {
 	SameRegions map[string]bool
 }
 
-// LoadPair loads base and head for a review and validates only what differs
-// between them: a layer file identical (same path, same bytes) on both
+// LoadPair loads base and the head (parsed: by Parse) for a review and validates only what differs
+// between them: a base file whose blob the head has at the same path is
+// decoded once, for both; a layer file identical (same path, same bytes) on both
 // sides is not checked on either, nor is a cluster whose effective config
 // is identical. The base is taken to be valid where the change does not
 // touch it, as CI held it to be when it merged; what the change touches is
 // checked on both sides. fleetWide digests what else of a fleet every
 // cluster's files are made of; where it differs, nothing is unchanged.
-func LoadPair(baseFS, headFS fs.FS, dir string, checker *schema.Checker, fleetWide func(*config.Fleet) [32]byte) *Pair {
-	baseDocs, bd := config.ParseWith(baseFS, dir, checker.DecodeOptions())
-	headDocs, hd := config.ParseWith(headFS, dir, checker.DecodeOptions())
+func LoadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker, fleetWide func(*config.Fleet) [32]byte) *Pair {
+	// The head is read whole (Parse); the base reads only the files whose
+	// blob differs from the head's (most of a review's are the same).
+	headDocs, hd := parsed.Docs, append(diag.Diagnostics(nil), parsed.Diags...)
+	baseDocs, bd := config.ParseReusing(baseFS, dir, checker.DecodeOptions(), headDocs)
 	files := func(docs *config.Documents) map[string][32]byte {
 		m := map[string][32]byte{}
 		for _, d := range docs.All() {

@@ -9,6 +9,7 @@ package gitbase
 import (
 	"errors"
 	"fmt"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"io"
 	"io/fs"
 	"os"
@@ -31,6 +32,14 @@ import (
 type Repo struct {
 	repo    *git.Repository
 	storage *filesystem.Storage // nil unless it keeps pack files open
+	// index is the git index as read once (worktree.go), for every
+	// directory a run hashes.
+	index struct {
+		once  sync.Once
+		idx   *index.Index
+		stamp time.Time
+		work  string // the working tree's root, links resolved
+	}
 }
 
 // Close closes the pack files the repository keeps open.
@@ -214,6 +223,30 @@ func (t *treeFS) Open(name string) (fs.File, error) {
 	return &file{ReadCloser: io.NopCloser(strings.NewReader(data)), info: info{name: path.Base(name), size: f.Size, mode: 0o644, when: t.when}}, nil
 }
 
+// BlobHash returns the blob hash of the regular file name from its
+// directory's tree entry, without reading the blob (config.BlobHasher).
+func (t *treeFS) BlobHash(name string) ([20]byte, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !fs.ValidPath(name) {
+		return [20]byte{}, false
+	}
+	dir, err := t.sub(path.Dir(name))
+	if err != nil {
+		return [20]byte{}, false
+	}
+	base := path.Base(name)
+	for _, e := range dir.Entries {
+		if e.Name == base {
+			if e.Mode != filemode.Regular && e.Mode != filemode.Executable {
+				return [20]byte{}, false
+			}
+			return [20]byte(e.Hash), true
+		}
+	}
+	return [20]byte{}, false
+}
+
 func (t *treeFS) ReadFile(name string) ([]byte, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -371,6 +404,41 @@ func treeHashes(tree *object.Tree, dir string) (map[string]plumbing.Hash, error)
 			out[name] = e.Hash
 		}
 	}
+}
+
+// Changed lists the files under dirs whose content in the working tree at
+// root differs from commit c (changed, added or deleted) as `git status`
+// finds them (WorktreeHashes): a file whose size and modification time the
+// index vouches for is not read. A review's label uses it; Dirty, which
+// reads every file, decides what a pipeline run deploys.
+func (r *Repo) Changed(c *object.Commit, root string, dirs ...string) ([]string, error) {
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, d := range dirs {
+		committed, err := treeHashes(tree, d)
+		if err != nil {
+			return nil, err
+		}
+		now, err := r.WorktreeHashes(root, d)
+		if err != nil {
+			return nil, fmt.Errorf("reading the working tree: %w", err)
+		}
+		for p, h := range now {
+			if c, ok := committed[p]; !ok || c != h {
+				out = append(out, d+"/"+p)
+			}
+		}
+		for p := range committed {
+			if _, ok := now[p]; !ok {
+				out = append(out, d+"/"+p)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 // Dirty lists the files under dirs whose content in the working tree at

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/gitbase"
 )
 
@@ -65,6 +67,28 @@ func TestCommitTreeIsAnFS(t *testing.T) {
 	dirty, err := gitbase.Dirty(c, dir, "config")
 	if err != nil || len(dirty) != 2 || dirty[0] != "config/global/a.yaml" || dirty[1] != "config/global/new.yaml" {
 		t.Errorf("dirty = %v, %v", dirty, err)
+	}
+	// Changed finds the same as git status does (the index vouches for
+	// m.yaml; a.yaml, written as the index was, is read).
+	os.Remove(filepath.Join(dir, "README.md"))
+	changed, err := r.Changed(c, dir, "config", "charts")
+	if err != nil || strings.Join(changed, " ") != "config/global/a.yaml config/global/new.yaml" {
+		t.Errorf("changed = %v, %v", changed, err)
+	}
+	os.Remove(filepath.Join(dir, "config/clusters/us-east-1/m.yaml"))
+	if changed, err = r.Changed(c, dir, "config"); err != nil || strings.Join(changed, " ") != "config/clusters/us-east-1/m.yaml config/global/a.yaml config/global/new.yaml" {
+		t.Errorf("changed after a deletion = %v, %v", changed, err)
+	}
+	// A tree tells a file's blob hash without reading it; a directory or
+	// a missing file has none.
+	hasher := fsys.(config.BlobHasher)
+	if h, ok := hasher.BlobHash("config/global/a.yaml"); !ok || plumbing.Hash(h) != plumbing.ComputeHash(plumbing.BlobObject, []byte("x: 1\n")) {
+		t.Errorf("BlobHash(a.yaml) = %x, %v: want the committed blob's", h, ok)
+	}
+	for _, p := range []string{"config/global", "config/global/new.yaml", "../x", "config"} {
+		if _, ok := hasher.BlobHash(p); ok {
+			t.Errorf("BlobHash(%s) is a file's", p)
+		}
 	}
 }
 

@@ -109,20 +109,8 @@ func (r *Repo) WorktreeHashes(root, dir string) (map[string]plumbing.Hash, error
 // keyed by their path relative to it, and the time the index was written.
 // Without a readable index there are none, and every file is read.
 func (r *Repo) indexEntries(top string) (map[string]*index.Entry, time.Time) {
-	wt, err := r.repo.Worktree()
-	if err != nil {
-		return nil, time.Time{}
-	}
-	st, ok := r.repo.Storer.(*filesystem.Storage)
-	if !ok {
-		return nil, time.Time{}
-	}
-	info, err := st.Filesystem().Stat("index")
-	if err != nil {
-		return nil, time.Time{}
-	}
-	idx, err := r.repo.Storer.Index()
-	if err != nil {
+	r.index.once.Do(r.readIndex)
+	if r.index.idx == nil {
 		return nil, time.Time{}
 	}
 	abs, err := filepath.Abs(top)
@@ -132,11 +120,7 @@ func (r *Repo) indexEntries(top string) (map[string]*index.Entry, time.Time) {
 	if abs, err = filepath.EvalSymlinks(abs); err != nil {
 		return nil, time.Time{}
 	}
-	work, err := filepath.EvalSymlinks(wt.Filesystem.Root())
-	if err != nil {
-		return nil, time.Time{}
-	}
-	rel, err := filepath.Rel(work, abs)
+	rel, err := filepath.Rel(r.index.work, abs)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return nil, time.Time{}
 	}
@@ -144,10 +128,36 @@ func (r *Repo) indexEntries(top string) (map[string]*index.Entry, time.Time) {
 	entries := map[string]*index.Entry{}
 	// Stage 0 is a merged entry as git writes it (go-git's index.Merged
 	// constant is 1, which its own decoder never produces).
-	for _, e := range idx.Entries {
+	for _, e := range r.index.idx.Entries {
 		if e.Stage == 0 && !e.SkipWorktree && !e.IntentToAdd && strings.HasPrefix(e.Name, prefix) {
 			entries[e.Name[len(prefix):]] = e
 		}
 	}
-	return entries, info.ModTime()
+	return entries, r.index.stamp
+}
+
+// readIndex reads the git index and the time it was written, once per
+// Repo; it leaves the index nil when it cannot be read.
+func (r *Repo) readIndex() {
+	wt, err := r.repo.Worktree()
+	if err != nil {
+		return
+	}
+	st, ok := r.repo.Storer.(*filesystem.Storage)
+	if !ok {
+		return
+	}
+	info, err := st.Filesystem().Stat("index")
+	if err != nil {
+		return
+	}
+	work, err := filepath.EvalSymlinks(wt.Filesystem.Root())
+	if err != nil {
+		return
+	}
+	idx, err := r.repo.Storer.Index()
+	if err != nil {
+		return
+	}
+	r.index.idx, r.index.stamp, r.index.work = idx, info.ModTime(), work
 }

@@ -48,7 +48,8 @@ type Pair struct {
 	BaseOut, HeadOut *Output // nil on a side whose diagnostics hold errors
 }
 
-// FromFSPair loads and renders the base and head of a review. With the
+// FromFSPair loads and renders the base and head of a review; head is the
+// head's fleet as parsed already (fleet.Parse), or nil. With the
 // base's committed index.json, written by this renderer (trusted), and
 // when both sides have the same charts and Pipelines, the clusters whose
 // effective configs are identical on both sides are neither checked nor
@@ -57,7 +58,10 @@ type Pair struct {
 // cluster the base has: the review compares the head with what the base
 // committed, and the index names those files and their owners
 // (CommittedOutput). Without trusted each side is loaded and rendered whole.
-func FromFSPair(baseFS, headFS fs.FS, checker *schema.Checker, opts Options, trusted *Index) (*Pair, error) {
+func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checker, opts Options, trusted *Index) (*Pair, error) {
+	if head == nil {
+		head = fleet.Parse(headFS, "config", checker)
+	}
 	incremental := trusted != nil
 	var charts [2][]string
 	var pipelines [2]tekton.Pipelines
@@ -76,7 +80,7 @@ func FromFSPair(baseFS, headFS fs.FS, checker *schema.Checker, opts Options, tru
 		// the head renders is added.
 		p.Base = &config.Fleet{Docs: &config.Documents{}}
 		p.BaseOut = &Output{Index: &Index{Sectors: []IndexSector{}, Regions: []IndexRegion{}, Clusters: []IndexCluster{}, Files: []string{}}, Skipped: map[string]bool{}}
-		p.Head, p.HeadDiags = fleet.Load(headFS, "config", checker)
+		p.Head, p.HeadDiags = fleet.LoadParsed(head, checker)
 		if !p.HeadDiags.HasErrors() {
 			o := opts
 			o.Charts, o.Pipelines = charts[1], pipelines[1]
@@ -89,11 +93,11 @@ func FromFSPair(baseFS, headFS fs.FS, checker *schema.Checker, opts Options, tru
 	whole := func() {
 		p.Pair = &fleet.Pair{}
 		p.Base, p.BaseDiags = fleet.Load(baseFS, "config", checker)
-		p.Head, p.HeadDiags = fleet.Load(headFS, "config", checker)
+		p.Head, p.HeadDiags = fleet.LoadParsed(head, checker)
 	}
 	if incremental && reflect.DeepEqual(charts[0], charts[1]) && (pipelines[0] == nil) == (pipelines[1] == nil) &&
 		pipelines[0].Signature() == pipelines[1].Signature() {
-		p.Pair = fleet.LoadPair(baseFS, headFS, "config", checker, gitOpsDigest)
+		p.Pair = fleet.LoadPair(baseFS, head, "config", checker, gitOpsDigest)
 		if !trusted.lists(p.Unchanged) {
 			// The base's deploy/ does not list some unchanged cluster (it
 			// was not rendered when committed): its files cannot stand in

@@ -12,6 +12,7 @@ import (
 	"github.com/regionctl/regionctl/internal/deploytree"
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/diff"
+	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/schema"
@@ -99,7 +100,18 @@ func Run(o Options) (*Result, error) {
 		if head, err = repo.Commit(o.Head); err != nil {
 			return nil, err
 		}
-		if headFS, err = repo.FS(head); err != nil {
+		// The head's tree is read through a handle of its own, while
+		// this one reads the base's (below).
+		headRepo, err := gitbase.Open(o.Root)
+		if err != nil {
+			return nil, err
+		}
+		defer headRepo.Close()
+		c, err := headRepo.Commit(head.Hash.String())
+		if err != nil {
+			return nil, err
+		}
+		if headFS, err = headRepo.FS(c); err != nil {
 			return nil, err
 		}
 		headLabel = fmt.Sprintf("%s (%s)", short(head), o.Head)
@@ -108,7 +120,7 @@ func Run(o Options) (*Result, error) {
 			return nil, err
 		}
 		headFS = os.DirFS(o.Root)
-		if uncommitted, err = gitbase.Dirty(head, o.Root, render.Inputs...); err != nil {
+		if uncommitted, err = repo.Changed(head, o.Root, render.Inputs...); err != nil {
 			return nil, err
 		}
 		headLabel = fmt.Sprintf("%s (HEAD)", short(head))
@@ -116,6 +128,15 @@ func Run(o Options) (*Result, error) {
 			headLabel = fmt.Sprintf("working tree (HEAD %s + uncommitted changes)", short(head))
 		}
 	}
+
+	// The head's layer files are read and decoded while the base's
+	// deploy/ listing and index.json are read from git: the head's come
+	// from the working tree or another commit's tree, which is read by
+	// its own handle, since go-git's object storage is not safe for
+	// concurrent use.
+	headFleet := make(chan *fleet.Parsed, 1)
+	go func() { headFleet <- fleet.Parse(headFS, "config", o.Checker) }()
+	defer func() { <-headFleet }()
 
 	// The working tree's deploy/ is hashed while the fleets load and
 	// render: it reads the git index and files, never the object storage
@@ -146,7 +167,9 @@ func Run(o Options) (*Result, error) {
 	if !o.Full && o.Trusted && baseIndex != nil && baseIndex.Generator == "regionctl "+o.Render.Version {
 		trusted = baseIndex
 	}
-	pair, err := render.FromFSPair(baseFS, headFS, o.Checker, o.Render, trusted)
+	parsedHead := <-headFleet
+	headFleet <- parsedHead // for the deferred wait
+	pair, err := render.FromFSPair(baseFS, headFS, parsedHead, o.Checker, o.Render, trusted)
 	if err != nil {
 		return nil, &InputError{err}
 	}
@@ -167,7 +190,7 @@ func Run(o Options) (*Result, error) {
 		// What the base deployed is what it committed, whatever this
 		// regionctl would render of it: a renderer that changed shows as
 		// changed files, and starts the pipelines they need.
-		baseSide.Output = asCommitted(pair.BaseOut, baseFS, committed, baseIndex)
+		baseSide.Output = asCommitted(pair.BaseOut, baseFS, committed, baseIndex, pair.HeadOut)
 	}
 	if len(pair.Unchanged) > 0 && o.Drift {
 		baseSide.Committed = committed
@@ -211,8 +234,11 @@ func Run(o Options) (*Result, error) {
 // asCommitted is the base's render with each file as the base committed it:
 // a file the base rendered but never committed was never deployed, and a
 // committed file the render lacks (of a cluster or region it rendered) was.
-// Owners come from the render, else from the committed index.json.
-func asCommitted(out *render.Output, fsys fs.FS, committed map[string]plumbing.Hash, idx *render.Index) *render.Output {
+// Owners come from the render, else from the committed index.json. A
+// committed file whose blob the head renders byte for byte (the same git
+// blob hash) takes the head's bytes instead of being read from git: most
+// files of a changed cluster do not change.
+func asCommitted(out *render.Output, fsys fs.FS, committed map[string]plumbing.Hash, idx *render.Index, head *render.Output) *render.Output {
 	var owners map[string]string
 	if idx != nil {
 		owners = map[string]string{}
@@ -242,15 +268,32 @@ func asCommitted(out *render.Output, fsys fs.FS, committed map[string]plumbing.H
 			arts = append(arts, render.Artifact{Path: p, Owner: owner})
 		}
 	}
-	paths := make([]string, len(arts))
-	for i, a := range arts {
-		paths[i] = deployDir + "/" + a.Path
+	headBytes := make(map[string][]byte, len(arts))
+	for _, a := range head.Artifacts {
+		headBytes[a.Path] = a.Bytes
+	}
+	var paths []string
+	var toRead []int
+	for i := range arts {
+		if b, ok := headBytes[arts[i].Path]; ok && b != nil && plumbing.ComputeHash(plumbing.BlobObject, b) == committed[arts[i].Path] {
+			arts[i].Bytes = b
+			continue
+		}
+		paths = append(paths, deployDir+"/"+arts[i].Path)
+		toRead = append(toRead, i)
 	}
 	contents, errs := deploytree.ReadFiles(paths, func(p string) ([]byte, error) { return fs.ReadFile(fsys, p) })
+	unread := map[int]bool{}
+	for j, i := range toRead {
+		if errs[j] == nil {
+			arts[i].Bytes = contents[j]
+		} else {
+			unread[i] = true
+		}
+	}
 	kept := arts[:0]
 	for i, a := range arts {
-		if errs[i] == nil {
-			a.Bytes = contents[i]
+		if !unread[i] {
 			kept = append(kept, a)
 		}
 	}
