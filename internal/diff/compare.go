@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/pmezard/go-difflib/difflib"
@@ -112,17 +113,31 @@ type FileDiff struct {
 func Compare(base, head Side, rolloutKeys []string) *Report {
 	r := &Report{Base: base.Label, Head: head.Label, Destroyed: []Cluster{}, Pruned: []string{}, Changes: []ValueChange{},
 		Waves: []SkippedWave{}, Drift: []string{}, Files: []FileDiff{}}
-	r.Affected = Affected(base.Output, head.Output)
-	r.Files, r.Pruned = fileDiffs(base.Output.ByPath(), head.Output.ByPath())
-	changedInputs := changedFiles(base.Fleet, head.Fleet)
-	r.Changes = valueChanges(base.Fleet, head.Fleet, head.Output.Skipped, changedInputs, rolloutKeys)
-	if len(base.Fleet.Clusters) > 0 {
-		// With nothing running yet (the first fleet commit) there is no
-		// rollout order to keep.
-		r.Waves = skippedWaves(base.Fleet, head.Fleet, rolloutKeys)
-	}
-	r.Drift, r.Stale = drift(head.Deploy, base, head.Output)
-	r.Destroyed = destroyed(base.Fleet, head.Fleet)
+	// The parts read both sides and write their own fields of r: the
+	// files, the config values and the committed tree are compared at once.
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		r.Affected = Affected(base.Output, head.Output)
+		r.Files, r.Pruned = fileDiffs(base.Output.ByPath(), head.Output.ByPath())
+	}()
+	go func() {
+		defer wg.Done()
+		changedInputs := changedFiles(base.Fleet, head.Fleet)
+		r.Changes = valueChanges(base.Fleet, head.Fleet, head.Output.Skipped, changedInputs, rolloutKeys)
+		if len(base.Fleet.Clusters) > 0 {
+			// With nothing running yet (the first fleet commit) there is no
+			// rollout order to keep.
+			r.Waves = skippedWaves(base.Fleet, head.Fleet, rolloutKeys)
+		}
+		r.Destroyed = destroyed(base.Fleet, head.Fleet)
+	}()
+	go func() {
+		defer wg.Done()
+		r.Drift, r.Stale = drift(head.Deploy, base, head.Output)
+	}()
+	wg.Wait()
 	r.Sectors = sectors(head.Fleet, base.Fleet, r.Affected)
 	return r
 }

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"io/fs"
+	"sync"
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
@@ -84,21 +85,32 @@ func LoadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker,
 	inBase, inHead := files(baseDocs), files(headDocs)
 	bd = append(bd, checker.CheckLayersExcept(baseDocs, identical(inHead))...)
 	hd = append(hd, checker.CheckLayersExcept(headDocs, identical(inBase))...)
-	base, ds := config.Build(baseDocs)
-	bd = append(bd, ds...)
-	head, ds := config.Build(headDocs)
-	hd = append(hd, ds...)
-
-	keys := func(f *config.Fleet) map[string][32]byte {
-		m := make(map[string][32]byte, len(f.Clusters))
-		for _, c := range f.Clusters {
-			if !c.Partial && c.Effective != nil {
-				m[c.ID()] = config.HashWithOrigins(c.Effective)
+	// Each side is built, and its clusters' effective configs digested,
+	// on a core of its own.
+	var base, head *config.Fleet
+	var baseKeys, headKeys map[string][32]byte
+	var wg sync.WaitGroup
+	for _, side := range []struct {
+		docs  *config.Documents
+		fleet **config.Fleet
+		keys  *map[string][32]byte
+		diags *diag.Diagnostics
+	}{{baseDocs, &base, &baseKeys, &bd}, {headDocs, &head, &headKeys, &hd}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f, ds := config.Build(side.docs)
+			*side.diags = append(*side.diags, ds...)
+			m := make(map[string][32]byte, len(f.Clusters))
+			for _, c := range f.Clusters {
+				if !c.Partial && c.Effective != nil {
+					m[c.ID()] = config.HashWithOrigins(c.Effective)
+				}
 			}
-		}
-		return m
+			*side.fleet, *side.keys = f, m
+		}()
 	}
-	baseKeys, headKeys := keys(base), keys(head)
+	wg.Wait()
 	if fleetWide(base) != fleetWide(head) {
 		baseKeys = nil // every cluster changed
 	}

@@ -46,11 +46,16 @@ func FromFS(fsys fs.FS, checker *schema.Checker, opts Options) (*config.Fleet, *
 type Pair struct {
 	*fleet.Pair
 	BaseOut, HeadOut *Output // nil on a side whose diagnostics hold errors
+	// Trusted is the base's index.json when trust gave it: written by
+	// this renderer.
+	Trusted *Index
 }
 
 // FromFSPair loads and renders the base and head of a review; head is the
-// head's fleet as parsed already (fleet.Parse), or nil. With the
-// base's committed index.json, written by this renderer (trusted), and
+// head's fleet as parsed already (fleet.Parse), or nil. trust, when set,
+// returns the base's committed index.json if this renderer wrote it, else
+// nil; it is called once the fleets are loaded, so that it may wait for
+// the index to be read. With that index (trusted), and
 // when both sides have the same charts and Pipelines, the clusters whose
 // effective configs are identical on both sides are neither checked nor
 // rendered: they render the same on both sides, so they cannot differ. With
@@ -58,11 +63,12 @@ type Pair struct {
 // cluster the base has: the review compares the head with what the base
 // committed, and the index names those files and their owners
 // (CommittedOutput). Without trusted each side is loaded and rendered whole.
-func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checker, opts Options, trusted *Index) (*Pair, error) {
+func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checker, opts Options, trust func() *Index) (*Pair, error) {
 	if head == nil {
 		head = fleet.Parse(headFS, "config", checker)
 	}
-	incremental := trusted != nil
+	incremental := trust != nil
+	var trusted *Index
 	var charts [2][]string
 	var pipelines [2]tekton.Pipelines
 	for i, fsys := range []fs.FS{baseFS, headFS} {
@@ -98,15 +104,20 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 	if incremental && reflect.DeepEqual(charts[0], charts[1]) && (pipelines[0] == nil) == (pipelines[1] == nil) &&
 		pipelines[0].Signature() == pipelines[1].Signature() {
 		p.Pair = fleet.LoadPair(baseFS, head, "config", checker, gitOpsDigest)
-		if !trusted.lists(p.Unchanged) {
-			// The base's deploy/ does not list some unchanged cluster (it
-			// was not rendered when committed): its files cannot stand in
-			// for a render, so every cluster is checked and rendered.
+		if trusted = trust(); trusted == nil || !trusted.lists(p.Unchanged) {
+			// The base's deploy/ was not rendered by this renderer, or
+			// does not list some unchanged cluster (it was not rendered
+			// when committed): its files cannot stand in for a render, so
+			// every cluster is checked and rendered.
 			whole()
 		}
 	} else {
 		whole()
+		if incremental {
+			trusted = trust()
+		}
 	}
+	p.Trusted = trusted
 	render := func(f *config.Fleet, diags *diag.Diagnostics, i int) *Output {
 		if diags.HasErrors() {
 			return nil

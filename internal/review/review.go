@@ -158,21 +158,39 @@ func Run(o Options) (*Result, error) {
 	}
 	defer func() { <-hashed }()
 
-	committed, err := gitbase.BlobHashes(base, deployDir)
-	if err != nil {
-		return nil, err
+	// The base's committed deploy/ (its listing and index.json) is read
+	// through a handle of its own while the fleets load: the review needs
+	// the index only once it knows which clusters are unchanged.
+	deployed := make(chan committedDeploy, 1)
+	go func() { deployed <- readCommitted(o.Root, base.Hash) }()
+	var baseDeploy *committedDeploy
+	waitDeployed := func() *committedDeploy {
+		if baseDeploy == nil {
+			d := <-deployed
+			baseDeploy = &d
+		}
+		return baseDeploy
 	}
-	baseIndex := readIndex(baseFS)
-	var trusted *render.Index
-	if !o.Full && o.Trusted && baseIndex != nil && baseIndex.Generator == "regionctl "+o.Render.Version {
-		trusted = baseIndex
+	defer waitDeployed()
+	var trust func() *render.Index
+	if !o.Full && o.Trusted {
+		trust = func() *render.Index {
+			if idx := waitDeployed().index; idx != nil && idx.Generator == "regionctl "+o.Render.Version {
+				return idx
+			}
+			return nil
+		}
 	}
 	parsedHead := <-headFleet
 	headFleet <- parsedHead // for the deferred wait
-	pair, err := render.FromFSPair(baseFS, headFS, parsedHead, o.Checker, o.Render, trusted)
+	pair, err := render.FromFSPair(baseFS, headFS, parsedHead, o.Checker, o.Render, trust)
 	if err != nil {
 		return nil, &InputError{err}
 	}
+	if err := waitDeployed().err; err != nil {
+		return nil, err
+	}
+	committed, baseIndex, trusted := baseDeploy.hashes, baseDeploy.index, pair.Trusted
 	for _, s := range []struct {
 		label string
 		diags diag.Diagnostics
@@ -301,6 +319,37 @@ func asCommitted(out *render.Output, fsys fs.FS, committed map[string]plumbing.H
 	c := *out
 	c.Artifacts = kept
 	return &c
+}
+
+// committedDeploy is a commit's deploy/: each file's blob hash, and
+// index.json (nil when absent or unreadable).
+type committedDeploy struct {
+	hashes map[string]plumbing.Hash
+	index  *render.Index
+	err    error
+}
+
+// readCommitted reads commit c's deploy/ through a repository handle of its
+// own, so that it may run beside the rest of the review.
+func readCommitted(root string, c plumbing.Hash) committedDeploy {
+	repo, err := gitbase.Open(root)
+	if err != nil {
+		return committedDeploy{err: err}
+	}
+	defer repo.Close()
+	commit, err := repo.Commit(c.String())
+	if err != nil {
+		return committedDeploy{err: err}
+	}
+	hashes, err := gitbase.BlobHashes(commit, deployDir)
+	if err != nil {
+		return committedDeploy{err: err}
+	}
+	fsys, err := repo.FS(commit)
+	if err != nil {
+		return committedDeploy{err: err}
+	}
+	return committedDeploy{hashes: hashes, index: readIndex(fsys)}
 }
 
 // readIndex is the deploy/index.json of fsys, or nil.
