@@ -255,58 +255,69 @@ func Write(disk Disk, dir string, out *render.Output, opts Options) (*Changes, e
 }
 
 // build writes the staging tree: unchanged files are hard links to the
-// current ones, the rest are written. Directories are made first, then the
-// files are written in parallel: creating files is kernel work that a
-// second core halves on a large fleet.
+// current ones, the rest are written. Directories are filled in parallel,
+// one writer a directory at a time: creating files is kernel work that a
+// second core shares.
 func build(disk Disk, dir, stage string, out *render.Output, ch *Changes) error {
 	unchanged := map[string]bool{}
 	for _, p := range ch.Unchanged {
 		unchanged[p] = true
-	}
-	made := map[string]bool{}
-	for _, a := range out.Artifacts {
-		if d := path.Dir(a.Path); !made[d] {
-			if err := disk.MkdirAll(filepath.Join(stage, filepath.FromSlash(d))); err != nil {
-				return fmt.Errorf("writing %s: %w", a.Path, err)
-			}
-			made[d] = true
-		}
 	}
 	var (
 		mu       sync.Mutex
 		firstErr error
 		wg       sync.WaitGroup
 	)
-	work := make(chan render.Artifact)
-	for w := 0; w < 2*runtime.GOMAXPROCS(0); w++ {
+	// Each writer makes a directory and then fills it, as cp -r does:
+	// writers creating files in one directory wait on its lock (and, on
+	// ext4, search the same inode table), which cost more system time
+	// than a second writer saves.
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+	}
+	work := make(chan []render.Artifact)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for a := range work {
-				target := filepath.Join(stage, filepath.FromSlash(a.Path))
-				if unchanged[a.Path] {
-					if err := disk.Link(filepath.Join(dir, filepath.FromSlash(a.Path)), target); err == nil {
-						continue
-					}
+			for arts := range work {
+				if err := disk.MkdirAll(filepath.Join(stage, filepath.FromSlash(path.Dir(arts[0].Path)))); err != nil {
+					fail(fmt.Errorf("writing %s: %w", arts[0].Path, err))
+					continue
 				}
-				if err := disk.WriteFile(target, a.Bytes); err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = fmt.Errorf("writing %s: %w", a.Path, err)
+				for _, a := range arts {
+					target := filepath.Join(stage, filepath.FromSlash(a.Path))
+					if unchanged[a.Path] {
+						if err := disk.Link(filepath.Join(dir, filepath.FromSlash(a.Path)), target); err == nil {
+							continue
+						}
 					}
-					mu.Unlock()
+					if err := disk.WriteFile(target, a.Bytes); err != nil {
+						fail(fmt.Errorf("writing %s: %w", a.Path, err))
+						break
+					}
 				}
 			}
 		}()
 	}
-	for _, a := range out.Artifacts {
+	arts := out.Artifacts
+	for len(arts) > 0 {
 		mu.Lock()
 		failed := firstErr != nil
 		mu.Unlock()
 		if failed {
 			break
 		}
-		work <- a
+		n := 1
+		for n < len(arts) && path.Dir(arts[n].Path) == path.Dir(arts[0].Path) {
+			n++
+		}
+		work <- arts[:n]
+		arts = arts[n:]
 	}
 	close(work)
 	wg.Wait()
