@@ -75,38 +75,36 @@ the base already had is left to render --check. A development build, and
 			if n, ok := a.unchangedSinceLastRender(); ok && !pruneForeign {
 				return a.reportUnchanged(check, n, out.format)
 			}
-			rendered, err := a.renderFleet()
+			if !check {
+				rendered, err := a.renderDeploy(pruneForeign, out.format)
+				if err != nil {
+					return err
+				}
+				a.recordRender(len(rendered.Artifacts))
+				return nil
+			}
+			// The rendered files are compared with deploy/ as each region
+			// and cluster is rendered, so that they are not all held.
+			dir := filepath.Join(a.root, deployDir)
+			stream, err := deploytree.Compare(deploytree.OS{}, dir)
+			if err != nil {
+				return deployFail(err)
+			}
+			rendered, err := a.renderFleetTo(stream.Put)
 			if err != nil {
 				return err
 			}
-			dir := filepath.Join(a.root, deployDir)
-			disk := deploytree.OS{}
-			if check {
-				old, err := deploytree.ReadIndex(disk, dir)
-				if err != nil {
-					return fail(ExitInput, "%v", err)
-				}
-				if err := a.renderLifecycle(old); err != nil {
-					return err
-				}
-				ch, _, err := deploytree.Plan(disk, dir, rendered)
-				var links *deploytree.LinksError
-				if errors.As(err, &links) {
-					return fail(ExitInput, "%v", err)
-				}
-				if err != nil {
-					return fail(ExitExternal, "%v", err)
-				}
-				if ch.Clean() {
-					a.recordRender(len(rendered.Artifacts))
-				}
-				return a.reportCheck(dir, ch, out.format)
-			}
-			if err := a.writeDeploy(rendered, pruneForeign, out.format); err != nil {
+			if err := a.renderLifecycle(stream.Index()); err != nil {
 				return err
 			}
-			a.recordRender(len(rendered.Artifacts))
-			return nil
+			ch, err := stream.Finish(rendered)
+			if err != nil {
+				return deployFail(err)
+			}
+			if ch.Clean() {
+				a.recordRender(len(rendered.Artifacts))
+			}
+			return a.reportCheck(dir, ch, out.format)
 		},
 	}
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; fail when deploy/ is stale")
@@ -120,33 +118,42 @@ the base already had is left to render --check. A development build, and
 	return cmd
 }
 
-// writeDeploy replaces deploy/ with a rendered fleet (a.fleet) and prints
-// what changed.
-func (a *app) writeDeploy(out *render.Output, pruneForeign bool, format string) error {
+// renderDeploy renders the working tree into deploy/ and prints what
+// changed. Each region's and cluster's files go to deploy/'s staging tree
+// as they are rendered, so that they are not all held at once; deploy/ is
+// replaced only once the whole fleet rendered and passed its checks.
+func (a *app) renderDeploy(pruneForeign bool, format string) (*render.Output, error) {
 	dir := filepath.Join(a.root, deployDir)
-	disk := deploytree.OS{}
-	old, err := deploytree.ReadIndex(disk, dir)
+	stream, err := deploytree.Begin(deploytree.OS{}, dir, deploytree.Options{PruneForeign: pruneForeign, LockWait: 2 * time.Minute,
+		Waiting: func(holder string) {
+			fmt.Fprintf(a.stderr, "waiting for another render of %s to finish (%s)...\n", a.display(dir), holder)
+		}})
 	if err != nil {
-		return fail(ExitInput, "%v", err)
+		return nil, deployFail(err)
 	}
+	defer stream.Abort()
+	out, err := a.renderFleetTo(stream.Put)
+	if err != nil {
+		return nil, err
+	}
+	return out, a.writeDeploy(stream, out, format)
+}
+
+// writeDeploy replaces deploy/ with a rendered fleet (a.fleet), whose
+// region and cluster files went to stream as they were rendered, and
+// prints what changed.
+func (a *app) writeDeploy(stream *deploytree.Stream, out *render.Output, format string) error {
+	dir := filepath.Join(a.root, deployDir)
+	old := stream.Index()
 	if err := a.reportDiagnostics(render.CheckRemovals(old, a.fleet)); err != nil {
 		return err
 	}
 	if err := a.renderLifecycle(old); err != nil {
 		return err
 	}
-	ch, err := deploytree.Write(disk, dir, out, deploytree.Options{PruneForeign: pruneForeign, LockWait: 2 * time.Minute,
-		Waiting: func(holder string) {
-			fmt.Fprintf(a.stderr, "waiting for another render of %s to finish (%s)...\n", a.display(dir), holder)
-		}})
-	var foreign *deploytree.ForeignFilesError
-	var links *deploytree.LinksError
-	var locked *deploytree.LockedError
-	if errors.As(err, &foreign) || errors.As(err, &links) || errors.As(err, &locked) {
-		return fail(ExitInput, "%v", err)
-	}
+	ch, err := stream.Finish(out)
 	if err != nil {
-		return fail(ExitExternal, "%v", err)
+		return deployFail(err)
 	}
 	if format == "json" {
 		return writeJSON(a.stdout, renderResult{Dir: a.display(dir), Files: len(out.Artifacts), Added: ch.Added, Changed: ch.Changed,
@@ -156,10 +163,30 @@ func (a *app) writeDeploy(out *render.Output, pruneForeign bool, format string) 
 	return nil
 }
 
+// deployFail is the exit for an error reading or replacing deploy/: the
+// user's to fix (files regionctl did not write, links, another render
+// holding it, an index.json it did not write), or the system's.
+func deployFail(err error) error {
+	var foreign *deploytree.ForeignFilesError
+	var links *deploytree.LinksError
+	var locked *deploytree.LockedError
+	var index *deploytree.IndexError
+	if errors.As(err, &foreign) || errors.As(err, &links) || errors.As(err, &locked) || errors.As(err, &index) {
+		return fail(ExitInput, "%v", err)
+	}
+	return fail(ExitExternal, "%v", err)
+}
+
 // renderFleet loads, validates and renders the working tree, reporting
 // problems.
-func (a *app) renderFleet() (*render.Output, error) {
-	f, out, diags, err := a.renderFS(os.DirFS(a.root))
+func (a *app) renderFleet() (*render.Output, error) { return a.renderFleetTo(nil) }
+
+// renderFleetTo is renderFleet handing each region's and cluster's files to
+// sink as they are rendered (render.Options.Sink); nil keeps them all.
+func (a *app) renderFleetTo(sink func([]render.Artifact) error) (*render.Output, error) {
+	opts := a.renderOptions()
+	opts.Sink = sink
+	f, out, diags, err := a.renderFSWith(os.DirFS(a.root), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -172,11 +199,15 @@ func (a *app) renderFleet() (*render.Output, error) {
 
 // renderFS renders the repository in fsys through the result cache.
 func (a *app) renderFS(fsys fs.FS) (*config.Fleet, *render.Output, diag.Diagnostics, error) {
+	return a.renderFSWith(fsys, a.renderOptions())
+}
+
+func (a *app) renderFSWith(fsys fs.FS, opts render.Options) (*config.Fleet, *render.Output, diag.Diagnostics, error) {
 	checker, err := a.checker()
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	f, out, diags, err := render.FromFS(fsys, checker, a.renderOptions())
+	f, out, diags, err := render.FromFS(fsys, checker, opts)
 	if err != nil {
 		return nil, nil, nil, fail(ExitInput, "%v", err)
 	}

@@ -166,11 +166,7 @@ all. It names every cluster that blocks. --argocd-auth-token
 			}
 			// deploy/ follows config/ in the same change: render it now, or
 			// put config/ back as it was.
-			out, err := a.renderFleet()
-			if err == nil {
-				err = a.writeDeploy(out, false, "text")
-			}
-			if err != nil {
+			if _, err := a.renderDeploy(false, "text"); err != nil {
 				a.restoreEdits(p.Edits)
 				return fail(ExitInput, "not promoting %s %s: the promoted config does not render (config/ is restored): %v", args[0], args[1], err)
 			}

@@ -4,7 +4,10 @@
 // of .regionctl/ beside deploy/ (unchanged files hard-linked, not rewritten)
 // and swapped in with one atomic exchange (two renames where the system has
 // none), so a failure at any point leaves deploy/ as it was. One writer at a
-// time: Write holds an operating-system lock for its whole run.
+// time: a Stream begun for writing holds an operating-system lock until it
+// finishes or aborts.
 //
-// Entry points: Plan (what would change), Write and Check.
+// Entry points: Begin (a Stream that takes a render's files as they are
+// rendered, then Finish), Write (the same for a render held whole), Compare
+// and Plan (what would change, writing nothing).
 package deploytree

@@ -1,12 +1,8 @@
 package deploytree
 
 import (
-	"bytes"
 	"fmt"
-	"os"
-	"path"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -30,81 +26,18 @@ func (c *Changes) Clean() bool {
 	return len(c.Added)+len(c.Changed)+len(c.Removed)+len(c.Foreign) == 0
 }
 
-// Plan compares out with the tree at dir. It also returns the index of the
-// render that wrote the tree, if any.
+// Plan compares out with the tree at dir, writing nothing. It also
+// returns the index of the render that wrote the tree, if any.
 func Plan(disk Disk, dir string, out *render.Output) (*Changes, *render.Index, error) {
-	if len(out.Skipped) > 0 {
-		return nil, nil, fmt.Errorf("internal error: a render that left out %d clusters cannot be compared with or written to %s", len(out.Skipped), dir)
-	}
-	if err := refuseLinks(disk, dir); err != nil {
-		return nil, nil, err
-	}
-	onDisk, err := disk.Files(dir)
-	if err != nil {
-		return nil, nil, fmt.Errorf("reading %s: %w", dir, err)
-	}
-	old, err := ReadIndex(disk, dir)
+	s, err := Compare(disk, dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	written := map[string]bool{render.IndexPath: true}
-	if old != nil {
-		for _, f := range old.Files {
-			written[f] = true
-		}
-	}
-	rendered := out.ByPath()
-	present := make(map[string]bool, len(onDisk))
-	ch := &Changes{}
-	var both []string
-	for _, p := range onDisk {
-		present[p] = true
-		_, ok := rendered[p]
-		switch {
-		case !ok && written[p]:
-			ch.Removed = append(ch.Removed, p)
-		case !ok:
-			ch.Foreign = append(ch.Foreign, p)
-		default:
-			both = append(both, p)
-		}
-	}
-	same, err := sameOnDisk(disk, dir, both, rendered)
+	ch, err := s.Finish(out)
 	if err != nil {
 		return nil, nil, err
 	}
-	for i, p := range both {
-		if same[i] {
-			ch.Unchanged = append(ch.Unchanged, p)
-		} else {
-			ch.Changed = append(ch.Changed, p)
-		}
-	}
-	for _, a := range out.Artifacts {
-		if !present[a.Path] {
-			ch.Added = append(ch.Added, a.Path)
-		}
-	}
-	for _, l := range [][]string{ch.Added, ch.Changed, ch.Removed, ch.Foreign, ch.Unchanged} {
-		sort.Strings(l)
-	}
-	return ch, old, nil
-}
-
-// sameOnDisk reports, for each path, whether the file under dir holds
-// exactly want[path].
-func sameOnDisk(disk Disk, dir string, paths []string, want map[string][]byte) ([]bool, error) {
-	contents, errs := ReadFiles(paths, func(p string) ([]byte, error) {
-		return disk.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
-	})
-	same := make([]bool, len(paths))
-	for i, p := range paths {
-		if errs[i] != nil {
-			return nil, fmt.Errorf("reading %s: %w", p, errs[i])
-		}
-		same[i] = bytes.Equal(contents[i], want[p])
-	}
-	return same, nil
+	return ch, s.Index(), nil
 }
 
 // ReadFiles reads paths with read, eight at a time: a fleet's tree has tens
@@ -170,10 +103,21 @@ func ReadIndex(disk Disk, dir string) (*render.Index, error) {
 	}
 	idx, err := render.ParseIndex(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not an index regionctl wrote: %w", p, err)
+		return nil, &IndexError{Path: p, Err: err}
 	}
 	return idx, nil
 }
+
+// IndexError is an index.json regionctl cannot read as one it wrote.
+type IndexError struct {
+	Path string
+	Err  error
+}
+
+func (e *IndexError) Error() string {
+	return fmt.Sprintf("%s is not an index regionctl wrote: %v", e.Path, e.Err)
+}
+func (e *IndexError) Unwrap() error { return e.Err }
 
 // ForeignFilesError refuses a write that would drop files regionctl did not
 // write.
@@ -196,130 +140,4 @@ type Options struct {
 	// Waiting, when set, is told once who that is.
 	LockWait time.Duration
 	Waiting  func(holder string)
-}
-
-// Write makes the tree at dir exactly out. Nothing is written when the tree
-// is already clean. On any error dir is left as it was.
-func Write(disk Disk, dir string, out *render.Output, opts Options) (*Changes, error) {
-	release, err := lock(dir, opts.LockWait, opts.Waiting)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	work := filepath.Join(filepath.Dir(filepath.Clean(dir)), WorkDir)
-	if err := removeStale(disk, dir, work); err != nil {
-		return nil, err
-	}
-	ch, _, err := Plan(disk, dir, out)
-	if err != nil {
-		return nil, err
-	}
-	if len(ch.Foreign) > 0 && !opts.PruneForeign {
-		return ch, &ForeignFilesError{Dir: dir, Files: ch.Foreign}
-	}
-	if ch.Clean() {
-		return ch, nil
-	}
-	stage, err := disk.MkdirTemp(work, stagingPattern)
-	if err != nil {
-		return nil, fmt.Errorf("creating a staging directory in %s: %w", work, err)
-	}
-	// MkdirTemp makes it 0700; deploy/ gets the mode a directory gets.
-	if err := os.Chmod(stage, 0o777&^umask()); err != nil {
-		_ = disk.RemoveAll(stage)
-		return nil, fmt.Errorf("setting the mode of %s: %w", stage, err)
-	}
-	if err := build(disk, dir, stage, out, ch); err != nil {
-		_ = disk.RemoveAll(stage)
-		return nil, err
-	}
-	exists, err := disk.Exists(dir)
-	if err == nil {
-		if exists {
-			err = disk.Exchange(stage, dir)
-		} else {
-			err = disk.Rename(stage, dir)
-		}
-	}
-	if err != nil {
-		_ = disk.RemoveAll(stage)
-		return nil, fmt.Errorf("replacing %s: %w", dir, err)
-	}
-	if exists {
-		// stage now holds the previous tree.
-		if err := disk.RemoveAll(stage); err != nil {
-			return ch, fmt.Errorf("%s was written, but the previous tree left in %s could not be removed: %w", dir, stage, err)
-		}
-	}
-	return ch, nil
-}
-
-// build writes the staging tree: unchanged files are hard links to the
-// current ones, the rest are written. Directories are filled in parallel,
-// one writer a directory at a time: creating files is kernel work that a
-// second core shares.
-func build(disk Disk, dir, stage string, out *render.Output, ch *Changes) error {
-	unchanged := map[string]bool{}
-	for _, p := range ch.Unchanged {
-		unchanged[p] = true
-	}
-	var (
-		mu       sync.Mutex
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	// Each writer makes a directory and then fills it, as cp -r does:
-	// writers creating files in one directory wait on its lock (and, on
-	// ext4, search the same inode table), which cost more system time
-	// than a second writer saves.
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		mu.Unlock()
-	}
-	work := make(chan []render.Artifact)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for arts := range work {
-				if err := disk.MkdirAll(filepath.Join(stage, filepath.FromSlash(path.Dir(arts[0].Path)))); err != nil {
-					fail(fmt.Errorf("writing %s: %w", arts[0].Path, err))
-					continue
-				}
-				for _, a := range arts {
-					target := filepath.Join(stage, filepath.FromSlash(a.Path))
-					if unchanged[a.Path] {
-						if err := disk.Link(filepath.Join(dir, filepath.FromSlash(a.Path)), target); err == nil {
-							continue
-						}
-					}
-					if err := disk.WriteFile(target, a.Bytes); err != nil {
-						fail(fmt.Errorf("writing %s: %w", a.Path, err))
-						break
-					}
-				}
-			}
-		}()
-	}
-	arts := out.Artifacts
-	for len(arts) > 0 {
-		mu.Lock()
-		failed := firstErr != nil
-		mu.Unlock()
-		if failed {
-			break
-		}
-		n := 1
-		for n < len(arts) && path.Dir(arts[n].Path) == path.Dir(arts[0].Path) {
-			n++
-		}
-		work <- arts[:n]
-		arts = arts[n:]
-	}
-	close(work)
-	wg.Wait()
-	return firstErr
 }

@@ -60,6 +60,13 @@ type Options struct {
 	// need not have been checked then). A region's chain is made of all its
 	// clusters, so a region not named here is rendered whole.
 	SkipRegions map[string]bool
+	// Sink, when set, is handed each region's and cluster's files as soon
+	// as they are rendered (from several goroutines at once), and the
+	// Output keeps only their paths and owners: a fleet's files need not
+	// all be held at once (deploytree.Stream). The fleet-wide files and
+	// index.json stay in the Output whole. An error from Sink ends the
+	// render with it. Memo is not used with a Sink, which would hold them.
+	Sink func([]Artifact) error
 }
 
 // Cache stores rendered artifacts by key; safe for concurrent use.
@@ -109,8 +116,31 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	if err != nil {
 		return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "terraform"}, err.Error(), "cannot read the Terraform roots' variables")}
 	}
+	if opts.Sink != nil {
+		opts.Memo = nil
+	}
 	g := GitOpsOf(f)
 	r := &renderer{tf: tfc, opts: opts, source: tekton.Source{RepoURL: g.RepoURL, Revision: g.Revision}, gitops: g}
+	var sinkMu sync.Mutex
+	var sinkErr error
+	// sink hands arts to opts.Sink and returns them without their bytes.
+	sink := func(arts []Artifact) []Artifact {
+		if opts.Sink == nil || len(arts) == 0 {
+			return arts
+		}
+		if err := opts.Sink(arts); err != nil {
+			sinkMu.Lock()
+			if sinkErr == nil {
+				sinkErr = err
+			}
+			sinkMu.Unlock()
+		}
+		kept := make([]Artifact, len(arts))
+		for i, a := range arts {
+			kept[i] = Artifact{Path: a.Path, Owner: a.Owner}
+		}
+		return kept
+	}
 	chains, diags := regionChains(f, opts.SkipRegions)
 	if diags.HasErrors() {
 		return nil, diags
@@ -124,11 +154,23 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	arts := central
 	diags = append(diags, ds...)
 	installs, ds := installArtifacts(f, chains)
-	arts = append(arts, installs...)
 	diags = append(diags, ds...)
-	for i := range f.Regions {
-		arts = append(arts, perRegion[i]...)
+	// A region's files are its chain's and its Tekton installation's;
+	// index.json holds their hash.
+	regional := map[string][]Artifact{}
+	for _, a := range installs {
+		if a.Owner == "" {
+			arts = append(arts, a)
+		} else {
+			regional[a.Owner] = append(regional[a.Owner], a)
+		}
+	}
+	regionHashes := make(map[string]string, len(f.Regions))
+	for i, reg := range f.Regions {
 		diags = append(diags, perRegionDiags[i]...)
+		own := append(append([]Artifact(nil), perRegion[i]...), regional[reg.Name]...)
+		regionHashes[reg.Name] = hashSorted(own)
+		arts = append(arts, sink(own)...)
 	}
 	perCluster := make([][]Artifact, len(f.Clusters))
 	perDiags := make([]diag.Diagnostics, len(f.Clusters))
@@ -136,8 +178,14 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	parallel(len(f.Clusters), func(i int) {
 		if !opts.Skip[f.Clusters[i].ID()] {
 			perCluster[i], perDiags[i], perHash[i] = r.cluster(f.Clusters[i])
+			if !perDiags[i].HasErrors() {
+				perCluster[i] = sink(perCluster[i])
+			}
 		}
 	})
+	if sinkErr != nil {
+		return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "deploy"}, sinkErr.Error(), "cannot write the rendered files")}
+	}
 	hashes := make(map[string]string, len(f.Clusters))
 	for i, c := range f.Clusters {
 		hashes[c.ID()] = perHash[i]
@@ -153,7 +201,7 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 		return nil, diags
 	}
 	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
-	idx := buildIndex(f, arts, opts.Version, hashes)
+	idx := buildIndex(f, arts, opts.Version, hashes, regionHashes)
 	b, err := MarshalIndex(idx)
 	if err != nil {
 		return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "deploy/index.json"}, err.Error(), "cannot encode index.json")}
