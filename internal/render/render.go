@@ -184,7 +184,7 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 		}
 	})
 	if sinkErr != nil {
-		return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "deploy"}, sinkErr.Error(), "cannot write the rendered files")}
+		return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "deploy"}, sinkErr.Error(), "cannot write or compare the rendered files")}
 	}
 	hashes := make(map[string]string, len(f.Clusters))
 	for i, c := range f.Clusters {
