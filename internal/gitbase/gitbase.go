@@ -412,57 +412,16 @@ func treeHashes(tree *object.Tree, dir string) (map[string]plumbing.Hash, error)
 // index vouches for is not read. A review's label uses it; Dirty, which
 // reads every file, decides what a pipeline run deploys.
 func (r *Repo) Changed(c *object.Commit, root string, dirs ...string) ([]string, error) {
-	tree, err := c.Tree()
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, d := range dirs {
-		committed, err := treeHashes(tree, d)
-		if err != nil {
-			return nil, err
-		}
-		now, err := r.WorktreeHashes(root, d)
-		if err != nil {
-			return nil, fmt.Errorf("reading the working tree: %w", err)
-		}
-		for p, h := range now {
-			if c, ok := committed[p]; !ok || c != h {
-				out = append(out, d+"/"+p)
-			}
-		}
-		for p := range committed {
-			if _, ok := now[p]; !ok {
-				out = append(out, d+"/"+p)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out, nil
+	return changed(c, dirs, func(d string) (map[string]plumbing.Hash, error) { return r.WorktreeHashes(root, d) })
 }
 
 // Dirty lists the files under dirs whose content in the working tree at
-// root differs from commit c (changed, added or deleted), comparing git
-// blob hashes of just those directories.
+// root differs from commit c (changed, added or deleted), reading and
+// hashing every regular file of those directories.
 func Dirty(c *object.Commit, root string, dirs ...string) ([]string, error) {
-	tree, err := c.Tree()
-	if err != nil {
-		return nil, err
-	}
-	committed := map[string]plumbing.Hash{}
-	for _, d := range dirs {
-		hashes, err := treeHashes(tree, d)
-		if err != nil {
-			return nil, err
-		}
-		for name, h := range hashes {
-			committed[d+"/"+name] = h
-		}
-	}
-	var out []string
-	seen := map[string]bool{}
 	disk := os.DirFS(root)
-	for _, d := range dirs {
+	return changed(c, dirs, func(d string) (map[string]plumbing.Hash, error) {
+		out := map[string]plumbing.Hash{}
 		err := fs.WalkDir(disk, d, func(p string, e fs.DirEntry, err error) error {
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) && p == d {
@@ -477,19 +436,40 @@ func Dirty(c *object.Commit, root string, dirs ...string) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			seen[p] = true
-			if h, ok := committed[p]; !ok || h != plumbing.ComputeHash(plumbing.BlobObject, b) {
-				out = append(out, p)
-			}
+			out[strings.TrimPrefix(p, d+"/")] = plumbing.ComputeHash(plumbing.BlobObject, b)
 			return nil
 		})
+		return out, err
+	})
+}
+
+// changed lists, sorted, the files under dirs whose blob hash in the
+// working tree (worktree: each file of a directory, by path relative to
+// it) differs from commit c's, or that only one of the two has.
+func changed(c *object.Commit, dirs []string, worktree func(dir string) (map[string]plumbing.Hash, error)) ([]string, error) {
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, d := range dirs {
+		committed, err := treeHashes(tree, d)
+		if err != nil {
+			return nil, err
+		}
+		now, err := worktree(d)
 		if err != nil {
 			return nil, fmt.Errorf("reading the working tree: %w", err)
 		}
-	}
-	for p := range committed {
-		if !seen[p] {
-			out = append(out, p)
+		for p, h := range now {
+			if c, ok := committed[p]; !ok || c != h {
+				out = append(out, d+"/"+p)
+			}
+		}
+		for p := range committed {
+			if _, ok := now[p]; !ok {
+				out = append(out, d+"/"+p)
+			}
 		}
 	}
 	sort.Strings(out)
