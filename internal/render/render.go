@@ -176,7 +176,10 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	perDiags := make([]diag.Diagnostics, len(f.Clusters))
 	perHash := make([]string, len(f.Clusters))
 	parallel(len(f.Clusters), func(i int) {
-		if !opts.Skip[f.Clusters[i].ID()] {
+		sinkMu.Lock()
+		failed := sinkErr != nil
+		sinkMu.Unlock()
+		if !failed && !opts.Skip[f.Clusters[i].ID()] {
 			perCluster[i], perDiags[i], perHash[i] = r.cluster(f.Clusters[i])
 			if !perDiags[i].HasErrors() {
 				perCluster[i] = sink(perCluster[i])
