@@ -60,14 +60,15 @@ type Pair struct {
 	SameRegions map[string]bool
 }
 
-// LoadPair loads base and the head (parsed: by Parse) for a review and validates only what differs
-// between them: a base file whose blob the head has at the same path is
-// decoded once, for both; a layer file identical (same path, same bytes) on both
-// sides is not checked on either, nor is a cluster whose effective config
-// is identical. The base is taken to be valid where the change does not
-// touch it, as CI held it to be when it merged; what the change touches is
-// checked on both sides. fleetWide digests what else of a fleet every
-// cluster's files are made of; where it differs, nothing is unchanged.
+// LoadPair loads base and the head (parsed, by Parse) for a review and
+// validates only what differs between them: a base file whose blob the
+// head has at the same path is decoded once, for both; a layer file
+// identical (same path, same bytes) on both sides is not checked on either,
+// nor is a cluster whose effective config is identical. The base is taken
+// to be valid where the change does not touch it, as CI held it to be when
+// it merged; what the change touches is checked on both sides. fleetWide
+// digests what else of a fleet every cluster's files are made of; where it
+// differs, nothing is unchanged.
 func LoadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker, fleetWide func(*config.Fleet) [32]byte) *Pair {
 	// The head is read whole (Parse); the base reads only the files whose
 	// blob differs from the head's (most of a review's are the same).
