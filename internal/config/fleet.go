@@ -2,8 +2,11 @@ package config
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/regionctl/regionctl/internal/diag"
@@ -111,7 +114,17 @@ var IdentityKeys = []string{"cluster", "environment", "region", "sector", "type"
 // Build resolves the hierarchy of docs and merges every cluster's effective
 // config. It reports unknown sectors, undeclared regions and identity
 // contradictions; type problems are the schema package's job.
-func Build(docs *Documents) (*Fleet, diag.Diagnostics) {
+func Build(docs *Documents) (*Fleet, diag.Diagnostics) { return BuildBeside(docs, nil) }
+
+// BuildBeside is Build of docs, the other end of a review from beside (a
+// fleet just built, its effective configs not yet touched by a check): a
+// cluster whose layer values are the very values beside's same cluster was
+// built from (config.ParseReusing shares the values of identical files)
+// takes beside's effective config instead of merging its own, since
+// merging and interpolating the same values give the same config. Such a
+// cluster's effective config is shared by both fleets; values are never
+// modified once built. A nil beside is Build.
+func BuildBeside(docs *Documents, beside *Fleet) (*Fleet, diag.Diagnostics) {
 	f := &Fleet{Docs: docs}
 	var diags diag.Diagnostics
 	globalInvalid := false
@@ -185,30 +198,64 @@ func Build(docs *Documents) (*Fleet, diag.Diagnostics) {
 		}
 	}
 
+	// The clusters of beside whose effective config may be taken: built
+	// without a diagnostic, from the same global values.
+	var reused map[string]*Cluster
+	if beside != nil && sameValues(docs.Global, beside.Docs.Global) {
+		reused = make(map[string]*Cluster, len(beside.Clusters))
+		for _, c := range beside.Clusters {
+			if !c.Partial && c.Effective != nil && c.Region.Sector != nil {
+				reused[c.ID()] = c
+			}
+		}
+	}
+	// Each cluster's diagnostics: its identity's, then its effective
+	// config's, in the order of the files.
+	type built struct {
+		c            *Cluster
+		diags, merge diag.Diagnostics
+	}
+	var todo []*built
 	for _, d := range docs.Clusters {
 		r := regions[d.Dir]
 		if r == nil {
-			diags = append(diags, diag.Errorf(diag.Pos{File: d.File},
+			todo = append(todo, &built{diags: diag.Diagnostics{diag.Errorf(diag.Pos{File: d.File},
 				fmt.Sprintf("The directory config/clusters/%s/ needs a region file config/regions/%s.yaml that names its sector.", d.Dir, d.Dir),
-				"cluster directory for undeclared region %q", d.Dir))
+				"cluster directory for undeclared region %q", d.Dir)}})
 			continue
 		}
 		c := &Cluster{Name: d.Name, Region: r, Doc: d}
 		if t := d.Value.Get("type"); t != nil && t.Kind == String {
 			c.Type = t.Str
 		}
-		diags = append(diags, checkIdentity(d, "cluster", d.Name, "the file name")...)
-		diags = append(diags, checkIdentity(d, "region", d.Dir, "the directory name")...)
+		b := &built{c: c}
+		b.diags = append(b.diags, checkIdentity(d, "cluster", d.Name, "the file name")...)
+		b.diags = append(b.diags, checkIdentity(d, "region", d.Dir, "the directory name")...)
 		c.Partial = d.Invalid || r.Doc.Invalid || r.Sector == nil || r.Sector.Doc.Invalid || globalInvalid
-		if r.Sector != nil {
-			eff, ds := effective(r, c)
-			c.Effective = eff
-			diags = append(diags, ds...)
-			if ds.HasErrors() {
-				c.Partial = true
-			}
+		if prev := reused[c.ID()]; prev != nil && r.Sector != nil && sameInputs(prev, c) {
+			c.Effective = prev.Effective
 		}
-		f.Clusters = append(f.Clusters, c)
+		todo = append(todo, b)
+	}
+	// The effective configs are merged on every core: each reads only
+	// values, which are never modified once built.
+	parallel(len(todo), func(i int) {
+		b := todo[i]
+		if b.c == nil || b.c.Effective != nil || b.c.Region.Sector == nil {
+			return
+		}
+		b.c.Effective, b.merge = effective(b.c.Region, b.c)
+	})
+	for _, b := range todo {
+		diags = append(diags, b.diags...)
+		if b.c == nil {
+			continue
+		}
+		diags = append(diags, b.merge...)
+		if b.merge.HasErrors() {
+			b.c.Partial = true
+		}
+		f.Clusters = append(f.Clusters, b.c)
 	}
 	sort.SliceStable(f.Clusters, func(i, j int) bool {
 		if f.Clusters[i].Region.Name != f.Clusters[j].Region.Name {
@@ -217,6 +264,49 @@ func Build(docs *Documents) (*Fleet, diag.Diagnostics) {
 		return f.Clusters[i].Name < f.Clusters[j].Name
 	})
 	return f, diags
+}
+
+// parallel runs fn for 0..n-1 on every core.
+func parallel(n int, fn func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// sameValues reports whether two lists of documents hold the same values
+// (the same pointers) in the same order, at the same paths.
+func sameValues(a, b []*Document) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Value != b[i].Value || a[i].File != b[i].File {
+			return false
+		}
+	}
+	return true
+}
+
+// sameInputs reports whether c, of the fleet being built, is made of the
+// same values as prev, of the fleet beside it: its cluster, region and
+// sector files hold the same values at the same paths (the global files
+// were compared already). Everything effective reads comes from those
+// values, their paths and the names the paths give.
+func sameInputs(prev, c *Cluster) bool {
+	same := func(a, b *Document) bool {
+		return a.Value == b.Value && a.File == b.File && a.Name == b.Name && a.Dir == b.Dir
+	}
+	return same(prev.Doc, c.Doc) && same(prev.Region.Doc, c.Region.Doc) && same(prev.Region.Sector.Doc, c.Region.Sector.Doc) &&
+		prev.Type == c.Type && prev.Region.Sector.Environment == c.Region.Sector.Environment
 }
 
 // effective merges the cluster file over its region's base, adds identity

@@ -2,7 +2,6 @@ package fleet
 
 import (
 	"io/fs"
-	"sync"
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
@@ -86,32 +85,41 @@ func LoadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker,
 	inBase, inHead := files(baseDocs), files(headDocs)
 	bd = append(bd, checker.CheckLayersExcept(baseDocs, identical(inHead))...)
 	hd = append(hd, checker.CheckLayersExcept(headDocs, identical(inBase))...)
-	// Each side is built, and its clusters' effective configs digested,
-	// on a core of its own.
-	var base, head *config.Fleet
-	var baseKeys, headKeys map[string][32]byte
-	var wg sync.WaitGroup
-	for _, side := range []struct {
-		docs  *config.Documents
-		fleet **config.Fleet
-		keys  *map[string][32]byte
-		diags *diag.Diagnostics
-	}{{baseDocs, &base, &baseKeys, &bd}, {headDocs, &head, &headKeys, &hd}} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f, ds := config.Build(side.docs)
-			*side.diags = append(*side.diags, ds...)
-			m := make(map[string][32]byte, len(f.Clusters))
-			for _, c := range f.Clusters {
-				if !c.Partial && c.Effective != nil {
-					m[c.ID()] = config.HashWithOrigins(c.Effective)
-				}
+	// The head is built first; the base then takes the head's effective
+	// config of every cluster made of the same values (most of a review's
+	// clusters), sharing it, while the head's configs are digested.
+	head, ds := config.Build(headDocs)
+	hd = append(hd, ds...)
+	digest := func(f *config.Fleet, known map[*config.Value][32]byte) map[string][32]byte {
+		m := make(map[string][32]byte, len(f.Clusters))
+		for _, c := range f.Clusters {
+			if c.Partial || c.Effective == nil {
+				continue
 			}
-			*side.fleet, *side.keys = f, m
-		}()
+			h, ok := known[c.Effective]
+			if !ok {
+				h = config.HashWithOrigins(c.Effective)
+			}
+			m[c.ID()] = h
+		}
+		return m
 	}
-	wg.Wait()
+	var headKeys map[string][32]byte
+	digested := make(chan struct{})
+	go func() {
+		defer close(digested)
+		headKeys = digest(head, nil)
+	}()
+	base, ds := config.BuildBeside(baseDocs, head)
+	bd = append(bd, ds...)
+	<-digested
+	known := make(map[*config.Value][32]byte, len(headKeys))
+	for _, c := range head.Clusters {
+		if h, ok := headKeys[c.ID()]; ok {
+			known[c.Effective] = h
+		}
+	}
+	baseKeys := digest(base, known)
 	if fleetWide(base) != fleetWide(head) {
 		baseKeys = nil // every cluster changed
 	}
