@@ -47,29 +47,31 @@ func Merge(lower, upper *Value) *Value {
 }
 
 // dropNulls removes null map entries, which only mean "remove the inherited
-// key" and have nothing to remove when nothing is inherited.
+// key" and have nothing to remove when nothing is inherited. A map with no
+// null anywhere beneath it is returned as it is, not copied: values are
+// never modified once built.
 func dropNulls(v *Value) *Value {
 	if v.Kind != Map {
 		return v
 	}
-	has := false
-	for _, f := range v.Fields {
-		if f.Value.Kind == Null || f.Value.Kind == Map {
-			has = true
-			break
+	var fields []Field
+	for i, f := range v.Fields {
+		nv := f.Value
+		if nv.Kind != Null {
+			nv = dropNulls(nv)
+		}
+		if (nv.Kind == Null || nv != f.Value) && fields == nil {
+			fields = append(make([]Field, 0, len(v.Fields)), v.Fields[:i]...)
+		}
+		if fields != nil && nv.Kind != Null {
+			f.Value = nv
+			fields = append(fields, f)
 		}
 	}
-	if !has {
+	if fields == nil {
 		return v
 	}
 	out := *v
-	out.Fields = make([]Field, 0, len(v.Fields))
-	for _, f := range v.Fields {
-		if f.Value.Kind == Null {
-			continue
-		}
-		f.Value = dropNulls(f.Value)
-		out.Fields = append(out.Fields, f)
-	}
+	out.Fields = fields
 	return &out
 }

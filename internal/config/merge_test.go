@@ -52,6 +52,12 @@ func TestMerge(t *testing.T) {
 			want:  "map[x:1]",
 		},
 		{
+			name:  "a null deep under a key nothing inherits is dropped",
+			lower: "x: 1\n",
+			upper: "eks:\n  network:\n    a: null\n    b: 2\n  c: 3\nd:\n  e: null\n",
+			want:  "map[d:map[] eks:map[c:3 network:map[b:2]] x:1]",
+		},
+		{
 			name:  "scalar replaces map",
 			lower: "values:\n  a: 1\n",
 			upper: "values: off\n",
@@ -88,6 +94,27 @@ func TestMerge(t *testing.T) {
 				t.Errorf("lower modified: %s", d)
 			}
 		})
+	}
+}
+
+// TestMergeSharesWhatHasNoNull: a map the upper layer adds whole, with no
+// null beneath it, is taken as it is (values are never modified); one
+// holding a null is a new map without it, the original untouched.
+func TestMergeSharesWhatHasNoNull(t *testing.T) {
+	lower := decode(t, LayerGlobal, "lower.yaml", "x: 1\n")
+	upper := decode(t, LayerSector, "upper.yaml", "clean:\n  a:\n    b: 1\nnulled:\n  a:\n    b: null\n  c:\n    d: 1\n")
+	got := Merge(lower, upper)
+	if got.Get("clean") != upper.Get("clean") {
+		t.Error("a map with no null was copied")
+	}
+	if got.Get("nulled") == upper.Get("nulled") || got.Lookup("nulled", "a", "b") != nil {
+		t.Errorf("the null under nulled.a was kept: %s", fmtValue(got))
+	}
+	if got.Lookup("nulled", "c") != upper.Lookup("nulled", "c") {
+		t.Error("nulled.c, with no null beneath it, was copied")
+	}
+	if upper.Lookup("nulled", "a", "b") == nil {
+		t.Error("the upper layer's value was modified")
 	}
 }
 

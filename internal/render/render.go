@@ -203,13 +203,15 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	if diags.HasErrors() {
 		return nil, diags
 	}
+	arts, _ = r.held(arts, nil) // the central and installation files
 	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
 	idx := buildIndex(f, arts, opts.Version, hashes, regionHashes)
 	b, err := MarshalIndex(idx)
 	if err != nil {
 		return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "deploy/index.json"}, err.Error(), "cannot encode index.json")}
 	}
-	arts = append(arts, Artifact{Path: IndexPath, Bytes: b})
+	index, _ := r.held([]Artifact{{Path: IndexPath, Bytes: b}}, nil)
+	arts = append(arts, index...)
 	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
 	var skipped map[string]bool
 	if len(opts.Skip) > 0 {
@@ -266,21 +268,37 @@ func (r *renderer) cachedRegion(reg *config.Region, cr *chainRegion) ([]Artifact
 		return nil, nil
 	}
 	if r.opts.Cache == nil && r.opts.Memo == nil {
-		return r.chainArtifacts(reg, cr)
+		return r.held(r.chainArtifacts(reg, cr))
 	}
 	key := regionInputs{Renderer: r.opts.Version + "+" + r.opts.CacheSalt, Region: reg.Name, Sector: reg.Sector.Name, Chain: cr}.key()
-	return r.cached(key, func() ([]Artifact, diag.Diagnostics) { return r.chainArtifacts(reg, cr) })
+	return r.cached(key, func() ([]Artifact, diag.Diagnostics) { return r.held(r.chainArtifacts(reg, cr)) })
+}
+
+// held returns arts as the Output keeps them when there is no Sink to take
+// them: each file's bytes in a buffer of their size rather than the
+// encoder's, which may be several times larger (a review of 19,215
+// clusters holds thousands of files).
+func (r *renderer) held(arts []Artifact, diags diag.Diagnostics) ([]Artifact, diag.Diagnostics) {
+	if r.opts.Sink != nil {
+		return arts, diags
+	}
+	for i, a := range arts {
+		if cap(a.Bytes)-len(a.Bytes) > len(a.Bytes)/4 {
+			arts[i].Bytes = bytes.Clone(a.Bytes)
+		}
+	}
+	return arts, diags
 }
 
 // cluster renders c's artifacts, from the cache when its inputs are known,
 // with their hash for index.json.
 func (r *renderer) cluster(c *config.Cluster) ([]Artifact, diag.Diagnostics, string) {
 	if r.opts.Cache == nil && r.opts.Memo == nil {
-		arts, diags := r.renderCluster(c)
+		arts, diags := r.held(r.renderCluster(c))
 		return arts, diags, hashSorted(arts)
 	}
 	key := r.inputsOf(c).key()
-	arts, diags := r.cached(key, func() ([]Artifact, diag.Diagnostics) { return r.renderCluster(c) })
+	arts, diags := r.cached(key, func() ([]Artifact, diag.Diagnostics) { return r.held(r.renderCluster(c)) })
 	if r.opts.Memo == nil || diags.HasErrors() {
 		return arts, diags, hashSorted(arts)
 	}

@@ -81,3 +81,29 @@ func TestSinkTakesEveryRegionAndClusterFile(t *testing.T) {
 		t.Errorf("a failing sink: output %v, diagnostics %v", out != nil, diags)
 	}
 }
+
+// TestHeldFilesTakeTheirSize: without a Sink the output holds every file
+// (a review holds thousands), each in a buffer of about its size rather
+// than its encoder's, with and without the result cache.
+func TestHeldFilesTakeTheirSize(t *testing.T) {
+	f := loadFS(t, fleetgen.Generate(fleetgen.Options{Sectors: 1, RegionsPerSector: 2, ClustersPerRegion: 3}).FS(), "generated")
+	charts := []string{"cluster-lifecycle-manager", "hypershift-operator", "observability", "platform-api"}
+	for _, opts := range []render.Options{
+		{Version: testVersion, Pipelines: repoPipelines(t), Charts: charts},
+		{Version: testVersion, Pipelines: repoPipelines(t), Charts: charts, Cache: cache.NewMemory(), Memo: &render.Memo{}},
+	} {
+		out, diags := render.Render(f, opts)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		var held, spare int
+		for _, a := range out.Artifacts {
+			held += len(a.Bytes)
+			spare += cap(a.Bytes) - len(a.Bytes)
+			if s := cap(a.Bytes) - len(a.Bytes); s > len(a.Bytes)/4+16 {
+				t.Errorf("%s: %d bytes held in a buffer of %d", a.Path, len(a.Bytes), cap(a.Bytes))
+			}
+		}
+		t.Logf("%d files, %d bytes, %d spare", len(out.Artifacts), held, spare)
+	}
+}
