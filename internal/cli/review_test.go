@@ -123,6 +123,21 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 				r.Edit("config/sectors/prod-3.yaml", "order: 7", "order: 7\neks:\n  node_max: 16")
 				r.render()
 			}},
+		{name: "sector change beside a cluster whose pipeline is removed by delete_pipeline alone", head: "HEAD",
+			before: func(r *reviewRepo) {
+				// Its region is unchanged, so its config is checked on
+				// neither side: the review still knows delete_pipeline
+				// implies delete.
+				mc01 := r.Read("config/clusters/us-east-1/mc01.yaml")
+				r.Write("config/clusters/us-east-1/mc01.yaml", mc01+"delete: true\n")
+				r.render()
+				r.Commit("destroy us-east-1/mc01")
+				r.Write("config/clusters/us-east-1/mc01.yaml", mc01+"delete_pipeline: true\n")
+			},
+			change: func(r *reviewRepo) {
+				r.Edit("config/sectors/prod-3.yaml", "order: 7", "order: 7\neks:\n  node_max: 16")
+				r.render()
+			}},
 		{name: "chart added", head: "HEAD", whole: true, change: func(r *reviewRepo) {
 			r.Write("charts/logging/Chart.yaml", "apiVersion: v2\nname: logging\nversion: 0.1.0\n")
 			r.Write("config/global/90-logging.yaml", "components:\n  logging:\n    runs_on: [management]\n    chart_revision: logging/v1.0.0\n")

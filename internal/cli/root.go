@@ -76,6 +76,9 @@ type app struct {
 	fleetDiags diag.Diagnostics
 	// base is the merge base's fleet, loaded once when asked (mergeBase).
 	base *baseFleet
+	// phases is the merge base loaded for deletion phases alone
+	// (phaseBase).
+	phases *baseFleet
 }
 
 // Run executes regionctl with args and returns the process exit code.

@@ -19,38 +19,70 @@ import (
 // git repository, without a base, or when the base does not load (a broken
 // base says nothing about history).
 func (a *app) mergeBase() (*config.Fleet, string, error) {
+	if a.base == nil {
+		a.base = &baseFleet{}
+		if err := a.loadBase(a.base, func(tree fs.FS, checker *schema.Checker) (*config.Fleet, diag.Diagnostics) {
+			return fleet.Load(tree, configDir, checker)
+		}); err != nil {
+			return nil, "", err
+		}
+	}
+	return a.base.fleet, a.base.label, nil
+}
+
+// phaseBase is the merge base's fleet for holding the clusters' deletion
+// phases to it (diff.Lifecycle), beside head, the working tree's fleet:
+// mergeBase's when this invocation loaded it, else one loaded without the
+// cluster checks (fleet.LoadLayers), which decide nothing of a cluster's
+// phase: its own file's delete and delete_pipeline, held by the layer
+// check, do. The base's files the head has byte for byte are decoded once.
+func (a *app) phaseBase(head *config.Fleet) (*config.Fleet, string, error) {
 	if a.base != nil {
 		return a.base.fleet, a.base.label, nil
 	}
-	a.base = &baseFleet{}
+	if a.phases == nil {
+		a.phases = &baseFleet{}
+		if err := a.loadBase(a.phases, func(tree fs.FS, checker *schema.Checker) (*config.Fleet, diag.Diagnostics) {
+			return fleet.LoadLayers(tree, configDir, checker, head.Docs)
+		}); err != nil {
+			return nil, "", err
+		}
+	}
+	return a.phases.fleet, a.phases.label, nil
+}
+
+// loadBase fills b with the merge base's fleet as load reads it from the
+// base's tree, and its label; b stays empty outside a git repository,
+// without a base, or when load reports an error.
+func (a *app) loadBase(b *baseFleet, load func(fs.FS, *schema.Checker) (*config.Fleet, diag.Diagnostics)) error {
 	repo, err := gitbase.Open(a.root)
 	if err != nil {
-		return nil, "", nil
+		return nil
 	}
 	defer repo.Close()
 	base, label, err := repo.DefaultBase()
 	if err != nil {
-		return nil, "", nil
+		return nil
 	}
 	tree, err := repo.FS(base)
 	if err != nil {
-		return nil, "", fail(ExitExternal, "%v", err)
+		return fail(ExitExternal, "%v", err)
 	}
 	if p := repo.Prefix(a.root); p != "" {
 		if tree, err = fs.Sub(tree, p); err != nil {
-			return nil, "", fail(ExitExternal, "%v", err)
+			return fail(ExitExternal, "%v", err)
 		}
 	}
 	checker, err := a.checker()
 	if err != nil {
-		return nil, "", err
+		return err
 	}
-	f, diags := fleet.Load(tree, configDir, checker)
+	f, diags := load(tree, checker)
 	if diags.HasErrors() {
-		return nil, "", nil
+		return nil
 	}
-	a.base.fleet, a.base.label = f, base.Hash.String()[:8]+" ("+label+")"
-	return a.base.fleet, a.base.label, nil
+	b.fleet, b.label = f, base.Hash.String()[:8]+" ("+label+")"
+	return nil
 }
 
 // baseFleet is the merge base's fleet of this invocation.
@@ -62,7 +94,7 @@ type baseFleet struct {
 // lifecycleDiagnostics holds each cluster's deletion phase to the merge
 // base's (diff.Lifecycle).
 func (a *app) lifecycleDiagnostics(head *config.Fleet) (diag.Diagnostics, error) {
-	base, label, err := a.mergeBase()
+	base, label, err := a.phaseBase(head)
 	if err != nil || base == nil {
 		return nil, err
 	}

@@ -16,7 +16,10 @@ import (
 // goes only when the base already has delete_pipeline: true. A change that
 // takes two steps at once would remove a pipeline, or a cluster's files,
 // whose destroy never ran: the infrastructure would be orphaned. label
-// names the base in the messages.
+// names the base in the messages. A base cluster's phase is read as the
+// schema derives it (delete_pipeline: true makes delete: true), whether or
+// not its config went through #Cluster: a review checks only the clusters
+// it changes, and the render's base is loaded without cluster checks.
 func Lifecycle(base, head *config.Fleet, label string) diag.Diagnostics {
 	if base == nil || len(base.Clusters) == 0 {
 		return nil // the first fleet commit: nothing existed
@@ -28,7 +31,7 @@ func Lifecycle(base, head *config.Fleet, label string) diag.Diagnostics {
 			continue
 		}
 		b := before[c.ID()]
-		if b != nil && b.Bool("delete") {
+		if b != nil && b.Deleting() {
 			continue
 		}
 		was := "did not exist"
@@ -54,7 +57,7 @@ func Lifecycle(base, head *config.Fleet, label string) diag.Diagnostics {
 	for _, id := range removed {
 		b := before[id]
 		phase := "delete: false"
-		if b.Bool("delete") {
+		if b.Deleting() {
 			phase = "delete: true but not delete_pipeline: true"
 		}
 		out = append(out, diag.Errorf(diag.Pos{File: b.Doc.File},

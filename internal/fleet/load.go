@@ -41,6 +41,30 @@ func LoadParsed(p *Parsed, checker *schema.Checker) (*config.Fleet, diag.Diagnos
 	return f, diags.Sorted()
 }
 
+// LoadLayers reads the fleet under dir of fsys and checks its layer files,
+// but not its clusters (#Cluster, AWS's rules, the fleet's): what a
+// fleet is needed for without them, such as each cluster's deletion phase,
+// which its own file's delete and delete_pipeline give. A file whose blob
+// a document of beside has (a fleet already loaded and checked, or nil) is
+// decoded once, for both, and not checked again. Its clusters' effective
+// configs lack the schema's defaults.
+func LoadLayers(fsys fs.FS, dir string, checker *schema.Checker, beside *config.Documents) (*config.Fleet, diag.Diagnostics) {
+	docs, diags := config.ParseReusing(fsys, dir, checker.DecodeOptions(), beside)
+	var skip func(*config.Document) bool
+	if beside != nil {
+		checked := map[string][32]byte{}
+		for _, d := range beside.All() {
+			if d.Value != nil && !d.Invalid {
+				checked[d.File] = d.Hash
+			}
+		}
+		skip = identical(checked)
+	}
+	diags = append(diags, checker.CheckLayersExcept(docs, skip)...)
+	f, ds := config.Build(docs)
+	return f, append(diags, ds...).Sorted()
+}
+
 // Pair is the two ends of a review loaded together.
 type Pair struct {
 	Base, Head           *config.Fleet
