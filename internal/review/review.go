@@ -120,13 +120,6 @@ func Run(o Options) (*Result, error) {
 			return nil, err
 		}
 		headFS = os.DirFS(o.Root)
-		if uncommitted, err = repo.Changed(head, o.Root, render.Inputs...); err != nil {
-			return nil, err
-		}
-		headLabel = fmt.Sprintf("%s (HEAD)", short(head))
-		if len(uncommitted) > 0 {
-			headLabel = fmt.Sprintf("working tree (HEAD %s + uncommitted changes)", short(head))
-		}
 	}
 
 	// The head's layer files are read and decoded while the base's
@@ -179,6 +172,18 @@ func Run(o Options) (*Result, error) {
 				return idx
 			}
 			return nil
+		}
+	}
+	if o.Head == "" {
+		// Which inputs the working tree changed is found while the head
+		// is read and decoded; it reads the commit's tree, which nothing
+		// else reads through this handle until the fleets load.
+		if uncommitted, err = repo.Changed(head, o.Root, render.Inputs...); err != nil {
+			return nil, err
+		}
+		headLabel = fmt.Sprintf("%s (HEAD)", short(head))
+		if len(uncommitted) > 0 {
+			headLabel = fmt.Sprintf("working tree (HEAD %s + uncommitted changes)", short(head))
 		}
 	}
 	parsedHead := <-headFleet
