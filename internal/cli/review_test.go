@@ -70,6 +70,10 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 		{name: "hand edit of an unchanged cluster's file", head: "HEAD", change: func(r *reviewRepo) {
 			r.Edit(mc, `"node_max": 6`, `"node_max": 60`)
 		}},
+		{name: "hand edit of an unchanged regional cluster's file", head: "HEAD", change: func(r *reviewRepo) {
+			const f = "deploy/production/us-east-1/terraform/regional.tfvars.json"
+			r.Edit(f, `"node_max": `, `"node_max": 1`)
+		}},
 		{name: "hand removal of an unchanged cluster's file", head: "HEAD", change: func(r *reviewRepo) {
 			if err := os.Remove(filepath.Join(r.Dir, mc)); err != nil {
 				r.T.Fatal(err)
@@ -180,6 +184,30 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 				t.Error("the incremental review rendered every cluster")
 			}
 		})
+	}
+}
+
+// TestReviewLeavesOutUnchangedRegionalClusters: a regional cluster's files
+// are made of its own config, as a management cluster's are, so a review
+// renders it only where its config changed. It is still checked (the
+// central pipeline's policy is made of every region's).
+func TestReviewLeavesOutUnchangedRegionalClusters(t *testing.T) {
+	r := newReviewRepo(t)
+	r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
+	r.render()
+	r.Commit("sector change")
+	a := &app{stdout: io.Discard, stderr: io.Discard, root: r.Dir, noCache: true}
+	_, out, _, err := a.review("HEAD~1", "HEAD", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Skipped["us-east-1/regional"] {
+		t.Errorf("the regional cluster of an unchanged region was rendered; left out: %v", out.Skipped)
+	}
+	for id := range out.Skipped {
+		if strings.HasPrefix(id, "eu-west-1/") {
+			t.Errorf("%s of the changed sector was left out", id)
+		}
 	}
 }
 

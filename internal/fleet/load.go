@@ -69,10 +69,10 @@ func LoadLayers(fsys fs.FS, dir string, checker *schema.Checker, beside *config.
 type Pair struct {
 	Base, Head           *config.Fleet
 	BaseDiags, HeadDiags diag.Diagnostics
-	// Unchanged names the management clusters (by ID) whose effective
-	// config is identical on both sides, values and origin files alike,
-	// and whose fleet-wide inputs are too: their own files are the same on
-	// both sides.
+	// Unchanged names the clusters (by ID) whose effective config is
+	// identical on both sides, values and origin files alike, and whose
+	// fleet-wide inputs are too: their own files are the same on both
+	// sides. An unchanged regional cluster is still checked (below).
 	Unchanged map[string]bool
 	// SameRegions names the regions whose every cluster, on either side,
 	// is so (their regional cluster included): their identity chains are
@@ -151,7 +151,7 @@ func LoadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker,
 	for _, c := range head.Clusters {
 		b, inBase := baseKeys[c.ID()]
 		h, inHead := headKeys[c.ID()]
-		if c.Type == "management" && inBase && inHead && b == h {
+		if inBase && inHead && b == h {
 			unchanged[c.ID()] = true
 		}
 	}
