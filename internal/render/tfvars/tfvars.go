@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -150,6 +151,10 @@ type Checker struct {
 	// most values repeat across a fleet's clusters, and converting a value
 	// to its cty type costs more than rendering it.
 	seen sync.Map // string → string ("" when it converts)
+	// converts remembers, by (root, variable, class of the value), that
+	// a value converted: most values of a fleet differ only in names,
+	// which convert alike (class).
+	converts sync.Map // string → struct{}
 }
 
 type variable struct {
@@ -222,6 +227,90 @@ func convertProblem(name string, b []byte, d variable) string {
 	return ""
 }
 
+// class writes to b what of v decides whether cty converts it to a type,
+// and reports whether it knows v's Go types (false: v must be judged
+// whole). That is v itself, but for a string that cty converts to neither
+// a number nor a bool: such a string converts to a string or to any type,
+// and to nothing else, whatever its text, so it is written as one mark.
+// Map keys are kept, since an object type names its attributes. Only a
+// value that converted is remembered by its class: an error's text may
+// quote the value.
+func class(b *strings.Builder, v any) bool {
+	switch v := v.(type) {
+	case nil:
+		b.WriteString("z")
+	case bool:
+		b.WriteString(strconv.FormatBool(v))
+	case int:
+		b.WriteString("n" + strconv.Itoa(v))
+	case int64:
+		b.WriteString("n" + strconv.FormatInt(v, 10))
+	case float64:
+		b.WriteString("n" + strconv.FormatFloat(v, 'g', -1, 64))
+	case json.Number:
+		b.WriteString("n" + v.String())
+	case string:
+		if textOnly(v) {
+			b.WriteString("s")
+		} else {
+			b.WriteString("q" + strconv.Quote(v))
+		}
+	case []any:
+		b.WriteString("[")
+		for _, e := range v {
+			if !class(b, e) {
+				return false
+			}
+			b.WriteString(",")
+		}
+		b.WriteString("]")
+	case []string:
+		return class(b, toAny(v))
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString("{")
+		for _, k := range keys {
+			b.WriteString(strconv.Quote(k) + ":")
+			if !class(b, v[k]) {
+				return false
+			}
+			b.WriteString(",")
+		}
+		b.WriteString("}")
+	case map[string]string:
+		m := make(map[string]any, len(v))
+		for k, e := range v {
+			m[k] = e
+		}
+		return class(b, m)
+	default:
+		return false
+	}
+	return true
+}
+
+// textOnly reports whether cty converts s to neither a number nor a bool.
+func textOnly(s string) bool {
+	str := cty.StringVal(s)
+	if _, err := convert.Convert(str, cty.Number); err == nil {
+		return false
+	}
+	_, err := convert.Convert(str, cty.Bool)
+	return err != nil
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
 // Check reports every variable of vars the root does not declare or cannot
 // convert to its declared type, and every required variable vars lacks.
 func (c *Checker) Check(root string, vars Vars) []string {
@@ -244,6 +333,14 @@ func (c *Checker) Check(root string, vars Vars) []string {
 			problems = append(problems, fmt.Sprintf("%s is not a variable of terraform/%s", name, root))
 			continue
 		}
+		var ck strings.Builder
+		ck.WriteString(root + "\x00" + name + "\x00")
+		classed := class(&ck, val)
+		if classed {
+			if _, ok := c.converts.Load(ck.String()); ok {
+				continue
+			}
+		}
 		b, err := json.Marshal(val)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", name, err))
@@ -257,6 +354,8 @@ func (c *Checker) Check(root string, vars Vars) []string {
 		}
 		if verdict != "" {
 			problems = append(problems, verdict.(string))
+		} else if classed {
+			c.converts.Store(ck.String(), struct{}{})
 		}
 	}
 	for name, d := range decl {

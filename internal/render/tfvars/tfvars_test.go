@@ -2,11 +2,13 @@ package tfvars_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/render"
@@ -130,4 +132,48 @@ func TestRenderedTfvarsMatchTheirRoots(t *testing.T) {
 		t.Errorf("checked only %d tfvars files", n)
 	}
 	t.Logf("%d tfvars files checked", n)
+}
+
+// TestCheckerJudgesEachClassOfValue: a value that converts is remembered by
+// what decides its conversion, names aside; a value of the same shape whose
+// text converts differently (a word where a number was, a missing
+// attribute) is still refused after one that converted.
+func TestCheckerJudgesEachClassOfValue(t *testing.T) {
+	var decl string
+	for name, typ := range map[string]string{"n": "number", "b": "bool", "o": "object({ a = string })", "l": "list(number)", "s": "string"} {
+		decl += fmt.Sprintf("variable %q {\n  type    = %s\n  default = null\n}\n", name, typ)
+	}
+	roots := fstest.MapFS{}
+	for _, r := range []string{terraform.RegionalCluster, terraform.ManagementCluster, terraform.CentralBootstrap} {
+		roots[r+"/variables.tf"] = &fstest.MapFile{Data: []byte(decl)}
+	}
+	c, err := tfvars.NewChecker(roots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		val  any
+		ok   bool
+	}{
+		{"n", "12", true},
+		{"n", "abc", false},
+		{"n", "13", true},
+		{"b", "true", true},
+		{"b", "yes", false},
+		{"b", "0", true},
+		{"o", map[string]any{"a": "x"}, true},
+		{"o", map[string]any{"b": "x"}, false},
+		{"o", map[string]any{"a": "y"}, true},
+		{"l", []any{"1", "2"}, true},
+		{"l", []any{"1", "x"}, false},
+		{"s", "one name", true},
+		{"s", "another", true},
+		{"s", []any{"a"}, false},
+	} {
+		p := c.Check(terraform.ManagementCluster, tfvars.Vars{tt.name: tt.val})
+		if tt.ok != (len(p) == 0) {
+			t.Errorf("%s = %#v: problems %q, want ok=%v", tt.name, tt.val, p, tt.ok)
+		}
+	}
 }
