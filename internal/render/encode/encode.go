@@ -7,6 +7,8 @@ package encode
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"sync"
 
 	yamlv2 "go.yaml.in/yaml/v2"
 )
@@ -36,14 +38,36 @@ func YAML(v any) ([]byte, error) {
 // decode reads a JSON document into generic values, numbers kept as
 // written.
 func decode(j []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(j))
-	dec.UseNumber()
+	d := decoders.Get().(*decoder)
+	d.src.Reset(j)
+	d.fed += int64(len(j))
 	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return nil, err
+	if err := d.dec.Decode(&doc); err != nil {
+		return nil, err // the decoder is dropped with its state
 	}
+	if d.dec.InputOffset() != d.fed {
+		return nil, errors.New("encode: more than one JSON document")
+	}
+	decoders.Put(d)
 	return doc, nil
 }
+
+// decoder reads a stream of documents, one per decode: json.Decoder keeps
+// its read buffer from one document to the next, where a new decoder
+// grows one to each document's size (a tenth of a cold render's
+// allocations went there).
+type decoder struct {
+	src bytes.Reader
+	dec *json.Decoder
+	fed int64 // bytes of the stream so far
+}
+
+var decoders = sync.Pool{New: func() any {
+	d := &decoder{}
+	d.dec = json.NewDecoder(&d.src)
+	d.dec.UseNumber()
+	return d
+}}
 
 // library encodes doc with go.yaml.in/yaml/v2.
 func library(doc any) ([]byte, error) {

@@ -3,6 +3,7 @@ package tfvars_test
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -175,5 +176,31 @@ func TestCheckerJudgesEachClassOfValue(t *testing.T) {
 		if tt.ok != (len(p) == 0) {
 			t.Errorf("%s = %#v: problems %q, want ok=%v", tt.name, tt.val, p, tt.ok)
 		}
+	}
+}
+
+// TestMarshalJSONOwnsItsBytes: each file's bytes are its own, though the
+// encoder that wrote them writes the next file, and a value that fails to
+// encode leaves nothing behind for the next.
+func TestMarshalJSONOwnsItsBytes(t *testing.T) {
+	first, err := tfvars.MarshalJSON(map[string]any{"a": "first", "n": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := tfvars.MarshalJSON(map[string]any{"b": "second <&>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tfvars.MarshalJSON(map[string]any{"bad": math.NaN()}); err == nil {
+		t.Fatal("NaN encoded")
+	}
+	if third, err := tfvars.MarshalJSON([]int{3}); err != nil || string(third) != "[\n  3\n]\n" {
+		t.Errorf("after a failed encoding: %q, %v", third, err)
+	}
+	if want := "{\n  \"a\": \"first\",\n  \"n\": 1\n}\n"; string(first) != want {
+		t.Errorf("first file %q, want %q", first, want)
+	}
+	if want := "{\n  \"b\": \"second <&>\"\n}\n"; string(second) != want {
+		t.Errorf("second file %q, want %q", second, want)
 	}
 }
