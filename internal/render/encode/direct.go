@@ -30,17 +30,28 @@ func direct(doc any) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	w := writer{out: make([]byte, 0, 4096)}
-	w.out = append(w.out, Marker...)
+	scratch := scratches.Get().(*[]byte)
+	w := writer{out: append((*scratch)[:0], Marker...)}
+	ok = true
 	if len(root) == 0 {
 		w.out = append(w.out, "{}\n"...)
-		return w.out, true
+	} else {
+		ok = w.mapping(root, 0)
 	}
-	if !w.mapping(root, 0) {
-		return nil, false
+	var out []byte
+	if ok {
+		out = bytes.Clone(w.out) // a buffer of the file's size
 	}
-	return w.out, true
+	if cap(w.out) <= 1<<20 {
+		*scratch = w.out
+		scratches.Put(scratch)
+	}
+	return out, ok
 }
+
+// scratches are the buffers documents are written in before they are
+// copied out at their size.
+var scratches = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
 // writer appends the YAML. Its methods return false where the document
 // has something only the library can place.
