@@ -19,19 +19,43 @@ const AllowMarker = "regionctl:not-a-secret"
 type rule struct {
 	name string
 	re   *regexp.Regexp
+	// any lists strings of which every match holds at least one (and all
+	// lists strings every match holds): a text without them is not
+	// searched. The expressions begin with \b or a class, which leaves
+	// the regexp package no literal prefix to look for first, and a
+	// review masks the diff of every changed file.
+	any, all []string
 }
 
 // formats are token and key formats whose shape alone gives them away.
 var formats = []rule{
-	{"an AWS access key id", regexp.MustCompile(`\b(AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)},
-	{"a private key", regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`)},
-	{"a GitHub token", regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b`)},
-	{"a GitLab token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}\b`)},
-	{"a Slack token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}\b`)},
-	{"a Google API key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`)},
-	{"a Stripe secret key", regexp.MustCompile(`\b[rs]k_live_[0-9A-Za-z]{20,}\b`)},
-	{"a JSON Web Token", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
-	{"a password in a URL", regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:[^/\s@]+@`)},
+	{"an AWS access key id", regexp.MustCompile(`\b(AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`), []string{"AKIA", "ASIA", "ABIA", "ACCA"}, nil},
+	{"a private key", regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`), nil, []string{"-----BEGIN ", "PRIVATE KEY"}},
+	{"a GitHub token", regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b`), []string{"gh", "github_pat_"}, nil},
+	{"a GitLab token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}\b`), nil, []string{"glpat-"}},
+	{"a Slack token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}\b`), nil, []string{"xox"}},
+	{"a Google API key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`), nil, []string{"AIza"}},
+	{"a Stripe secret key", regexp.MustCompile(`\b[rs]k_live_[0-9A-Za-z]{20,}\b`), nil, []string{"k_live_"}},
+	{"a JSON Web Token", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), nil, []string{"eyJ"}},
+	{"a password in a URL", regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:[^/\s@]+@`), nil, []string{"://", "@"}},
+}
+
+// mayMatch reports whether s holds what every match of r holds.
+func (r rule) mayMatch(s string) bool {
+	for _, lit := range r.all {
+		if !strings.Contains(s, lit) {
+			return false
+		}
+	}
+	if len(r.any) == 0 {
+		return true
+	}
+	for _, lit := range r.any {
+		if strings.Contains(s, lit) {
+			return true
+		}
+	}
+	return false
 }
 
 // secretKey matches the keys whose values are secrets by name.
@@ -48,7 +72,7 @@ func Find(key, value string) string {
 	// expressions, which the loader would otherwise run on every string.
 	if len(value) >= 15 || strings.Contains(value, "@") {
 		for _, r := range formats {
-			if r.re.MatchString(value) {
+			if r.mayMatch(value) && r.re.MatchString(value) {
 				return r.name
 			}
 		}
@@ -63,7 +87,9 @@ func Find(key, value string) string {
 // messages and outputs that may quote a value.
 func Mask(s string) string {
 	for _, r := range formats {
-		s = r.re.ReplaceAllString(s, Redacted)
+		if r.mayMatch(s) {
+			s = r.re.ReplaceAllString(s, Redacted)
+		}
 	}
 	return s
 }

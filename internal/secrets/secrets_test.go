@@ -54,3 +54,36 @@ func TestMaskAndRedact(t *testing.T) {
 		t.Errorf("Redact a plain value: %q", got)
 	}
 }
+
+// FuzzMaskIsTheExpressions: the strings that let a text be searched are in
+// every match of their expression, so a gated Mask masks what running every
+// expression over the text masks.
+func FuzzMaskIsTheExpressions(f *testing.F) {
+	for _, s := range []string{
+		"AKIAIOSFODNN7EXAMPLE", "id: ASIAY34FZKBOKMUTVV7A,", "ABIA0123456789ABCDEF ACCA0123456789ABCDEF",
+		"-----BEGIN OPENSSH PRIVATE KEY-----\nabc", "-----BEGIN RSA PRIVATE KEY BLOCK-----",
+		"ghp_0123456789abcdefghijABCDEFGHIJ012345", "gho_0123456789abcdefghijABCDEFGHIJ012345 ghu_0123456789abcdefghijABCDEFGHIJ012345",
+		"github_pat_11ABCDEFG0123456789_abcdefghijklmnop", "glpat-abcdefghij0123456789",
+		"xoxb-1234567890-abcdefghij", "xoxp-0123456789", "AIzaSyA-0123456789abcdefghijklmnopqrstu",
+		"rk_live_0123456789abcdefghijklmn sk_live_0123456789abcdefghijklmn",
+		"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+		"https://user:pa55word@git.example.com/fleet.git", "s://a:b@h",
+		"+  node_max: 16 # config/sectors/sector-2.yaml\n", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := s
+		for _, r := range formats {
+			want = r.re.ReplaceAllString(want, Redacted)
+		}
+		if got := Mask(s); got != want {
+			t.Errorf("Mask(%q) = %q, the expressions give %q", s, got, want)
+		}
+		for _, r := range formats {
+			if r.re.MatchString(s) && !r.mayMatch(s) {
+				t.Errorf("%s: %q matches but is not searched", r.name, s)
+			}
+		}
+	})
+}
