@@ -7,10 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/regionctl/regionctl/internal/diag"
 )
@@ -176,26 +174,13 @@ func parse(fsys fs.FS, dir string, opts DecodeOptions, reuse func(*Document) boo
 	// Read and decode the files in parallel: reading from git objects or a
 	// cold disk dominates on large fleets. Diagnostics keep file order.
 	perDoc := make([]diag.Diagnostics, len(pending))
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				if reuse != nil && reuse(pending[i]) {
-					perDoc[i] = pending[i].decoded
-					continue
-				}
-				perDoc[i] = readDoc(fsys, pending[i], opts)
-			}
-		}()
-	}
-	for i := range pending {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
+	parallel(len(pending), func(i int) {
+		if reuse != nil && reuse(pending[i]) {
+			perDoc[i] = pending[i].decoded
+			return
+		}
+		perDoc[i] = readDoc(fsys, pending[i], opts)
+	})
 	for _, ds := range perDoc {
 		diags = append(diags, ds...)
 	}
