@@ -84,11 +84,15 @@ func (r *Repo) WorktreeHashes(root, dir string) (map[string]plumbing.Hash, error
 			defer wg.Done()
 			for rel := range next {
 				b, err := os.ReadFile(filepath.Join(top, filepath.FromSlash(rel)))
+				var h plumbing.Hash
+				if err == nil {
+					h = plumbing.ComputeHash(plumbing.BlobObject, b)
+				}
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = fmt.Errorf("reading %s: %w", filepath.Join(dir, rel), err)
 				} else if err == nil {
-					out[rel] = plumbing.ComputeHash(plumbing.BlobObject, b)
+					out[rel] = h
 				}
 				mu.Unlock()
 			}
