@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/regionctl/regionctl/internal/diff"
+	"github.com/regionctl/regionctl/internal/render/tekton"
 	"github.com/regionctl/regionctl/internal/testrepo"
 )
 
@@ -189,8 +190,9 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 
 // TestReviewLeavesOutUnchangedRegionalClusters: a regional cluster's files
 // are made of its own config, as a management cluster's are, so a review
-// renders it only where its config changed. It is still checked (the
-// central pipeline's policy is made of every region's).
+// leaves it out in a region where nothing changed (elsewhere its central
+// pipeline may run for its region's chain: the test above). It is still
+// checked (the central pipeline's policy is made of every region's).
 func TestReviewLeavesOutUnchangedRegionalClusters(t *testing.T) {
 	r := newReviewRepo(t)
 	r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
@@ -208,6 +210,50 @@ func TestReviewLeavesOutUnchangedRegionalClusters(t *testing.T) {
 		if strings.HasPrefix(id, "eu-west-1/") {
 			t.Errorf("%s of the changed sector was left out", id)
 		}
+	}
+}
+
+// TestReviewHoldsTheRunOfEveryClusterItRuns: dispatch and affected take the
+// PipelineRun of every cluster whose pipeline must run from the review's
+// head render. A regional cluster whose own config did not change still
+// runs the central pipeline when its region's identity chain changes, as
+// when the region gains a management cluster, so it is rendered.
+func TestReviewHoldsTheRunOfEveryClusterItRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(r *reviewRepo)
+	}{
+		{"a management cluster added to a region", func(r *reviewRepo) {
+			r.Write("config/clusters/us-east-1/mc02.yaml", "type: management\n")
+		}},
+		{"a management cluster's OIDC bucket renamed", func(r *reviewRepo) {
+			r.Write("config/clusters/us-east-1/mc01.yaml", r.Read("config/clusters/us-east-1/mc01.yaml")+"hypershift:\n  oidc_bucket: hypershift-oidc-renamed-us-east-1-mc01\n")
+		}},
+		{"a sector change", func(r *reviewRepo) {
+			r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newReviewRepo(t)
+			tc.change(r)
+			r.render()
+			r.Commit(tc.name)
+			a := &app{stdout: io.Discard, stderr: io.Discard, root: r.Dir, noCache: true}
+			rep, out, _, err := a.review("HEAD~1", "HEAD", false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files := out.ByPath()
+			runs := diff.Runs(rep.Affected)
+			if len(runs) == 0 {
+				t.Fatal("no pipeline runs")
+			}
+			for _, c := range runs {
+				if files[tekton.Path(c.Environment, c.Region, c.Cluster)] == nil {
+					t.Errorf("the %s pipeline of %s runs, but the review did not render its PipelineRun", c.Pipeline, c.ID)
+				}
+			}
+		})
 	}
 }
 

@@ -72,7 +72,8 @@ type Pair struct {
 	// Unchanged names the clusters (by ID) whose effective config is
 	// identical on both sides, values and origin files alike, and whose
 	// fleet-wide inputs are too: their own files are the same on both
-	// sides. An unchanged regional cluster is still checked (below).
+	// sides. A regional cluster is among them only in a region of
+	// SameRegions, and is still checked.
 	Unchanged map[string]bool
 	// SameRegions names the regions whose every cluster, on either side,
 	// is so (their regional cluster included): their identity chains are
@@ -147,15 +148,18 @@ func LoadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker,
 	if fleetWide(base) != fleetWide(head) {
 		baseKeys = nil // every cluster changed
 	}
+	same := sameRegions(base, head, baseKeys, headKeys)
 	unchanged := map[string]bool{}
 	for _, c := range head.Clusters {
 		b, inBase := baseKeys[c.ID()]
 		h, inHead := headKeys[c.ID()]
-		if inBase && inHead && b == h {
+		// A regional cluster runs the central pipeline when its region's
+		// identity chain changes, its own config unchanged: only in a
+		// region the same on both sides is it certain not to.
+		if inBase && inHead && b == h && (c.Type == "management" || same[c.Region.Name]) {
 			unchanged[c.ID()] = true
 		}
 	}
-	same := sameRegions(base, head, baseKeys, headKeys)
 	skip := func(c *config.Cluster) bool { return c.Type == "management" && same[c.Region.Name] }
 	bd = append(bd, checker.CheckClustersExcept(base, skip)...)
 	hd = append(hd, checker.CheckClustersExcept(head, skip)...)
