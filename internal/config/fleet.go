@@ -2,14 +2,12 @@ package config
 
 import (
 	"fmt"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/par"
 )
 
 // Fleet is the resolved hierarchy: sectors in rollout order, regions and
@@ -239,7 +237,7 @@ func BuildBeside(docs *Documents, beside *Fleet) (*Fleet, diag.Diagnostics) {
 	}
 	// The effective configs are merged on every core: each reads only
 	// values, which are never modified once built.
-	parallel(len(todo), func(i int) {
+	par.Do(len(todo), func(i int) {
 		b := todo[i]
 		if b.c == nil || b.c.Effective != nil || b.c.Region.Sector == nil {
 			return
@@ -264,22 +262,6 @@ func BuildBeside(docs *Documents, beside *Fleet) (*Fleet, diag.Diagnostics) {
 		return f.Clusters[i].Name < f.Clusters[j].Name
 	})
 	return f, diags
-}
-
-// parallel runs fn for 0..n-1 on every core.
-func parallel(n int, fn func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // sameValues reports whether two lists of documents hold the same values

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/par"
 )
 
 // Document is one parsed layer file.
@@ -174,7 +175,7 @@ func parse(fsys fs.FS, dir string, opts DecodeOptions, reuse func(*Document) boo
 	// Read and decode the files in parallel: reading from git objects or a
 	// cold disk dominates on large fleets. Diagnostics keep file order.
 	perDoc := make([]diag.Diagnostics, len(pending))
-	parallel(len(pending), func(i int) {
+	par.Do(len(pending), func(i int) {
 		if reuse != nil && reuse(pending[i]) {
 			perDoc[i] = pending[i].decoded
 			return

@@ -9,14 +9,13 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/par"
 	"github.com/regionctl/regionctl/internal/render/argocd"
 	"github.com/regionctl/regionctl/internal/render/effective"
 	"github.com/regionctl/regionctl/internal/render/tekton"
@@ -148,7 +147,7 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	}
 	perRegion := make([][]Artifact, len(f.Regions))
 	perRegionDiags := make([]diag.Diagnostics, len(f.Regions))
-	parallel(len(f.Regions), func(i int) {
+	par.Do(len(f.Regions), func(i int) {
 		perRegion[i], perRegionDiags[i] = r.cachedRegion(f.Regions[i], chains[f.Regions[i].Name])
 	})
 	central, ds := centralArtifacts(chains)
@@ -176,7 +175,7 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	perCluster := make([][]Artifact, len(f.Clusters))
 	perDiags := make([]diag.Diagnostics, len(f.Clusters))
 	perHash := make([]string, len(f.Clusters))
-	parallel(len(f.Clusters), func(i int) {
+	par.Do(len(f.Clusters), func(i int) {
 		sinkMu.Lock()
 		failed := sinkErr != nil
 		sinkMu.Unlock()
@@ -409,24 +408,6 @@ func (r *renderer) renderCluster(c *config.Cluster) ([]Artifact, diag.Diagnostic
 		}
 	}
 	return arts, nil
-}
-
-// parallel runs fn(0..n-1) on GOMAXPROCS goroutines.
-// Each worker takes the next index itself: handing indices over a
-// channel woke a worker per item.
-func parallel(n int, fn func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // hashFiles digests paths and contents of arts.
