@@ -19,11 +19,11 @@ const AllowMarker = "regionctl:not-a-secret"
 type rule struct {
 	name string
 	re   *regexp.Regexp
-	// any lists strings of which every match holds at least one (and all
-	// lists strings every match holds): a text without them is not
-	// searched. The expressions begin with \b or a class, which leaves
-	// the regexp package no literal prefix to look for first, and a
-	// review masks the diff of every changed file.
+	// any lists strings of which every match holds at least one, and all
+	// strings every match holds: a text without them is not searched.
+	// Most of the expressions begin with \b or a class, which leaves the
+	// regexp package no literal prefix to look for first, and a review
+	// masks the diff of every changed file.
 	any, all []string
 }
 
