@@ -191,7 +191,7 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 // TestReviewLeavesOutUnchangedRegionalClusters: a regional cluster's files
 // are made of its own config, as a management cluster's are, so a review
 // leaves it out in a region where nothing changed (elsewhere its central
-// pipeline may run for its region's chain: the test above). It is still
+// pipeline may run for its region's chain: the next test). It is still
 // checked (the central pipeline's policy is made of every region's).
 func TestReviewLeavesOutUnchangedRegionalClusters(t *testing.T) {
 	r := newReviewRepo(t)
@@ -217,7 +217,7 @@ func TestReviewLeavesOutUnchangedRegionalClusters(t *testing.T) {
 // PipelineRun of every cluster whose pipeline must run from the review's
 // head render. A regional cluster whose own config did not change still
 // runs the central pipeline when its region's identity chain changes, as
-// when the region gains a management cluster, so it is rendered.
+// when a management cluster's OIDC bucket is renamed, so it is rendered.
 func TestReviewHoldsTheRunOfEveryClusterItRuns(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
