@@ -114,35 +114,13 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 			r.render()
 		}},
 		{name: "sector change beside a cluster whose pipeline is removed", head: "HEAD",
-			before: func(r *reviewRepo) {
-				// delete: true merged, then delete_pipeline: true (the
-				// ApplicationSet leaves out prod-1, where this is the only
-				// management cluster).
-				mc01 := r.Read("config/clusters/us-east-1/mc01.yaml")
-				r.Write("config/clusters/us-east-1/mc01.yaml", mc01+"delete: true\n")
-				r.render()
-				r.Commit("destroy us-east-1/mc01")
-				r.Write("config/clusters/us-east-1/mc01.yaml", mc01+"delete: true\ndelete_pipeline: true\n")
-			},
-			change: func(r *reviewRepo) {
-				r.Edit("config/sectors/prod-3.yaml", "order: 7", "order: 7\neks:\n  node_max: 16")
-				r.render()
-			}},
+			// The ApplicationSet leaves out prod-1, where this is the only
+			// management cluster.
+			before: destroyedThen("delete: true\ndelete_pipeline: true\n"), change: prod3Change},
 		{name: "sector change beside a cluster whose pipeline is removed by delete_pipeline alone", head: "HEAD",
-			before: func(r *reviewRepo) {
-				// Its region is unchanged, so its config is checked on
-				// neither side: the review still knows delete_pipeline
-				// implies delete.
-				mc01 := r.Read("config/clusters/us-east-1/mc01.yaml")
-				r.Write("config/clusters/us-east-1/mc01.yaml", mc01+"delete: true\n")
-				r.render()
-				r.Commit("destroy us-east-1/mc01")
-				r.Write("config/clusters/us-east-1/mc01.yaml", mc01+"delete_pipeline: true\n")
-			},
-			change: func(r *reviewRepo) {
-				r.Edit("config/sectors/prod-3.yaml", "order: 7", "order: 7\neks:\n  node_max: 16")
-				r.render()
-			}},
+			// Its region is unchanged, so its config is checked on neither
+			// side: the review still knows delete_pipeline implies delete.
+			before: destroyedThen("delete_pipeline: true\n"), change: prod3Change},
 		{name: "chart added", head: "HEAD", whole: true, change: func(r *reviewRepo) {
 			r.Write("charts/logging/Chart.yaml", "apiVersion: v2\nname: logging\nversion: 0.1.0\n")
 			r.Write("config/global/90-logging.yaml", "components:\n  logging:\n    runs_on: [management]\n    chart_revision: logging/v1.0.0\n")
@@ -186,6 +164,24 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 			}
 		})
 	}
+}
+
+// destroyedThen merges delete: true for us-east-1/mc01 (rendered and
+// committed), then leaves its file with then added, for the case's change.
+func destroyedThen(then string) func(r *reviewRepo) {
+	return func(r *reviewRepo) {
+		mc01 := r.Read("config/clusters/us-east-1/mc01.yaml")
+		r.Write("config/clusters/us-east-1/mc01.yaml", mc01+"delete: true\n")
+		r.render()
+		r.Commit("destroy us-east-1/mc01")
+		r.Write("config/clusters/us-east-1/mc01.yaml", mc01+then)
+	}
+}
+
+// prod3Change is a sector change away from us-east-1.
+func prod3Change(r *reviewRepo) {
+	r.Edit("config/sectors/prod-3.yaml", "order: 7", "order: 7\neks:\n  node_max: 16")
+	r.render()
 }
 
 // TestReviewLeavesOutUnchangedRegionalClusters: a regional cluster's files
