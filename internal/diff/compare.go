@@ -214,6 +214,13 @@ func valueChanges(base, head *config.Fleet, same, changed map[string]bool, rollo
 		g.Sectors = uniqSorted(g.Sectors)
 		out = append(out, *g)
 	}
+	sortChanges(out)
+	return out
+}
+
+// sortChanges orders value changes by how many clusters they reach, most
+// first, then by what they change.
+func sortChanges(out []ValueChange) {
 	sort.Slice(out, func(i, j int) bool {
 		if len(out[i].Clusters) != len(out[j].Clusters) {
 			return len(out[i].Clusters) > len(out[j].Clusters)
@@ -221,9 +228,16 @@ func valueChanges(base, head *config.Fleet, same, changed map[string]bool, rollo
 		if out[i].Path != out[j].Path {
 			return out[i].Path < out[j].Path
 		}
-		return out[i].New < out[j].New
+		if out[i].New != out[j].New {
+			return out[i].New < out[j].New
+		}
+		// A group is one path, old and new value and origin: those order
+		// the groups wholly, so that a report is the same on every run.
+		if out[i].Old != out[j].Old {
+			return out[i].Old < out[j].Old
+		}
+		return out[i].Origin < out[j].Origin
 	})
-	return out
 }
 
 func add(groups map[string]*ValueChange, p string, ov, nv *config.Value, origin config.Origin, c *config.Cluster, changed map[string]bool, rolloutKeys []string) {
