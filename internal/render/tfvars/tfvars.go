@@ -138,7 +138,12 @@ func MarshalJSON(v any) ([]byte, error) {
 		return nil, err // the encoder is dropped with its state
 	}
 	out := bytes.Clone(e.buf.Bytes())
-	encoders.Put(e)
+	if e.buf.Cap() <= 1<<20 {
+		// A larger buffer (index.json's, tens of megabytes in a large
+		// fleet) is dropped with its encoder rather than kept for files a
+		// few kilobytes long.
+		encoders.Put(e)
+	}
 	return out, nil
 }
 
