@@ -37,7 +37,7 @@ func (a *app) review(baseRef, headRef string, drift bool) (*diff.Report, *render
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	res, err := review.Run(review.Options{Root: a.root, Base: baseRef, Head: headRef, Drift: drift, Full: a.fullReview,
+	res, err := review.Run(review.Options{Root: a.root, Base: baseRef, Head: headRef, Drift: drift, Full: a.fullReview, Hold: a.holdReview,
 		Checker: checker, Render: a.renderOptions(), Trusted: stamped(Version)})
 	var notRendered *review.NotRendered
 	var refused *review.Refused

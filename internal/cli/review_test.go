@@ -54,9 +54,12 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		before func(r *reviewRepo) // rendered and committed before the change
-		change func(r *reviewRepo)
-		head   string // "" is the working tree
-		whole  bool   // every cluster's inputs change: nothing can be left out
+		// handWritten is committed before the change as it leaves the
+		// tree, not rendered.
+		handWritten func(r *reviewRepo)
+		change      func(r *reviewRepo)
+		head        string // "" is the working tree
+		whole       bool   // every cluster's inputs change: nothing can be left out
 	}{
 		{name: "sector change, rendered", head: "HEAD", change: func(r *reviewRepo) {
 			r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
@@ -94,6 +97,28 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 		}},
 		{name: "cluster added", head: "HEAD", change: func(r *reviewRepo) {
 			r.Write("config/clusters/us-east-1/mc02.yaml", "type: management\n")
+			r.render()
+		}},
+		{name: "cluster added whose file the base committed by hand", head: "HEAD", handWritten: func(r *reviewRepo) {
+			// The base holds, by hand, the very file the head renders for
+			// a cluster it adds: no cluster of the base owns it, so the
+			// review shows it added.
+			const f = "deploy/production/us-east-1/effective/mc02.yaml"
+			other := &reviewRepo{testrepo.Golden(r.T, "uneven-sectors")}
+			other.Write("config/clusters/us-east-1/mc02.yaml", "type: management\n")
+			other.render()
+			r.Write(f, other.Read(f))
+		}, change: func(r *reviewRepo) {
+			r.Write("config/clusters/us-east-1/mc02.yaml", "type: management\n")
+			r.render()
+		}},
+		{name: "component back whose files the base still committed", head: "HEAD", handWritten: func(r *reviewRepo) {
+			// The base turned the component off without rendering: its
+			// files are still committed and listed, though the base no
+			// longer renders them; the head renders them as they were.
+			r.Write("config/sectors/prod-2.yaml", r.Read("config/sectors/prod-2.yaml")+"components:\n  maestro-agent:\n    enabled: false\n")
+		}, change: func(r *reviewRepo) {
+			r.Edit("config/sectors/prod-2.yaml", "components:\n  maestro-agent:\n    enabled: false\n", "")
 			r.render()
 		}},
 		{name: "cluster being deleted", head: "HEAD", change: func(r *reviewRepo) {
@@ -134,24 +159,42 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 				r.render()
 				r.Commit("before")
 			}
+			if tc.handWritten != nil {
+				tc.handWritten(r)
+				r.Commit("by hand")
+			}
 			tc.change(r)
 			base := "HEAD"
 			if tc.head != "" {
 				r.Commit(tc.name)
 				base = "HEAD~1"
 			}
-			review := func(full bool) (any, int) {
-				a := &app{stdout: io.Discard, stderr: io.Discard, root: r.Dir, noCache: true, fullReview: full}
+			review := func(full, hold bool) (*diff.Report, int, map[string][]byte) {
+				a := &app{stdout: io.Discard, stderr: io.Discard, root: r.Dir, noCache: true, fullReview: full, holdReview: hold}
 				rep, out, _, err := a.review(base, tc.head, true)
 				if err != nil {
 					t.Fatal(err)
 				}
-				return rep, len(out.Skipped)
+				return rep, len(out.Skipped), out.ByPath()
 			}
-			full, none := review(true)
-			inc, skipped := review(false)
-			if d := cmp.Diff(full, inc); d != "" {
+			held, _, heldFiles := review(true, true)
+			full, none, fullFiles := review(true, false)
+			inc, skipped, _ := review(false, false)
+			if d := cmp.Diff(held, full); d != "" {
+				t.Errorf("the full review differs from one that holds every file (-held +full):\n%s", d)
+			}
+			if d := cmp.Diff(held, inc); d != "" {
 				t.Errorf("the incremental review differs from the full one (-full +incremental):\n%s", d)
+			}
+			if len(fullFiles) >= len(heldFiles) {
+				t.Errorf("the full review held all %d files of the head, not only those that differ", len(heldFiles))
+			}
+			// The commands that start runs read them from the review's head.
+			for _, c := range diff.Runs(held.Affected) {
+				p := tekton.Path(c.Environment, c.Region, c.Cluster)
+				if fullFiles[p] == nil || string(fullFiles[p]) != string(heldFiles[p]) {
+					t.Errorf("the full review's head lacks the PipelineRun of %s, which runs", c.ID)
+				}
 			}
 			if none != 0 {
 				t.Errorf("--full left out %d clusters", none)

@@ -31,6 +31,10 @@ type Side struct {
 	// of those clusters are held to the base's instead of to a render.
 	Committed map[string]plumbing.Hash
 	Index     *render.Index
+	// Settled are the files a whole review left out of both outputs, the
+	// same on both sides (path → git blob hash): the head's committed
+	// files are held to them.
+	Settled map[string]plumbing.Hash
 }
 
 // Report is what a change does. Its JSON form is stable (docs/diff-json.md).
@@ -458,6 +462,9 @@ func drift(committed map[string]plumbing.Hash, baseSide Side, head *render.Outpu
 	d := []string{}
 	stale := 0
 	reused := reusedFiles(baseSide, head.Skipped)
+	for p, h := range baseSide.Settled {
+		reused[p] = h
+	}
 	for p, want := range reused {
 		if c, ok := committed[p]; !ok || c != want {
 			d = append(d, p)

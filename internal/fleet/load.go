@@ -94,6 +94,21 @@ type Pair struct {
 // digests what else of a fleet every cluster's files are made of; where it
 // differs, nothing is unchanged.
 func LoadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker, fleetWide func(*config.Fleet) [32]byte) *Pair {
+	return loadPair(baseFS, parsed, dir, checker, fleetWide)
+}
+
+// LoadPairWhole loads base and the head as LoadPair does, sharing what is
+// the same on both sides (decoded files, effective configs), but checks
+// every cluster on both sides and leaves none out: Unchanged and
+// SameRegions are empty. A layer file identical on both sides is checked
+// on the head's.
+func LoadPairWhole(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker) *Pair {
+	return loadPair(baseFS, parsed, dir, checker, nil)
+}
+
+// loadPair is LoadPair, or LoadPairWhole when fleetWide is nil.
+func loadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker, fleetWide func(*config.Fleet) [32]byte) *Pair {
+	whole := fleetWide == nil
 	// The head is read whole (Parse); the base reads only the files whose
 	// blob differs from the head's (most of a review's are the same).
 	headDocs, hd := parsed.Docs, append(diag.Diagnostics(nil), parsed.Diags...)
@@ -109,12 +124,29 @@ func LoadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker,
 	}
 	inBase, inHead := files(baseDocs), files(headDocs)
 	bd = append(bd, checker.CheckLayersExcept(baseDocs, identical(inHead))...)
-	hd = append(hd, checker.CheckLayersExcept(headDocs, identical(inBase))...)
+	if whole {
+		hd = append(hd, checker.CheckLayers(headDocs)...)
+	} else {
+		hd = append(hd, checker.CheckLayersExcept(headDocs, identical(inBase))...)
+	}
 	// The head is built first; the base then takes the head's effective
 	// config of every cluster made of the same values (most of a review's
 	// clusters), sharing it, while the head's configs are digested.
 	head, ds := config.Build(headDocs)
 	hd = append(hd, ds...)
+	if whole {
+		base, ds := config.BuildBeside(baseDocs, head)
+		bd = append(bd, ds...)
+		for _, c := range []struct {
+			f     *config.Fleet
+			diags *diag.Diagnostics
+		}{{base, &bd}, {head, &hd}} {
+			*c.diags = append(*c.diags, checker.CheckClusters(c.f)...)
+			*c.diags = append(*c.diags, checker.CheckAWS(c.f, nil)...)
+			*c.diags = append(*c.diags, checker.CheckFleet(c.f)...)
+		}
+		return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Unchanged: map[string]bool{}, SameRegions: map[string]bool{}}
+	}
 	digest := func(f *config.Fleet, known map[*config.Value][32]byte) map[string][32]byte {
 		m := make(map[string][32]byte, len(f.Clusters))
 		for _, c := range f.Clusters {

@@ -51,6 +51,16 @@ type Pair struct {
 	Trusted *Index
 }
 
+// Streams hand the files of a whole review's renders to Sinks
+// (Options.Sink), so that neither side's need all be held at once. Base,
+// when set, is called before the base renders and returns its Sink (nil for
+// none); Head is called before the head renders, after the base, with the
+// base's output (nil when the base did not render).
+type Streams struct {
+	Base func() func([]Artifact) error
+	Head func(base *Output) func([]Artifact) error
+}
+
 // FromFSPair loads and renders the base and head of a review; head is the
 // head's fleet as parsed already (fleet.Parse), or nil. trust, when set,
 // returns the base's committed index.json if this renderer wrote it, else
@@ -62,8 +72,9 @@ type Pair struct {
 // trusted, the base is not rendered at all when its index lists every
 // cluster the base has: the review compares the head with what the base
 // committed, and the index names those files and their owners
-// (CommittedOutput). Without trusted each side is loaded and rendered whole.
-func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checker, opts Options, trust func() *Index) (*Pair, error) {
+// (CommittedOutput). Without trusted each side is loaded and rendered whole;
+// streams, when set, then take each side's files as they are rendered.
+func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checker, opts Options, trust func() *Index, streams *Streams) (*Pair, error) {
 	if head == nil {
 		head = fleet.Parse(headFS, "config", checker)
 	}
@@ -96,11 +107,7 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 		}
 		return p, nil
 	}
-	whole := func() {
-		p.Pair = &fleet.Pair{}
-		p.Base, p.BaseDiags = fleet.Load(baseFS, "config", checker)
-		p.Head, p.HeadDiags = fleet.LoadParsed(head, checker)
-	}
+	whole := func() { p.Pair = fleet.LoadPairWhole(baseFS, head, "config", checker) }
 	if incremental && reflect.DeepEqual(charts[0], charts[1]) && (pipelines[0] == nil) == (pipelines[1] == nil) &&
 		pipelines[0].Signature() == pipelines[1].Signature() {
 		p.Pair = fleet.LoadPair(baseFS, head, "config", checker, gitOpsDigest)
@@ -124,6 +131,13 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 		}
 		o := opts
 		o.Charts, o.Pipelines = charts[i], pipelines[i]
+		if streams != nil && trusted == nil {
+			if i == 0 && streams.Base != nil {
+				o.Sink = streams.Base()
+			} else if i == 1 && streams.Head != nil {
+				o.Sink = streams.Head(p.BaseOut)
+			}
+		}
 		// Unchanged clusters are not rendered; their regions' chains
 		// are, unless the whole region is unchanged.
 		o.Skip, o.SkipRegions = p.Unchanged, p.SameRegions

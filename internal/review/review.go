@@ -28,7 +28,10 @@ type Options struct {
 	// Drift holds the head's committed deploy/ to its render.
 	Drift bool
 	// Full renders every cluster on both sides.
-	Full    bool
+	Full bool
+	// Hold keeps every file of a Full review's renders, rather than only
+	// those that differ between the sides (tests compare the two).
+	Hold    bool
 	Checker *schema.Checker
 	Render  render.Options
 	// Trusted says Render.Version names exactly one renderer (a stamped
@@ -186,11 +189,45 @@ func Run(o Options) (*Result, error) {
 			headLabel = fmt.Sprintf("working tree (HEAD %s + uncommitted changes)", short(head))
 		}
 	}
+	// A whole review against a committed base streams both renders: the
+	// base's view is what it committed (asCommitted), so its render need
+	// give only each file's path and owner, and the head's files the base
+	// committed as they are settle (settler).
+	var streams *render.Streams
+	var settle *settler
+	if o.Full && !o.Hold {
+		committedBase := func() *committedDeploy {
+			if d := waitDeployed(); d.err == nil && len(d.hashes) > 0 {
+				return d
+			}
+			return nil
+		}
+		streams = &render.Streams{
+			Base: func() func([]render.Artifact) error {
+				if committedBase() == nil {
+					return nil
+				}
+				return func([]render.Artifact) error { return nil }
+			},
+			Head: func(base *render.Output) func([]render.Artifact) error {
+				d := committedBase()
+				if d == nil || base == nil {
+					return nil
+				}
+				settle = newSettler(d.hashes, d.index, base)
+				return settle.take
+			},
+		}
+	}
 	parsedHead := <-headFleet
 	headFleet <- parsedHead // for the deferred wait
-	pair, err := render.FromFSPair(baseFS, headFS, parsedHead, o.Checker, o.Render, trust)
+	pair, err := render.FromFSPair(baseFS, headFS, parsedHead, o.Checker, o.Render, trust, streams)
 	if err != nil {
 		return nil, &InputError{err}
+	}
+	var settled map[string]plumbing.Hash
+	if settle != nil && pair.HeadOut != nil {
+		pair.HeadOut, settled = settle.output(pair.HeadOut), settle.settled
 	}
 	if err := waitDeployed().err; err != nil {
 		return nil, err
@@ -213,8 +250,9 @@ func Run(o Options) (*Result, error) {
 		// What the base deployed is what it committed, whatever this
 		// regionctl would render of it: a renderer that changed shows as
 		// changed files, and starts the pipelines they need.
-		baseSide.Output = asCommitted(pair.BaseOut, baseFS, committed, baseIndex, pair.HeadOut)
+		baseSide.Output = asCommitted(pair.BaseOut, baseFS, committed, baseIndex, pair.HeadOut, settled)
 	}
+	baseSide.Settled = settled
 	if len(pair.Unchanged) > 0 && o.Drift {
 		baseSide.Committed = committed
 		baseSide.Index = trusted
@@ -260,22 +298,10 @@ func Run(o Options) (*Result, error) {
 // Owners come from the render, else from the committed index.json. A
 // committed file whose blob the head renders byte for byte (the same git
 // blob hash) takes the head's bytes instead of being read from git: most
-// files of a changed cluster do not change.
-func asCommitted(out *render.Output, fsys fs.FS, committed map[string]plumbing.Hash, idx *render.Index, head *render.Output) *render.Output {
-	var owners map[string]string
-	if idx != nil {
-		owners = map[string]string{}
-		for _, c := range idx.Clusters {
-			for _, f := range c.Files {
-				owners[f] = c.ID
-			}
-		}
-		for _, r := range idx.Regions {
-			for _, f := range r.Files {
-				owners[f] = r.Name
-			}
-		}
-	}
+// files of a changed cluster do not change. The settled files (settler),
+// the same on both sides, are left out.
+func asCommitted(out *render.Output, fsys fs.FS, committed map[string]plumbing.Hash, idx *render.Index, head *render.Output, settled map[string]plumbing.Hash) *render.Output {
+	owners := ownersOf(idx)
 	// The base's files: those it rendered and committed, then those it
 	// committed of owners it rendered but renders no more.
 	rendered := make(map[string]bool, len(out.Artifacts))
@@ -283,10 +309,15 @@ func asCommitted(out *render.Output, fsys fs.FS, committed map[string]plumbing.H
 	for _, a := range out.Artifacts {
 		rendered[a.Path] = true
 		if _, ok := committed[a.Path]; ok {
-			arts = append(arts, a)
+			if _, same := settled[a.Path]; !same {
+				arts = append(arts, a)
+			}
 		}
 	}
 	for p := range committed {
+		if _, same := settled[p]; same {
+			continue
+		}
 		if owner, known := owners[p]; known && !rendered[p] && !out.Skipped[owner] {
 			arts = append(arts, render.Artifact{Path: p, Owner: owner})
 		}
