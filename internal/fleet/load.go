@@ -137,11 +137,29 @@ func loadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker,
 	if whole {
 		base, ds := config.BuildBeside(baseDocs, head)
 		bd = append(bd, ds...)
+		// The base shares the effective configs of most clusters with the
+		// head. The head's check finds their results memoised and merges
+		// their defaults again; it then takes the base's merged configs,
+		// so that one copy stays.
+		shared := make(map[*config.Value]*config.Cluster, len(base.Clusters))
+		for _, c := range base.Clusters {
+			shared[c.Effective] = c
+		}
+		bd = append(bd, checker.CheckClusters(base)...)
+		before := make([]*config.Value, len(head.Clusters))
+		for i, c := range head.Clusters {
+			before[i] = c.Effective
+		}
+		hd = append(hd, checker.CheckClusters(head)...)
+		for i, c := range head.Clusters {
+			if b := shared[before[i]]; b != nil && before[i] != nil && !b.Partial && !c.Partial {
+				c.Effective = b.Effective
+			}
+		}
 		for _, c := range []struct {
 			f     *config.Fleet
 			diags *diag.Diagnostics
 		}{{base, &bd}, {head, &hd}} {
-			*c.diags = append(*c.diags, checker.CheckClusters(c.f)...)
 			*c.diags = append(*c.diags, checker.CheckAWS(c.f, nil)...)
 			*c.diags = append(*c.diags, checker.CheckFleet(c.f)...)
 		}

@@ -40,10 +40,6 @@ type Checker struct {
 	// two sides of a review share most clusters.
 	memo  sync.Map // key → clusterResult
 	trees sync.Map // key → *config.Value, the defaults tree of a clusterResult
-	// merged keeps each effective config checked with its defaults merged
-	// in (*config.Value → *config.Value): the two sides of a review share
-	// the effective configs of most clusters, and so the merged ones.
-	merged sync.Map
 	// typed memoises StringTyped (layer + path → bool).
 	typed   sync.Map
 	typedMu sync.Mutex
@@ -237,19 +233,13 @@ func (c *Checker) CheckClustersExcept(f *config.Fleet, skip func(*config.Cluster
 			continue
 		}
 		if len(r.Defaults) > 0 {
-			if m, ok := c.merged.Load(cl.Effective); ok {
-				cl.Effective = m.(*config.Value)
-				continue
-			}
 			// Clusters with the same input share one defaults tree (values
 			// are never modified once built).
 			tree, ok := c.trees.Load(keys[i])
 			if !ok {
 				tree, _ = c.trees.LoadOrStore(keys[i], defaultsTree(r.Defaults))
 			}
-			m := config.Merge(tree.(*config.Value), cl.Effective)
-			c.merged.Store(cl.Effective, m)
-			cl.Effective = m
+			cl.Effective = config.Merge(tree.(*config.Value), cl.Effective)
 		}
 	}
 	return diags
