@@ -33,9 +33,10 @@ type Repo struct {
 	repo    *git.Repository
 	storage *filesystem.Storage // nil unless it keeps pack files open
 	// index is the git index as read once (worktree.go), for every
-	// directory a run hashes.
+	// directory a run hashes, until ReleaseIndex.
 	index struct {
-		once  sync.Once
+		mu    sync.Mutex
+		read  bool // idx, stamp and work hold what was read
 		idx   *index.Index
 		stamp time.Time
 		work  string // the working tree's root, links resolved

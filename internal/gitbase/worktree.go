@@ -113,8 +113,14 @@ func (r *Repo) WorktreeHashes(root, dir string) (map[string]plumbing.Hash, error
 // keyed by their path relative to it, and the time the index was written.
 // Without a readable index there are none, and every file is read.
 func (r *Repo) indexEntries(top string) (map[string]*index.Entry, time.Time) {
-	r.index.once.Do(r.readIndex)
-	if r.index.idx == nil {
+	r.index.mu.Lock()
+	if !r.index.read {
+		r.readIndex()
+		r.index.read = true
+	}
+	idx, stamp, work := r.index.idx, r.index.stamp, r.index.work
+	r.index.mu.Unlock()
+	if idx == nil {
 		return nil, time.Time{}
 	}
 	abs, err := filepath.Abs(top)
@@ -124,7 +130,7 @@ func (r *Repo) indexEntries(top string) (map[string]*index.Entry, time.Time) {
 	if abs, err = filepath.EvalSymlinks(abs); err != nil {
 		return nil, time.Time{}
 	}
-	rel, err := filepath.Rel(r.index.work, abs)
+	rel, err := filepath.Rel(work, abs)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return nil, time.Time{}
 	}
@@ -132,16 +138,25 @@ func (r *Repo) indexEntries(top string) (map[string]*index.Entry, time.Time) {
 	entries := map[string]*index.Entry{}
 	// Stage 0 is a merged entry as git writes it (go-git's index.Merged
 	// constant is 1, which its own decoder never produces).
-	for _, e := range r.index.idx.Entries {
+	for _, e := range idx.Entries {
 		if e.Stage == 0 && !e.SkipWorktree && !e.IntentToAdd && strings.HasPrefix(e.Name, prefix) {
 			entries[e.Name[len(prefix):]] = e
 		}
 	}
-	return entries, r.index.stamp
+	return entries, stamp
 }
 
-// readIndex reads the git index and the time it was written, once per
-// Repo; it leaves the index nil when it cannot be read.
+// ReleaseIndex lets go the git index WorktreeHashes and Changed read once
+// and share: a large fleet's holds a quarter of a million entries. A later
+// call reads it again.
+func (r *Repo) ReleaseIndex() {
+	r.index.mu.Lock()
+	r.index.read, r.index.idx = false, nil
+	r.index.mu.Unlock()
+}
+
+// readIndex reads the git index and the time it was written, with
+// r.index.mu held; it leaves the index nil when it cannot be read.
 func (r *Repo) readIndex() {
 	wt, err := r.repo.Worktree()
 	if err != nil {

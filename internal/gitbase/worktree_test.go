@@ -103,6 +103,12 @@ func TestWorktreeHashesTrustTheIndexOnlyWhereGitWould(t *testing.T) {
 	if err != nil || sub["a.yaml"] != want["a.yaml"] {
 		t.Errorf("through another path: %v %v", sub["a.yaml"], err)
 	}
+	// Once let go, the index is read again: a.yaml still comes from it.
+	r.ReleaseIndex()
+	again, err := r.WorktreeHashes(dir, "deploy")
+	if err != nil || again["a.yaml"] != want["a.yaml"] || len(again) != len(got) {
+		t.Errorf("after ReleaseIndex: a.yaml %v, %d entries, %v", again["a.yaml"], len(again), err)
+	}
 	// From a relative root, as `regionctl --root .` gives it.
 	t.Chdir(filepath.Join(dir, "deploy"))
 	rel, err := r.WorktreeHashes("..", "deploy")

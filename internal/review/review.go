@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -143,11 +144,21 @@ func Run(o Options) (*Result, error) {
 		hashes map[string]plumbing.Hash
 		err    error
 	}
+	// The git index is read once for both that and repo.Changed (below),
+	// and let go when both are done, before the fleets render.
+	var indexUsers atomic.Int32
+	indexDone := func() {
+		if indexUsers.Add(-1) == 0 {
+			repo.ReleaseIndex()
+		}
+	}
 	hashed := make(chan struct{})
 	if o.Drift && o.Head == "" {
+		indexUsers.Store(2)
 		go func() {
 			defer close(hashed)
 			worktree.hashes, worktree.err = repo.WorktreeHashes(o.Root, deployDir)
+			indexDone()
 		}()
 	} else {
 		close(hashed)
@@ -181,7 +192,10 @@ func Run(o Options) (*Result, error) {
 		// Which inputs the working tree changed is found while the head
 		// is read and decoded; it reads the commit's tree, which nothing
 		// else reads through this handle until the fleets load.
-		if uncommitted, err = repo.Changed(head, o.Root, render.Inputs...); err != nil {
+		indexUsers.CompareAndSwap(0, 1)
+		uncommitted, err = repo.Changed(head, o.Root, render.Inputs...)
+		indexDone()
+		if err != nil {
 			return nil, err
 		}
 		headLabel = fmt.Sprintf("%s (HEAD)", short(head))
@@ -213,6 +227,11 @@ func Run(o Options) (*Result, error) {
 				d := committedBase()
 				if d == nil || base == nil {
 					return nil
+				}
+				// Nor need the files the base's render kept whole
+				// (index.json, the fleet-wide files) be held meanwhile.
+				for i := range base.Artifacts {
+					base.Artifacts[i].Bytes = nil
 				}
 				settle = newSettler(d.hashes, d.index, base)
 				return settle.take
