@@ -192,23 +192,33 @@ func (x *Index) lists(ids map[string]bool) bool {
 	return true
 }
 
+// Owners maps each file the index lists for a cluster or a region to its
+// owner (a cluster's ID, a region's name); nil for a nil index.
+func (x *Index) Owners() map[string]string {
+	if x == nil {
+		return nil
+	}
+	owners := map[string]string{}
+	for _, c := range x.Clusters {
+		for _, f := range c.Files {
+			owners[f] = c.ID
+		}
+	}
+	for _, r := range x.Regions {
+		for _, f := range r.Files {
+			owners[f] = r.Name
+		}
+	}
+	return owners
+}
+
 // CommittedOutput is a render's output as a committed index.json lists it:
 // the files Render makes with Options.Skip and SkipRegions set to skip and
 // skipRegions, with their owners and no contents (the caller reads the
 // committed files). That is every file but those of the clusters in skip
 // and of the regions in skipRegions.
 func CommittedOutput(idx *Index, skip, skipRegions map[string]bool) *Output {
-	owner := map[string]string{}
-	for _, c := range idx.Clusters {
-		for _, f := range c.Files {
-			owner[f] = c.ID
-		}
-	}
-	for _, r := range idx.Regions {
-		for _, f := range r.Files {
-			owner[f] = r.Name
-		}
-	}
+	owner := idx.Owners()
 	var skipped map[string]bool
 	if len(skip) > 0 {
 		skipped = map[string]bool{}

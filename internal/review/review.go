@@ -320,7 +320,7 @@ func Run(o Options) (*Result, error) {
 // files of a changed cluster do not change. The settled files (settler),
 // the same on both sides, are left out.
 func asCommitted(out *render.Output, fsys fs.FS, committed map[string]plumbing.Hash, idx *render.Index, head *render.Output, settled map[string]plumbing.Hash) *render.Output {
-	owners := ownersOf(idx)
+	owners := idx.Owners()
 	// The base's files: those it rendered and committed, then those it
 	// committed of owners it rendered but renders no more.
 	rendered := make(map[string]bool, len(out.Artifacts))

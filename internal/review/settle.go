@@ -29,7 +29,7 @@ type settler struct {
 // and index.json) and the base's render, as asCommitted makes the base's
 // view of them.
 func newSettler(committed map[string]plumbing.Hash, idx *render.Index, base *render.Output) *settler {
-	owners := ownersOf(idx)
+	owners := idx.Owners()
 	rendered := make(map[string]bool, len(base.Artifacts))
 	for _, a := range base.Artifacts {
 		rendered[a.Path] = true
@@ -87,24 +87,4 @@ func (s *settler) output(out *render.Output) *render.Output {
 // commands that start runs read them from the review's head, changed or not.
 func isRun(p string) bool {
 	return path.Base(path.Dir(p)) == "tekton" && strings.HasSuffix(p, ".pipelinerun.yaml")
-}
-
-// ownersOf maps each file index.json lists for a cluster or a region to its
-// owner; nil for no index.
-func ownersOf(idx *render.Index) map[string]string {
-	if idx == nil {
-		return nil
-	}
-	owners := map[string]string{}
-	for _, c := range idx.Clusters {
-		for _, f := range c.Files {
-			owners[f] = c.ID
-		}
-	}
-	for _, r := range idx.Regions {
-		for _, f := range r.Files {
-			owners[f] = r.Name
-		}
-	}
-	return owners
 }
