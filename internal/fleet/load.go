@@ -138,24 +138,25 @@ func loadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker,
 		base, ds := config.BuildBeside(baseDocs, head)
 		bd = append(bd, ds...)
 		// The base shares the effective configs of most clusters with the
-		// head. The head's check finds their results memoised and merges
-		// their defaults again; it then takes the base's merged configs,
-		// so that one copy stays.
+		// head. A check's findings and defaults are a function of the
+		// config alone: a head cluster whose config the base's check
+		// passed takes the base's, defaults merged, and is not checked
+		// again; one that failed is, and reports on the head's side too.
 		shared := make(map[*config.Value]*config.Cluster, len(base.Clusters))
 		for _, c := range base.Clusters {
-			shared[c.Effective] = c
-		}
-		bd = append(bd, checker.CheckClusters(base)...)
-		before := make([]*config.Value, len(head.Clusters))
-		for i, c := range head.Clusters {
-			before[i] = c.Effective
-		}
-		hd = append(hd, checker.CheckClusters(head)...)
-		for i, c := range head.Clusters {
-			if b := shared[before[i]]; b != nil && before[i] != nil && !b.Partial && !c.Partial {
-				c.Effective = b.Effective
+			if c.Effective != nil && !c.Partial {
+				shared[c.Effective] = c
 			}
 		}
+		bd = append(bd, checker.CheckClusters(base)...)
+		checked := make(map[*config.Cluster]bool, len(head.Clusters))
+		for _, c := range head.Clusters {
+			if b := shared[c.Effective]; b != nil && !b.Partial && !c.Partial {
+				c.Effective = b.Effective
+				checked[c] = true
+			}
+		}
+		hd = append(hd, checker.CheckClustersExcept(head, func(c *config.Cluster) bool { return checked[c] })...)
 		for _, c := range []struct {
 			f     *config.Fleet
 			diags *diag.Diagnostics
