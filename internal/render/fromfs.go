@@ -55,10 +55,13 @@ type Pair struct {
 // (Options.Sink), so that neither side's need all be held at once. Base,
 // when set, is called before the base renders and returns its Sink (nil for
 // none); Head is called before the head renders, after the base, with the
-// base's output (nil when the base did not render).
+// base's output (nil when the base did not render), and says as well
+// whether the bytes of the files the base's render kept (index.json, the
+// fleet-wide files: those no Sink took) may be let go before the head
+// renders, the caller needing only their paths and owners.
 type Streams struct {
 	Base func() func([]Artifact) error
-	Head func(base *Output) func([]Artifact) error
+	Head func(base *Output) (sink func([]Artifact) error, dropBase bool)
 }
 
 // FromFSPair loads and renders the base and head of a review; head is the
@@ -135,7 +138,13 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 			if i == 0 && streams.Base != nil {
 				o.Sink = streams.Base()
 			} else if i == 1 && streams.Head != nil {
-				o.Sink = streams.Head(p.BaseOut)
+				var drop bool
+				o.Sink, drop = streams.Head(p.BaseOut)
+				if drop && p.BaseOut != nil {
+					for j := range p.BaseOut.Artifacts {
+						p.BaseOut.Artifacts[j].Bytes = nil
+					}
+				}
 			}
 		}
 		// Unchanged clusters are not rendered; their regions' chains

@@ -5,7 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"sort"
-	"sync/atomic"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -146,23 +146,25 @@ func Run(o Options) (*Result, error) {
 	}
 	// The git index is read once for both that and repo.Changed (below),
 	// and let go when both are done, before the fleets render.
-	var indexUsers atomic.Int32
-	indexDone := func() {
-		if indexUsers.Add(-1) == 0 {
-			repo.ReleaseIndex()
-		}
-	}
+	var indexUsers sync.WaitGroup
 	hashed := make(chan struct{})
 	if o.Drift && o.Head == "" {
-		indexUsers.Store(2)
+		indexUsers.Add(1)
 		go func() {
 			defer close(hashed)
 			worktree.hashes, worktree.err = repo.WorktreeHashes(o.Root, deployDir)
-			indexDone()
+			indexUsers.Done()
 		}()
 	} else {
 		close(hashed)
 	}
+	if o.Head == "" {
+		indexUsers.Add(1) // repo.Changed, below
+	}
+	go func() {
+		indexUsers.Wait()
+		repo.ReleaseIndex()
+	}()
 	defer func() { <-hashed }()
 
 	// The base's committed deploy/ (its listing and index.json) is read
@@ -192,9 +194,8 @@ func Run(o Options) (*Result, error) {
 		// Which inputs the working tree changed is found while the head
 		// is read and decoded; it reads the commit's tree, which nothing
 		// else reads through this handle until the fleets load.
-		indexUsers.CompareAndSwap(0, 1)
 		uncommitted, err = repo.Changed(head, o.Root, render.Inputs...)
-		indexDone()
+		indexUsers.Done()
 		if err != nil {
 			return nil, err
 		}
@@ -223,18 +224,16 @@ func Run(o Options) (*Result, error) {
 				}
 				return func([]render.Artifact) error { return nil }
 			},
-			Head: func(base *render.Output) func([]render.Artifact) error {
+			Head: func(base *render.Output) (func([]render.Artifact) error, bool) {
 				d := committedBase()
 				if d == nil || base == nil {
-					return nil
-				}
-				// Nor need the files the base's render kept whole
-				// (index.json, the fleet-wide files) be held meanwhile.
-				for i := range base.Artifacts {
-					base.Artifacts[i].Bytes = nil
+					return nil, false
 				}
 				settle = newSettler(d.hashes, d.index, base)
-				return settle.take
+				// Nor need the files the base's render kept whole
+				// (index.json, the fleet-wide files) be held meanwhile:
+				// the base's side is what it committed.
+				return settle.take, true
 			},
 		}
 	}

@@ -1,13 +1,12 @@
 package review
 
 import (
-	"path"
-	"strings"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/regionctl/regionctl/internal/render"
+	"github.com/regionctl/regionctl/internal/render/tekton"
 )
 
 // settler takes the head's files of a whole (--full) review as they are
@@ -53,7 +52,9 @@ func (s *settler) take(arts []render.Artifact) error {
 	for _, a := range arts {
 		h := plumbing.ComputeHash(plumbing.BlobObject, a.Bytes)
 		c, ok := s.committed[a.Path]
-		same := ok && c == h && s.inBase(a.Path) && !isRun(a.Path)
+		// PipelineRuns are always held: the commands that start runs
+		// read them from the review's head, changed or not.
+		same := ok && c == h && s.inBase(a.Path) && !tekton.IsRunPath(a.Path)
 		s.mu.Lock()
 		if same {
 			s.settled[a.Path] = h
@@ -81,10 +82,4 @@ func (s *settler) output(out *render.Output) *render.Output {
 	c := *out
 	c.Artifacts = arts
 	return &c
-}
-
-// isRun reports whether p is a cluster's PipelineRun (tekton.Path): the
-// commands that start runs read them from the review's head, changed or not.
-func isRun(p string) bool {
-	return path.Base(path.Dir(p)) == "tekton" && strings.HasSuffix(p, ".pipelinerun.yaml")
 }

@@ -137,7 +137,16 @@ const (
 
 // Path of a cluster's PipelineRun in deploy/.
 func Path(environment, region, cluster string) string {
-	return path.Join(environment, region, "tekton", cluster+".pipelinerun.yaml")
+	return path.Join(environment, region, "tekton", cluster+runSuffix)
+}
+
+const runSuffix = ".pipelinerun.yaml"
+
+// IsRunPath reports whether p (slash-separated, in deploy/) has the shape
+// of Path: a cluster's PipelineRun.
+func IsRunPath(p string) bool {
+	parts := strings.Split(p, "/")
+	return len(parts) == 4 && parts[2] == "tekton" && len(parts[3]) > len(runSuffix) && strings.HasSuffix(parts[3], runSuffix)
 }
 
 // Source says where the pipelines fetch the repository from.
