@@ -274,7 +274,7 @@ func (d *decoder) scalar(n *yaml.Node, origin Origin) *Value {
 	case "!!float":
 		var f float64
 		if err := n.Decode(&f); err == nil {
-			return &Value{Kind: Float, Float: f, Origin: origin}
+			return NewFloat(f, origin)
 		}
 	case "!!str", "!!timestamp", "!!binary":
 		return &Value{Kind: String, Str: n.Value, Origin: origin}

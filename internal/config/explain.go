@@ -43,7 +43,7 @@ func Explain(c *Cluster, path string) ([]Explained, error) {
 		leaf = redacted(p, leaf)
 		e := Explained{Path: p, Value: leaf.Interface(), Text: leaf.Scalar(), Template: secrets.Mask(leaf.Template), Origin: leaf.Origin}
 		e.Layers = append(e.Layers, Layered{Layer: leaf.Origin.Layer.String(), Pos: leaf.Origin.Pos.String(), Text: leaf.Scalar()})
-		for _, o := range leaf.Overrode {
+		for _, o := range leaf.Overrode() {
 			o = redacted(p, o)
 			e.Overrode = append(e.Overrode, o)
 			e.Layers = append(e.Layers, Layered{Layer: o.Origin.Layer.String(), Pos: o.Origin.Pos.String(), Text: o.Scalar()})

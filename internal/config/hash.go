@@ -31,7 +31,7 @@ func hash(v *Value, origins bool) [32]byte {
 		case Int:
 			buf = binary.LittleEndian.AppendUint64(buf, uint64(v.Int))
 		case Float:
-			buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v.Float))
+			buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v.Float()))
 		case String:
 			buf = binary.LittleEndian.AppendUint32(buf, uint32(len(v.Str)))
 			buf = append(buf, v.Str...)
@@ -78,7 +78,7 @@ func FromInterface(x any, o Origin) *Value {
 		if t == math.Trunc(t) && math.Abs(t) < 1<<53 {
 			return &Value{Kind: Int, Int: int64(t), Origin: o}
 		}
-		return &Value{Kind: Float, Float: t, Origin: o}
+		return NewFloat(t, o)
 	case int64:
 		return &Value{Kind: Int, Int: t, Origin: o}
 	case int:

@@ -11,6 +11,7 @@ func Merge(lower, upper *Value) *Value {
 		return dropNulls(upper)
 	case upper.Kind == Map && lower.Kind == Map:
 		out := &Value{Kind: Map, Origin: upper.Origin, Fields: make([]Field, 0, len(lower.Fields)+len(upper.Fields))}
+		var removed []Field
 		i, j := 0, 0
 		for i < len(lower.Fields) || j < len(upper.Fields) {
 			switch {
@@ -26,23 +27,29 @@ func Merge(lower, upper *Value) *Value {
 				if u := upper.Fields[j]; u.Value.Kind != Null {
 					out.Fields = append(out.Fields, Field{Key: u.Key, KeyPos: u.KeyPos, Value: Merge(lower.Fields[i].Value, u.Value)})
 				} else {
-					out.Removed = append(out.Removed, Field{Key: u.Key, KeyPos: u.KeyPos, Value: lower.Fields[i].Value})
+					removed = append(removed, Field{Key: u.Key, KeyPos: u.KeyPos, Value: lower.Fields[i].Value})
 				}
 				i++
 				j++
 			}
 		}
-		for _, r := range lower.Removed {
+		for _, r := range lower.Removed() {
 			if out.Get(r.Key) == nil && upper.Get(r.Key) == nil {
-				out.Removed = append(out.Removed, r)
+				removed = append(removed, r)
 			}
+		}
+		if removed != nil {
+			out.merged = &merged{removed: removed}
 		}
 		return out
 	}
 	out := *dropNulls(upper)
-	out.Overrode = make([]*Value, 0, 1+len(lower.Overrode))
-	out.Overrode = append(out.Overrode, lower)
-	out.Overrode = append(out.Overrode, lower.Overrode...)
+	overrode := make([]*Value, 0, 1+len(lower.Overrode()))
+	overrode = append(overrode, lower)
+	overrode = append(overrode, lower.Overrode()...)
+	// upper's own history (a map's removals) stays; what it overrode
+	// is lower's.
+	out.merged = &merged{removed: out.Removed(), overrode: overrode}
 	return &out
 }
 

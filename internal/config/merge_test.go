@@ -124,7 +124,7 @@ func TestMergeRecordsOverridesNearestFirst(t *testing.T) {
 	c := decode(t, LayerCluster, "c.yaml", "eks:\n  node_max: 30\n")
 	v := Merge(Merge(g, s), c).Lookup("eks", "node_max")
 	var got []string
-	for _, o := range v.Overrode {
+	for _, o := range v.Overrode() {
 		got = append(got, o.Scalar()+"@"+o.Origin.String())
 	}
 	want := []string{"24@s.yaml:2:13 (sector)", "12@g.yaml:2:13 (global)"}
@@ -143,8 +143,8 @@ func TestMergeRemembersRemovals(t *testing.T) {
 	if v.Get("maestro") != nil {
 		t.Fatal("maestro not removed")
 	}
-	if len(v.Removed) != 1 || v.Removed[0].KeyPos.String() != "r.yaml:2:1" {
-		t.Errorf("removed = %+v", v.Removed)
+	if len(v.Removed()) != 1 || v.Removed()[0].KeyPos.String() != "r.yaml:2:1" {
+		t.Errorf("removed = %+v", v.Removed())
 	}
 }
 

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,22 +53,58 @@ func (o Origin) String() string { return o.Pos.String() + " (" + o.Layer.String(
 
 // Value is one node of a config tree. Values are immutable once built: merge
 // shares unchanged subtrees between clusters.
+//
+// A large fleet holds millions of Values, so the rare parts live apart: a
+// float's bits share Int, and what a merge replaced or removed (Overrode,
+// Removed) hangs off a pointer that most values leave nil.
 type Value struct {
 	Kind   Kind
 	Bool   bool
-	Int    int64
-	Float  float64
+	Int    int64 // Int; a Float's IEEE 754 bits (Float, NewFloat)
 	Str    string
 	Items  []*Value // List
 	Fields []Field  // Map, sorted by key
-	// Removed holds the keys an explicit null removed from a map, with the
-	// position of that null, so a missing key can point at its removal.
-	Removed []Field
-	Origin  Origin
+	Origin Origin
 	// Template is the text as written when Str came from ${...} interpolation.
 	Template string
-	// Overrode lists the values this one replaced in lower layers, nearest first.
-	Overrode []*Value
+	merged   *merged
+}
+
+// merged is what a merge left behind under a value.
+type merged struct {
+	removed  []Field
+	overrode []*Value
+}
+
+// NewFloat returns a float value.
+func NewFloat(f float64, o Origin) *Value {
+	return &Value{Kind: Float, Int: int64(math.Float64bits(f)), Origin: o}
+}
+
+// Float is a Float value's number (0 for other kinds).
+func (v *Value) Float() float64 {
+	if v.Kind != Float {
+		return 0
+	}
+	return math.Float64frombits(uint64(v.Int))
+}
+
+// Removed holds the keys an explicit null removed from a map, with the
+// position of that null, so a missing key can point at its removal.
+func (v *Value) Removed() []Field {
+	if v.merged == nil {
+		return nil
+	}
+	return v.merged.removed
+}
+
+// Overrode lists the values this one replaced in lower layers, nearest
+// first.
+func (v *Value) Overrode() []*Value {
+	if v.merged == nil {
+		return nil
+	}
+	return v.merged.overrode
 }
 
 // Field is one key of a map with the position of the key itself.
@@ -135,7 +172,7 @@ func (v *Value) Interface() any {
 	case Int:
 		return v.Int
 	case Float:
-		return v.Float
+		return v.Float()
 	case String:
 		return v.Str
 	case List:
@@ -168,7 +205,7 @@ func (v *Value) Scalar() string {
 	case Int:
 		return strconv.FormatInt(v.Int, 10)
 	case Float:
-		return strconv.FormatFloat(v.Float, 'g', -1, 64)
+		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
 	case String:
 		return strconv.Quote(v.Str)
 	case List:

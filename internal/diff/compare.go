@@ -269,7 +269,7 @@ func removalOrigin(eff *config.Value, p string, c *config.Cluster) config.Origin
 	parts := strings.Split(p, ".")
 	for i := len(parts) - 1; i >= 0; i-- {
 		if parent := eff.Lookup(parts[:i]...); parent != nil {
-			for _, r := range parent.Removed {
+			for _, r := range parent.Removed() {
 				if r.Key == parts[i] {
 					return config.Origin{Layer: config.LayerPath, Pos: r.KeyPos}
 				}

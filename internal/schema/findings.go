@@ -355,7 +355,7 @@ func missingPos(root *config.Value, p []string, fallback diag.Pos) diag.Pos {
 		if parent == nil {
 			continue
 		}
-		for _, r := range parent.Removed {
+		for _, r := range parent.Removed() {
 			if r.Key == p[i] {
 				return r.KeyPos
 			}

@@ -24,7 +24,7 @@ func toCUE(v *config.Value, pending bool) ast.Expr {
 	case config.Int:
 		return ast.NewLit(token.INT, strconv.FormatInt(v.Int, 10))
 	case config.Float:
-		return ast.NewLit(token.FLOAT, strconv.FormatFloat(v.Float, 'g', -1, 64))
+		return ast.NewLit(token.FLOAT, strconv.FormatFloat(v.Float(), 'g', -1, 64))
 	case config.String:
 		if pending && strings.Contains(v.Str, "${") {
 			return ast.NewIdent("string")

@@ -101,7 +101,7 @@ func FuzzDirectIsTheLibrary(f *testing.F) {
 func TestDirectLeavesToTheLibrary(t *testing.T) {
 	at := config.Origin{Layer: config.LayerGlobal, Pos: diag.Pos{File: "config/global/a.yaml"}}
 	for name, v := range map[string]*config.Value{
-		"float":           {Kind: config.Float, Float: 1.5, Origin: at},
+		"float":           config.NewFloat(1.5, at),
 		"list of mapping": {Kind: config.List, Items: []*config.Value{{Kind: config.Map}}, Origin: at},
 		"multi-line":      {Kind: config.String, Str: "a\nb", Origin: at},
 	} {
