@@ -38,8 +38,10 @@ type Checker struct {
 	pool []*compiled
 	// memo keeps decoded cluster results for the life of the Checker: the
 	// two sides of a review share most clusters.
-	memo  sync.Map // key → clusterResult
-	trees sync.Map // key → *config.Value, the defaults tree of a clusterResult
+	memo sync.Map // key → clusterResult
+	// leaves shares the defaults most clusters are given alike (3, false,
+	// "per_az", a cluster's name): values are never modified once built.
+	leaves sync.Map // leafKey → *config.Value
 	// typed memoises StringTyped (layer + path → bool).
 	typed   sync.Map
 	typedMu sync.Mutex
@@ -233,13 +235,7 @@ func (c *Checker) CheckClustersExcept(f *config.Fleet, skip func(*config.Cluster
 			continue
 		}
 		if len(r.Defaults) > 0 {
-			// Clusters with the same input share one defaults tree (values
-			// are never modified once built).
-			tree, ok := c.trees.Load(keys[i])
-			if !ok {
-				tree, _ = c.trees.LoadOrStore(keys[i], defaultsTree(r.Defaults))
-			}
-			cl.Effective = config.Merge(tree.(*config.Value), cl.Effective)
+			cl.Effective = config.Merge(c.defaultsTree(r.Defaults), cl.Effective)
 		}
 	}
 	return diags
@@ -302,7 +298,8 @@ func interpolatedOnly(v *config.Value) *config.Value {
 // of the step's time); TestDefaultsAsFieldsListsThem holds it to listing
 // them.
 func (w *compiled) defaults(u cue.Value, t *config.Value, p []string, out *[]defaultValue) {
-	for _, key := range w.declared(p) {
+	names, paths := w.declared(p)
+	for i, key := range names {
 		child := t.Get(key)
 		if child != nil && child.Kind != config.Map {
 			continue
@@ -311,9 +308,17 @@ func (w *compiled) defaults(u cue.Value, t *config.Value, p []string, out *[]def
 		if !fv.Exists() {
 			continue
 		}
-		cp := append(append(make([]string, 0, len(p)+1), p...), key)
+		cp := paths[i]
 		if child == nil {
 			if d, ok := defaultAt(fv, cp); ok {
+				if len(d.JSON) <= sharedLeafJSON {
+					// The memo keeps every cluster's defaults.
+					if j, seen := w.defaultJSON[string(d.JSON)]; seen {
+						d.JSON = j
+					} else {
+						w.defaultJSON[string(d.JSON)] = d.JSON
+					}
+				}
 				*out = append(*out, d)
 			}
 			continue
@@ -339,11 +344,12 @@ func defaultAt(fv cue.Value, p []string) (defaultValue, bool) {
 }
 
 // declared lists, sorted, the fields #Cluster declares at path p (its own,
-// optional and required ones included), computed once per path.
-func (w *compiled) declared(p []string) []string {
+// optional and required ones included), and the path of each, computed
+// once per path: every cluster's defaults share these paths.
+func (w *compiled) declared(p []string) ([]string, [][]string) {
 	k := strings.Join(p, "\x00")
-	if names, ok := w.declaredAt[k]; ok {
-		return names
+	if d, ok := w.declaredAt[k]; ok {
+		return d.names, d.paths
 	}
 	var names []string
 	if it, err := lookup(w.cluster, p).Fields(cue.Optional(true)); err == nil {
@@ -354,23 +360,52 @@ func (w *compiled) declared(p []string) []string {
 		}
 	}
 	sort.Strings(names)
-	if w.declaredAt == nil {
-		w.declaredAt = map[string][]string{}
+	paths := make([][]string, len(names))
+	for i, name := range names {
+		paths[i] = append(append(make([]string, 0, len(p)+1), p...), name)
 	}
-	w.declaredAt[k] = names
-	return names
+	if w.declaredAt == nil {
+		w.declaredAt = map[string]declaredFields{}
+	}
+	w.declaredAt[k] = declaredFields{names, paths}
+	return names, paths
 }
 
-// defaultsTree builds the config tree of the schema's defaults.
-func defaultsTree(ds []defaultValue) *config.Value {
+// leafKey is a default's value and where the schema gives it.
+type leafKey struct {
+	json string
+	pos  diag.Pos
+}
+
+// sharedLeafJSON is the longest default value shared between clusters:
+// longer ones are names derived from a cluster's identity, each its own.
+const sharedLeafJSON = 32
+
+// defaultsTree builds the config tree of the schema's defaults. Its maps
+// are each cluster's own (a merge takes most of them apart); short values
+// are shared between clusters.
+func (c *Checker) defaultsTree(ds []defaultValue) *config.Value {
 	var root *config.Value
 	for _, d := range ds {
 		o := config.Origin{Layer: config.LayerSchema, Pos: d.Pos}
-		var raw any
-		if err := json.Unmarshal(d.JSON, &raw); err != nil {
-			continue
+		var v *config.Value
+		k := leafKey{json: string(d.JSON), pos: d.Pos}
+		if len(d.JSON) <= sharedLeafJSON {
+			if l, ok := c.leaves.Load(k); ok {
+				v = l.(*config.Value)
+			}
 		}
-		v := config.FromInterface(raw, o)
+		if v == nil {
+			var raw any
+			if err := json.Unmarshal(d.JSON, &raw); err != nil {
+				continue
+			}
+			v = config.FromInterface(raw, o)
+			if len(d.JSON) <= sharedLeafJSON {
+				l, _ := c.leaves.LoadOrStore(k, v)
+				v = l.(*config.Value)
+			}
+		}
 		for i := len(d.Path) - 1; i >= 0; i-- {
 			v = config.NewMap(o, []config.Field{{Key: d.Path[i], KeyPos: d.Pos, Value: v}})
 		}

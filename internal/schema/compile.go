@@ -2,6 +2,7 @@ package schema
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
@@ -28,7 +29,16 @@ type compiled struct {
 	// layerDecided are the top-level keys #Cluster adds nothing to.
 	layerDecided map[string]bool
 	// declaredAt memoises declared: the fields #Cluster declares at a path.
-	declaredAt map[string][]string
+	declaredAt map[string]declaredFields
+	// defaultJSON holds one copy of each short default value (defaults).
+	defaultJSON map[string]json.RawMessage
+}
+
+// declaredFields are the fields #Cluster declares at a path, and the path
+// of each.
+type declaredFields struct {
+	names []string
+	paths [][]string
 }
 
 // source is the embedded schema text, read once.
@@ -98,8 +108,9 @@ func (s *source) compile() (*compiled, error) {
 			config.LayerRegion:  def("#Region"),
 			config.LayerCluster: def("#ClusterFile"),
 		},
-		cluster: def("#Cluster"),
-		fleet:   def("#Fleet"),
+		cluster:     def("#Cluster"),
+		fleet:       def("#Fleet"),
+		defaultJSON: map[string]json.RawMessage{},
 	}
 	var decided []string
 	if err := def("#LayerDecided").Decode(&decided); err != nil {

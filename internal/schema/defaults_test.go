@@ -90,3 +90,61 @@ func collectDefaults(u cue.Value, t *config.Value, p []string, out *[]defaultVal
 		*out = append(*out, defaultValue{Path: cp, JSON: b, Pos: diag.Pos{File: pos.Filename(), Line: pos.Line(), Col: pos.Column()}})
 	}
 }
+
+// TestDefaultsReachEachCluster holds CheckClusters to the defaults #Cluster
+// gives: every default of every cluster is in its effective config with its
+// own value and its own position in the schema, though clusters share the
+// values they are given alike (false is the default of delete,
+// delete_pipeline and eks.endpoint_public_access, at three places).
+func TestDefaultsReachEachCluster(t *testing.T) {
+	w := compiledForTest(t)
+	c, err := New(Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := fleetgen.Generate(fleetgen.Options{Sectors: 2, RegionsPerSector: 3, ClustersPerRegion: 3}).FS()
+	build := func() *config.Fleet {
+		docs, diags := config.Parse(fsys, "config")
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		f, diags := config.Build(docs)
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		return f
+	}
+	as, checked := build(), build()
+	if diags := c.CheckClusters(checked); diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	positions := map[string]map[string]bool{} // a default's JSON → its positions
+	for i, cl := range as.Clusters {
+		in := w.clusterInput(cl.Effective)
+		u := w.cluster.Unify(w.ctx.BuildExpr(toCUE(in, false)))
+		var ds []defaultValue
+		w.defaults(u, in, nil, &ds)
+		for _, d := range ds {
+			v := checked.Clusters[i].Effective
+			for _, k := range d.Path {
+				v = v.Get(k)
+			}
+			if v == nil {
+				t.Errorf("cluster %s: default %s missing", cl.ID(), strings.Join(d.Path, "."))
+				continue
+			}
+			got, _ := json.Marshal(v.Interface())
+			want := config.Origin{Layer: config.LayerSchema, Pos: d.Pos}
+			if string(got) != string(d.JSON) || v.Origin != want {
+				t.Errorf("cluster %s: %s = %s at %v, want %s at %v", cl.ID(), strings.Join(d.Path, "."), got, v.Origin, d.JSON, want)
+			}
+			if positions[string(d.JSON)] == nil {
+				positions[string(d.JSON)] = map[string]bool{}
+			}
+			positions[string(d.JSON)][d.Pos.String()] = true
+		}
+	}
+	if len(positions["false"]) < 2 {
+		t.Errorf("the fleet gives false by default at %v: it exercises too little", positions["false"])
+	}
+}
