@@ -237,12 +237,13 @@ func BuildBeside(docs *Documents, beside *Fleet) (*Fleet, diag.Diagnostics) {
 	}
 	// The effective configs are merged on every core: each reads only
 	// values, which are never modified once built.
+	shared := newInterpolated()
 	par.Do(len(todo), func(i int) {
 		b := todo[i]
 		if b.c == nil || b.c.Effective != nil || b.c.Region.Sector == nil {
 			return
 		}
-		b.c.Effective, b.merge = effective(b.c.Region, b.c)
+		b.c.Effective, b.merge = effective(b.c.Region, b.c, shared)
 	})
 	for _, b := range todo {
 		diags = append(diags, b.diags...)
@@ -293,7 +294,7 @@ func sameInputs(prev, c *Cluster) bool {
 
 // effective merges the cluster file over its region's base, adds identity
 // and interpolates ${...} references.
-func effective(r *Region, c *Cluster) (*Value, diag.Diagnostics) {
+func effective(r *Region, c *Cluster, shared *interpolated) (*Value, diag.Diagnostics) {
 	d := c.Doc
 	v := Merge(r.base, settings(d))
 	if v == nil {
@@ -318,7 +319,7 @@ func effective(r *Region, c *Cluster) (*Value, diag.Diagnostics) {
 		"region": r.Name, "cluster": c.Name, "sector": r.Sector.Name,
 		"environment": r.Sector.Environment, "cluster_type": c.Type,
 	}
-	return Interpolate(v, vars)
+	return interpolateShared(v, vars, shared)
 }
 
 func originOf(v *Value, d *Document) Origin {

@@ -1,9 +1,11 @@
 package config
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/regionctl/regionctl/internal/diag"
 )
@@ -12,63 +14,131 @@ import (
 // stands for a literal ${. An unknown name is an error at the string's
 // position. Unchanged subtrees are shared with v.
 func Interpolate(v *Value, vars map[string]string) (*Value, diag.Diagnostics) {
+	return interpolateShared(v, vars, nil)
+}
+
+// interpolateShared is Interpolate, taking from shared (when not nil) the
+// result of any subtree of v interpolated before, by another cluster, to
+// the same strings: most of a fleet's references name a region or an
+// environment, or a cluster name that every region repeats.
+func interpolateShared(v *Value, vars map[string]string, shared *interpolated) (*Value, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	out := interpolate(v, vars, &diags)
+	out, _ := interpolate(v, vars, &diags, shared)
 	return out, diags
 }
 
-func interpolate(v *Value, vars map[string]string, diags *diag.Diagnostics) *Value {
+// interpolated holds the subtrees interpolated so far, safe for
+// concurrent use: each by the subtree it was made from and every string
+// it was given (sig, from interpolate). Values are never modified once
+// built, so the clusters share them.
+type interpolated struct {
+	mu sync.Mutex
+	m  map[interpolatedKey]*Value
+}
+
+type interpolatedKey struct {
+	from *Value
+	sig  string
+}
+
+func newInterpolated() *interpolated {
+	return &interpolated{m: map[interpolatedKey]*Value{}}
+}
+
+// share returns the value made before from the same subtree to the same
+// strings, else the one make makes, kept for the next.
+func (s *interpolated) share(from *Value, sig string, make func() *Value) *Value {
+	if s == nil {
+		return make()
+	}
+	k := interpolatedKey{from, sig}
+	s.mu.Lock()
+	v, ok := s.m[k]
+	s.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = make()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prev, ok := s.m[k]; ok {
+		return prev
+	}
+	s.m[k] = v
+	return v
+}
+
+// changedChild is a child of a map or list that interpolation changed.
+type changedChild struct {
+	i int
+	v *Value
+}
+
+// interpolate returns v interpolated and, when it differs from v, its
+// signature: the strings the references became, each with its place in v,
+// so that two results of one v with the same signature are equal.
+func interpolate(v *Value, vars map[string]string, diags *diag.Diagnostics, shared *interpolated) (*Value, string) {
 	switch v.Kind {
 	case String:
 		if !strings.Contains(v.Str, "${") {
-			return v
+			return v, ""
 		}
 		s, err := expand(v.Str, vars)
 		if err != nil {
 			*diags = append(*diags, diag.Errorf(v.Origin.Pos, err.detail, "%s", err.summary))
-			return v
+			return v, ""
 		}
-		out := *v
-		out.Str = s
-		out.Template = v.Str
-		return &out
-	case Map:
-		var fields []Field
-		for i, f := range v.Fields {
-			nv := interpolate(f.Value, vars, diags)
-			if nv != f.Value && fields == nil {
-				fields = append(make([]Field, 0, len(v.Fields)), v.Fields[:i]...)
-			}
-			if fields != nil {
-				f.Value = nv
-				fields = append(fields, f)
-			}
+		return shared.share(v, s, func() *Value {
+			out := *v
+			out.Str = s
+			out.Template = v.Str
+			return &out
+		}), s
+	case Map, List:
+		n := len(v.Fields)
+		child := func(i int) *Value { return v.Fields[i].Value }
+		if v.Kind == List {
+			n, child = len(v.Items), func(i int) *Value { return v.Items[i] }
 		}
-		if fields == nil {
-			return v
-		}
-		out := *v
-		out.Fields = fields
-		return &out
-	case List:
-		var items []*Value
-		for i, it := range v.Items {
-			nv := interpolate(it, vars, diags)
-			if nv != it && items == nil {
-				items = append(make([]*Value, 0, len(v.Items)), v.Items[:i]...)
-			}
-			if items != nil {
-				items = append(items, nv)
+		var changed []changedChild
+		var sig []byte
+		for i := 0; i < n; i++ {
+			c := child(i)
+			nv, nsig := interpolate(c, vars, diags, shared)
+			if nv != c {
+				changed = append(changed, changedChild{i, nv})
+				sig = appendSig(sig, i, nsig)
 			}
 		}
-		if items == nil {
-			return v
+		if changed == nil {
+			return v, ""
 		}
-		out := *v
-		out.Items = items
-		return &out
+		k := string(sig)
+		return shared.share(v, k, func() *Value {
+			out := *v
+			if v.Kind == Map {
+				out.Fields = append([]Field(nil), v.Fields...)
+				for _, c := range changed {
+					out.Fields[c.i].Value = c.v
+				}
+			} else {
+				out.Items = append([]*Value(nil), v.Items...)
+				for _, c := range changed {
+					out.Items[c.i] = c.v
+				}
+			}
+			return &out
+		}), k
 	}
-	return v
+	return v, ""
+}
+
+// appendSig adds child i's signature to its parent's, each part prefixed
+// by its place and length so that no two lists of parts read alike.
+func appendSig(sig []byte, i int, child string) []byte {
+	sig = binary.AppendUvarint(sig, uint64(i))
+	sig = binary.AppendUvarint(sig, uint64(len(child)))
+	return append(sig, child...)
 }
 
 type expandError struct{ summary, detail string }

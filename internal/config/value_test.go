@@ -1,6 +1,7 @@
 package config
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/regionctl/regionctl/internal/diag"
@@ -30,5 +31,56 @@ func TestFloatsKeepTheirValue(t *testing.T) {
 	}
 	if (&Value{Kind: Int, Int: 3}).Float() != 0 {
 		t.Error("Float of an int is not 0")
+	}
+}
+
+// TestInterpolationShares: clusters whose references become the same
+// strings share the interpolated subtrees, and each cluster's config is
+// exactly what interpolating it alone makes, diagnostics included.
+func TestInterpolationShares(t *testing.T) {
+	v := decode(t, LayerGlobal, "g.yaml", `account:
+  email: aws+${cluster}@example.com
+  ou: /platform/${region}
+etcd_backup:
+  account: {ou: "/platform/${region}/dr", email: "dr-${region}@example.com"}
+split: {a: "${a}", b: "${b}"}
+list: ["${region}", fixed]
+bad: ${nope}
+`)
+	vars := []map[string]string{
+		{"region": "us-east-1", "cluster": "mc01", "a": "ab", "b": "c"},
+		{"region": "us-east-1", "cluster": "mc02", "a": "a", "b": "bc"},
+		{"region": "eu-west-1", "cluster": "mc01", "a": "ab", "b": "c"},
+		// Joined with their places alone, these two would read alike.
+		{"region": "eu-west-1", "cluster": "mc01", "a": "x\x01", "b": "y"},
+		{"region": "eu-west-1", "cluster": "mc01", "a": "x", "b": "\x01y"},
+	}
+	shared := newInterpolated()
+	var outs []*Value
+	for _, vs := range vars {
+		alone, aloneDiags := Interpolate(v, vs)
+		out, diags := interpolateShared(v, vs, shared)
+		if !reflect.DeepEqual(out, alone) {
+			t.Errorf("%v: shared interpolation differs from interpolating alone", vs)
+		}
+		if !reflect.DeepEqual(diags, aloneDiags) || len(diags) != 1 {
+			t.Errorf("%v: diagnostics %v, alone %v", vs, diags, aloneDiags)
+		}
+		outs = append(outs, out)
+	}
+	same := func(a, b *Value, path ...string) bool {
+		for _, k := range path {
+			a, b = a.Get(k), b.Get(k)
+		}
+		return a == b
+	}
+	if !same(outs[0], outs[1], "etcd_backup") || !same(outs[0], outs[1], "list") || !same(outs[0], outs[1], "account", "ou") {
+		t.Error("two clusters of one region do not share their region's interpolated values")
+	}
+	if same(outs[0], outs[1], "account") || same(outs[0], outs[1], "split") || same(outs[0], outs[2], "etcd_backup") {
+		t.Error("values that interpolate to different strings are shared")
+	}
+	if !same(outs[0], outs[2], "split") {
+		t.Error("subtrees interpolated to the same strings in two regions are not shared")
 	}
 }
