@@ -39,6 +39,8 @@ type Checker struct {
 	// memo keeps decoded cluster results for the life of the Checker: the
 	// two sides of a review share most clusters.
 	memo sync.Map // key → clusterResult
+	// layerMemo keeps the findings of each layer file's values.
+	layerMemo sync.Map // key → []finding
 	// leaves shares the defaults most clusters are given alike (3, false,
 	// "per_az", a cluster's name): values are never modified once built.
 	leaves sync.Map // leafKey → *config.Value
@@ -145,11 +147,22 @@ func (c *Checker) CheckLayersExcept(docs *config.Documents, skip func(*config.Do
 		if d.Value == nil || (skip != nil && skip(d)) {
 			return
 		}
-		results[i] = cached(c, c.key("L", []byte{byte(d.Layer)}, d.Hash[:]), func() []finding {
+		// What the layer's schema says of a file is a function of its
+		// values alone (positions are resolved below, per file): files
+		// that differ only in comments, layout or place, as most cluster
+		// files do, are checked once.
+		h := config.Hash(d.Value)
+		key := c.key("L", []byte{byte(d.Layer)}, h[:])
+		if m, ok := c.layerMemo.Load(key); ok {
+			results[i] = m.([]finding)
+			return
+		}
+		results[i] = cached(c, key, func() []finding {
 			def := w.layers[d.Layer]
 			u := def.Unify(w.ctx.BuildExpr(toCUE(d.Value, true)))
 			return w.findingsOf(u.Validate(cue.Concrete(true)), def, d.Value, "in this file")
 		})
+		c.layerMemo.Store(key, results[i])
 	})
 	var diags diag.Diagnostics
 	for i, fs := range results {
