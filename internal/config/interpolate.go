@@ -46,10 +46,10 @@ func newInterpolated() *interpolated {
 }
 
 // share returns the value made before from the same subtree to the same
-// strings, else the one make makes, kept for the next.
-func (s *interpolated) share(from *Value, sig string, make func() *Value) *Value {
+// strings, else the one build makes, kept for the next.
+func (s *interpolated) share(from *Value, sig string, build func() *Value) *Value {
 	if s == nil {
-		return make()
+		return build()
 	}
 	k := interpolatedKey{from, sig}
 	s.mu.Lock()
@@ -58,7 +58,7 @@ func (s *interpolated) share(from *Value, sig string, make func() *Value) *Value
 	if ok {
 		return v
 	}
-	v = make()
+	v = build()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if prev, ok := s.m[k]; ok {
