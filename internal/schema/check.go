@@ -205,7 +205,6 @@ func (c *Checker) CheckClusters(f *config.Fleet) diag.Diagnostics {
 // layers made it, without the schema's defaults.
 func (c *Checker) CheckClustersExcept(f *config.Fleet, skip func(*config.Cluster) bool) diag.Diagnostics {
 	results := make([]*clusterResult, len(f.Clusters))
-	keys := make([]string, len(f.Clusters))
 	c.parallel(len(f.Clusters), func(w *compiled, i int) {
 		cl := f.Clusters[i]
 		if cl.Partial || cl.Effective == nil || (skip != nil && skip(cl)) {
@@ -214,7 +213,6 @@ func (c *Checker) CheckClustersExcept(f *config.Fleet, skip func(*config.Cluster
 		in := w.clusterInput(cl.Effective)
 		h := config.Hash(in)
 		key := c.key("C", h[:])
-		keys[i] = key
 		if m, ok := c.memo.Load(key); ok {
 			r := m.(clusterResult)
 			results[i] = &r
@@ -402,8 +400,10 @@ func (c *Checker) defaultsTree(ds []defaultValue) *config.Value {
 	for _, d := range ds {
 		o := config.Origin{Layer: config.LayerSchema, Pos: d.Pos}
 		var v *config.Value
-		k := leafKey{json: string(d.JSON), pos: d.Pos}
-		if len(d.JSON) <= sharedLeafJSON {
+		var k leafKey
+		shared := len(d.JSON) <= sharedLeafJSON
+		if shared {
+			k = leafKey{json: string(d.JSON), pos: d.Pos}
 			if l, ok := c.leaves.Load(k); ok {
 				v = l.(*config.Value)
 			}
@@ -414,7 +414,7 @@ func (c *Checker) defaultsTree(ds []defaultValue) *config.Value {
 				continue
 			}
 			v = config.FromInterface(raw, o)
-			if len(d.JSON) <= sharedLeafJSON {
+			if shared {
 				l, _ := c.leaves.LoadOrStore(k, v)
 				v = l.(*config.Value)
 			}

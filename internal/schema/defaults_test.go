@@ -119,6 +119,7 @@ func TestDefaultsReachEachCluster(t *testing.T) {
 		t.Fatal(diags)
 	}
 	positions := map[string]map[string]bool{} // a default's JSON → its positions
+	leaves := map[leafKey]*config.Value{}     // a short default → the value clusters share
 	for i, cl := range as.Clusters {
 		in := w.clusterInput(cl.Effective)
 		u := w.cluster.Unify(w.ctx.BuildExpr(toCUE(in, false)))
@@ -137,6 +138,13 @@ func TestDefaultsReachEachCluster(t *testing.T) {
 			want := config.Origin{Layer: config.LayerSchema, Pos: d.Pos}
 			if string(got) != string(d.JSON) || v.Origin != want {
 				t.Errorf("cluster %s: %s = %s at %v, want %s at %v", cl.ID(), strings.Join(d.Path, "."), got, v.Origin, d.JSON, want)
+			}
+			if len(d.JSON) <= sharedLeafJSON {
+				k := leafKey{json: string(d.JSON), pos: d.Pos}
+				if prev := leaves[k]; prev != nil && prev != v {
+					t.Errorf("cluster %s: %s = %s is a copy of the value other clusters share", cl.ID(), strings.Join(d.Path, "."), d.JSON)
+				}
+				leaves[k] = v
 			}
 			if positions[string(d.JSON)] == nil {
 				positions[string(d.JSON)] = map[string]bool{}
