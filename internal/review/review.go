@@ -229,7 +229,7 @@ func Run(o Options) (*Result, error) {
 				if d == nil || base == nil {
 					return nil, false
 				}
-				settle = newSettler(d.hashes, d.index, base)
+				settle = newSettler(d.hashes, d.owners, base)
 				// Nor need the files the base's render kept whole
 				// (index.json, the fleet-wide files) be held meanwhile:
 				// the base's side is what it committed.
@@ -250,7 +250,7 @@ func Run(o Options) (*Result, error) {
 	if err := waitDeployed().err; err != nil {
 		return nil, err
 	}
-	committed, baseIndex, trusted := baseDeploy.hashes, baseDeploy.index, pair.Trusted
+	committed, trusted := baseDeploy.hashes, pair.Trusted
 	for _, s := range []struct {
 		label string
 		diags diag.Diagnostics
@@ -268,7 +268,7 @@ func Run(o Options) (*Result, error) {
 		// What the base deployed is what it committed, whatever this
 		// regionctl would render of it: a renderer that changed shows as
 		// changed files, and starts the pipelines they need.
-		baseSide.Output = asCommitted(pair.BaseOut, baseFS, committed, baseIndex, pair.HeadOut, settled)
+		baseSide.Output = asCommitted(pair.BaseOut, baseFS, committed, baseDeploy.owners, pair.HeadOut, settled)
 	}
 	baseSide.Settled = settled
 	if len(pair.Unchanged) > 0 && o.Drift {
@@ -313,13 +313,13 @@ func Run(o Options) (*Result, error) {
 // asCommitted is the base's render with each file as the base committed it:
 // a file the base rendered but never committed was never deployed, and a
 // committed file the render lacks (of a cluster or region it rendered) was.
-// Owners come from the render, else from the committed index.json. A
+// Owners come from the render, else from the committed index.json's
+// (owners, render.Index.Owners). A
 // committed file whose blob the head renders byte for byte (the same git
 // blob hash) takes the head's bytes instead of being read from git: most
 // files of a changed cluster do not change. The settled files (settler),
 // the same on both sides, are left out.
-func asCommitted(out *render.Output, fsys fs.FS, committed map[string]plumbing.Hash, idx *render.Index, head *render.Output, settled map[string]plumbing.Hash) *render.Output {
-	owners := idx.Owners()
+func asCommitted(out *render.Output, fsys fs.FS, committed map[string]plumbing.Hash, owners map[string]string, head *render.Output, settled map[string]plumbing.Hash) *render.Output {
 	// The base's files: those it rendered and committed, then those it
 	// committed of owners it rendered but renders no more.
 	rendered := make(map[string]bool, len(out.Artifacts))
@@ -376,10 +376,12 @@ func asCommitted(out *render.Output, fsys fs.FS, committed map[string]plumbing.H
 }
 
 // committedDeploy is a commit's deploy/: each file's blob hash, and
-// index.json (nil when absent or unreadable).
+// index.json (nil when absent or unreadable) with the owner of each file it
+// lists (Index.Owners: asCommitted and the settler both need it).
 type committedDeploy struct {
 	hashes map[string]plumbing.Hash
 	index  *render.Index
+	owners map[string]string
 	err    error
 }
 
@@ -403,7 +405,8 @@ func readCommitted(root string, c plumbing.Hash) committedDeploy {
 	if err != nil {
 		return committedDeploy{err: err}
 	}
-	return committedDeploy{hashes: hashes, index: readIndex(fsys)}
+	idx := readIndex(fsys)
+	return committedDeploy{hashes: hashes, index: idx, owners: idx.Owners()}
 }
 
 // readIndex is the deploy/index.json of fsys, or nil.

@@ -25,10 +25,9 @@ type settler struct {
 }
 
 // newSettler settles against the base's committed deploy/ (its blob hashes
-// and index.json) and the base's render, as asCommitted makes the base's
-// view of them.
-func newSettler(committed map[string]plumbing.Hash, idx *render.Index, base *render.Output) *settler {
-	owners := idx.Owners()
+// and the owners its index.json gives files) and the base's render, as
+// asCommitted makes the base's view of them.
+func newSettler(committed map[string]plumbing.Hash, owners map[string]string, base *render.Output) *settler {
 	rendered := make(map[string]bool, len(base.Artifacts))
 	for _, a := range base.Artifacts {
 		rendered[a.Path] = true
