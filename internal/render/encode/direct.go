@@ -3,63 +3,80 @@ package encode
 import (
 	"bytes"
 	"encoding/json"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	yamlv2 "go.yaml.in/yaml/v2"
 )
 
-// direct writes the bytes that go.yaml.in/yaml/v2 writes for a document
-// decoded from JSON into generic values (map[string]any, []any, string,
-// json.Number, bool, nil), without the library's reflection and event
-// emitter: the render's largest cost per cluster. It knows the library's
-// layout (block mappings with keys in its natural order, sequences in
-// mappings not indented, empty collections as {} and []) and writes itself
-// only the scalars whose form it can decide exactly: plain strings of a
-// known-safe alphabet, integers, booleans and null. Any other string takes
-// its form from the library itself (memoised), and a document holding
-// anything it cannot place exactly (a float, a literal block, a string the
-// library would break in a way it does not, a key too long to be a simple
-// key) is reported as not handled, for the library to encode. The
-// differential tests hold the two equal.
-func direct(doc any) ([]byte, bool) {
-	root, ok := doc.(map[string]any)
-	if !ok {
-		return nil, false
-	}
-	scratch := scratches.Get().(*[]byte)
-	w := writer{out: append((*scratch)[:0], Marker...)}
-	ok = true
-	if len(root) == 0 {
-		w.out = append(w.out, "{}\n"...)
-	} else {
-		ok = w.mapping(root, 0)
+// direct writes the bytes that go.yaml.in/yaml/v2 writes for the JSON
+// document j decoded into generic values (map[string]any, []any, string,
+// json.Number, bool, nil), without building those values and without the
+// library's reflection and event emitter: the render's largest cost per
+// cluster. It reads j into a flat tree whose strings are pieces of one
+// copy of j (parse), and knows the library's layout (block mappings with
+// keys in its natural order, sequences in mappings not indented, empty
+// collections as {} and []). It writes itself only the scalars whose form
+// it can decide exactly: plain strings of a known-safe alphabet, integers,
+// booleans and null. Any other string takes its form from the library
+// itself (memoised), and a document holding anything it cannot place
+// exactly (a float, a literal block, a string the library would break in
+// a way it does not, a key too long to be a simple key, a key twice) is
+// reported as not handled, for the library to encode. The differential
+// tests hold the two equal.
+func direct(j []byte) ([]byte, bool) {
+	w := writers.Get().(*writer)
+	w.out = append(w.out[:0], Marker...)
+	ok := w.parse(j) && w.nodes[0].kind == '{'
+	if ok {
+		if w.nodes[0].n == 0 {
+			w.out = append(w.out, "{}\n"...)
+		} else {
+			ok = w.mapping(0, 0)
+		}
 	}
 	var out []byte
 	if ok {
 		out = bytes.Clone(w.out) // a buffer of the file's size
 	}
-	if cap(w.out) <= 1<<20 {
-		*scratch = w.out
-		scratches.Put(scratch)
+	if cap(w.out) <= 1<<20 && cap(w.nodes) <= 1<<16 {
+		w.nodes, w.order = w.nodes[:0], w.order[:0]
+		writers.Put(w)
 	}
 	return out, ok
 }
 
-// scratches are the buffers documents are written in before they are
-// copied out at their size.
-var scratches = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+// writers hold the buffers a document is read and written in, its YAML
+// copied out at its size.
+var writers = sync.Pool{New: func() any { return &writer{out: make([]byte, 0, 16<<10)} }}
 
-// writer appends the YAML. Its methods return false where the document
-// has something only the library can place.
-type writer struct{ out []byte }
+// writer appends the YAML of the tree it parsed. Its methods return false
+// where the document has something only the library can place.
+type writer struct {
+	out   []byte
+	nodes []node  // the document, in pre-order (parse)
+	order []int32 // a stack of the members of the mappings being written, sorted
+}
+
+// node is a JSON value: kind is '{', '[', '"', '0' (a number), 't', 'f' or
+// 'n' (null). A collection's n members follow it, each ending where the next
+// begins, and the last where the collection ends (end).
+type node struct {
+	kind byte
+	n    int32  // members of a collection
+	end  int32  // the index past this node's subtree
+	key  string // the member's key, in a mapping
+	text string // a string's value, a number as written
+}
 
 const (
 	bestWidth    = 80  // the library's line width: it breaks longer scalars at spaces
 	maxSimpleKey = 120 // under the library's 128-character simple key limit
+	maxDepth     = 1000
 )
 
 func (w *writer) indent(n int) {
@@ -68,16 +85,171 @@ func (w *writer) indent(n int) {
 	}
 }
 
-// mapping writes a non-empty object's entries at column col, the first
-// one where the writer stands (after a sequence's "- ", or indented by
-// the caller).
-func (w *writer) mapping(m map[string]any, col int) bool {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// parse reads the JSON document j into w.nodes; false when j is not one
+// JSON value the writer reads (the library's path then says why).
+func (w *writer) parse(j []byte) bool {
+	p := parser{s: string(j), w: w}
+	p.space()
+	if !p.value("", 0) {
+		return false
 	}
-	sort.Slice(keys, func(i, j int) bool { return keyLess(keys[i], keys[j]) })
-	for i, key := range keys {
+	p.space()
+	return p.i == len(p.s)
+}
+
+// parser reads JSON text; strings without escapes are pieces of s.
+type parser struct {
+	s string
+	i int
+	w *writer
+}
+
+func (p *parser) space() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t' || p.s[p.i] == '\n' || p.s[p.i] == '\r') {
+		p.i++
+	}
+}
+
+// value reads one value, the member key of its mapping.
+func (p *parser) value(key string, depth int) bool {
+	if p.i >= len(p.s) || depth > maxDepth {
+		return false
+	}
+	at := len(p.w.nodes)
+	p.w.nodes = append(p.w.nodes, node{key: key})
+	nd := func() *node { return &p.w.nodes[at] }
+	switch c := p.s[p.i]; {
+	case c == '{' || c == '[':
+		nd().kind = c
+		p.i++
+		p.space()
+		closer := byte('}')
+		if c == '[' {
+			closer = ']'
+		}
+		var n int32
+		if p.i < len(p.s) && p.s[p.i] == closer {
+			p.i++
+		} else {
+			for {
+				var k string
+				if c == '{' {
+					var ok bool
+					if k, ok = p.str(); !ok {
+						return false
+					}
+					p.space()
+					if p.i >= len(p.s) || p.s[p.i] != ':' {
+						return false
+					}
+					p.i++
+					p.space()
+				}
+				if !p.value(k, depth+1) {
+					return false
+				}
+				n++
+				p.space()
+				if p.i >= len(p.s) {
+					return false
+				}
+				if p.s[p.i] == closer {
+					p.i++
+					break
+				}
+				if p.s[p.i] != ',' {
+					return false
+				}
+				p.i++
+				p.space()
+			}
+		}
+		nd().n = n
+	case c == '"':
+		s, ok := p.str()
+		if !ok {
+			return false
+		}
+		nd().kind, nd().text = '"', s
+	case c == '-' || c >= '0' && c <= '9':
+		start := p.i
+		for p.i < len(p.s) && strings.IndexByte("+-.eE0123456789", p.s[p.i]) >= 0 {
+			p.i++
+		}
+		nd().kind, nd().text = '0', p.s[start:p.i]
+	case strings.HasPrefix(p.s[p.i:], "true"):
+		nd().kind = 't'
+		p.i += 4
+	case strings.HasPrefix(p.s[p.i:], "false"):
+		nd().kind = 'f'
+		p.i += 5
+	case strings.HasPrefix(p.s[p.i:], "null"):
+		nd().kind = 'n'
+		p.i += 4
+	default:
+		return false
+	}
+	nd().end = int32(len(p.w.nodes))
+	return true
+}
+
+// str reads a string: a piece of the text when it has no escapes and is
+// UTF-8, else decoded as encoding/json decodes it.
+func (p *parser) str() (string, bool) {
+	if p.i >= len(p.s) || p.s[p.i] != '"' {
+		return "", false
+	}
+	start := p.i
+	p.i++
+	escaped, high := false, false
+	for ; p.i < len(p.s); p.i++ {
+		switch c := p.s[p.i]; {
+		case c == '"':
+			p.i++
+			if piece := p.s[start+1 : p.i-1]; !escaped && (!high || utf8.ValidString(piece)) {
+				return piece, true
+			}
+			var s string
+			if json.Unmarshal([]byte(p.s[start:p.i]), &s) != nil {
+				return "", false
+			}
+			return s, true
+		case c == '\\':
+			escaped = true
+			p.i++
+		case c < 0x20:
+			return "", false
+		case c >= 0x80:
+			high = true
+		}
+	}
+	return "", false
+}
+
+// mapping writes the non-empty mapping at w.nodes[at] at column col, its
+// first entry where the writer stands (after a sequence's "- ", or
+// indented by the caller).
+func (w *writer) mapping(at int32, col int) bool {
+	lo := len(w.order)
+	for m := at + 1; m < w.nodes[at].end; m = w.nodes[m].end {
+		w.order = append(w.order, m)
+	}
+	members := w.order[lo:]
+	slices.SortFunc(members, func(a, b int32) int {
+		switch ka, kb := w.nodes[a].key, w.nodes[b].key; {
+		case keyLess(ka, kb):
+			return -1
+		case keyLess(kb, ka):
+			return 1
+		}
+		return 0
+	})
+	defer func() { w.order = w.order[:lo] }()
+	for i, m := range members {
+		key := w.nodes[m].key
+		if i > 0 && key == w.nodes[members[i-1]].key {
+			return false // a key twice: the library keeps the last
+		}
 		kf := scalarForm(key)
 		k := kf.text
 		if kf.style == 0 || k == "" || len(k) > maxSimpleKey || !printableASCII(key) {
@@ -88,58 +260,45 @@ func (w *writer) mapping(m map[string]any, col int) bool {
 		}
 		w.out = append(w.out, k...)
 		w.out = append(w.out, ':')
-		switch v := m[key].(type) {
-		case map[string]any:
-			if len(v) > 0 {
-				w.out = append(w.out, '\n')
+		if v := w.nodes[m]; v.n > 0 {
+			w.out = append(w.out, '\n')
+			if v.kind == '{' {
 				w.indent(col + 2)
-				if !w.mapping(v, col+2) {
+				if !w.mapping(m, col+2) {
 					return false
 				}
-				continue
-			}
-		case []any:
-			if len(v) > 0 {
-				w.out = append(w.out, '\n')
+			} else {
 				w.indent(col)
-				if !w.sequence(v, col) {
+				if !w.sequence(m, col) {
 					return false
 				}
-				continue
 			}
+			continue
 		}
 		w.out = append(w.out, ' ')
-		if !w.scalar(m[key], col+len(k)+2, col+2) {
+		if !w.scalar(m, col+len(k)+2, col+2) {
 			return false
 		}
 	}
 	return true
 }
 
-// sequence writes a non-empty array's items at column col, the first
-// where the writer stands.
-func (w *writer) sequence(items []any, col int) bool {
-	for i, v := range items {
+// sequence writes the non-empty sequence at w.nodes[at] at column col, its
+// first item where the writer stands.
+func (w *writer) sequence(at int32, col int) bool {
+	for i, m := 0, at+1; m < w.nodes[at].end; i, m = i+1, w.nodes[m].end {
 		if i > 0 {
 			w.indent(col)
 		}
 		w.out = append(w.out, '-', ' ')
 		var ok bool
-		switch c := v.(type) {
-		case map[string]any:
-			if len(c) > 0 {
-				ok = w.mapping(c, col+2)
-				break
-			}
-			ok = w.scalar(v, col+2, col+2)
-		case []any:
-			if len(c) > 0 {
-				ok = w.sequence(c, col+2)
-				break
-			}
-			ok = w.scalar(v, col+2, col+2)
+		switch v := w.nodes[m]; {
+		case v.kind == '{' && v.n > 0:
+			ok = w.mapping(m, col+2)
+		case v.kind == '[' && v.n > 0:
+			ok = w.sequence(m, col+2)
 		default:
-			ok = w.scalar(v, col+2, col+2)
+			ok = w.scalar(m, col+2, col+2)
 		}
 		if !ok {
 			return false
@@ -148,29 +307,31 @@ func (w *writer) sequence(items []any, col int) bool {
 	return true
 }
 
-// scalar writes a scalar (or an empty collection) starting at column col,
-// and its line's end; indent is where the library continues a string it
-// breaks at a space.
-func (w *writer) scalar(v any, col, indent int) bool {
-	switch v := v.(type) {
-	case map[string]any: // empty
+// scalar writes the scalar (or empty collection) at w.nodes[at] starting at
+// column col, and its line's end; indent is where the library continues a
+// string it breaks at a space.
+func (w *writer) scalar(at int32, col, indent int) bool {
+	switch v := w.nodes[at]; v.kind {
+	case '{': // empty
 		w.out = append(w.out, "{}"...)
-	case []any: // empty
+	case '[': // empty
 		w.out = append(w.out, "[]"...)
-	case bool:
-		w.out = strconv.AppendBool(w.out, v)
-	case nil:
+	case 't':
+		w.out = append(w.out, "true"...)
+	case 'f':
+		w.out = append(w.out, "false"...)
+	case 'n':
 		w.out = append(w.out, "null"...)
-	case json.Number:
+	case '0':
 		// The library writes a JSON number that is an int64 as that
 		// integer; other numbers (floats) are left to it.
-		i, err := v.Int64()
-		if err != nil {
+		i, ok := int64Of(v.text)
+		if !ok {
 			return false
 		}
 		w.out = strconv.AppendInt(w.out, i, 10)
-	case string:
-		f := scalarForm(v)
+	case '"':
+		f := scalarForm(v.text)
 		switch {
 		case f.style == 0:
 			return false
@@ -179,7 +340,7 @@ func (w *writer) scalar(v any, col, indent int) bool {
 			// a space past its width.
 			w.out = append(w.out, f.text...)
 		case f.style == stylePlain || f.style == styleSingle:
-			if !w.broken(v, f.style, col, indent) {
+			if !w.broken(v.text, f.style, col, indent) {
 				return false
 			}
 		default:
@@ -190,6 +351,31 @@ func (w *writer) scalar(v any, col, indent int) bool {
 	}
 	w.out = append(w.out, '\n')
 	return true
+}
+
+// int64Of is json.Number(s).Int64() for JSON integers: an optional minus
+// and decimal digits without a leading zero, within int64; false for any
+// other text (a float, an exponent), as Int64 fails on them.
+func int64Of(s string) (int64, bool) {
+	neg := strings.HasPrefix(s, "-")
+	d := strings.TrimPrefix(s, "-")
+	if d == "" || len(d) > 19 || d[0] == '0' && len(d) > 1 {
+		return 0, false
+	}
+	var u uint64
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return 0, false
+		}
+		u = u*10 + uint64(d[i]-'0')
+	}
+	switch {
+	case neg && u <= 1<<63:
+		return -int64(u), true
+	case !neg && u < 1<<63:
+		return int64(u), true
+	}
+	return 0, false
 }
 
 // broken writes an ASCII string in plain or single-quoted style as the
@@ -267,18 +453,29 @@ func scalarForm(s string) form {
 	if plainSafe(s) {
 		return form{stylePlain, s}
 	}
-	if v, ok := forms.Load(s); ok {
-		return v.(form)
+	forms.mu.RLock()
+	f, ok := forms.m[s]
+	forms.mu.RUnlock()
+	if ok {
+		return f
 	}
-	f := libraryForm(s)
-	forms.Store(s, f)
+	f = libraryForm(s)
+	forms.mu.Lock()
+	// s may be a piece of a whole document's text (direct): the memo keeps
+	// a copy of its own.
+	forms.m[strings.Clone(s)] = f
+	forms.mu.Unlock()
 	return f
 }
 
 // forms memoises the library's form of the strings that are not plainly
-// safe (versions such as "1.30", words such as "on", quoted text): few
-// and repeated across clusters.
-var forms sync.Map
+// safe (versions such as "1.30", words such as "on", keys such as
+// "targetRevision", quoted text): few and repeated across clusters. A map
+// rather than a sync.Map, whose lookups box each string they are given.
+var forms = struct {
+	mu sync.RWMutex
+	m  map[string]form
+}{m: map[string]form{}}
 
 // libraryForm asks the library for the form of s alone as a document. A
 // scalar's style does not depend on where it stands in block context; only

@@ -52,6 +52,39 @@ func TestDirectWritesWhatTheLibraryWrites(t *testing.T) {
 	}
 }
 
+// The direct writer reads the JSON text itself: whatever it handles reads
+// as encoding/json decodes it (escapes, bytes that are not UTF-8, spaces,
+// a key given twice), and what is not one JSON document it leaves alone.
+func TestDirectReadsJSONAsTheDecoderDoes(t *testing.T) {
+	for _, d := range []string{
+		`{"a":"x","a":"y"}`,
+		`{"a":{"b":1,"b":{"c":2}}}`,
+		"{\"k\":\"a\xffb\",\"l\":\"\xe2\x82\"}",
+		"{\"\xff\":1}",
+		`{"esc":"\u0041\n\"q\"\/\\","\u006b":"v","u":"\ud83d\ude00"}`,
+		" {\n\t\"a\" : [ 1 , { \"b\" : null } ] ,\r\"c\":\"d\" }",
+		`{"n":[-0,0,-9223372036854775808,9223372036854775807,-1]}`,
+		`{"n":-9223372036854775809}`,
+		`{"n":9223372036854775808}`,
+		`{"n":12345678901234567890}`,
+		`{"n":1.0}`,
+		`{"n":1e2}`,
+	} {
+		want, err := fromJSON([]byte(d), library)
+		if err != nil {
+			t.Fatalf("%q: %v", d, err)
+		}
+		if got, ok := directJSON([]byte(d)); ok && !bytes.Equal(got, want) {
+			t.Errorf("%q:\ndirect:\n%s\nlibrary:\n%s", d, got, want)
+		}
+	}
+	for _, d := range []string{``, `[1]`, `"s"`, `{"a":1}{"b":2}`, `{"a":1,}`, `{"a" 1}`, `{"a":tru}`, `{"a":"b}`, "{\"a\":\"\x01\"}", `{"a":1-2}`, `{"a":--1}`, `{"a":01}`, `{a:1}`} {
+		if got, ok := directJSON([]byte(d)); ok {
+			t.Errorf("%q is not one JSON object, yet the direct writer wrote:\n%s", d, got)
+		}
+	}
+}
+
 // Every document regionctl writes with this package into the repository's
 // own deploy/ is written the same by both paths, and nearly all of them
 // without the library: the speed of a render depends on it.
@@ -131,13 +164,7 @@ func fromJSON(j []byte, enc func(any) ([]byte, error)) ([]byte, error) {
 }
 
 // directJSON is the direct writer's answer for the JSON document j.
-func directJSON(j []byte) ([]byte, bool) {
-	doc, err := decode(j)
-	if err != nil {
-		return nil, false
-	}
-	return direct(doc)
-}
+func directJSON(j []byte) ([]byte, bool) { return direct(j) }
 
 const alphabet = "aby0019 :-#'\"\n\t.,*/_@=+{}[]&!|>%?~é<"
 
