@@ -5,7 +5,9 @@
 // appended to a spill file beside it, not kept in memory, and the store is
 // written back (the entries this run used, then older ones while under a
 // bound) atomically, by rename, only when something was added. Memory use
-// is one index entry per key, whatever the values weigh. Entry point: Open.
+// is one index entry per key, whatever the values weigh, and the values
+// not yet written to the spill file (about spillBuffer bytes).
+// Entry point: Open.
 package cache
 
 import (
@@ -35,6 +37,11 @@ const trailerSize = 8 + 8
 // maxIndex bounds what Open reads as an index.
 const maxIndex = 64 << 20
 
+// spillBuffer is how many bytes of stored values are gathered before they
+// are written to the spill file in one write: a render stores thousands of
+// small values, and a write each was a system call each.
+const spillBuffer = 256 << 10
+
 // File is a cache backed by one file. It is safe for concurrent use.
 type File struct {
 	path  string
@@ -43,10 +50,14 @@ type File struct {
 	oldAt map[string]loc // the old file's entries
 	spill *os.File       // this run's values
 	name  string         // the spill file's name, for systems that cannot remove an open file
-	size  int64          // the spill file's length
-	used  map[string]loc // the entries this run read or stored
-	dirty bool
-	err   error // the first spill failure: nothing more is stored
+	size  int64          // the spill file's length, pending included
+	// pending are the values stored since the last write to the spill
+	// file, which they will take from offset written on.
+	pending []byte
+	written int64
+	used    map[string]loc // the entries this run read or stored
+	dirty   bool
+	err     error // the first spill failure: nothing more is stored
 }
 
 // loc is where a value lives: in the old file or the spill file.
@@ -132,6 +143,11 @@ func (c *File) Get(key string) ([]byte, bool) {
 			c.used[key] = l
 		}
 	}
+	if ok && l.spill && l.off >= c.written {
+		v := bytes.Clone(c.pending[l.off-c.written : l.off-c.written+l.len])
+		c.mu.Unlock()
+		return v, true
+	}
 	f := c.fileOf(l)
 	c.mu.Unlock()
 	if !ok {
@@ -159,7 +175,8 @@ func read(f *os.File, l loc) ([]byte, error) {
 	return v, err
 }
 
-// Put stores value under key: appended to the spill file, not kept.
+// Put stores value under key: appended to the spill file, not kept (past
+// the spillBuffer bytes gathered for the next write).
 func (c *File) Put(key string, value []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -183,13 +200,37 @@ func (c *File) Put(key string, value []byte) {
 		}
 		c.spill = f
 	}
-	if _, err := c.spill.WriteAt(value, c.size); err != nil {
-		c.err = err
-		return
-	}
+	c.pending = append(c.pending, value...)
 	c.used[key] = loc{spill: true, off: c.size, len: int64(len(value))}
 	c.size += int64(len(value))
 	c.dirty = true
+	if len(c.pending) >= spillBuffer {
+		c.flush()
+	}
+}
+
+// flush writes the pending values to the spill file; c.mu is held. When
+// the write fails, the values it held are forgotten and nothing more is
+// stored.
+func (c *File) flush() {
+	if len(c.pending) == 0 || c.err != nil {
+		return
+	}
+	if _, err := c.spill.WriteAt(c.pending, c.written); err != nil {
+		c.err = err
+		for k, l := range c.used {
+			if l.spill && l.off >= c.written {
+				delete(c.used, k)
+			}
+		}
+		c.size = c.written
+	} else {
+		c.written = c.size
+	}
+	c.pending = c.pending[:0]
+	if cap(c.pending) > 2*spillBuffer {
+		c.pending = nil // a large value's buffer is not kept
+	}
 }
 
 // Save writes the cache back when it changed: the entries used by this
@@ -199,6 +240,7 @@ func (c *File) Save() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	defer c.close()
+	c.flush()
 	if !c.dirty {
 		return nil
 	}

@@ -170,3 +170,61 @@ func TestFileOverTheBoundReopens(t *testing.T) {
 		t.Fatalf("a cache of %d entries did not open again", maxEntries+1)
 	}
 }
+
+// Small values are gathered and written to the spill file together, and
+// read back from memory until they are.
+func TestFileGathersSmallValues(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache")
+	c := Open(path)
+	for i := 0; i < 1000; i++ {
+		c.Put(fmt.Sprint(i), []byte(fmt.Sprint("v", i)))
+	}
+	if c.written != 0 {
+		t.Fatalf("%d bytes of small values written one by one", c.written)
+	}
+	if v, ok := c.Get("999"); !ok || string(v) != "v999" {
+		t.Fatalf("a gathered value read back as %q, %v", v, ok)
+	}
+	big := bytes.Repeat([]byte("x"), spillBuffer)
+	c.Put("big", big)
+	if c.written != c.size || len(c.pending) != 0 {
+		t.Fatalf("%d of %d bytes written past the buffer's size", c.written, c.size)
+	}
+	if v, ok := c.Get("5"); !ok || string(v) != "v5" {
+		t.Fatalf("a written value read back as %q, %v", v, ok)
+	}
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	c = Open(path)
+	defer c.Save()
+	for _, k := range []string{"0", "999", "big"} {
+		if _, ok := c.Get(k); !ok {
+			t.Errorf("%s was not saved", k)
+		}
+	}
+}
+
+// When the spill file cannot be written, the values that were to go in it
+// are forgotten rather than read back as whatever the file holds.
+func TestFileForgetsValuesItCouldNotSpill(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache")
+	c := Open(path)
+	c.Put("first", []byte("1"))
+	c.spill.Close()
+	c.Put("big", bytes.Repeat([]byte("x"), spillBuffer))
+	c.Put("after", []byte("3"))
+	for _, k := range []string{"first", "big", "after"} {
+		if v, ok := c.Get(k); ok {
+			t.Errorf("%s read back as %d bytes from a spill file that was never written", k, len(v))
+		}
+	}
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	c = Open(path)
+	defer c.Save()
+	if _, ok := c.Get("first"); ok {
+		t.Error("a value that was never written was saved")
+	}
+}
