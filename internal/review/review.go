@@ -344,21 +344,23 @@ func asCommitted(out *render.Output, fsys fs.FS, committed map[string]plumbing.H
 	for _, a := range head.Artifacts {
 		headBytes[a.Path] = a.Bytes
 	}
-	var paths []string
-	var toRead []int
+	// Each file is hashed, or read, by one of ReadFiles' workers: the
+	// hashing runs on every core while the reads take turns on the
+	// handle.
+	paths := make([]string, len(arts))
 	for i := range arts {
-		if b, ok := headBytes[arts[i].Path]; ok && b != nil && plumbing.ComputeHash(plumbing.BlobObject, b) == committed[arts[i].Path] {
-			arts[i].Bytes = b
-			continue
-		}
-		paths = append(paths, deployDir+"/"+arts[i].Path)
-		toRead = append(toRead, i)
+		paths[i] = arts[i].Path
 	}
-	contents, errs := deploytree.ReadFiles(paths, func(p string) ([]byte, error) { return fs.ReadFile(fsys, p) })
+	contents, errs := deploytree.ReadFiles(paths, func(p string) ([]byte, error) {
+		if b := headBytes[p]; b != nil && plumbing.ComputeHash(plumbing.BlobObject, b) == committed[p] {
+			return b, nil
+		}
+		return fs.ReadFile(fsys, deployDir+"/"+p)
+	})
 	unread := map[int]bool{}
-	for j, i := range toRead {
-		if errs[j] == nil {
-			arts[i].Bytes = contents[j]
+	for i := range arts {
+		if errs[i] == nil {
+			arts[i].Bytes = contents[i]
 		} else {
 			unread[i] = true
 		}
