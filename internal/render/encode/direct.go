@@ -93,8 +93,7 @@ func (w *writer) parse(j []byte) bool {
 	if !p.value("", 0) {
 		return false
 	}
-	p.space()
-	return p.i == len(p.s)
+	return p.i == len(p.s) // nothing after it, as decode holds too
 }
 
 // parser reads JSON text; strings without escapes are pieces of s.

@@ -154,6 +154,28 @@ func FuzzDirect(f *testing.F) {
 	})
 }
 
+// FuzzDirectReadsJSON gives the direct writer any text: what is not one
+// JSON document it leaves alone, and what it writes is what the library
+// writes for the text decoded.
+func FuzzDirectReadsJSON(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":[1,{"b":"c d"}],"e":null}`, ` {"a" : true}`, `{"a":"\u00e9\n"}`, `{"a":1}{}`, `{"a":-0}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, ok := directJSON(data)
+		want, err := fromJSON(data, library)
+		if err != nil {
+			if ok {
+				t.Fatalf("%q does not decode (%v), yet the direct writer wrote:\n%s", data, err, got)
+			}
+			return
+		}
+		if ok && !bytes.Equal(got, want) {
+			t.Fatalf("%q:\ndirect:\n%s\nlibrary:\n%s", data, got, want)
+		}
+	})
+}
+
 // fromJSON decodes j as YAML does and encodes it with enc.
 func fromJSON(j []byte, enc func(any) ([]byte, error)) ([]byte, error) {
 	doc, err := decode(j)
