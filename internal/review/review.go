@@ -357,17 +357,11 @@ func asCommitted(out *render.Output, fsys fs.FS, committed map[string]plumbing.H
 		}
 		return fs.ReadFile(fsys, deployDir+"/"+p)
 	})
-	unread := map[int]bool{}
-	for i := range arts {
-		if errs[i] == nil {
-			arts[i].Bytes = contents[i]
-		} else {
-			unread[i] = true
-		}
-	}
+	// A file that cannot be read is left out.
 	kept := arts[:0]
 	for i, a := range arts {
-		if !unread[i] {
+		if errs[i] == nil {
+			a.Bytes = contents[i]
 			kept = append(kept, a)
 		}
 	}

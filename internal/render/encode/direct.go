@@ -44,6 +44,9 @@ func direct(j []byte) ([]byte, bool) {
 		out = bytes.Clone(w.out) // a buffer of the file's size
 	}
 	if cap(w.out) <= 1<<20 && cap(w.nodes) <= 1<<16 {
+		// The nodes' strings are pieces of this document's text: a kept
+		// writer must not keep the text alive.
+		clear(w.nodes)
 		w.nodes, w.order = w.nodes[:0], w.order[:0]
 		writers.Put(w)
 	}
