@@ -313,12 +313,11 @@ func Run(o Options) (*Result, error) {
 // asCommitted is the base's render with each file as the base committed it:
 // a file the base rendered but never committed was never deployed, and a
 // committed file the render lacks (of a cluster or region it rendered) was.
-// Owners come from the render, else from the committed index.json's
-// (owners, render.Index.Owners). A
-// committed file whose blob the head renders byte for byte (the same git
-// blob hash) takes the head's bytes instead of being read from git: most
-// files of a changed cluster do not change. The settled files (settler),
-// the same on both sides, are left out.
+// Owners come from the render, else from owners (the committed index.json's,
+// render.Index.Owners). A committed file whose blob the head renders byte
+// for byte (the same git blob hash) takes the head's bytes instead of being
+// read from git: most files of a changed cluster do not change. The settled
+// files (settler), the same on both sides, are left out.
 func asCommitted(out *render.Output, fsys fs.FS, committed map[string]plumbing.Hash, owners map[string]string, head *render.Output, settled map[string]plumbing.Hash) *render.Output {
 	// The base's files: those it rendered and committed, then those it
 	// committed of owners it rendered but renders no more.

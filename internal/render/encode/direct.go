@@ -77,9 +77,9 @@ type node struct {
 }
 
 const (
-	bestWidth    = 80  // the library's line width: it breaks longer scalars at spaces
-	maxSimpleKey = 120 // under the library's 128-character simple key limit
-	maxDepth     = 1000
+	bestWidth    = 80   // the library's line width: it breaks longer scalars at spaces
+	maxSimpleKey = 120  // under the library's 128-character simple key limit
+	maxDepth     = 1000 // nesting the parser follows; deeper documents go to the library
 )
 
 func (w *writer) indent(n int) {

@@ -54,8 +54,9 @@ func decode(j []byte) (any, error) {
 
 // decoder reads a stream of documents, one per decode: json.Decoder keeps
 // its read buffer from one document to the next, where a new decoder
-// grows one to each document's size (a tenth of a cold render's
-// allocations went there).
+// grows one to each document's size. Since the direct writer reads the
+// JSON text itself, only the documents it leaves to the library (a few per
+// region, such as kustomizations with literal blocks) come here.
 type decoder struct {
 	src bytes.Reader
 	dec *json.Decoder
