@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/regionctl/regionctl/internal/iamjudge"
 	"github.com/regionctl/regionctl/internal/render/iam"
 )
 
@@ -22,7 +23,7 @@ type check struct {
 	TrustRequired   bool
 	Context         map[string][]string
 	// Caller overrides the request's principal (a web identity).
-	Caller *iam.Caller
+	Caller *iamjudge.Caller
 	// Free: AWS answers it for anyone who signs (sts:GetCallerIdentity).
 	Free bool
 	// Refuse: the request is refused before any policy is read, with this
@@ -139,7 +140,7 @@ func stsChecks(e *env) ([]check, error) {
 		ctx[issuer+":sub"] = []string{claims.Subject}
 		ctx[issuer+":aud"] = claims.Audience
 		return []check{{Action: action, Resource: target, ResourceAccount: account, ResourcePolicy: role.Trust, TrustRequired: true,
-			Caller: &iam.Caller{Federated: provider, Account: account}, Context: ctx}}, nil
+			Caller: &iamjudge.Caller{Federated: provider, Account: account}, Context: ctx}}, nil
 	}
 	ctx["sts:RoleSessionName"] = []string{req.str("RoleSessionName")}
 	if ext := req.str("ExternalId"); ext != "" {

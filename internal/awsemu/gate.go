@@ -20,6 +20,8 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	awsiam "github.com/aws/aws-sdk-go-v2/service/iam"
 
+	"github.com/regionctl/regionctl/internal/iamjudge"
+	"github.com/regionctl/regionctl/internal/iampolicy"
 	"github.com/regionctl/regionctl/internal/render/iam"
 )
 
@@ -31,7 +33,7 @@ const DefaultAccount = "123456789012"
 // request passes through the gate first, which attributes it to its
 // principal (learned from the STS answers it relays), names the IAM
 // actions, resources and context keys AWS would authorize, and decides
-// them with iam.Authorize over the caller's identity policies, its
+// them with iamjudge.Authorize over the caller's identity policies, its
 // permissions boundary and session policy, the target role's trust
 // policy, bucket policies, and Organizations' management-account rule.
 // A denial is answered the way AWS answers it for that protocol, and
@@ -189,7 +191,7 @@ func (g *Gate) bucketPolicy(ctx context.Context, w http.ResponseWriter, req *req
 	}
 	switch req.Operation {
 	case "PutBucketPolicy":
-		if _, err := iam.ParseAWS(body); err != nil {
+		if _, err := iampolicy.ParseAWS(body); err != nil {
 			s3Error(http.StatusBadRequest, "MalformedPolicy", err.Error())
 			return true
 		}
@@ -268,7 +270,7 @@ func (g *Gate) run(ctx context.Context, p *principal, req *request, checks func(
 			g.ledger.add(entry)
 			return false, denial{c.RefuseCode, c.Refuse}, nil
 		default:
-			a := iam.Authorization{Request: iam.Request{Caller: p.caller(), Action: c.Action, Resource: c.Resource, Context: c.Context},
+			a := iamjudge.Authorization{Request: iamjudge.Request{Caller: p.caller(), Action: c.Action, Resource: c.Resource, Context: c.Context},
 				Root: p.Root, ResourcePolicy: c.ResourcePolicy, ResourceAccount: c.ResourceAccount, TrustRequired: c.TrustRequired}
 			if c.Caller != nil {
 				a.Caller = *c.Caller
@@ -284,9 +286,9 @@ func (g *Gate) run(ctx context.Context, p *principal, req *request, checks func(
 				g.ledger.add(entry)
 				return false, denial{"AccessDenied", entry.Reason}, nil
 			}
-			v := iam.Authorize(a)
+			v := iamjudge.Authorize(a)
 			entry.Reason = v.Reason
-			if v.Decision != iam.Allow {
+			if v.Decision != iamjudge.Allow {
 				entry.Decision = "deny"
 				g.ledger.add(entry)
 				who := p.ARN
@@ -423,7 +425,7 @@ func (g *Gate) learn(ctx context.Context, req *request, answer []byte) {
 	case "sts:AssumeRole":
 		var policy *iam.Document
 		if doc := req.str("Policy"); doc != "" {
-			if d, err := iam.ParseAWS([]byte(doc)); err == nil {
+			if d, err := iampolicy.ParseAWS([]byte(doc)); err == nil {
 				policy = &d
 			}
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
+	"github.com/regionctl/regionctl/internal/iamjudge"
 	"github.com/regionctl/regionctl/internal/render/iam"
 )
 
@@ -33,11 +34,11 @@ type principal struct {
 	Anonymous         bool
 }
 
-func (p *principal) caller() iam.Caller {
+func (p *principal) caller() iamjudge.Caller {
 	if p.Anonymous {
-		return iam.Anonymous
+		return iamjudge.Anonymous
 	}
-	return iam.Caller{ARN: p.ARN, RoleARN: p.RoleARN, Account: p.Account}
+	return iamjudge.Caller{ARN: p.ARN, RoleARN: p.RoleARN, Account: p.Account}
 }
 
 // name is how the ledger names the principal: the role for sessions.

@@ -7,7 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
-	"github.com/regionctl/regionctl/internal/render/iam"
+	"github.com/regionctl/regionctl/internal/iamjudge"
 )
 
 // ServiceSession is what an AWS service does when it runs something as a
@@ -33,10 +33,10 @@ func (g *Gate) ServiceSession(ctx context.Context, roleARN, service string, keys
 	for k, v := range keys {
 		c[k] = v
 	}
-	v := iam.Authorize(iam.Authorization{Request: iam.Request{Caller: iam.Caller{Service: service, Account: account}, Action: "sts:AssumeRole", Resource: roleARN, Context: c},
+	v := iamjudge.Authorize(iamjudge.Authorization{Request: iamjudge.Request{Caller: iamjudge.Caller{Service: service, Account: account}, Action: "sts:AssumeRole", Resource: roleARN, Context: c},
 		ResourcePolicy: role.Trust, ResourceAccount: account, TrustRequired: true})
 	entry.Reason = v.Reason
-	if v.Decision != iam.Allow {
+	if v.Decision != iamjudge.Allow {
 		entry.Decision = "deny"
 		g.ledger.add(entry)
 		return aws.Credentials{}, fmt.Errorf("AccessDenied: %s may not assume %s: %s", service, roleARN, v.Reason)

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
 
+	"github.com/regionctl/regionctl/internal/iampolicy"
 	"github.com/regionctl/regionctl/internal/render/iam"
 )
 
@@ -201,7 +202,7 @@ func decodeDoc(s string) (*iam.Document, error) {
 			s = u
 		}
 	}
-	d, err := iam.ParseAWS([]byte(s))
+	d, err := iampolicy.ParseAWS([]byte(s))
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/regionctl/regionctl/internal/iampolicy"
 	"github.com/regionctl/regionctl/internal/render/iam"
 )
 
@@ -231,11 +232,11 @@ func (r *Runner) documents(files map[string]string, st *clusterState) (map[strin
 		if err != nil {
 			return nil, fmt.Errorf("reading %s (run regionctl render): %w", rel, err)
 		}
-		filled := iam.Substitute(b, values)
-		if left := iam.Placeholders(filled); len(left) > 0 {
+		filled := iampolicy.Substitute(b, values)
+		if left := iampolicy.Placeholders(filled); len(left) > 0 {
 			return nil, fmt.Errorf("%s still holds %v after filling in the account ids", rel, left)
 		}
-		if _, err := iam.Parse(filled); err != nil {
+		if _, err := iampolicy.Parse(filled); err != nil {
 			return nil, fmt.Errorf("%s: %w", rel, err)
 		}
 		out[k] = string(filled)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/iampolicy"
 	"github.com/regionctl/regionctl/internal/render/iam"
 	"github.com/regionctl/regionctl/internal/render/tekton"
 	"github.com/regionctl/regionctl/internal/render/tfvars"
@@ -235,8 +236,8 @@ func (r *renderer) chainArtifacts(reg *config.Region, cr *chainRegion) ([]Artifa
 		if err != nil {
 			return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode %s of %s", f.name, cr.Name)}
 		}
-		b = iam.EscapeVariables(b)
-		if _, err := iam.Parse(b); err != nil {
+		b = iampolicy.EscapeVariables(b)
+		if _, err := iampolicy.Parse(b); err != nil {
 			return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "rendered IAM document %s of %s does not parse", f.name, cr.Name)}
 		}
 		if strings.Contains(string(b), "%{") {
@@ -296,7 +297,7 @@ func deployRoleArtifact(c *config.Cluster) (Artifact, diag.Diagnostics) {
 	if problems := iam.CheckDeployRole(r, mc, doc); len(problems) > 0 {
 		return Artifact{}, diag.Diagnostics{diag.Errorf(at, strings.Join(problems, "\n"), "the deploy role policy of %s breaks the isolation rules", c.ID())}
 	}
-	err := iam.Validate(doc)
+	err := iampolicy.Validate(doc)
 	var b []byte
 	if err == nil {
 		b, err = tfvars.MarshalJSON(doc)

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/regionctl/regionctl/internal/fleet"
+	"github.com/regionctl/regionctl/internal/iamjudge"
+	"github.com/regionctl/regionctl/internal/iampolicy"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/render/iam"
 	"github.com/regionctl/regionctl/internal/schema"
@@ -68,11 +70,11 @@ func install(t *testing.T) *world {
 			if !strings.HasPrefix(p, dir) {
 				continue
 			}
-			filled := iam.Substitute(b, values)
-			if left := iam.Placeholders(filled); len(left) > 0 {
+			filled := iampolicy.Substitute(b, values)
+			if left := iampolicy.Placeholders(filled); len(left) > 0 {
 				t.Fatalf("%s: placeholders left: %v", p, left)
 			}
-			d, err := iam.Parse(filled)
+			d, err := iampolicy.Parse(filled)
 			if err != nil {
 				t.Fatalf("%s: %v", p, err)
 			}
@@ -108,15 +110,15 @@ func (in *installed) doc(t *testing.T, name string) *iam.Document {
 	return &d
 }
 
-func session(account, role, name string) iam.Caller {
-	return iam.Caller{ARN: "arn:aws:sts::" + account + ":assumed-role/" + role + "/" + name, RoleARN: iam.RoleARN("aws", account, role), Account: account}
+func session(account, role, name string) iamjudge.Caller {
+	return iamjudge.Caller{ARN: "arn:aws:sts::" + account + ":assumed-role/" + role + "/" + name, RoleARN: iam.RoleARN("aws", account, role), Account: account}
 }
 
 // probe is one request of region a's identity against region b's (or its
 // own) resource, with who owns the resource and what its policy is.
 type probe struct {
 	what string
-	a    iam.Authorization
+	a    iamjudge.Authorization
 }
 
 // pipelineProbes are what a compromised regional pipeline of a tries
@@ -124,34 +126,34 @@ type probe struct {
 func pipelineProbes(t *testing.T, w *world, a, in *installed) []probe {
 	caller := session(a.account, iam.PipelineRoleName(a.name), "tekton")
 	identity := []iam.Document{*a.doc(t, "regional-pipeline-policy.json")}
-	req := func(action, resource string, ctx map[string][]string) iam.Request {
+	req := func(action, resource string, ctx map[string][]string) iamjudge.Request {
 		c := map[string][]string{"aws:RequestedRegion": {a.name}, "aws:PrincipalArn": {caller.RoleARN}}
 		for k, v := range ctx {
 			c[k] = v
 		}
-		return iam.Request{Caller: caller, Action: action, Resource: resource, Context: c}
+		return iamjudge.Request{Caller: caller, Action: action, Resource: resource, Context: c}
 	}
 	tags := map[string][]string{"sts:ExternalId": {iam.ExternalID(a.name)}, "aws:RequestTag/" + iam.RequestIDTag: {"r1"}, "aws:TagKeys": {iam.RequestIDTag}}
 	deployTags := map[string][]string{"sts:ExternalId": {iam.ExternalID(a.name)}, "aws:ResourceTag/" + iam.RegionTag: {in.name}}
 	object := func(bucket, key string) string { return "arn:aws:s3:::" + bucket + "/" + key }
 	return []probe{
-		{"assume the minting role", iam.Authorization{Request: req("sts:AssumeRole", iam.RoleARN("aws", w.management, iam.MintingRoleName(in.name)), tags),
+		{"assume the minting role", iamjudge.Authorization{Request: req("sts:AssumeRole", iam.RoleARN("aws", w.management, iam.MintingRoleName(in.name)), tags),
 			Identity: identity, ResourceAccount: w.management, ResourcePolicy: in.doc(t, "minting-role-trust.json"), TrustRequired: true}},
-		{"tag the minting role's session", iam.Authorization{Request: req("sts:TagSession", iam.RoleARN("aws", w.management, iam.MintingRoleName(in.name)), tags),
+		{"tag the minting role's session", iamjudge.Authorization{Request: req("sts:TagSession", iam.RoleARN("aws", w.management, iam.MintingRoleName(in.name)), tags),
 			Identity: identity, ResourceAccount: w.management, ResourcePolicy: in.doc(t, "minting-role-trust.json"), TrustRequired: true}},
-		{"assume a management cluster's deploy role", iam.Authorization{Request: req("sts:AssumeRole", iam.RoleARN("aws", in.mcAccount, iam.DeployRoleName), deployTags),
+		{"assume a management cluster's deploy role", iamjudge.Authorization{Request: req("sts:AssumeRole", iam.RoleARN("aws", in.mcAccount, iam.DeployRoleName), deployTags),
 			Identity: identity, ResourceAccount: in.mcAccount, ResourcePolicy: in.doc(t, "management-cluster-deploy-role-trust.json"), TrustRequired: true}},
-		{"write management cluster state", iam.Authorization{Request: req("s3:PutObject", object(in.mcBucket, "management-cluster/x.tfstate"), nil),
+		{"write management cluster state", iamjudge.Authorization{Request: req("s3:PutObject", object(in.mcBucket, "management-cluster/x.tfstate"), nil),
 			Identity: identity, ResourceAccount: in.account, ResourcePolicy: in.doc(t, "management-cluster-state-bucket-policy.json")}},
-		{"read the central state of the region", iam.Authorization{Request: req("s3:GetObject", object(in.centralBucket, "regional-cluster/"+in.name+"/regional.tfstate"), nil),
+		{"read the central state of the region", iamjudge.Authorization{Request: req("s3:GetObject", object(in.centralBucket, "regional-cluster/"+in.name+"/regional.tfstate"), nil),
 			Identity: identity, ResourceAccount: w.management, ResourcePolicy: in.doc(t, "central-state-bucket-policy.json")}},
-		{"read the handoff parameter", iam.Authorization{Request: req("ssm:GetParameter", "arn:aws:ssm:"+in.name+":"+in.account+":parameter"+iam.ParameterName(in.name), nil),
+		{"read the handoff parameter", iamjudge.Authorization{Request: req("ssm:GetParameter", "arn:aws:ssm:"+in.name+":"+in.account+":parameter"+iam.ParameterName(in.name), nil),
 			Identity: identity, ResourceAccount: in.account}},
-		{"register with the platform API", iam.Authorization{Request: req("execute-api:Invoke", "arn:aws:execute-api:"+in.name+":"+in.account+":a1b2c3/$default/POST/api/v0/management_clusters", nil),
+		{"register with the platform API", iamjudge.Authorization{Request: req("execute-api:Invoke", "arn:aws:execute-api:"+in.name+":"+in.account+":a1b2c3/$default/POST/api/v0/management_clusters", nil),
 			Identity: identity, ResourceAccount: in.account}},
-		{"make a Maestro agent's IoT policy", iam.Authorization{Request: req("iot:CreatePolicy", "arn:aws:iot:"+in.name+":"+in.account+":policy/"+in.name+"-maestro-agent-mc01", nil),
+		{"make a Maestro agent's IoT policy", iamjudge.Authorization{Request: req("iot:CreatePolicy", "arn:aws:iot:"+in.name+":"+in.account+":policy/"+in.name+"-maestro-agent-mc01", nil),
 			Identity: identity, ResourceAccount: in.account}},
-		{"attach it to the agent's certificate", iam.Authorization{Request: req("iot:AttachPolicy", "arn:aws:iot:"+in.name+":"+in.account+":cert/0a1b2c", nil),
+		{"attach it to the agent's certificate", iamjudge.Authorization{Request: req("iot:AttachPolicy", "arn:aws:iot:"+in.name+":"+in.account+":cert/0a1b2c", nil),
 			Identity: identity, ResourceAccount: in.account}},
 	}
 }
@@ -167,7 +169,7 @@ func TestRegionIsolation(t *testing.T) {
 	pairs := 0
 	for _, a := range w.regions {
 		for _, p := range pipelineProbes(t, w, a, a) {
-			if v := iam.Authorize(p.a); v.Decision != iam.Allow {
+			if v := iamjudge.Authorize(p.a); v.Decision != iamjudge.Allow {
 				t.Errorf("%s's pipeline may not %s in its own region: %s", a.name, p.what, v.Reason)
 			}
 		}
@@ -177,7 +179,7 @@ func TestRegionIsolation(t *testing.T) {
 			}
 			pairs++
 			for _, p := range pipelineProbes(t, w, a, b) {
-				if v := iam.Authorize(p.a); v.Decision == iam.Allow {
+				if v := iamjudge.Authorize(p.a); v.Decision == iamjudge.Allow {
 					t.Errorf("%s's pipeline may %s of %s (%s)", a.name, p.what, b.name, v.Reason)
 				}
 			}
@@ -185,7 +187,7 @@ func TestRegionIsolation(t *testing.T) {
 		// Its own resources, requested from another region, are refused.
 		for _, p := range pipelineProbes(t, w, a, a) {
 			p.a.Context["aws:RequestedRegion"] = []string{"us-west-1"}
-			if v := iam.Authorize(p.a); v.Decision == iam.Allow {
+			if v := iamjudge.Authorize(p.a); v.Decision == iamjudge.Allow {
 				t.Errorf("%s's pipeline may %s from us-west-1", a.name, p.what)
 			}
 		}
@@ -198,9 +200,9 @@ func TestRegionIsolation(t *testing.T) {
 	caller := session(a.account, iam.PipelineRoleName(a.name), "tekton")
 	server := "arn:aws:iot:" + a.name + ":" + a.account + ":policy/" + a.name + "-maestro"
 	for _, action := range []string{"iot:CreatePolicyVersion", "iot:DeletePolicy", "iot:SetDefaultPolicyVersion"} {
-		v := iam.Authorize(iam.Authorization{Request: iam.Request{Caller: caller, Action: action, Resource: server, Context: map[string][]string{"aws:RequestedRegion": {a.name}}},
+		v := iamjudge.Authorize(iamjudge.Authorization{Request: iamjudge.Request{Caller: caller, Action: action, Resource: server, Context: map[string][]string{"aws:RequestedRegion": {a.name}}},
 			Identity: []iam.Document{*a.doc(t, "regional-pipeline-policy.json")}, ResourceAccount: a.account})
-		if v.Decision == iam.Allow {
+		if v.Decision == iamjudge.Allow {
 			t.Errorf("%s's pipeline may %s the Maestro server's policy", a.name, action)
 		}
 	}
@@ -216,44 +218,44 @@ func TestMintingRoleIsolation(t *testing.T) {
 	orgARN := func(kind, id string) string {
 		return "arn:aws:organizations::" + w.management + ":" + kind + "/" + org + "/" + id
 	}
-	create := func(region, env string, keys ...string) iam.Authorization {
+	create := func(region, env string, keys ...string) iamjudge.Authorization {
 		ctx := map[string][]string{"aws:RequestTag/" + iam.RegionTag: {region}, "aws:RequestTag/" + iam.EnvironmentTag: {env}, "aws:TagKeys": keys}
-		return iam.Authorization{Request: iam.Request{Caller: caller, Action: "organizations:CreateAccount", Resource: "*", Context: ctx}, Identity: identity}
+		return iamjudge.Authorization{Request: iamjudge.Request{Caller: caller, Action: "organizations:CreateAccount", Resource: "*", Context: ctx}, Identity: identity}
 	}
-	move := func(resource, tagRegion string) iam.Authorization {
+	move := func(resource, tagRegion string) iamjudge.Authorization {
 		ctx := map[string][]string{}
 		if tagRegion != "" {
 			ctx["aws:ResourceTag/"+iam.RegionTag] = []string{tagRegion}
 			ctx["aws:ResourceTag/"+iam.EnvironmentTag] = []string{a.env}
 		}
-		return iam.Authorization{Request: iam.Request{Caller: caller, Action: "organizations:MoveAccount", Resource: resource, Context: ctx}, Identity: identity}
+		return iamjudge.Authorization{Request: iamjudge.Request{Caller: caller, Action: "organizations:MoveAccount", Resource: resource, Context: ctx}, Identity: identity}
 	}
-	bootstrap := func(ou string, trust *iam.Document) iam.Authorization {
+	bootstrap := func(ou string, trust *iam.Document) iamjudge.Authorization {
 		ctx := map[string][]string{"aws:ResourceOrgPaths": {org + "/" + root + "/ou-ab12-platform/" + ou + "/"}}
-		return iam.Authorization{Request: iam.Request{Caller: caller, Action: "sts:AssumeRole", Resource: iam.RoleARN("aws", a.mcAccount, iam.AccessRole), Context: ctx},
+		return iamjudge.Authorization{Request: iamjudge.Request{Caller: caller, Action: "sts:AssumeRole", Resource: iam.RoleARN("aws", a.mcAccount, iam.AccessRole), Context: ctx},
 			Identity: identity, ResourceAccount: a.mcAccount, ResourcePolicy: trust, TrustRequired: true}
 	}
 	fresh := &iam.Document{Version: "2012-10-17", Statement: []iam.Statement{{Effect: "Allow", Principal: &iam.Principal{AWS: iam.Strings{iam.AccountRoot("aws", w.management)}}, Action: iam.Strings{"sts:AssumeRole"}}}}
 	keys := []string{iam.ClusterTag, iam.EnvironmentTag, iam.RegionTag, iam.RequestIDTag}
 	for _, tt := range []struct {
 		what string
-		a    iam.Authorization
-		want iam.Decision
+		a    iamjudge.Authorization
+		want iamjudge.Decision
 	}{
-		{"create an account of its region", create(a.name, a.env, keys...), iam.Allow},
-		{"create an account of another region", create(b.name, a.env, keys...), iam.ImplicitDeny},
-		{"create an account of another environment", create(a.name, "other", keys...), iam.ImplicitDeny},
-		{"create an account with an extra tag", create(a.name, a.env, append(keys, "owner")...), iam.ImplicitDeny},
-		{"move an account of its region", move(orgARN("account", a.mcAccount), a.name), iam.Allow},
-		{"move an account of another region", move(orgARN("account", b.mcAccount), b.name), iam.ImplicitDeny},
-		{"move from the root", move(orgARN("root", root), ""), iam.Allow},
-		{"move into its region's OU", move(orgARN("ou", a.ou), ""), iam.Allow},
-		{"move into another region's OU", move(orgARN("ou", b.ou), ""), iam.ImplicitDeny},
-		{"bootstrap a new account of its OU", bootstrap(a.ou, fresh), iam.Allow},
-		{"bootstrap an account of another OU", bootstrap(b.ou, fresh), iam.ImplicitDeny},
-		{"reach a sealed account of its OU", bootstrap(a.ou, a.doc(t, "organization-access-role-sealed-trust.json")), iam.ImplicitDeny},
+		{"create an account of its region", create(a.name, a.env, keys...), iamjudge.Allow},
+		{"create an account of another region", create(b.name, a.env, keys...), iamjudge.ImplicitDeny},
+		{"create an account of another environment", create(a.name, "other", keys...), iamjudge.ImplicitDeny},
+		{"create an account with an extra tag", create(a.name, a.env, append(keys, "owner")...), iamjudge.ImplicitDeny},
+		{"move an account of its region", move(orgARN("account", a.mcAccount), a.name), iamjudge.Allow},
+		{"move an account of another region", move(orgARN("account", b.mcAccount), b.name), iamjudge.ImplicitDeny},
+		{"move from the root", move(orgARN("root", root), ""), iamjudge.Allow},
+		{"move into its region's OU", move(orgARN("ou", a.ou), ""), iamjudge.Allow},
+		{"move into another region's OU", move(orgARN("ou", b.ou), ""), iamjudge.ImplicitDeny},
+		{"bootstrap a new account of its OU", bootstrap(a.ou, fresh), iamjudge.Allow},
+		{"bootstrap an account of another OU", bootstrap(b.ou, fresh), iamjudge.ImplicitDeny},
+		{"reach a sealed account of its OU", bootstrap(a.ou, a.doc(t, "organization-access-role-sealed-trust.json")), iamjudge.ImplicitDeny},
 	} {
-		if v := iam.Authorize(tt.a); v.Decision != tt.want {
+		if v := iamjudge.Authorize(tt.a); v.Decision != tt.want {
 			t.Errorf("%s's minting role: %s: %v (%s), want %v", a.name, tt.what, v.Decision, v.Reason, tt.want)
 		}
 	}
@@ -267,12 +269,12 @@ func TestDeployRoleIsolation(t *testing.T) {
 	a, b := w.regions[0], w.regions[1]
 	caller := session(a.mcAccount, iam.DeployRoleName, "r1")
 	identity := []iam.Document{*a.doc(t, render.DeployPolicyFile(a.cluster))}
-	req := func(action, resource, region string, kv ...string) iam.Authorization {
+	req := func(action, resource, region string, kv ...string) iamjudge.Authorization {
 		ctx := map[string][]string{"aws:RequestedRegion": {region}}
 		for i := 0; i+1 < len(kv); i += 2 {
 			ctx[kv[i]] = []string{kv[i+1]}
 		}
-		return iam.Authorization{Request: iam.Request{Caller: caller, Action: action, Resource: resource, Context: ctx}, Identity: identity}
+		return iamjudge.Authorization{Request: iamjudge.Request{Caller: caller, Action: action, Resource: resource, Context: ctx}, Identity: identity}
 	}
 	own := iam.RoleARN("aws", a.mcAccount, a.name+"-"+a.cluster+"-node")
 	boundary := "arn:aws:iam::" + a.mcAccount + ":policy/" + iam.BoundaryName
@@ -281,38 +283,38 @@ func TestDeployRoleIsolation(t *testing.T) {
 	bootDef, bootCluster := ecsARN("task-definition/"+boot+":3"), ecsARN("cluster/"+boot)
 	for _, tt := range []struct {
 		what string
-		a    iam.Authorization
-		want iam.Decision
+		a    iamjudge.Authorization
+		want iamjudge.Decision
 	}{
-		{"run instances in its region", req("ec2:RunInstances", "*", a.name), iam.Allow},
-		{"run instances in another region", req("ec2:RunInstances", "*", b.name), iam.ExplicitDeny},
-		{"create its cluster's role with the boundary", req("iam:CreateRole", own, "us-east-1", "iam:PermissionsBoundary", boundary), iam.Allow},
-		{"create its cluster's role without the boundary", req("iam:CreateRole", own, "us-east-1"), iam.ImplicitDeny},
-		{"create another cluster's role", req("iam:CreateRole", iam.RoleARN("aws", a.mcAccount, b.name+"-"+a.cluster+"-node"), "us-east-1", "iam:PermissionsBoundary", boundary), iam.ImplicitDeny},
-		{"attach AdministratorAccess", req("iam:AttachRolePolicy", own, "us-east-1", "iam:PolicyARN", "arn:aws:iam::aws:policy/AdministratorAccess"), iam.ImplicitDeny},
-		{"attach the EKS cluster policy", req("iam:AttachRolePolicy", own, "us-east-1", "iam:PolicyARN", "arn:aws:iam::aws:policy/AmazonEKSClusterPolicy"), iam.Allow},
-		{"pass its role to EKS", req("iam:PassRole", own, "us-east-1", "iam:PassedToService", "eks.amazonaws.com"), iam.Allow},
-		{"pass its role to Lambda", req("iam:PassRole", own, "us-east-1", "iam:PassedToService", "lambda.amazonaws.com"), iam.ImplicitDeny},
-		{"widen its own policy", req("iam:PutRolePolicy", iam.RoleARN("aws", a.mcAccount, iam.DeployRoleName), "us-east-1"), iam.ExplicitDeny},
-		{"change the boundary", req("iam:CreatePolicyVersion", boundary, "us-east-1"), iam.ExplicitDeny},
-		{"use its cluster's OIDC bucket", req("s3:PutObject", "arn:aws:s3:::hypershift-oidc-x/"+a.cluster, a.name), iam.ImplicitDeny},
-		{"create its DNS zone (Route 53 is signed for us-east-1)", req("route53:CreateHostedZone", "*", "us-east-1"), iam.Allow},
-		{"create a DNS zone signed for its own region", req("route53:CreateHostedZone", "*", a.name), iam.ExplicitDeny},
-		{"delete a Route 53 health check", req("route53:DeleteHealthCheck", "*", "us-east-1"), iam.ImplicitDeny},
+		{"run instances in its region", req("ec2:RunInstances", "*", a.name), iamjudge.Allow},
+		{"run instances in another region", req("ec2:RunInstances", "*", b.name), iamjudge.ExplicitDeny},
+		{"create its cluster's role with the boundary", req("iam:CreateRole", own, "us-east-1", "iam:PermissionsBoundary", boundary), iamjudge.Allow},
+		{"create its cluster's role without the boundary", req("iam:CreateRole", own, "us-east-1"), iamjudge.ImplicitDeny},
+		{"create another cluster's role", req("iam:CreateRole", iam.RoleARN("aws", a.mcAccount, b.name+"-"+a.cluster+"-node"), "us-east-1", "iam:PermissionsBoundary", boundary), iamjudge.ImplicitDeny},
+		{"attach AdministratorAccess", req("iam:AttachRolePolicy", own, "us-east-1", "iam:PolicyARN", "arn:aws:iam::aws:policy/AdministratorAccess"), iamjudge.ImplicitDeny},
+		{"attach the EKS cluster policy", req("iam:AttachRolePolicy", own, "us-east-1", "iam:PolicyARN", "arn:aws:iam::aws:policy/AmazonEKSClusterPolicy"), iamjudge.Allow},
+		{"pass its role to EKS", req("iam:PassRole", own, "us-east-1", "iam:PassedToService", "eks.amazonaws.com"), iamjudge.Allow},
+		{"pass its role to Lambda", req("iam:PassRole", own, "us-east-1", "iam:PassedToService", "lambda.amazonaws.com"), iamjudge.ImplicitDeny},
+		{"widen its own policy", req("iam:PutRolePolicy", iam.RoleARN("aws", a.mcAccount, iam.DeployRoleName), "us-east-1"), iamjudge.ExplicitDeny},
+		{"change the boundary", req("iam:CreatePolicyVersion", boundary, "us-east-1"), iamjudge.ExplicitDeny},
+		{"use its cluster's OIDC bucket", req("s3:PutObject", "arn:aws:s3:::hypershift-oidc-x/"+a.cluster, a.name), iamjudge.ImplicitDeny},
+		{"create its DNS zone (Route 53 is signed for us-east-1)", req("route53:CreateHostedZone", "*", "us-east-1"), iamjudge.Allow},
+		{"create a DNS zone signed for its own region", req("route53:CreateHostedZone", "*", a.name), iamjudge.ExplicitDeny},
+		{"delete a Route 53 health check", req("route53:DeleteHealthCheck", "*", "us-east-1"), iamjudge.ImplicitDeny},
 		// The bootstrap task: its own task definition, in its own ECS
 		// cluster, passing its own two roles to ECS tasks and nothing else.
-		{"run its bootstrap task", req("ecs:RunTask", bootDef, a.name, "ecs:cluster", bootCluster), iam.Allow},
-		{"run its bootstrap task in another ECS cluster", req("ecs:RunTask", bootDef, a.name, "ecs:cluster", ecsARN("cluster/default")), iam.ImplicitDeny},
-		{"run another task definition", req("ecs:RunTask", ecsARN("task-definition/debug:1"), a.name, "ecs:cluster", bootCluster), iam.ImplicitDeny},
-		{"run another cluster's bootstrap task", req("ecs:RunTask", ecsARN("task-definition/"+a.name+"-mc99-bootstrap:1"), a.name, "ecs:cluster", ecsARN("cluster/"+a.name+"-mc99-bootstrap")), iam.ImplicitDeny},
-		{"watch its bootstrap task", req("ecs:DescribeTasks", ecsARN("task/"+boot+"/0123"), a.name, "ecs:cluster", bootCluster), iam.Allow},
-		{"pass the bootstrap role to ECS tasks", req("iam:PassRole", iam.RoleARN("aws", a.mcAccount, boot), "us-east-1", "iam:PassedToService", "ecs-tasks.amazonaws.com"), iam.Allow},
-		{"pass the bootstrap execution role to ECS tasks", req("iam:PassRole", iam.RoleARN("aws", a.mcAccount, boot+"-ecs"), "us-east-1", "iam:PassedToService", "ecs-tasks.amazonaws.com"), iam.Allow},
-		{"pass another role of its cluster to ECS tasks", req("iam:PassRole", own, "us-east-1", "iam:PassedToService", "ecs-tasks.amazonaws.com"), iam.ImplicitDeny},
-		{"pass the deploy role to ECS tasks", req("iam:PassRole", iam.RoleARN("aws", a.mcAccount, iam.DeployRoleName), "us-east-1", "iam:PassedToService", "ecs-tasks.amazonaws.com"), iam.ExplicitDeny},
-		{"pass the bootstrap role to Lambda", req("iam:PassRole", iam.RoleARN("aws", a.mcAccount, boot), "us-east-1", "iam:PassedToService", "lambda.amazonaws.com"), iam.ImplicitDeny},
+		{"run its bootstrap task", req("ecs:RunTask", bootDef, a.name, "ecs:cluster", bootCluster), iamjudge.Allow},
+		{"run its bootstrap task in another ECS cluster", req("ecs:RunTask", bootDef, a.name, "ecs:cluster", ecsARN("cluster/default")), iamjudge.ImplicitDeny},
+		{"run another task definition", req("ecs:RunTask", ecsARN("task-definition/debug:1"), a.name, "ecs:cluster", bootCluster), iamjudge.ImplicitDeny},
+		{"run another cluster's bootstrap task", req("ecs:RunTask", ecsARN("task-definition/"+a.name+"-mc99-bootstrap:1"), a.name, "ecs:cluster", ecsARN("cluster/"+a.name+"-mc99-bootstrap")), iamjudge.ImplicitDeny},
+		{"watch its bootstrap task", req("ecs:DescribeTasks", ecsARN("task/"+boot+"/0123"), a.name, "ecs:cluster", bootCluster), iamjudge.Allow},
+		{"pass the bootstrap role to ECS tasks", req("iam:PassRole", iam.RoleARN("aws", a.mcAccount, boot), "us-east-1", "iam:PassedToService", "ecs-tasks.amazonaws.com"), iamjudge.Allow},
+		{"pass the bootstrap execution role to ECS tasks", req("iam:PassRole", iam.RoleARN("aws", a.mcAccount, boot+"-ecs"), "us-east-1", "iam:PassedToService", "ecs-tasks.amazonaws.com"), iamjudge.Allow},
+		{"pass another role of its cluster to ECS tasks", req("iam:PassRole", own, "us-east-1", "iam:PassedToService", "ecs-tasks.amazonaws.com"), iamjudge.ImplicitDeny},
+		{"pass the deploy role to ECS tasks", req("iam:PassRole", iam.RoleARN("aws", a.mcAccount, iam.DeployRoleName), "us-east-1", "iam:PassedToService", "ecs-tasks.amazonaws.com"), iamjudge.ExplicitDeny},
+		{"pass the bootstrap role to Lambda", req("iam:PassRole", iam.RoleARN("aws", a.mcAccount, boot), "us-east-1", "iam:PassedToService", "lambda.amazonaws.com"), iamjudge.ImplicitDeny},
 	} {
-		if v := iam.Authorize(tt.a); v.Decision != tt.want {
+		if v := iamjudge.Authorize(tt.a); v.Decision != tt.want {
 			t.Errorf("%s/%s deploy role: %s: %v (%s), want %v", a.name, a.cluster, tt.what, v.Decision, v.Reason, tt.want)
 		}
 	}
@@ -449,7 +451,7 @@ func TestEtcdBackupIsolation(t *testing.T) {
 	policy := a.doc(t, "etcd-backup-bucket-policy.json")
 	object := func(key string) string { return "arn:aws:s3:::" + a.etcdBucket + "/" + key }
 	// The etcd-backup role's own policy, as modules/hypershift writes it.
-	role := func(in *installed) (iam.Caller, []iam.Document) {
+	role := func(in *installed) (iamjudge.Caller, []iam.Document) {
 		name := in.name + "-" + in.cluster + "-" + iam.EtcdBackupRoleSuffix
 		return session(in.mcAccount, name, "etcd-backup"), []iam.Document{{Version: "2012-10-17", Statement: []iam.Statement{{
 			Effect: "Allow", Action: iam.Strings{"s3:PutObject"}, Resource: iam.Strings{"arn:aws:s3:::" + a.etcdBucket + "/" + in.mcAccount + "/*"},
@@ -459,12 +461,12 @@ func TestEtcdBackupIsolation(t *testing.T) {
 	// bucket's policy alone must keep it out.
 	admin := []iam.Document{{Version: "2012-10-17", Statement: []iam.Statement{{Effect: "Allow", Action: iam.Strings{"*"}, Resource: iam.Strings{"*"}}}}}
 	orgPath := func(in *installed) string { return org + "/" + root + "/ou-ab12-platform/" + in.ou + "/" }
-	req := func(c iam.Caller, identity []iam.Document, path, action, key string) iam.Authorization {
+	req := func(c iamjudge.Caller, identity []iam.Document, path, action, key string) iamjudge.Authorization {
 		ctx := map[string][]string{"aws:RequestedRegion": {a.name}, "aws:PrincipalArn": {c.RoleARN}, "aws:PrincipalAccount": {c.Account}}
 		if path != "" {
 			ctx["aws:PrincipalOrgPaths"] = []string{path}
 		}
-		return iam.Authorization{Request: iam.Request{Caller: c, Action: action, Resource: object(key), Context: ctx},
+		return iamjudge.Authorization{Request: iamjudge.Request{Caller: c, Action: action, Resource: object(key), Context: ctx},
 			Identity: identity, ResourceAccount: a.drAccount, ResourcePolicy: policy}
 	}
 	own, ownIdentity := role(a)
@@ -474,21 +476,21 @@ func TestEtcdBackupIsolation(t *testing.T) {
 	access := session(a.drAccount, iam.AccessRole, "central")
 	for _, tt := range []struct {
 		what string
-		a    iam.Authorization
-		want iam.Decision
+		a    iamjudge.Authorization
+		want iamjudge.Decision
 	}{
-		{"its etcd-backup role adds a snapshot under its account", req(own, ownIdentity, orgPath(a), "s3:PutObject", a.mcAccount+"/etcd.db"), iam.Allow},
-		{"its etcd-backup role writes under another account", req(own, admin, orgPath(a), "s3:PutObject", b.mcAccount+"/etcd.db"), iam.ImplicitDeny},
-		{"its etcd-backup role reads a snapshot", req(own, admin, orgPath(a), "s3:GetObject", a.mcAccount+"/etcd.db"), iam.ImplicitDeny},
-		{"its etcd-backup role deletes a snapshot", req(own, admin, orgPath(a), "s3:DeleteObject", a.mcAccount+"/etcd.db"), iam.ExplicitDeny},
-		{"another role of its account adds a snapshot", req(operator, admin, orgPath(a), "s3:PutObject", a.mcAccount+"/etcd.db"), iam.ImplicitDeny},
-		{"another region's etcd-backup role adds one", req(other, otherIdentity, orgPath(b), "s3:PutObject", b.mcAccount+"/etcd.db"), iam.ImplicitDeny},
-		{"an account outside the organisation adds one", req(own, ownIdentity, "", "s3:PutObject", a.mcAccount+"/etcd.db"), iam.ImplicitDeny},
-		{"the regional pipeline adds one", req(pipeline, admin, org+"/"+root+"/ou-ab12-platform/ou-ab12-regional/", "s3:PutObject", a.account+"/etcd.db"), iam.ImplicitDeny},
-		{"the regional pipeline deletes one", req(pipeline, admin, "", "s3:DeleteObject", a.mcAccount+"/etcd.db"), iam.ExplicitDeny},
-		{"the DR account's AccessRole deletes one", req(access, admin, "", "s3:DeleteObject", a.mcAccount+"/etcd.db"), iam.Allow},
+		{"its etcd-backup role adds a snapshot under its account", req(own, ownIdentity, orgPath(a), "s3:PutObject", a.mcAccount+"/etcd.db"), iamjudge.Allow},
+		{"its etcd-backup role writes under another account", req(own, admin, orgPath(a), "s3:PutObject", b.mcAccount+"/etcd.db"), iamjudge.ImplicitDeny},
+		{"its etcd-backup role reads a snapshot", req(own, admin, orgPath(a), "s3:GetObject", a.mcAccount+"/etcd.db"), iamjudge.ImplicitDeny},
+		{"its etcd-backup role deletes a snapshot", req(own, admin, orgPath(a), "s3:DeleteObject", a.mcAccount+"/etcd.db"), iamjudge.ExplicitDeny},
+		{"another role of its account adds a snapshot", req(operator, admin, orgPath(a), "s3:PutObject", a.mcAccount+"/etcd.db"), iamjudge.ImplicitDeny},
+		{"another region's etcd-backup role adds one", req(other, otherIdentity, orgPath(b), "s3:PutObject", b.mcAccount+"/etcd.db"), iamjudge.ImplicitDeny},
+		{"an account outside the organisation adds one", req(own, ownIdentity, "", "s3:PutObject", a.mcAccount+"/etcd.db"), iamjudge.ImplicitDeny},
+		{"the regional pipeline adds one", req(pipeline, admin, org+"/"+root+"/ou-ab12-platform/ou-ab12-regional/", "s3:PutObject", a.account+"/etcd.db"), iamjudge.ImplicitDeny},
+		{"the regional pipeline deletes one", req(pipeline, admin, "", "s3:DeleteObject", a.mcAccount+"/etcd.db"), iamjudge.ExplicitDeny},
+		{"the DR account's AccessRole deletes one", req(access, admin, "", "s3:DeleteObject", a.mcAccount+"/etcd.db"), iamjudge.Allow},
 	} {
-		if v := iam.Authorize(tt.a); v.Decision != tt.want {
+		if v := iamjudge.Authorize(tt.a); v.Decision != tt.want {
 			t.Errorf("%s: %s: %v (%s), want %v", a.name, tt.what, v.Decision, v.Reason, tt.want)
 		}
 	}

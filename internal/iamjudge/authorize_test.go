@@ -1,8 +1,8 @@
-package iam
+package iamjudge
 
 import (
 	"encoding/json"
-	"reflect"
+	"github.com/regionctl/regionctl/internal/iampolicy"
 	"strings"
 	"testing"
 )
@@ -100,28 +100,11 @@ func TestAuthorizeDocumentedLogic(t *testing.T) {
 	}
 }
 
-func TestParseRefusesWhatItCannotJudge(t *testing.T) {
-	for _, doc := range []string{
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"DateGreaterThan":{"aws:CurrentTime":"2020-01-01T00:00:00Z"}}}]}`,
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"arn:aws:s3:::${*}/*"}]}`,
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"StringEquals":{"s3:prefix":"${aws:username}/"}}}]}`,
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","NotPrincipal":{"AWS":"x"},"Action":"s3:*","Resource":"*"}]}`,
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"ForSomeValues:StringEquals":{"k":"v"}}}]}`,
-	} {
-		if _, err := Parse([]byte(doc)); err == nil {
-			t.Errorf("Parse accepted %s", doc)
-		}
-	}
-	if _, err := Parse([]byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::${bucket}/*","Condition":{"Null":{"aws:RequestTag/x":"false"},"BoolIfExists":{"aws:SecureTransport":"true"}}}]}`)); err != nil {
-		t.Errorf("Parse refused a document it can judge: %v", err)
-	}
-}
-
 // TestPolicyVariablesInResources: "IAM policy elements: Variables and
 // tags" — a variable in a resource takes the request's value; a request
 // without the key matches no resource of the statement.
 func TestPolicyVariablesInResources(t *testing.T) {
-	d, err := Parse([]byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:PutObject","Resource":"arn:aws:s3:::backups/${aws:PrincipalAccount}/*"}]}`))
+	d, err := iampolicy.Parse([]byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:PutObject","Resource":"arn:aws:s3:::backups/${aws:PrincipalAccount}/*"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,62 +145,4 @@ func TestConditionOperators(t *testing.T) {
 			t.Errorf("%s %s %v: %v, want %v", tt.op, tt.key, tt.want, got, tt.ok)
 		}
 	}
-}
-
-// TestValidateAgreesWithParse: the render checks the policies it builds
-// with Validate, in memory; it must refuse and accept what Parse does with
-// the same document as JSON, and a deploy role policy must read back as
-// it was built.
-func TestValidateAgreesWithParse(t *testing.T) {
-	for _, doc := range []string{
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"DateGreaterThan":{"aws:CurrentTime":"2020-01-01T00:00:00Z"}}}]}`,
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"arn:aws:s3:::${*}/*"}]}`,
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"StringEquals":{"s3:prefix":"${aws:username}/"}}}]}`,
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"ForSomeValues:StringEquals":{"k":"v"}}}]}`,
-		`{"Version":"2008-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]}`,
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Permit","Action":"s3:*","Resource":"*"}]}`,
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","NotAction":"s3:Get*","Resource":"*"}]}`,
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*"}]}`,
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::${bucket}/*","Condition":{"Null":{"aws:RequestTag/x":"false"}}}]}`,
-	} {
-		d, err := ParseAWS([]byte(doc))
-		_, parseErr := Parse([]byte(doc))
-		if err != nil {
-			d = Document{} // decoding refused it; build it again without the checks
-			if jerr := json.Unmarshal([]byte(doc), &d); jerr != nil {
-				t.Fatal(jerr)
-			}
-		}
-		if verr := Validate(d); (verr == nil) != (parseErr == nil) {
-			t.Errorf("%s: Validate says %v, Parse says %v", doc, verr, parseErr)
-		}
-	}
-	built := DeployRolePolicy(Region{Name: "eu-west-1", Environment: "production"}, ManagementCluster{Name: "mc01", OIDCBucket: "oidc-mc01"})
-	if err := Validate(built); err != nil {
-		t.Fatalf("a deploy role policy fails Validate: %v", err)
-	}
-	b, err := json.Marshal(built)
-	if err != nil {
-		t.Fatal(err)
-	}
-	read, err := Parse(b)
-	if err != nil {
-		t.Fatalf("a deploy role policy fails Parse: %v", err)
-	}
-	if !reflect.DeepEqual(read, built) {
-		t.Errorf("a deploy role policy reads back otherwise than it was built:\nbuilt %+v\nread  %+v", built, read)
-	}
-	bad := DeployRolePolicy(Region{Name: "eu-west-1", Environment: "production"}, ManagementCluster{Name: "mc01", OIDCBucket: "oidc-${aws:username}"})
-	if _, perr := Parse(mustJSON(t, bad)); (Validate(bad) == nil) != (perr == nil) {
-		t.Errorf("a bucket name with a policy variable: Validate says %v, Parse says %v", Validate(bad), perr)
-	}
-}
-
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

@@ -1,8 +1,10 @@
-package iam
+package iamjudge
 
 import (
 	"strconv"
 	"strings"
+
+	"github.com/regionctl/regionctl/internal/iampolicy"
 )
 
 // No maintained Go library evaluates IAM policies with conditions, so this
@@ -85,7 +87,7 @@ func evaluate(req Request, docs ...Document) (Decision, match) {
 		d := &docs[i]
 		for j := range d.Statement {
 			s := &d.Statement[j]
-			ok, level := s.matches(req)
+			ok, level := statementMatches(*s, req)
 			if !ok {
 				continue
 			}
@@ -114,10 +116,10 @@ const (
 	bySession       // the caller itself: its session ARN, user, root, a service, a provider, "*"
 )
 
-func (s Statement) matches(req Request) (bool, level) {
+func statementMatches(s Statement, req Request) (bool, level) {
 	lv := bySession // a statement without Principal (an identity policy) is the caller's own
 	if s.Principal != nil {
-		if lv = s.Principal.names(req.Caller); lv == none {
+		if lv = principalNames(s.Principal, req.Caller); lv == none {
 			return false, none
 		}
 	}
@@ -133,8 +135,8 @@ func (s Statement) matches(req Request) (bool, level) {
 	if len(s.NotResource) > 0 && anyMatch(resolved(s.NotResource, req.Context), req.Resource, false) {
 		return false, none
 	}
-	for _, op := range sortedKeys(s.Condition) {
-		for _, key := range sortedKeys(s.Condition[op]) {
+	for _, op := range iampolicy.SortedKeys(s.Condition) {
+		for _, key := range iampolicy.SortedKeys(s.Condition[op]) {
 			if !condition(op, lookup(req.Context, key), s.Condition[op][key]) {
 				return false, none
 			}
@@ -143,8 +145,8 @@ func (s Statement) matches(req Request) (bool, level) {
 	return true, lv
 }
 
-// names says how p names c.
-func (p *Principal) names(c Caller) level {
+// principalNames says how p names c.
+func principalNames(p *Principal, c Caller) level {
 	if p.Any {
 		return bySession
 	}
@@ -187,30 +189,10 @@ func lookup(ctx map[string][]string, key string) []string {
 	return nil
 }
 
-// operators are the condition operators this evaluator knows (without
-// IfExists and set prefixes).
-var operators = map[string]bool{
-	"StringEquals": true, "StringNotEquals": true, "StringEqualsIgnoreCase": true, "StringNotEqualsIgnoreCase": true,
-	"StringLike": true, "StringNotLike": true, "ArnEquals": true, "ArnNotEquals": true, "ArnLike": true, "ArnNotLike": true,
-	"Bool": true, "Null": true, "NumericEquals": true, "NumericNotEquals": true, "NumericLessThan": true,
-	"NumericLessThanEquals": true, "NumericGreaterThan": true, "NumericGreaterThanEquals": true,
-}
-
-// splitOperator parses "ForAllValues:StringLikeIfExists" into its parts.
-func splitOperator(op string) (set, base string, ifExists bool) {
-	if i := strings.Index(op, ":"); i >= 0 {
-		set, op = op[:i], op[i+1:]
-	}
-	if op != "Null" && strings.HasSuffix(op, "IfExists") {
-		ifExists, op = true, strings.TrimSuffix(op, "IfExists")
-	}
-	return set, op, ifExists
-}
-
 // condition evaluates one operator on one key: the key's values in the
 // request against the policy's values (any of which may match).
 func condition(op string, have []string, want []string) bool {
-	set, op, ifExists := splitOperator(op)
+	set, op, ifExists := iampolicy.SplitOperator(op)
 	if op == "Null" {
 		absent := len(have) == 0
 		for _, w := range want {
@@ -320,7 +302,7 @@ func resolved(patterns []string, ctx map[string][]string) []string {
 	out := make([]string, 0, len(patterns))
 	for _, p := range patterns {
 		ok := true
-		r := policyVariable.ReplaceAllStringFunc(p, func(v string) string {
+		r := iampolicy.PolicyVariable.ReplaceAllStringFunc(p, func(v string) string {
 			vals := lookup(ctx, v[2:len(v)-1])
 			if len(vals) != 1 || strings.ContainsAny(vals[0], "*?") {
 				ok = false

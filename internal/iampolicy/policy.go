@@ -1,14 +1,4 @@
-// Package iam renders the IAM documents of the identity chain of DESIGN.md
-// §5 (the central pipeline, the regional pipeline, the minting role and
-// ManagementClusterDeployRole, their boundaries and bucket policies), checks
-// the isolation rules on them, and decides requests against policies the
-// way AWS does.
-//
-// Entry points: RegionDocuments and CentralPipelinePolicy build the
-// documents, CheckIsolation enforces the rules at render time, and
-// Authorize decides a request (used by the isolation tests and by the IAM
-// gate of internal/awsemu).
-package iam
+package iampolicy
 
 import (
 	"bytes"
@@ -97,9 +87,9 @@ func (s *Strings) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// policyVariable matches an AWS policy variable such as ${aws:username};
+// PolicyVariable matches an AWS policy variable such as ${aws:username};
 // regionctl's own placeholders (${management_account_id}) have no colon.
-var policyVariable = regexp.MustCompile(`\$\{[^}]*:[^}]*\}`)
+var PolicyVariable = regexp.MustCompile(`\$\{[^}]*:[^}]*\}`)
 
 // Parse decodes a rendered policy document strictly: its shape as
 // regionctl writes documents, and nothing Authorize cannot judge.
@@ -162,13 +152,13 @@ func decode(b []byte) (Document, error) {
 func checkJudgeable(d Document) error {
 	for i, s := range d.Statement {
 		for op, keys := range s.Condition {
-			set, base, _ := splitOperator(op)
-			if !operators[base] || (set != "" && set != "ForAnyValue" && set != "ForAllValues") {
+			set, base, _ := SplitOperator(op)
+			if !Operators[base] || (set != "" && set != "ForAnyValue" && set != "ForAllValues") {
 				return fmt.Errorf("statement %d: condition operator %s is not one regionctl's evaluator knows", i, op)
 			}
 			for k, vals := range keys {
 				for _, v := range append(Strings{k}, vals...) {
-					if policyVariable.MatchString(v) {
+					if PolicyVariable.MatchString(v) {
 						return fmt.Errorf("statement %d: policy variable in %q is not supported", i, v)
 					}
 				}
@@ -189,7 +179,7 @@ func checkJudgeable(d Document) error {
 // they install it. Unknown placeholders are left for the caller to catch.
 func Substitute(doc []byte, values map[string]string) []byte {
 	s := string(doc)
-	for _, k := range sortedKeys(values) {
+	for _, k := range SortedKeys(values) {
 		s = strings.ReplaceAll(s, "${"+k+"}", values[k])
 	}
 	return []byte(strings.ReplaceAll(s, "$${", "${"))
@@ -199,7 +189,7 @@ func Substitute(doc []byte, values map[string]string) []byte {
 // that a Terraform template leaves them as they are: rendered documents are
 // templates whose ${name} placeholders are filled at install.
 func EscapeVariables(doc []byte) []byte {
-	return policyVariable.ReplaceAllFunc(doc, func(v []byte) []byte { return append([]byte("$"), v...) })
+	return PolicyVariable.ReplaceAllFunc(doc, func(v []byte) []byte { return append([]byte("$"), v...) })
 }
 
 // Placeholders lists the ${name} placeholders left in a document's text.
@@ -208,14 +198,36 @@ func Placeholders(doc []byte) []string {
 	for _, m := range regexp.MustCompile(`\$\{([a-z_]+)\}`).FindAllSubmatch(doc, -1) {
 		seen[string(m[1])] = true
 	}
-	return sortedKeys(seen)
+	return SortedKeys(seen)
 }
 
-func sortedKeys[M ~map[string]V, V any](m M) []string {
+// SortedKeys are a map's keys in order.
+func SortedKeys[M ~map[string]V, V any](m M) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Operators are the condition operators regionctl's documents use and its
+// judges know (without
+// IfExists and set prefixes).
+var Operators = map[string]bool{
+	"StringEquals": true, "StringNotEquals": true, "StringEqualsIgnoreCase": true, "StringNotEqualsIgnoreCase": true,
+	"StringLike": true, "StringNotLike": true, "ArnEquals": true, "ArnNotEquals": true, "ArnLike": true, "ArnNotLike": true,
+	"Bool": true, "Null": true, "NumericEquals": true, "NumericNotEquals": true, "NumericLessThan": true,
+	"NumericLessThanEquals": true, "NumericGreaterThan": true, "NumericGreaterThanEquals": true,
+}
+
+// SplitOperator parses "ForAllValues:StringLikeIfExists" into its parts.
+func SplitOperator(op string) (set, base string, ifExists bool) {
+	if i := strings.Index(op, ":"); i >= 0 {
+		set, op = op[:i], op[i+1:]
+	}
+	if op != "Null" && strings.HasSuffix(op, "IfExists") {
+		ifExists, op = true, strings.TrimSuffix(op, "IfExists")
+	}
+	return set, op, ifExists
 }

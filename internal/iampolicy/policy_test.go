@@ -1,0 +1,52 @@
+package iampolicy
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestParseRefusesWhatItCannotJudge(t *testing.T) {
+	for _, doc := range []string{
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"DateGreaterThan":{"aws:CurrentTime":"2020-01-01T00:00:00Z"}}}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"arn:aws:s3:::${*}/*"}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"StringEquals":{"s3:prefix":"${aws:username}/"}}}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","NotPrincipal":{"AWS":"x"},"Action":"s3:*","Resource":"*"}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"ForSomeValues:StringEquals":{"k":"v"}}}]}`,
+	} {
+		if _, err := Parse([]byte(doc)); err == nil {
+			t.Errorf("Parse accepted %s", doc)
+		}
+	}
+	if _, err := Parse([]byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::${bucket}/*","Condition":{"Null":{"aws:RequestTag/x":"false"},"BoolIfExists":{"aws:SecureTransport":"true"}}}]}`)); err != nil {
+		t.Errorf("Parse refused a document it can judge: %v", err)
+	}
+}
+
+// TestValidateAgreesWithParse: the render checks the policies it builds
+// with Validate, in memory; it must refuse and accept what Parse does with
+// the same document as JSON.
+func TestValidateAgreesWithParse(t *testing.T) {
+	for _, doc := range []string{
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"DateGreaterThan":{"aws:CurrentTime":"2020-01-01T00:00:00Z"}}}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"arn:aws:s3:::${*}/*"}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"StringEquals":{"s3:prefix":"${aws:username}/"}}}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"ForSomeValues:StringEquals":{"k":"v"}}}]}`,
+		`{"Version":"2008-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Permit","Action":"s3:*","Resource":"*"}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","NotAction":"s3:Get*","Resource":"*"}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*"}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::${bucket}/*","Condition":{"Null":{"aws:RequestTag/x":"false"}}}]}`,
+	} {
+		d, err := ParseAWS([]byte(doc))
+		_, parseErr := Parse([]byte(doc))
+		if err != nil {
+			d = Document{} // decoding refused it; build it again without the checks
+			if jerr := json.Unmarshal([]byte(doc), &d); jerr != nil {
+				t.Fatal(jerr)
+			}
+		}
+		if verr := Validate(d); (verr == nil) != (parseErr == nil) {
+			t.Errorf("%s: Validate says %v, Parse says %v", doc, verr, parseErr)
+		}
+	}
+}
