@@ -1,7 +1,6 @@
 package iamjudge
 
 import (
-	"encoding/json"
 	"github.com/regionctl/regionctl/internal/iampolicy"
 	"strings"
 	"testing"
