@@ -5,7 +5,7 @@ PKGS    := ./...
 # Binaries say which commit they were built from when built in a checkout.
 BUILDVCS := $(shell git rev-parse --git-dir >/dev/null 2>&1 && echo -buildvcs=true)
 
-.PHONY: help build static dist cross image test conformance-argocd argocd-warm validate render check fuzz bench demo clean
+.PHONY: help build static dist cross image test conformance-argocd argocd-warm validate render check fuzz bench demo clean iamsim
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -56,7 +56,17 @@ cross: ## build regionctl for darwin/arm64 and windows/amd64 (to nothing)
 	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/regionctl
 	GOOS=windows GOARCH=amd64 $(GO) build -o /dev/null ./cmd/regionctl
 
-test: build static dist ## run every test (the release build in snapshot mode included), then check the repository's own deploy/
+# The second IAM judge (tools/iamsim): @cloud-copilot/iam-simulate at the
+# versions package-lock.json pins, installed from the npm registry. It is
+# AGPL-3.0 and test-only: nothing of it is shipped.
+IAMSIM := tools/iamsim/node_modules/.package-lock.json
+
+$(IAMSIM): tools/iamsim/package.json tools/iamsim/package-lock.json
+	cd tools/iamsim && npm ci --no-audit --no-fund --loglevel=error
+
+iamsim: $(IAMSIM) ## install the second IAM judge the tests compare with (npm ci in tools/iamsim)
+
+test: build static dist iamsim ## run every test (the release build in snapshot mode included), then check the repository's own deploy/
 	$(GO) vet $(PKGS)
 	GOOS=darwin GOARCH=arm64 $(GO) test -c -o /dev/null ./internal/deploytree
 	GOOS=windows GOARCH=amd64 $(GO) test -c -o /dev/null ./internal/deploytree

@@ -24,6 +24,23 @@ type Authorization struct {
 	// the role's trust policy to allow the caller, whatever its identity
 	// policies say.
 	TrustRequired bool
+	// SCPs are the service control policies over the caller's account, a
+	// level each from the organisation's root down to the account itself.
+	// Leave them empty for a caller outside an organisation, in its
+	// management account, or a service-linked role: SCPs do not limit
+	// those.
+	SCPs []OrgLevel
+	// RCPs are the resource control policies over the resource's account,
+	// likewise; empty for a resource outside an organisation or in its
+	// management account, or a caller that is a service-linked role.
+	RCPs []OrgLevel
+}
+
+// OrgLevel is the control policies attached to one level of an
+// organisation: its root, an OU, or an account.
+type OrgLevel struct {
+	ID       string
+	Policies []Document
 }
 
 // Verdict is a decision with the reason AWS would give.
@@ -38,7 +55,8 @@ type Verdict struct {
 // Authorize decides a as AWS's policy evaluation logic does:
 //
 //  1. an explicit deny in any applicable policy (identity, boundary,
-//     session, resource) denies;
+//     session, resource, the organisation's SCPs and RCPs) denies, and
+//     so does an SCP level that allows nothing of the request;
 //  2. within one account, an allow in the resource policy that names the
 //     caller itself, or an allow of the identity policies (limited by the
 //     boundary and the session policies), allows;
@@ -67,6 +85,27 @@ func Authorize(a Authorization) Verdict {
 	for _, k := range kinds {
 		if d, m := evaluate(a.Request, k.docs...); d == ExplicitDeny {
 			return Verdict{ExplicitDeny, fmt.Sprintf("with an explicit deny in a %s (%s)", k.name, m.name())}
+		}
+	}
+	// The organisation's guardrails ("Policy evaluation logic": SCPs and
+	// RCPs are evaluated before the account's own policies). An explicit
+	// deny at any level denies; an SCP level with no allow denies
+	// implicitly. RCPs are evaluated the same way; every level holds AWS's
+	// RCPFullAWSAccess unless it is detached, which Organizations does
+	// not allow, so a level of Deny statements only still allows.
+	for _, g := range []struct {
+		name   string
+		levels []OrgLevel
+		full   bool
+	}{{"service control policy", a.SCPs, false}, {"resource control policy", a.RCPs, true}} {
+		for _, l := range g.levels {
+			d, m := evaluate(a.Request, l.Policies...)
+			switch {
+			case d == ExplicitDeny:
+				return Verdict{ExplicitDeny, fmt.Sprintf("with an explicit deny in a %s (%s, attached to %s)", g.name, m.name(), l.ID)}
+			case d != Allow && !g.full:
+				return Verdict{ImplicitDeny, fmt.Sprintf("no %s attached to %s allows the %s action", g.name, l.ID, a.Action)}
+			}
 		}
 	}
 

@@ -16,11 +16,12 @@ import (
 // identity providers, "*"), explicit Deny, and the String*, Arn*, Bool,
 // Null and Numeric* condition operators with their IfExists forms and the
 // ForAnyValue:/ForAllValues: set prefixes, and policy variables of the
-// request context (${aws:PrincipalAccount}) in Resource and NotResource.
-// It does not know policy variables in conditions, the special variables
-// ${*}, ${?} and ${$}, NotPrincipal, Date or IP operators, SCPs or resource
-// control policies: Parse refuses documents that use them, so nothing is
-// silently misjudged.
+// request context (${aws:PrincipalAccount}) in Resource, NotResource and
+// the values of string and ARN conditions. Authorize adds the
+// organisation's service and resource control policies. It does not know
+// the special variables ${*}, ${?} and ${$}, variables with default
+// values, NotPrincipal, or Date or IP operators: Parse refuses documents
+// that use them, so nothing is silently misjudged.
 
 // Decision is the outcome of an evaluation.
 type Decision int
@@ -137,7 +138,7 @@ func statementMatches(s Statement, req Request) (bool, level) {
 	}
 	for _, op := range iampolicy.SortedKeys(s.Condition) {
 		for _, key := range iampolicy.SortedKeys(s.Condition[op]) {
-			if !condition(op, lookup(req.Context, key), s.Condition[op][key]) {
+			if !condition(op, lookup(req.Context, key), withVariables(s.Condition[op][key], req.Context)) {
 				return false, none
 			}
 		}
@@ -292,6 +293,21 @@ func match1(op, have, want string) bool {
 		}
 	}
 	return false // Parse refuses operators this evaluator does not know
+}
+
+// withVariables replaces the policy variables in a condition's values
+// with the request's values ("IAM policy elements: Variables and tags":
+// variables may stand in string and ARN comparisons). A value whose
+// variable the request lacks, or holds several values for, matches
+// nothing: it is left out, so a condition of only such values is false
+// for a positive operator and true for a negated one.
+func withVariables(want []string, ctx map[string][]string) []string {
+	for _, w := range want {
+		if iampolicy.PolicyVariable.MatchString(w) {
+			return resolved(want, ctx)
+		}
+	}
+	return want
 }
 
 // resolved replaces the policy variables (${aws:PrincipalAccount}) of

@@ -147,8 +147,9 @@ func decode(b []byte) (Document, error) {
 	return d, checkJudgeable(d)
 }
 
-// checkJudgeable refuses what Authorize cannot judge: unknown condition
-// operators and policy variables other than context keys in resources.
+// checkJudgeable refuses what the judges cannot decide: unknown condition
+// operators, and policy variables other than request context keys in
+// resources and in the values of string and ARN conditions.
 func checkJudgeable(d Document) error {
 	for i, s := range d.Statement {
 		for op, keys := range s.Condition {
@@ -156,10 +157,20 @@ func checkJudgeable(d Document) error {
 			if !Operators[base] || (set != "" && set != "ForAnyValue" && set != "ForAllValues") {
 				return fmt.Errorf("statement %d: condition operator %s is not one regionctl's evaluator knows", i, op)
 			}
+			// Policy variables may stand in the values of string and ARN
+			// comparisons, as AWS allows; never in keys, and not with a
+			// default value or a special variable.
+			variables := strings.HasPrefix(base, "String") || strings.HasPrefix(base, "Arn")
 			for k, vals := range keys {
-				for _, v := range append(Strings{k}, vals...) {
-					if PolicyVariable.MatchString(v) {
-						return fmt.Errorf("statement %d: policy variable in %q is not supported", i, v)
+				if PolicyVariable.MatchString(k) {
+					return fmt.Errorf("statement %d: policy variable in condition key %q is not supported", i, k)
+				}
+				for _, v := range vals {
+					if PolicyVariable.MatchString(v) && (!variables || strings.Contains(v, ",") || strings.ContainsAny(v, "'")) {
+						return fmt.Errorf("statement %d: policy variable in %q is not supported with %s", i, v, op)
+					}
+					if strings.Contains(v, "${*}") || strings.Contains(v, "${?}") || strings.Contains(v, "${$}") {
+						return fmt.Errorf("statement %d: special policy variable in %q is not supported", i, v)
 					}
 				}
 			}

@@ -9,7 +9,9 @@ func TestParseRefusesWhatItCannotJudge(t *testing.T) {
 	for _, doc := range []string{
 		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"DateGreaterThan":{"aws:CurrentTime":"2020-01-01T00:00:00Z"}}}]}`,
 		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"arn:aws:s3:::${*}/*"}]}`,
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"StringEquals":{"s3:prefix":"${aws:username}/"}}}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"Bool":{"aws:SecureTransport":"${aws:username}"}}}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"StringEquals":{"${aws:username}":"x"}}}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"StringEquals":{"s3:prefix":"${aws:username, 'x'}"}}}]}`,
 		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","NotPrincipal":{"AWS":"x"},"Action":"s3:*","Resource":"*"}]}`,
 		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"ForSomeValues:StringEquals":{"k":"v"}}}]}`,
 	} {
@@ -20,6 +22,9 @@ func TestParseRefusesWhatItCannotJudge(t *testing.T) {
 	if _, err := Parse([]byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::${bucket}/*","Condition":{"Null":{"aws:RequestTag/x":"false"},"BoolIfExists":{"aws:SecureTransport":"true"}}}]}`)); err != nil {
 		t.Errorf("Parse refused a document it can judge: %v", err)
 	}
+	if _, err := Parse([]byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"organizations:MoveAccount","Resource":"*","Condition":{"StringEquals":{"aws:ResourceTag/k":"${aws:PrincipalTag/k}"}}}]}`)); err != nil {
+		t.Errorf("Parse refused a policy variable in a string condition: %v", err)
+	}
 }
 
 // TestValidateAgreesWithParse: the render checks the policies it builds
@@ -29,7 +34,9 @@ func TestValidateAgreesWithParse(t *testing.T) {
 	for _, doc := range []string{
 		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"DateGreaterThan":{"aws:CurrentTime":"2020-01-01T00:00:00Z"}}}]}`,
 		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"arn:aws:s3:::${*}/*"}]}`,
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"StringEquals":{"s3:prefix":"${aws:username}/"}}}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"Bool":{"aws:SecureTransport":"${aws:username}"}}}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"StringEquals":{"${aws:username}":"x"}}}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"StringEquals":{"s3:prefix":"${aws:username, 'x'}"}}}]}`,
 		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"ForSomeValues:StringEquals":{"k":"v"}}}]}`,
 		`{"Version":"2008-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]}`,
 		`{"Version":"2012-10-17","Statement":[{"Effect":"Permit","Action":"s3:*","Resource":"*"}]}`,
