@@ -72,6 +72,19 @@ func (c *Client) EnsureAccount(ctx context.Context, creds pipeline.Credentials, 
 		return acc, fmt.Errorf("the account %s has no parent in the organisation", id)
 	}
 	if from := aws.ToString(parents.Parents[0].Id); from != ou {
+		// An account another run of the region created and left in the
+		// root becomes this run's to move: a regional minting role moves
+		// only the account its own run tags (its session's request id).
+		if id := spec.Tags["regionctl:request-id"]; id != "" && acc.Tags["regionctl:request-id"] != id {
+			claim := map[string]string{"regionctl:request-id": id}
+			for _, k := range []string{"regionctl:region", "regionctl:environment"} {
+				claim[k] = spec.Tags[k]
+			}
+			if err := c.TagAccount(ctx, creds, acc.ID, claim); err != nil {
+				return acc, fmt.Errorf("claiming %s for this run before moving it: %w", acc.ID, err)
+			}
+			acc.Tags["regionctl:request-id"] = id
+		}
 		if _, err := org.MoveAccount(ctx, &organizations.MoveAccountInput{AccountId: aws.String(id), SourceParentId: aws.String(from), DestinationParentId: aws.String(ou)}); err != nil {
 			return acc, fmt.Errorf("moving %s to %s: %w", id, spec.OU, denied(err))
 		}

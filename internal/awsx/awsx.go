@@ -7,21 +7,16 @@ package awsx
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"net/url"
 	"os"
-	"reflect"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/organizations"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
@@ -135,106 +130,6 @@ func (c *Client) Caller(ctx context.Context, creds pipeline.Credentials) (pipeli
 		return pipeline.Identity{}, fmt.Errorf("sts:GetCallerIdentity: %w", err)
 	}
 	return pipeline.Identity{Account: aws.ToString(out.Account), ARN: aws.ToString(out.Arn)}, nil
-}
-
-// EnsureRole creates the role when it is missing and, either way, sets its
-// trust policy and inline policy, so a role left half-made by a killed run
-// is completed.
-func (c *Client) EnsureRole(ctx context.Context, creds pipeline.Credentials, spec pipeline.RoleSpec) (bool, error) {
-	client := iam.NewFromConfig(c.Config(creds, ""))
-	created := false
-	_, err := client.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(spec.Name)})
-	switch {
-	case err == nil:
-		if err := c.SetTrust(ctx, creds, spec.Name, spec.TrustJSON); err != nil {
-			return false, err
-		}
-	case code(err) == "NoSuchEntity":
-		in := &iam.CreateRoleInput{RoleName: aws.String(spec.Name), AssumeRolePolicyDocument: aws.String(spec.TrustJSON)}
-		for _, k := range slices.Sorted(maps.Keys(spec.Tags)) {
-			in.Tags = append(in.Tags, iamtag(k, spec.Tags[k]))
-		}
-		if _, err := client.CreateRole(ctx, in); err != nil {
-			return false, fmt.Errorf("creating %s: %w", spec.Name, denied(err))
-		}
-		created = true
-	default:
-		return false, fmt.Errorf("reading %s: %w", spec.Name, denied(err))
-	}
-	if spec.PolicyName != "" {
-		if _, err := client.PutRolePolicy(ctx, &iam.PutRolePolicyInput{RoleName: aws.String(spec.Name), PolicyName: aws.String(spec.PolicyName),
-			PolicyDocument: aws.String(spec.PolicyJSON)}); err != nil {
-			return created, fmt.Errorf("the policy of %s: %w", spec.Name, denied(err))
-		}
-	}
-	return created, nil
-}
-
-// SetTrust replaces a role's trust policy.
-func (c *Client) SetTrust(ctx context.Context, creds pipeline.Credentials, role, document string) error {
-	_, err := iam.NewFromConfig(c.Config(creds, "")).UpdateAssumeRolePolicy(ctx, &iam.UpdateAssumeRolePolicyInput{RoleName: aws.String(role), PolicyDocument: aws.String(document)})
-	if err != nil {
-		return fmt.Errorf("updating the trust of %s: %w", role, denied(err))
-	}
-	return nil
-}
-
-// EnsurePolicy makes sure the managed policy name of creds' account holds
-// document, adding a default version when it differs.
-func (c *Client) EnsurePolicy(ctx context.Context, creds pipeline.Credentials, name, document string) (string, error) {
-	client := iam.NewFromConfig(c.Config(creds, ""))
-	me, err := c.Caller(ctx, creds)
-	if err != nil {
-		return "", err
-	}
-	arn := "arn:" + partitionOf(me.ARN) + ":iam::" + me.Account + ":policy/" + name
-	got, err := client.GetPolicy(ctx, &iam.GetPolicyInput{PolicyArn: aws.String(arn)})
-	if code(err) == "NoSuchEntity" {
-		if _, err := client.CreatePolicy(ctx, &iam.CreatePolicyInput{PolicyName: aws.String(name), PolicyDocument: aws.String(document)}); err != nil {
-			return "", fmt.Errorf("creating the policy %s: %w", name, denied(err))
-		}
-		return arn, nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("reading the policy %s: %w", name, denied(err))
-	}
-	ver, err := client.GetPolicyVersion(ctx, &iam.GetPolicyVersionInput{PolicyArn: aws.String(arn), VersionId: got.Policy.DefaultVersionId})
-	if err != nil {
-		return "", fmt.Errorf("reading the policy %s: %w", name, denied(err))
-	}
-	if current, _ := url.QueryUnescape(aws.ToString(ver.PolicyVersion.Document)); sameJSON(current, document) {
-		return arn, nil
-	}
-	versions, err := client.ListPolicyVersions(ctx, &iam.ListPolicyVersionsInput{PolicyArn: aws.String(arn)})
-	if err != nil {
-		return "", denied(err)
-	}
-	if len(versions.Versions) >= 5 { // IAM keeps five: drop the oldest non-default one
-		for i := len(versions.Versions) - 1; i >= 0; i-- {
-			if v := versions.Versions[i]; !v.IsDefaultVersion {
-				if _, err := client.DeletePolicyVersion(ctx, &iam.DeletePolicyVersionInput{PolicyArn: aws.String(arn), VersionId: v.VersionId}); err != nil {
-					return "", denied(err)
-				}
-				break
-			}
-		}
-	}
-	if _, err := client.CreatePolicyVersion(ctx, &iam.CreatePolicyVersionInput{PolicyArn: aws.String(arn), PolicyDocument: aws.String(document), SetAsDefault: true}); err != nil {
-		return "", fmt.Errorf("updating the policy %s: %w", name, denied(err))
-	}
-	return arn, nil
-}
-
-func sameJSON(a, b string) bool {
-	var x, y any
-	return json.Unmarshal([]byte(a), &x) == nil && json.Unmarshal([]byte(b), &y) == nil && reflect.DeepEqual(x, y)
-}
-
-func partitionOf(arn string) string {
-	if parts := strings.SplitN(arn, ":", 3); len(parts) == 3 {
-		return parts[1]
-	}
-	return "aws"
 }
 
 // Parameter reads an SSM parameter; pipeline.ErrNotFound when absent.

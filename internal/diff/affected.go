@@ -3,7 +3,6 @@ package diff
 import (
 	"path"
 	"sort"
-	"strings"
 
 	"github.com/regionctl/regionctl/internal/render"
 )
@@ -84,10 +83,6 @@ func Affected(base, head *render.Output) []AffectedCluster {
 			clusters[c.ID] = &entry{idx: c, head: true}
 		}
 	}
-	existed := map[string]bool{}
-	for id, e := range clusters {
-		existed[id] = e.base && e.head
-	}
 	var out []AffectedCluster
 	for id, e := range clusters {
 		c := e.idx
@@ -99,19 +94,6 @@ func Affected(base, head *render.Output) []AffectedCluster {
 			if c.Type == "regional" {
 				for p, b := range m[c.Region] {
 					f[p] = b
-				}
-				// Once a management cluster's account is sealed, only the
-				// central pipeline may change its deploy role: a changed
-				// deploy role policy of a cluster that already existed is
-				// the central pipeline's to apply.
-				for owner, files := range m {
-					if strings.HasPrefix(owner, c.Region+"/") && owner != id && existed[owner] {
-						for p, b := range files {
-							if strings.HasSuffix(p, "-deploy-role-policy.json") && ho[owner][p] != nil {
-								f[p] = b
-							}
-						}
-					}
 				}
 			}
 			return f

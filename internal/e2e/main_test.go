@@ -181,6 +181,10 @@ resource "terraform_data" "fault" {
   }
 }
 
+output "platform_api_id" {
+  value = "platformapi"
+}
+
 output "platform_api_endpoint" {
   value = trimspace(file("${path.module}/endpoint.txt"))
 }

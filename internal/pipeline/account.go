@@ -5,11 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
+	"time"
 
-	"github.com/regionctl/regionctl/internal/iampolicy"
 	"github.com/regionctl/regionctl/internal/render/iam"
 )
 
@@ -36,6 +33,11 @@ func (r *Runner) centralAccount(ctx context.Context, s Step, st *clusterState) (
 		return "", err
 	}
 	st.Account = acc.ID
+	regionalOU, err := r.Cloud.EnsureOU(ctx, Credentials{}, s.OU, false)
+	if err != nil {
+		return "", fmt.Errorf("the OU of the regional account: %w", err)
+	}
+	st.set("regional_ou_id", regionalOU)
 	st.set("management_account_id", org.Management)
 	st.set("organization_id", org.ID)
 	st.set("root_id", org.RootID)
@@ -86,6 +88,7 @@ func (r *Runner) readHandoff(ctx context.Context, p *Plan, s Step, st *clusterSt
 	st.set("organization_id", h.OrganizationID)
 	st.set("management_ou_id", h.ManagementOUID)
 	st.set("minting_role_arn", h.MintingRoleARN)
+	st.set("platform_api_endpoint", h.PlatformAPIEndpoint)
 	return h, nil
 }
 
@@ -124,9 +127,11 @@ type handoff struct {
 }
 
 // regionalAccount finds or mints a management cluster's account through
-// the region's minting role, and bootstraps a new one: its
-// ManagementClusterDeployRole and boundary, then its AccessRole sealed so
-// that the minting role never reaches the account again.
+// the region's minting role, places a new one in the region's OU and
+// marks it placed, then waits (bounded) for AWS CloudFormation to deploy
+// the deploy role there: the region's StackSet does it for every account
+// that lands in the OU. No regional principal ever assumes an
+// administrator role of the account.
 func (r *Runner) regionalAccount(ctx context.Context, p *Plan, s Step, st *clusterState) (string, error) {
 	h, err := r.readHandoff(ctx, p, s, st)
 	if err != nil {
@@ -142,104 +147,53 @@ func (r *Runner) regionalAccount(ctx context.Context, p *Plan, s Step, st *clust
 	}
 	st.Account = acc.ID
 	outcome := describe(acc, s.OU)
-
-	if acc.Tags[iam.SealedTag] == "true" {
-		// The deploy role was made when the account was new; only the
-		// central pipeline may change it now.
-		return outcome + "; the account is sealed (" + iam.DeployRoleName + " was made when it was new)", nil
+	if acc.Tags[iam.SealedTag] != "true" {
+		// Placed: no regional principal may move it out again.
+		mark := map[string]string{iam.RegionTag: s.AccountTags[iam.RegionTag], iam.EnvironmentTag: s.AccountTags[iam.EnvironmentTag], iam.SealedTag: "true"}
+		if err := r.Cloud.TagAccount(ctx, minting, acc.ID, mark); err != nil {
+			return "", fmt.Errorf("marking %s placed in %s: %w", acc.ID, s.OU, err)
+		}
+		outcome += "; marked placed"
 	}
-	docs, err := r.documents(s.Documents, st)
+	waited, err := r.waitDeployRole(ctx, p, s, acc.ID)
 	if err != nil {
 		return "", err
 	}
-	access := iam.RoleARN(iam.Partition(p.Region), acc.ID, iam.AccessRole)
-	boot, err := r.Cloud.AssumeRole(ctx, AssumeRequest{RoleARN: access, SessionName: s.SessionName, Base: minting, Policy: docs[DocBootstrapSession]})
-	if err != nil {
-		return "", fmt.Errorf("assuming %s of %s to bootstrap it (an account of the region's OU whose AccessRole was sealed without the %s tag needs the central pipeline's hand): %w", iam.AccessRole, acc.ID, iam.SealedTag, err)
-	}
-	if _, err := r.Cloud.EnsurePolicy(ctx, boot, iam.BoundaryName, docs[DocBoundary]); err != nil {
-		return "", fmt.Errorf("the boundary %s in %s: %w", iam.BoundaryName, acc.ID, err)
-	}
-	created, err := r.Cloud.EnsureRole(ctx, boot, RoleSpec{Name: iam.DeployRoleName, TrustJSON: docs[DocDeployTrust],
-		PolicyName: iam.DeployRoleName, PolicyJSON: docs[DocDeployPolicy],
-		Tags: map[string]string{iam.RegionTag: p.Region, iam.ClusterTag: s.AccountTags[iam.ClusterTag], iam.EnvironmentTag: s.AccountTags[iam.EnvironmentTag]}})
-	if err != nil {
-		return "", fmt.Errorf("%s in %s: %w", iam.DeployRoleName, acc.ID, err)
-	}
-	if err := r.Cloud.SetTrust(ctx, boot, iam.AccessRole, docs[DocSealedTrust]); err != nil {
-		return "", fmt.Errorf("sealing %s of %s: %w", iam.AccessRole, acc.ID, err)
-	}
-	if err := r.Cloud.TagAccount(ctx, minting, acc.ID, map[string]string{iam.SealedTag: "true"}); err != nil {
-		return "", fmt.Errorf("marking %s sealed: %w", acc.ID, err)
-	}
-	if created {
-		outcome += ", " + iam.DeployRoleName + " created"
-	}
-	return outcome + "; " + iam.AccessRole + " sealed", nil
-}
-
-// deployRoles keeps the deploy role of each sealed management cluster
-// account of the region as rendered: once sealed, an account's AccessRole
-// trusts only the central pipeline, so a change of the deploy role's
-// documents reaches the account through it. Accounts not minted yet, or
-// not sealed yet, are the regional pipeline's to bootstrap.
-func (r *Runner) deployRoles(ctx context.Context, p *Plan, s Step, st *clusterState) (string, error) {
-	st.set("pipeline_account_id", st.Account) // the regional account, whose pipeline role the deploy roles trust
-	var updated, waiting []string
-	for _, d := range s.DeployRoles {
-		id, tags, err := r.Cloud.FindAccount(ctx, Credentials{}, d.Account)
-		if err != nil {
-			return "", err
-		}
-		if id == "" || tags[iam.SealedTag] != "true" {
-			waiting = append(waiting, d.Cluster)
-			continue
-		}
-		if want := d.Cluster[strings.LastIndex(d.Cluster, "/")+1:]; tags[iam.ClusterTag] != want || tags[iam.RegionTag] != p.Region {
-			return "", fmt.Errorf("refusing the account %s (%s) for %s: it is tagged for %s/%s", d.Account, id, d.Cluster, tags[iam.RegionTag], tags[iam.ClusterTag])
-		}
-		docs, err := r.documents(d.Documents, st)
-		if err != nil {
-			return "", err
-		}
-		admin, err := r.Cloud.AssumeRole(ctx, AssumeRequest{RoleARN: iam.RoleARN(iam.Partition(p.Region), id, iam.AccessRole), SessionName: session(p.RequestID)})
-		if err != nil {
-			return "", fmt.Errorf("reaching the sealed account %s of %s: %w", id, d.Cluster, err)
-		}
-		if _, err := r.Cloud.EnsurePolicy(ctx, admin, iam.BoundaryName, docs[DocBoundary]); err != nil {
-			return "", fmt.Errorf("the boundary in %s: %w", id, err)
-		}
-		if _, err := r.Cloud.EnsureRole(ctx, admin, RoleSpec{Name: iam.DeployRoleName, TrustJSON: docs[DocDeployTrust], PolicyName: iam.DeployRoleName,
-			PolicyJSON: docs[DocDeployPolicy], Tags: map[string]string{iam.RegionTag: p.Region, iam.ClusterTag: tags[iam.ClusterTag], iam.EnvironmentTag: tags[iam.EnvironmentTag]}}); err != nil {
-			return "", fmt.Errorf("%s in %s: %w", iam.DeployRoleName, id, err)
-		}
-		updated = append(updated, d.Cluster)
-	}
-	outcome := fmt.Sprintf("%d deploy roles as rendered", len(updated))
-	if len(waiting) > 0 {
-		outcome += fmt.Sprintf("; %s not bootstrapped by the regional pipeline yet", strings.Join(waiting, ", "))
+	if waited > 0 {
+		outcome += fmt.Sprintf("; %s deployed by %s after %s", iam.DeployRoleName, s.StackSet, waited.Round(time.Second))
 	}
 	return outcome, nil
 }
 
-// documents reads the rendered documents of a management cluster's account
-// and fills in the ids only AWS knows.
-func (r *Runner) documents(files map[string]string, st *clusterState) (map[string]string, error) {
-	values := map[string]string{"pipeline_account_id": st.Values["pipeline_account_id"], "management_account_id": st.Values["management_account_id"]}
-	out := map[string]string{}
-	for k, rel := range files {
-		b, err := os.ReadFile(filepath.Join(r.Dir, rel))
-		if err != nil {
-			return nil, fmt.Errorf("reading %s (run regionctl render): %w", rel, err)
-		}
-		filled := iampolicy.Substitute(b, values)
-		if left := iampolicy.Placeholders(filled); len(left) > 0 {
-			return nil, fmt.Errorf("%s still holds %v after filling in the account ids", rel, left)
-		}
-		if _, err := iampolicy.Parse(filled); err != nil {
-			return nil, fmt.Errorf("%s: %w", rel, err)
-		}
-		out[k] = string(filled)
+// waitDeployRole waits until the deploy role of account can be assumed:
+// AWS CloudFormation deploys it after the account lands in the region's
+// OU, a few minutes on AWS. The wait is bounded (DeployRoleWait, default
+// 10 minutes); past it the run stops, naming the StackSet to look at.
+func (r *Runner) waitDeployRole(ctx context.Context, p *Plan, s Step, account string) (time.Duration, error) {
+	start := r.now()
+	wait := r.DeployRoleWait
+	if wait == 0 {
+		wait = 10 * time.Minute
 	}
-	return out, nil
+	every := min(r.poll(), max(wait/10, 10*time.Millisecond))
+	arn := iam.RoleARN(iam.Partition(p.Region), account, iam.DeployRoleName)
+	for {
+		_, err := r.Cloud.AssumeRole(ctx, AssumeRequest{RoleARN: arn, ExternalID: s.ExternalID, SessionName: s.SessionName,
+			Tags: map[string]string{iam.RequestIDTag: p.RequestID}})
+		if err == nil {
+			return r.now().Sub(start), nil
+		}
+		if !errors.Is(err, ErrDenied) {
+			return 0, fmt.Errorf("assuming %s: %w", arn, err)
+		}
+		if r.now().Sub(start) >= wait {
+			return 0, fmt.Errorf("%s of %s cannot be assumed %s after the account was placed in %s: AWS CloudFormation deploys it there from the StackSet %s of the management account (made by the central pipeline: run `regionctl pipeline central --region %s`, then look at the StackSet's instances): %w",
+				iam.DeployRoleName, account, wait, s.OU, s.StackSet, p.Region, err)
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(every):
+		}
+	}
 }

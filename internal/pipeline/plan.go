@@ -42,15 +42,16 @@ type Step struct {
 	// minting role comes from it.
 	Handoff     string `json:"handoff_parameter,omitempty"`
 	MintingRole string `json:"minting_role,omitempty"`
-	// The rendered documents of the deploy role, which the account step of
-	// a new management cluster account installs (files under deploy/).
-	Documents   map[string]string `json:"documents,omitempty"`
-	RoleARN     string            `json:"role_arn,omitempty"`
-	ExternalID  string            `json:"external_id,omitempty"`
-	SessionName string            `json:"session_name,omitempty"`
-	SessionTags bool              `json:"session_tags,omitempty"`
-	Root        string            `json:"terraform_root,omitempty"`
-	VarFile     string            `json:"var_file,omitempty"`
+	// StackSet is the region's StackSet that deploys the deploy role into
+	// an account placed in the region's OU, which the account step waits
+	// for.
+	StackSet    string `json:"stack_set,omitempty"`
+	RoleARN     string `json:"role_arn,omitempty"`
+	ExternalID  string `json:"external_id,omitempty"`
+	SessionName string `json:"session_name,omitempty"`
+	SessionTags bool   `json:"session_tags,omitempty"`
+	Root        string `json:"terraform_root,omitempty"`
+	VarFile     string `json:"var_file,omitempty"`
 	// Vars are the root's run-time variables (terraform.Runtime).
 	Vars    map[string]string `json:"terraform_vars,omitempty"`
 	Backend map[string]string `json:"backend,omitempty"`
@@ -63,14 +64,10 @@ type Step struct {
 	// approved (a destroy, or a sector with approval: always).
 	Approval bool     `json:"approval,omitempty"`
 	Calls    []string `json:"api_calls,omitempty"`
-	// Endpoint is the platform API's base URL; empty means it is read at run
-	// time from the regional cluster's Terraform state (EndpointState).
-	Endpoint      string            `json:"api_endpoint,omitempty"`
-	EndpointState map[string]string `json:"api_endpoint_state,omitempty"`
-	Labels        map[string]string `json:"labels,omitempty"`
-	// DeployRoles are the region's management clusters whose deploy role
-	// the central pipeline keeps as rendered in their sealed accounts.
-	DeployRoles []DeployRole `json:"deploy_roles,omitempty"`
+	// Endpoint is the platform API's base URL; empty means the one the
+	// central pipeline's handoff names, read at run time.
+	Endpoint string            `json:"api_endpoint,omitempty"`
+	Labels   map[string]string `json:"labels,omitempty"`
 	// RootDocuments are the cluster's rendered AppProject and root
 	// Application (files under deploy/), which the argocd step hands its
 	// bootstrap task.
@@ -89,14 +86,6 @@ type DRAccount struct {
 // adopted by name only when tagged so (with its region and environment).
 const DRAccountCluster = "etcd-backup"
 
-// DeployRole is one management cluster's ManagementClusterDeployRole: its
-// account's name and the rendered documents (Documents keys).
-type DeployRole struct {
-	Cluster   string            `json:"cluster"`
-	Account   string            `json:"account"`
-	Documents map[string]string `json:"documents"`
-}
-
 // Plan is the ordered steps of one run.
 type Plan struct {
 	Pipeline  string `json:"pipeline"` // central or regional
@@ -104,15 +93,6 @@ type Plan struct {
 	RequestID string `json:"request_id"`
 	Steps     []Step `json:"steps"`
 }
-
-// Document keys of Step.Documents.
-const (
-	DocDeployTrust      = "deploy_role_trust"
-	DocDeployPolicy     = "deploy_role_policy"
-	DocBoundary         = "boundary"
-	DocSealedTrust      = "sealed_access_role_trust"
-	DocBootstrapSession = "bootstrap_session_policy"
-)
 
 func str(c *config.Cluster, path ...string) string {
 	if v := c.Effective.Lookup(path...); v != nil && v.Kind == config.String {
@@ -223,6 +203,7 @@ func Central(f *config.Fleet, regionName, cluster, requestID string) (*Plan, err
 	p.Steps = append(p.Steps, argocdStep(rc, Step{RoleARN: accessRole, SessionName: session(requestID)}))
 	boot := map[string]string{"management_account_id": "${management_account_id}", "organization_id": "${organization_id}", "root_id": "${root_id}",
 		"management_ou_id": "${management_ou_id}", "regional_oidc_issuer": "${output.oidc_issuer}", "platform_api_endpoint": "${output.platform_api_endpoint}",
+		"platform_api_id": "${output.platform_api_id}", "regional_ou_id": "${regional_ou_id}",
 		"dr_account_id": "${dr_account_id}", "dr_assume_role_arn": iam.RoleARN(partition, "${dr_account_id}", iam.AccessRole)}
 	for k, v := range runtime {
 		if k != "runner_image" {
@@ -235,16 +216,6 @@ func Central(f *config.Fleet, regionName, cluster, requestID string) (*Plan, err
 			iam.PipelineRoleName(regionName), str(firstManagement(f, r, rc), "state_bucket"), iam.MintingRoleName(regionName), str(rc, "etcd_backup", "bucket")),
 		Root: path.Join("terraform", terraform.CentralBootstrap), VarFile: path.Join(dir, "terraform", terraform.CentralBootstrap+".tfvars.json"), Vars: boot, Approval: rc.NeedsApproval(),
 		Backend: backend(bucket, path.Join(terraform.CentralBootstrap, regionName+".tfstate"), regionName), BucketOwner: "${management_account_id}"})
-	deploy := Step{Cluster: rc.ID(), Name: "deploy-roles",
-		Action: fmt.Sprintf("in each sealed management cluster account of %s, make %s and its boundary what deploy/ renders (through the account's %s, which trusts only the central pipeline)", regionName, iam.DeployRoleName, iam.AccessRole)}
-	for _, c := range f.Clusters {
-		if c.Region == r && c.Type == "management" && c.Effective != nil && !c.Bool("delete_pipeline") {
-			deploy.DeployRoles = append(deploy.DeployRoles, DeployRole{Cluster: c.ID(), Account: str(c, "account", "name"), Documents: deployDocuments(c)})
-		}
-	}
-	if len(deploy.DeployRoles) > 0 {
-		p.Steps = append(p.Steps, deploy)
-	}
 	return p, nil
 }
 
@@ -269,19 +240,6 @@ func argocdStep(c *config.Cluster, as Step) Step {
 	as.Action = fmt.Sprintf("start the cluster's bootstrap task (ECS Fargate, in its private subnets, as its bootstrap role) with %s and %s, and wait for it: it installs Argo CD, that AppProject and that root Application, which then manages the cluster",
 		as.RootDocuments[0], as.RootDocuments[1])
 	return as
-}
-
-// deployDocuments are the rendered files of a management cluster's deploy
-// role, its boundary, and its sealed AccessRole's trust.
-func deployDocuments(c *config.Cluster) map[string]string {
-	dir := path.Join(regionDir(c), "iam")
-	return map[string]string{
-		DocDeployTrust:      path.Join(dir, "management-cluster-deploy-role-trust.json"),
-		DocDeployPolicy:     path.Join(dir, render.DeployPolicyFile(c.Name)),
-		DocBoundary:         path.Join(dir, "management-cluster-boundary.json"),
-		DocSealedTrust:      path.Join(dir, "organization-access-role-sealed-trust.json"),
-		DocBootstrapSession: path.Join(dir, "bootstrap-session-policy.json"),
-	}
 }
 
 // firstManagement is the region's first management cluster, or rc.
@@ -323,12 +281,6 @@ func Regional(f *config.Fleet, regionName, cluster, apiEndpoint, requestID strin
 		}
 	}
 	partition := iam.Partition(regionName)
-	var endpointState map[string]string
-	if apiEndpoint == "" {
-		if rc := regionalCluster(f, r); rc != nil {
-			endpointState = map[string]string{"bucket": str(rc, "state_bucket"), "key": StateKey(terraform.RegionalCluster, regionName, rc.Name), "owner": "${management_account_id}"}
-		}
-	}
 	shownEndpoint := apiEndpoint
 	if shownEndpoint == "" {
 		shownEndpoint = "${platform_api_endpoint}"
@@ -355,9 +307,9 @@ func Regional(f *config.Fleet, regionName, cluster, apiEndpoint, requestID strin
 		account.MintingRole = "${minting_role_arn}"
 		account.ExternalID = iam.ExternalID(regionName)
 		account.SessionName = session(requestID)
-		account.Documents = deployDocuments(c)
-		account.Action = fmt.Sprintf("read the central pipeline's handoff %s; through the region's minting role (ExternalId %s), find the account %s (adopted only when tagged for %s) or create it, and move it to %s; in a new account, create %s and seal its %s",
-			account.Handoff, account.ExternalID, account.Account, c.ID(), account.OU, iam.DeployRoleName, iam.AccessRole)
+		account.StackSet = iam.DeployRoleStackSet(regionName)
+		account.Action = fmt.Sprintf("read the central pipeline's handoff %s; through the region's minting role (ExternalId %s), find the account %s (adopted only when tagged for %s) or create it with those tags, move it from the root to %s and mark it placed; wait for AWS CloudFormation to deploy %s there (StackSet %s)",
+			account.Handoff, account.ExternalID, account.Account, c.ID(), account.OU, iam.DeployRoleName, account.StackSet)
 		p.Steps = append(p.Steps, account)
 		p.Steps = append(p.Steps, Step{Cluster: c.ID(), Name: "assume-role", Action: "assume the deploy role of the cluster's account and check the identity it gives",
 			RoleARN: iam.RoleARN(partition, "${account_id}", iam.DeployRoleName), ExternalID: iam.ExternalID(regionName), SessionName: session(requestID), SessionTags: true})
@@ -373,7 +325,7 @@ func Regional(f *config.Fleet, regionName, cluster, apiEndpoint, requestID strin
 			labels := map[string]string{"cluster_type": "management", "region": regionName, "sector": c.SectorName(), "environment": c.Environment()}
 			body, _ := json.Marshal(map[string]any{"name": c.Name, "labels": labels})
 			p.Steps = append(p.Steps, Step{Cluster: c.ID(), Name: "register", Action: "register the cluster with the platform API (SigV4, execute-api); 201 and 409 count as registered",
-				Endpoint: apiEndpoint, EndpointState: endpointState, Labels: labels,
+				Endpoint: apiEndpoint, Labels: labels,
 				Calls: []string{"GET " + shownEndpoint + "/api/v0/live", "POST " + shownEndpoint + "/api/v0/management_clusters " + string(body)}})
 		}
 	}

@@ -42,11 +42,8 @@ func TestCentralPlan(t *testing.T) {
 	if _, err := pipeline.Central(f, "us-east-1", "mc01", "req1"); err == nil || !strings.Contains(err.Error(), "--cluster mc01 is not it") {
 		t.Errorf("--cluster mc01 on the central pipeline: %v", err)
 	}
-	if got := names(p); got != "us-east-1/regional:account us-east-1/regional:assume-role us-east-1/regional:terraform us-east-1/regional:argocd us-east-1/regional:bootstrap us-east-1/regional:deploy-roles" {
+	if got := names(p); got != "us-east-1/regional:account us-east-1/regional:assume-role us-east-1/regional:terraform us-east-1/regional:argocd us-east-1/regional:bootstrap" {
 		t.Fatalf("steps %s", got)
-	}
-	if d := p.Steps[5].DeployRoles; len(d) != 3 || d[0].Account != "production-us-east-1-mc01" || d[0].Documents[pipeline.DocDeployPolicy] != "deploy/production/us-east-1/iam/mc01-deploy-role-policy.json" {
-		t.Errorf("deploy-roles step %+v", p.Steps[5])
 	}
 	tf, argo, boot := p.Steps[2], p.Steps[3], p.Steps[4]
 	// The bootstrap task is started through the role Terraform acted as,
@@ -120,18 +117,12 @@ func TestRegionalPlan(t *testing.T) {
 	if calls := reg.Calls; len(calls) != 2 || calls[0] != "GET ${platform_api_endpoint}/api/v0/live" || !strings.Contains(calls[1], `"name":"mc01"`) {
 		t.Errorf("register calls %v", calls)
 	}
-	if reg.EndpointState["key"] != "regional-cluster/ap-northeast-1/regional.tfstate" || reg.Labels["region"] != "ap-northeast-1" {
-		t.Errorf("register reads the endpoint from %v, labels %v", reg.EndpointState, reg.Labels)
+	if reg.Endpoint != "" || reg.Labels["region"] != "ap-northeast-1" {
+		t.Errorf("register's endpoint %q (want the handoff's), labels %v", reg.Endpoint, reg.Labels)
 	}
-	if acc := p.Steps[0]; acc.Documents[pipeline.DocDeployTrust] != "deploy/production/ap-northeast-1/iam/management-cluster-deploy-role-trust.json" ||
+	if acc := p.Steps[0]; acc.StackSet != "regionctl-deploy-role-ap-northeast-1" ||
 		acc.AccountTags["regionctl:region"] != "ap-northeast-1" || acc.AccountTags["regionctl:cluster"] != "mc01" || acc.Handoff != "/regionctl/regional-pipeline/ap-northeast-1" || acc.CreateOU {
 		t.Errorf("account step %+v", acc)
-	}
-	// Every document a plan names is one render writes.
-	for _, f := range p.Steps[0].Documents {
-		if _, err := os.Stat("../../" + f); err != nil {
-			t.Errorf("the plan names %s, which deploy/ lacks", f)
-		}
 	}
 	if tf := p.Steps[2]; tf.BucketOwner != "${pipeline_account_id}" || tf.CreateBucket || tf.Backend["bucket"] != "regionctl-regional-pipeline-ap-northeast-1" {
 		t.Errorf("terraform step %+v", tf)
@@ -140,7 +131,7 @@ func TestRegionalPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := withFlag.Steps[4]; s.Endpoint != "http://127.0.0.1:9" || s.EndpointState != nil || s.Calls[0] != "GET http://127.0.0.1:9/api/v0/live" {
+	if s := withFlag.Steps[4]; s.Endpoint != "http://127.0.0.1:9" || s.Calls[0] != "GET http://127.0.0.1:9/api/v0/live" {
 		t.Errorf("--api-endpoint: %+v", s)
 	}
 	if _, err := pipeline.Regional(f, "ap-northeast-1", "mc09", "", "r"); err == nil || !strings.Contains(err.Error(), "no management cluster mc09") {

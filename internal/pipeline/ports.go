@@ -67,32 +67,16 @@ type AssumeRequest struct {
 	Base        Credentials       // whose credentials make the call; zero: ambient
 }
 
-// RoleSpec is an IAM role the runner makes sure exists, as rendered.
-type RoleSpec struct {
-	Name       string
-	TrustJSON  string
-	PolicyName string // its one inline policy
-	PolicyJSON string
-	Tags       map[string]string
-}
-
 // Identity is who a set of credentials is.
 type Identity struct {
 	Account, ARN string
 }
 
-// Roles assumes roles and makes sure roles and policies are as rendered.
+// Roles assumes roles and says who a set of credentials is. The runner
+// makes no role: the deploy role arrives through AWS CloudFormation.
 type Roles interface {
 	AssumeRole(ctx context.Context, req AssumeRequest) (Credentials, error)
 	Caller(ctx context.Context, creds Credentials) (Identity, error)
-	// EnsureRole creates the role when missing, and either way sets its
-	// trust and inline policy to the spec's.
-	EnsureRole(ctx context.Context, creds Credentials, spec RoleSpec) (created bool, err error)
-	// EnsurePolicy makes sure a managed policy of that name holds the
-	// document (a new default version when it differs) and returns its ARN.
-	EnsurePolicy(ctx context.Context, creds Credentials, name, document string) (string, error)
-	// SetTrust replaces a role's trust policy.
-	SetTrust(ctx context.Context, creds Credentials, role, document string) error
 }
 
 // Object names an S3 object and the account that must own its bucket:

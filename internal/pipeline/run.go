@@ -56,6 +56,10 @@ type Runner struct {
 	// that approves). Poll is how often it looks (default 30s), and how
 	// often the argocd step asks after its bootstrap task (default 10s).
 	ApprovalWait, Poll time.Duration
+	// DeployRoleWait bounds the wait for AWS CloudFormation to deploy the
+	// deploy role into an account just placed in its region's OU
+	// (default 10 minutes).
+	DeployRoleWait time.Duration
 
 	plansMu sync.Mutex
 	plans   []PlanSummary
@@ -250,8 +254,6 @@ func (r *Runner) step(ctx context.Context, p *Plan, s Step, st *clusterState) (s
 		return r.assume(ctx, p, s, st)
 	case "terraform", "bootstrap":
 		return r.terraform(ctx, p, s, st)
-	case "deploy-roles":
-		return r.deployRoles(ctx, p, s, st)
 	case "register":
 		return r.register(ctx, p, s, st)
 	case "argocd":
@@ -420,9 +422,9 @@ func (r *Runner) terraform(ctx context.Context, p *Plan, s Step, st *clusterStat
 func (r *Runner) register(ctx context.Context, p *Plan, s Step, st *clusterState) (string, error) {
 	endpoint := s.Endpoint
 	if endpoint == "" {
-		var err error
-		if endpoint, err = r.endpointFromState(ctx, s.EndpointState, st); err != nil {
-			return "", err
+		endpoint = st.Values["platform_api_endpoint"]
+		if endpoint == "" {
+			return "", fmt.Errorf("the central pipeline's handoff %s names no platform API endpoint (run the central pipeline of %s first, or pass --api-endpoint)", iam.ParameterName(p.Region), p.Region)
 		}
 	}
 	name := s.Cluster[strings.LastIndex(s.Cluster, "/")+1:]
@@ -433,38 +435,18 @@ func (r *Runner) register(ctx context.Context, p *Plan, s Step, st *clusterState
 	return outcome + " at " + endpoint, nil
 }
 
-// endpointFromState reads platform_api_endpoint from the regional
-// cluster's Terraform state object, in the central state bucket the
-// regional pipeline may read (never write).
-func (r *Runner) endpointFromState(ctx context.Context, b map[string]string, st *clusterState) (string, error) {
-	owner, err := st.resolve(b["owner"])
-	if err != nil {
-		return "", fmt.Errorf("the owner of the central state bucket: %w", err)
-	}
-	obj := Object{Bucket: b["bucket"], Key: b["key"], Owner: owner}
-	body, err := r.Cloud.Get(ctx, Credentials{}, obj)
-	if err != nil {
-		return "", fmt.Errorf("reading the platform API endpoint from the regional cluster's state %s (run the central pipeline first, or pass --api-endpoint): %w", obj, err)
-	}
-	var state struct {
-		Outputs map[string]struct {
-			Value any `json:"value"`
-		} `json:"outputs"`
-	}
-	if err := json.Unmarshal(body, &state); err != nil {
-		return "", fmt.Errorf("reading %s: %w", obj, err)
-	}
-	v, ok := state.Outputs["platform_api_endpoint"].Value.(string)
-	if !ok || v == "" {
-		return "", fmt.Errorf("the regional cluster's state %s has no platform_api_endpoint output; pass --api-endpoint", obj)
-	}
-	return v, nil
-}
-
 func (r *Runner) emit(e Event) {
 	if r.Events != nil {
 		r.Events(e)
 	}
+}
+
+// poll is how often a run looks again at what it waits for.
+func (r *Runner) poll() time.Duration {
+	if r.Poll > 0 {
+		return r.Poll
+	}
+	return 30 * time.Second
 }
 
 func (r *Runner) now() time.Time {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -20,17 +19,19 @@ import (
 )
 
 // fakeCloud is an in-memory AWS: accounts by name, the handoff parameter,
-// objects by bucket/key, and sealed AccessRoles. The runner's own
-// identity is the regional pipeline of account 999999999999.
+// objects by bucket/key, and the deploy roles AWS CloudFormation has not
+// deployed yet. The runner's own identity is the regional pipeline of
+// account 999999999999.
 type fakeCloud struct {
 	mu       sync.Mutex
 	calls    []string
 	accounts map[string]string
 	objects  map[string][]byte
 	params   map[string]string
-	sealed   map[string]bool
-	roles    map[string]pipeline.RoleSpec
 	tags     map[string]map[string]string
+	// deployRoleIn is how many more times assuming a deploy role is
+	// denied before it is there (-1: never).
+	deployRoleIn int
 	// tasks are the bootstrap tasks started; taskExit is the exit code
 	// they stop with (nil: stopped before the container ran), after
 	// taskPolls descriptions.
@@ -81,7 +82,7 @@ func (c *fakeCloud) TagAccount(_ context.Context, creds pipeline.Credentials, id
 }
 
 func newCloud() *fakeCloud {
-	return &fakeCloud{taskExit: new(int), accounts: map[string]string{}, objects: map[string][]byte{}, sealed: map[string]bool{}, roles: map[string]pipeline.RoleSpec{}, tags: map[string]map[string]string{},
+	return &fakeCloud{taskExit: new(int), accounts: map[string]string{}, objects: map[string][]byte{}, tags: map[string]map[string]string{},
 		params: map[string]string{"/regionctl/regional-pipeline/eu-west-1": `{"region":"eu-west-1","management_account_id":"000000000001","minting_role_arn":"arn:aws:iam::000000000001:role/regionctl-minting-eu-west-1","organization_id":"o-1","management_ou_id":"ou-1"}`,
 			"/regionctl/regional-pipeline/ap-northeast-1": `{"region":"ap-northeast-1","management_account_id":"000000000001","minting_role_arn":"arn:aws:iam::000000000001:role/regionctl-minting-ap-northeast-1"}`}}
 }
@@ -125,8 +126,11 @@ func (c *fakeCloud) AssumeRole(_ context.Context, r pipeline.AssumeRequest) (pip
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.log("assume %s %s %s as %s", r.RoleARN, r.ExternalID, r.SessionName, who(r.Base))
-	if strings.HasSuffix(r.RoleARN, ":role/OrganizationAccountAccessRole") && c.sealed[r.RoleARN] {
-		return pipeline.Credentials{}, fmt.Errorf("%w: sealed", pipeline.ErrDenied)
+	if strings.HasSuffix(r.RoleARN, ":role/ManagementClusterDeployRole") && c.deployRoleIn != 0 {
+		if c.deployRoleIn > 0 {
+			c.deployRoleIn--
+		}
+		return pipeline.Credentials{}, fmt.Errorf("%w: no role %s exists", pipeline.ErrDenied, r.RoleARN)
 	}
 	return pipeline.Credentials{AccessKeyID: "AK-" + r.RoleARN}, nil
 }
@@ -137,35 +141,6 @@ func (c *fakeCloud) Caller(_ context.Context, creds pipeline.Credentials) (pipel
 	}
 	arn := strings.TrimPrefix(creds.AccessKeyID, "AK-")
 	return pipeline.Identity{Account: strings.Split(arn, ":")[4], ARN: arn}, nil
-}
-
-func (c *fakeCloud) EnsureRole(_ context.Context, creds pipeline.Credentials, s pipeline.RoleSpec) (bool, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.log("role %s as %s", s.Name, who(creds))
-	if !regexp.MustCompile(`arn:aws:iam::\d{12}:role/regional-pipeline-`).MatchString(s.TrustJSON) || strings.Contains(s.TrustJSON+s.PolicyJSON, "${") {
-		return false, fmt.Errorf("documents not bound to the accounts: %s %s", s.TrustJSON, s.PolicyJSON)
-	}
-	c.roles[who(creds)] = s
-	return true, nil
-}
-
-func (c *fakeCloud) EnsurePolicy(_ context.Context, creds pipeline.Credentials, name, _ string) (string, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.log("policy %s as %s", name, who(creds))
-	return "arn:policy/" + name, nil
-}
-
-func (c *fakeCloud) SetTrust(_ context.Context, creds pipeline.Credentials, role, doc string) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.log("seal %s as %s", role, who(creds))
-	if !strings.Contains(doc, "arn:aws:iam::000000000001:role/regionctl-central-pipeline") {
-		return fmt.Errorf("sealed trust not bound to the management account: %s", doc)
-	}
-	c.sealed[strings.TrimPrefix(creds.AccessKeyID, "AK-")] = true
-	return nil
 }
 
 func (c *fakeCloud) Parameter(_ context.Context, _ pipeline.Credentials, name string) (string, error) {
@@ -365,15 +340,13 @@ func TestRunRegionalInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	minting := "AK-arn:aws:iam::000000000001:role/regionctl-minting-eu-west-1"
-	access := "AK-arn:aws:iam::000000000001:role/OrganizationAccountAccessRole"
 	want := []string{
 		"assume arn:aws:iam::000000000001:role/regionctl-minting-eu-west-1 regional-pipeline-eu-west-1 regionctl-req9 as pipeline",
 		"account staging-eu-west-1-mc01 as " + minting,
-		"assume arn:aws:iam::000000000001:role/OrganizationAccountAccessRole  regionctl-req9 as " + minting,
-		"policy regionctl-management-cluster-boundary as " + access,
-		"role ManagementClusterDeployRole as " + access,
-		"seal OrganizationAccountAccessRole as " + access,
-		"tag 000000000001 map[regionctl:sealed:true] as " + minting,
+		// Placed: no regional principal moves it again.
+		"tag 000000000001 map[regionctl:environment:staging regionctl:region:eu-west-1 regionctl:sealed:true] as " + minting,
+		// The deploy role AWS CloudFormation deployed there, waited for.
+		"assume arn:aws:iam::000000000001:role/ManagementClusterDeployRole regional-pipeline-eu-west-1 regionctl-req9 as pipeline",
 		"assume arn:aws:iam::000000000001:role/ManagementClusterDeployRole regional-pipeline-eu-west-1 regionctl-req9 as pipeline",
 		"bucket regionctl-regional-pipeline-eu-west-1 of 999999999999",
 		// The bootstrap task is started as the deploy role, again with
@@ -384,8 +357,10 @@ func TestRunRegionalInOrder(t *testing.T) {
 	if strings.Join(c.calls, "\n") != strings.Join(want, "\n") {
 		t.Errorf("calls:\n%s\nwant:\n%s", strings.Join(c.calls, "\n"), strings.Join(want, "\n"))
 	}
-	if trust := c.roles[access].TrustJSON; !strings.Contains(trust, "arn:aws:iam::999999999999:role/regional-pipeline-eu-west-1") {
-		t.Errorf("the deploy role trusts %s", trust)
+	for _, call := range c.calls {
+		if strings.Contains(call, "OrganizationAccountAccessRole") {
+			t.Errorf("the regional pipeline reached an administrator role: %s", call)
+		}
 	}
 	if len(tf.jobs) != 1 || tf.jobs[0].Vars["assume_role_arn"] != "arn:aws:iam::000000000001:role/ManagementClusterDeployRole" ||
 		tf.jobs[0].Vars["account_id"] != "000000000001" || tf.jobs[0].Vars["assume_role_external_id"] != "regional-pipeline-eu-west-1" ||
@@ -488,21 +463,21 @@ func TestStepsAcrossProcesses(t *testing.T) {
 	}
 }
 
-func TestEndpointFromRegionalState(t *testing.T) {
+// TestEndpointFromTheHandoff: without --api-endpoint, the regional
+// pipeline registers with the platform API the central pipeline's handoff
+// names; it reads nothing of the central pipeline's state.
+func TestEndpointFromTheHandoff(t *testing.T) {
 	f := load(t, "../..")
 	p, _ := pipeline.Regional(f, "eu-west-1", "mc01", "", "req")
 	c, reg := newCloud(), &fakeRegistry{}
-	p.Steps = p.Steps[4:] // register
-	if _, err := runner(c, &fakeTerraform{}, reg).Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "management_account_id is not known yet") {
-		t.Fatalf("no handoff read: %v", err)
-	}
-	p, _ = pipeline.Regional(f, "eu-west-1", "mc01", "", "req")
 	p.Steps = append(p.Steps[:1], p.Steps[4:]...) // account, then register
-	if _, err := runner(c, &fakeTerraform{}, reg).Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "run the central pipeline first, or pass --api-endpoint") {
-		t.Fatalf("no regional state: %v", err)
-	}
+	// The regional cluster's state names another endpoint: it is not read.
 	c.objects["regionctl-tfstate-eu-west-1-regional/regional-cluster/eu-west-1/regional.tfstate"] = []byte(`{"outputs":{"platform_api_endpoint":{"value":"https://from-state"}}}`)
-	if _, err := runner(c, &fakeTerraform{}, reg).Run(context.Background(), p); err != nil || reg.regs[0].Endpoint != "https://from-state" {
+	if _, err := runner(c, &fakeTerraform{}, reg).Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "names no platform API endpoint (run the central pipeline of eu-west-1 first, or pass --api-endpoint)") {
+		t.Fatalf("a handoff without an endpoint: %v", err)
+	}
+	c.params["/regionctl/regional-pipeline/eu-west-1"] = strings.Replace(c.params["/regionctl/regional-pipeline/eu-west-1"], `"management_ou_id":"ou-1"`, `"management_ou_id":"ou-1","platform_api_endpoint":"https://from-handoff"`, 1)
+	if _, err := runner(c, &fakeTerraform{}, reg).Run(context.Background(), p); err != nil || reg.regs[0].Endpoint != "https://from-handoff" {
 		t.Fatalf("%v %+v", err, reg.regs)
 	}
 }
@@ -623,41 +598,40 @@ func TestParallelClustersFailIndependently(t *testing.T) {
 	}
 }
 
-// TestCentralKeepsSealedDeployRoles: the central pipeline rewrites the
-// deploy role of each sealed account (through its AccessRole, which trusts
-// only the central pipeline) and leaves accounts the regional pipeline has
-// not bootstrapped yet to it.
-func TestCentralKeepsSealedDeployRoles(t *testing.T) {
+// TestDeployRoleIsWaitedForBounded: the account step waits for AWS
+// CloudFormation to deploy the deploy role into a new account, and gives
+// up after DeployRoleWait naming the StackSet, rather than waiting forever.
+func TestDeployRoleIsWaitedForBounded(t *testing.T) {
 	f := load(t, "../..")
-	p, err := pipeline.Central(f, "eu-west-1", "", "req")
+	p, err := pipeline.Regional(f, "eu-west-1", "mc01", "https://api", "req")
 	if err != nil {
 		t.Fatal(err)
 	}
+	p.Steps = p.Steps[:1]
 	c := newCloud()
-	c.accounts["staging-eu-west-1-mc01"], c.accounts["staging-eu-west-1-mc02"] = "000000000011", "000000000012"
-	c.tags["000000000011"] = map[string]string{"regionctl:sealed": "true", "regionctl:region": "eu-west-1", "regionctl:cluster": "mc01", "regionctl:environment": "staging"}
-	c.tags["000000000012"] = map[string]string{"regionctl:region": "eu-west-1", "regionctl:cluster": "mc02"}
-	var kept []pipeline.Step
-	for _, s := range p.Steps {
-		if s.Name == "account" || s.Name == "deploy-roles" {
-			kept = append(kept, s)
-		}
-	}
-	p.Steps = kept
-	results, err := runner(c, &fakeTerraform{}, &fakeRegistry{}).Run(context.Background(), p)
+	c.deployRoleIn = 3
+	r := runner(c, &fakeTerraform{}, &fakeRegistry{})
+	clock := time.Unix(0, 0)
+	r.Now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	r.Poll, r.DeployRoleWait = time.Millisecond, time.Minute
+	results, err := r.Run(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := results[1].Outcome; got != "1 deploy roles as rendered; eu-west-1/mc02 not bootstrapped by the regional pipeline yet" {
+	if got := results[0].Outcome; !strings.Contains(got, "ManagementClusterDeployRole deployed by regionctl-deploy-role-eu-west-1 after") {
 		t.Errorf("outcome %q", got)
 	}
-	role, ok := c.roles["AK-arn:aws:iam::000000000011:role/OrganizationAccountAccessRole"]
-	if !ok || !strings.Contains(role.PolicyJSON, "regionctl-generated-deploy-role-eu-west-1-mc01") {
-		t.Errorf("mc01's deploy role: %+v", role)
+	c = newCloud()
+	c.deployRoleIn = -1
+	r = runner(c, &fakeTerraform{}, &fakeRegistry{})
+	r.Now = func() time.Time { clock = clock.Add(10 * time.Second); return clock }
+	r.Poll, r.DeployRoleWait = time.Millisecond, time.Minute
+	if _, err := r.Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "cannot be assumed 1m0s after the account was placed") ||
+		!strings.Contains(err.Error(), "StackSet regionctl-deploy-role-eu-west-1") {
+		t.Errorf("a deploy role that never comes: %v", err)
 	}
-	c.tags["000000000011"]["regionctl:cluster"] = "mc02"
-	if _, err := runner(c, &fakeTerraform{}, &fakeRegistry{}).Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "refusing the account staging-eu-west-1-mc01") {
-		t.Errorf("an account tagged for another cluster: %v", err)
+	if n := strings.Count(strings.Join(c.calls, "\n"), "role/ManagementClusterDeployRole"); n < 2 || n > 10 {
+		t.Errorf("%d attempts in a minute of 10 s polls", n)
 	}
 }
 

@@ -109,6 +109,7 @@ func regionChains(f *config.Fleet, skipRegions map[string]bool) (map[string]*cha
 				continue
 			}
 			cr.Clusters = append(cr.Clusters, iam.ManagementCluster{Name: c.Name, OIDCBucket: str(c, "hypershift", "oidc_bucket")})
+			diags = append(diags, oidcPattern(cr, c)...)
 			bucket, ou := c.Effective.Lookup("state_bucket"), c.Effective.Lookup("account", "ou")
 			if bucket == nil || ou == nil {
 				continue // #Cluster sets both; a cluster without them failed its check
@@ -132,6 +133,7 @@ func regionChains(f *config.Fleet, skipRegions map[string]bool) (map[string]*cha
 		}
 		if first == nil {
 			cr.ManagementStateBucket = iam.StateBucket(reg.Name)
+			diags = append(diags, oidcPattern(cr, regional)...)
 		} else {
 			if cr.ManagementStateBucket == cr.CentralStateBucket {
 				v := first.Effective.Lookup("state_bucket")
@@ -159,6 +161,33 @@ func regionChains(f *config.Fleet, skipRegions map[string]bool) (map[string]*cha
 		out[reg.Name] = cr
 	}
 	return out, diags
+}
+
+// oidcPattern sets (or holds to) the pattern of cr's OIDC buckets the
+// name of c's: its hypershift.oidc_bucket with its cluster name made *.
+// The deploy role is one for every management cluster account of a
+// region, so each cluster's bucket name must carry its own name where the
+// others carry theirs.
+func oidcPattern(cr *chainRegion, c *config.Cluster) diag.Diagnostics {
+	v := c.Effective.Lookup("hypershift", "oidc_bucket")
+	if v == nil || v.Kind != config.String {
+		return nil
+	}
+	i := strings.LastIndex(v.Str, c.Name)
+	if i < 0 {
+		return diag.Diagnostics{diag.Errorf(v.Origin.Pos, fmt.Sprintf("One deploy role serves every management cluster account of %s and may keep only buckets named like its clusters' (the cluster's name in the place where the others have theirs, as the default hypershift-oidc-${environment}-${region}-${cluster} does). Put ${cluster} in the name.", c.Region.Name),
+			"%s: hypershift.oidc_bucket %s does not name the cluster %s", c.ID(), v.Str, c.Name)}
+	}
+	pattern := v.Str[:i] + "*" + v.Str[i+len(c.Name):]
+	if cr.OIDCBuckets == "" || c.Type == "regional" {
+		cr.OIDCBuckets = pattern
+		return nil
+	}
+	if pattern != cr.OIDCBuckets {
+		return diag.Diagnostics{diag.Errorf(v.Origin.Pos, "One deploy role serves every management cluster account of the region and may keep only buckets of one name pattern; give the region's management clusters the same hypershift.oidc_bucket, with ${cluster} in it.",
+			"%s: hypershift.oidc_bucket %s does not follow %s, the pattern of the other management clusters of %s", c.ID(), v.Str, cr.OIDCBuckets, c.Region.Name)}
+	}
+	return nil
 }
 
 // Approvers are the IAM roles of gitops.approvers (config/global).
@@ -218,9 +247,10 @@ func (r *renderer) chainArtifacts(reg *config.Region, cr *chainRegion) ([]Artifa
 		{"minting-role-trust.json", docs.MintingTrust},
 		{"minting-role-policy.json", docs.Minting},
 		{"management-cluster-deploy-role-trust.json", docs.DeployTrust},
+		{"management-cluster-deploy-role-policy.json", docs.Deploy},
 		{"management-cluster-boundary.json", docs.Boundary},
-		{"organization-access-role-sealed-trust.json", docs.SealedTrust},
-		{"bootstrap-session-policy.json", docs.BootstrapSession},
+		{"scp-guardrails.json", docs.GuardrailSCP},
+		{"rcp-data-perimeter.json", docs.DataPerimeterRCP},
 		{"management-cluster-state-bucket-policy.json", docs.ManagementStateBucketPolicy},
 		{"central-state-bucket-policy.json", docs.CentralStateBucketPolicy},
 		{"etcd-backup-bucket-policy.json", docs.EtcdBackupBucketPolicy},
@@ -256,6 +286,14 @@ func (r *renderer) chainArtifacts(reg *config.Region, cr *chainRegion) ([]Artifa
 		"minting_role_name":                iam.MintingRoleName(cr.Name),
 		"minting_trust_json":               encoded["minting-role-trust.json"],
 		"minting_policy_json":              encoded["minting-role-policy.json"],
+		"deploy_role_stack_set_name":       iam.DeployRoleStackSet(cr.Name),
+		"deploy_role_trust_json":           encoded["management-cluster-deploy-role-trust.json"],
+		"deploy_role_policy_json":          encoded["management-cluster-deploy-role-policy.json"],
+		"boundary_json":                    encoded["management-cluster-boundary.json"],
+		"guardrail_policy_name":            iam.GuardrailPolicy(cr.Name),
+		"guardrail_scp_json":               encoded["scp-guardrails.json"],
+		"data_perimeter_policy_name":       iam.DataPerimeterPolicy(cr.Name),
+		"data_perimeter_rcp_json":          encoded["rcp-data-perimeter.json"],
 		"state_bucket":                     cr.ManagementStateBucket,
 		"state_bucket_policy_json":         encoded["management-cluster-state-bucket-policy.json"],
 		"central_state_bucket":             cr.CentralStateBucket,
@@ -280,32 +318,6 @@ func (r *renderer) chainArtifacts(reg *config.Region, cr *chainRegion) ([]Artifa
 	}
 	arts = append(arts, Artifact{Path: path.Join(dir, "terraform", terraform.CentralBootstrap+".tfvars.json"), Bytes: bb, Owner: cr.Name})
 	return arts, nil
-}
-
-// DeployPolicyFile is the name under a region's iam/ of the deploy role
-// policy of management cluster cluster.
-func DeployPolicyFile(cluster string) string { return cluster + "-deploy-role-policy.json" }
-
-// deployRoleArtifact renders the policy of a management cluster's
-// ManagementClusterDeployRole, owned by the cluster: adding a cluster does
-// not touch its region's files.
-func deployRoleArtifact(c *config.Cluster) (Artifact, diag.Diagnostics) {
-	at := diag.Pos{File: c.Doc.File}
-	r := iam.Region{Name: c.Region.Name, Environment: c.Environment()}
-	mc := iam.ManagementCluster{Name: c.Name, OIDCBucket: str(c, "hypershift", "oidc_bucket")}
-	doc := iam.DeployRolePolicy(r, mc)
-	if problems := iam.CheckDeployRole(r, mc, doc); len(problems) > 0 {
-		return Artifact{}, diag.Diagnostics{diag.Errorf(at, strings.Join(problems, "\n"), "the deploy role policy of %s breaks the isolation rules", c.ID())}
-	}
-	err := iampolicy.Validate(doc)
-	var b []byte
-	if err == nil {
-		b, err = tfvars.MarshalJSON(doc)
-	}
-	if err != nil {
-		return Artifact{}, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode the deploy role policy of %s", c.ID())}
-	}
-	return Artifact{Path: path.Join(RegionDir(c.Environment(), c.Region.Name), "iam", DeployPolicyFile(c.Name)), Bytes: b, Owner: c.ID()}, nil
 }
 
 // centralArtifacts renders the central pipeline's policy, one per

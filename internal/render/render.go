@@ -380,13 +380,6 @@ func (r *renderer) renderCluster(c *config.Cluster) ([]Artifact, diag.Diagnostic
 		{Path: path.Join(dir, "effective", c.Name+".yaml"), Bytes: eff, Owner: c.ID()},
 		{Path: path.Join(dir, "terraform", c.Name+".tfvars.json"), Bytes: tb, Owner: c.ID()},
 	}
-	if c.Type == "management" && !c.Bool("delete_pipeline") {
-		a, ds := deployRoleArtifact(c)
-		if ds.HasErrors() {
-			return nil, ds
-		}
-		arts = append(arts, a)
-	}
 	if run := tekton.ForCluster(c, path.Join("deploy", dir, "terraform", c.Name+".tfvars.json"), r.source); run != nil && r.opts.Pipelines != nil {
 		if problems := tekton.Check(run, r.opts.Pipelines); len(problems) > 0 {
 			return nil, diag.Diagnostics{diag.Errorf(at, strings.Join(problems, "\n"), "the PipelineRun of %s does not match its Pipeline in %s", c.ID(), tekton.Dir)}

@@ -11,6 +11,13 @@
 # In the region's DR account: the bucket of its management clusters' etcd
 # snapshots.
 #
+# In the management account too: the StackSet through which AWS
+# CloudFormation deploys ManagementClusterDeployRole and its boundary into
+# every account that lands in the region's management cluster OU (no
+# regional principal ever makes it or reaches an administrator role
+# there), and the organisation's guardrails on the region's OUs: a service
+# control policy and a resource control policy.
+#
 # Every IAM document comes rendered from deploy/<env>/<region>/iam/ with
 # ${...} placeholders for the ids only AWS knows; templatestring fills them.
 
@@ -29,7 +36,11 @@ locals {
     management_ou_id      = var.management_ou_id
     oidc_provider         = trimprefix(var.regional_oidc_issuer, "https://")
     dr_account_id         = var.dr_account_id
+    platform_api_id       = var.platform_api_id
   }
+  # The region's OUs the guardrails bind: its management clusters' and its
+  # regional account's.
+  guarded_ous = compact([var.management_ou_id, var.regional_ou_id])
 }
 
 # In the region's DR account (through its AccessRole, as the central
@@ -120,4 +131,92 @@ resource "aws_ssm_parameter" "handoff" {
     central_state_bucket  = var.central_state_bucket
     platform_api_endpoint = var.platform_api_endpoint
   })
+}
+
+# The deploy role of every management cluster account of the region. AWS
+# deploys the stack into each account moved into the OU, and removes it
+# from an account moved out; the regional pipeline waits for it and
+# assumes it with the region's ExternalId.
+resource "aws_cloudformation_stack_set" "deploy_role" {
+  count            = var.mint_accounts ? 1 : 0
+  provider         = aws.management
+  name             = var.deploy_role_stack_set_name
+  description      = "ManagementClusterDeployRole and its boundary in each management cluster account of ${var.region} (regionctl)"
+  permission_model = "SERVICE_MANAGED"
+  capabilities     = ["CAPABILITY_NAMED_IAM"]
+  auto_deployment {
+    enabled                          = true
+    retain_stacks_on_account_removal = false
+  }
+  template_body = jsonencode({
+    AWSTemplateFormatVersion = "2010-09-09"
+    Description              = "ManagementClusterDeployRole of a management cluster account of ${var.region}, deployed by regionctl's central pipeline"
+    Resources = {
+      Boundary = {
+        Type = "AWS::IAM::ManagedPolicy"
+        Properties = {
+          ManagedPolicyName = "regionctl-management-cluster-boundary"
+          PolicyDocument    = jsondecode(templatestring(var.boundary_json, local.ids))
+        }
+      }
+      DeployRole = {
+        Type = "AWS::IAM::Role"
+        Properties = {
+          RoleName                 = "ManagementClusterDeployRole"
+          AssumeRolePolicyDocument = jsondecode(templatestring(var.deploy_role_trust_json, local.ids))
+          Policies = [{
+            PolicyName     = "ManagementClusterDeployRole"
+            PolicyDocument = jsondecode(templatestring(var.deploy_role_policy_json, local.ids))
+          }]
+          Tags = [{ Key = "regionctl:region", Value = var.region }]
+        }
+      }
+    }
+  })
+  lifecycle {
+    # AWS sets it for a service-managed StackSet.
+    ignore_changes = [administration_role_arn]
+  }
+}
+
+resource "aws_cloudformation_stack_set_instance" "deploy_role" {
+  count          = var.mint_accounts ? 1 : 0
+  provider       = aws.management
+  stack_set_name = aws_cloudformation_stack_set.deploy_role[0].name
+  region         = var.region
+  deployment_targets {
+    organizational_unit_ids = [var.management_ou_id]
+  }
+}
+
+# The guardrails of the region's OUs. Installed minified: Organizations
+# counts every character of a policy against its size limit.
+resource "aws_organizations_policy" "guardrails" {
+  provider    = aws.management
+  name        = var.guardrail_policy_name
+  description = "regionctl: no root user, no leaving, no other region, no change to the identity chain, no outside data (${var.region})"
+  type        = "SERVICE_CONTROL_POLICY"
+  content     = jsonencode(jsondecode(templatestring(var.guardrail_scp_json, local.ids)))
+}
+
+resource "aws_organizations_policy_attachment" "guardrails" {
+  for_each  = toset(local.guarded_ous)
+  provider  = aws.management
+  policy_id = aws_organizations_policy.guardrails.id
+  target_id = each.value
+}
+
+resource "aws_organizations_policy" "data_perimeter" {
+  provider    = aws.management
+  name        = var.data_perimeter_policy_name
+  description = "regionctl: S3, STS, KMS and Secrets Manager of ${var.region}'s accounts answer the organisation only"
+  type        = "RESOURCE_CONTROL_POLICY"
+  content     = jsonencode(jsondecode(templatestring(var.data_perimeter_rcp_json, local.ids)))
+}
+
+resource "aws_organizations_policy_attachment" "data_perimeter" {
+  for_each  = toset(local.guarded_ous)
+  provider  = aws.management
+  policy_id = aws_organizations_policy.data_perimeter.id
+  target_id = each.value
 }

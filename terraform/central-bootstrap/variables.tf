@@ -39,6 +39,44 @@ variable "minting_policy_json" {
   description = "The rendered policy of the region's minting role (minting-role-policy.json)."
 }
 
+variable "deploy_role_stack_set_name" {
+  type        = string
+  description = "The StackSet that deploys ManagementClusterDeployRole and its boundary into every account of the region's management cluster OU."
+}
+
+variable "deploy_role_trust_json" {
+  type        = string
+  description = "The rendered trust of ManagementClusterDeployRole (management-cluster-deploy-role-trust.json)."
+}
+
+variable "deploy_role_policy_json" {
+  type        = string
+  description = "The rendered policy of ManagementClusterDeployRole (management-cluster-deploy-role-policy.json)."
+}
+
+variable "boundary_json" {
+  type        = string
+  description = "The rendered boundary of every role the deploy role makes (management-cluster-boundary.json)."
+}
+
+variable "guardrail_policy_name" {
+  type = string
+}
+
+variable "guardrail_scp_json" {
+  type        = string
+  description = "The rendered service control policy of the region's OUs (scp-guardrails.json)."
+}
+
+variable "data_perimeter_policy_name" {
+  type = string
+}
+
+variable "data_perimeter_rcp_json" {
+  type        = string
+  description = "The rendered resource control policy of the region's OUs (rcp-data-perimeter.json)."
+}
+
 variable "state_bucket" {
   type        = string
   description = "Bucket of the region's management cluster state, in the regional account."
@@ -105,6 +143,17 @@ variable "root_id" {
 variable "management_ou_id" {
   type        = string
   description = "The OU of the region's management cluster accounts (empty when the region has none)."
+}
+
+variable "regional_ou_id" {
+  type        = string
+  default     = ""
+  description = "The OU of the region's regional account, which the guardrails bind too."
+}
+
+variable "platform_api_id" {
+  type        = string
+  description = "The regional root's platform API id, which the regional pipeline's policy names."
 }
 
 variable "regional_oidc_issuer" {

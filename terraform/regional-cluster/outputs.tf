@@ -11,6 +11,11 @@ output "platform_api_endpoint" {
   value       = module.api_gateway.endpoint
 }
 
+output "platform_api_id" {
+  description = "The platform API's id: the regional pipeline may invoke this API only."
+  value       = module.api_gateway.api_id
+}
+
 output "platform_api_name_servers" {
   description = "The name servers of the platform API's zone (api.<region>.<domain>): delegate it from the parent domain."
   value       = module.api_gateway.name_servers

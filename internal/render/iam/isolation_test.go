@@ -3,6 +3,8 @@ package iam_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"sync/atomic"
 	"os"
 	"regexp"
 	"slices"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/iamjudge"
+	"github.com/regionctl/regionctl/internal/iamjudge/simulator"
 	"github.com/regionctl/regionctl/internal/iampolicy"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/render/iam"
@@ -23,12 +26,15 @@ import (
 type world struct {
 	management string
 	regions    []*installed
+	// central is the central pipeline's policy (of the aws partition).
+	central iam.Document
 }
 
 type installed struct {
 	name, env, account, ou, mcAccount string
 	drAccount, etcdBucket             string
 	mcBucket, centralBucket           string
+	oidcBucket                        string // its first management cluster's
 	docs                              map[string]iam.Document // by file name under iam/
 	cluster                           string                  // its first management cluster
 }
@@ -58,6 +64,11 @@ func install(t *testing.T) *world {
 	}
 	files := out.ByPath()
 	w := &world{management: "000000000001"}
+	central, err := iampolicy.Parse(files[render.CentralPolicyPath("aws")])
+	if err != nil {
+		t.Fatalf("%s: %v", render.CentralPolicyPath("aws"), err)
+	}
+	w.central = central
 	for i, r := range f.Regions {
 		in := &installed{name: r.Name, env: r.Sector.Environment, account: fmt.Sprintf("%012d", 100000000001+i),
 			ou: fmt.Sprintf("ou-ab12-%08d", i), mcAccount: fmt.Sprintf("%012d", 200000000001+i), drAccount: fmt.Sprintf("%012d", 300000000001+i),
@@ -65,7 +76,7 @@ func install(t *testing.T) *world {
 		dir := render.RegionDir(in.env, r.Name) + "/iam/"
 		values := map[string]string{"pipeline_account_id": in.account, "management_account_id": w.management, "organization_id": org,
 			"root_id": root, "management_ou_id": in.ou, "oidc_provider": "oidc.eks." + r.Name + ".amazonaws.com/id/" + r.Name,
-			"dr_account_id": in.drAccount}
+			"dr_account_id": in.drAccount, "platform_api_id": "a1b2c3"}
 		for p, b := range files {
 			if !strings.HasPrefix(p, dir) {
 				continue
@@ -84,6 +95,7 @@ func install(t *testing.T) *world {
 			if cl.Region == r && cl.Type == "management" && in.cluster == "" {
 				in.cluster = cl.Name
 				in.mcBucket = cl.Effective.Lookup("state_bucket").Str
+				in.oidcBucket = cl.Effective.Lookup("hypershift", "oidc_bucket").Str
 			}
 			if cl.Region == r && cl.Type == "regional" {
 				in.centralBucket = cl.Effective.Lookup("state_bucket").Str
@@ -108,6 +120,40 @@ func (in *installed) doc(t *testing.T, name string) *iam.Document {
 		t.Fatalf("%s has no %s", in.name, name)
 	}
 	return &d
+}
+
+// judge decides a as both judges do: iamjudge, and the IAM simulator where
+// it is installed (simulator.Require says when it must be). They must
+// agree on allow or deny; the decision returned is iamjudge's.
+func judge(t *testing.T, what string, a iamjudge.Authorization) iamjudge.Verdict {
+	t.Helper()
+	j, err := simulator.Shared()
+	if err != nil {
+		if simulator.Required() {
+			t.Fatalf("the second IAM judge: %v", err)
+		}
+		return iamjudge.Authorize(a)
+	}
+	v, err := j.Compare(a)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	judged.Add(1)
+	if !v.Agree() {
+		t.Errorf("the judges disagree on %q (%s on %s): %s", what, a.Action, a.Resource, v)
+	}
+	return v.Ours
+}
+
+// judged counts the decisions both judges made in this package's tests.
+var judged atomic.Int64
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if n := judged.Load(); n > 0 {
+		fmt.Printf("both IAM judges decided %d requests alike\n", n)
+	}
+	os.Exit(code)
 }
 
 func session(account, role, name string) iamjudge.Caller {
@@ -145,8 +191,6 @@ func pipelineProbes(t *testing.T, w *world, a, in *installed) []probe {
 			Identity: identity, ResourceAccount: in.mcAccount, ResourcePolicy: in.doc(t, "management-cluster-deploy-role-trust.json"), TrustRequired: true}},
 		{"write management cluster state", iamjudge.Authorization{Request: req("s3:PutObject", object(in.mcBucket, "management-cluster/x.tfstate"), nil),
 			Identity: identity, ResourceAccount: in.account, ResourcePolicy: in.doc(t, "management-cluster-state-bucket-policy.json")}},
-		{"read the central state of the region", iamjudge.Authorization{Request: req("s3:GetObject", object(in.centralBucket, "regional-cluster/"+in.name+"/regional.tfstate"), nil),
-			Identity: identity, ResourceAccount: w.management, ResourcePolicy: in.doc(t, "central-state-bucket-policy.json")}},
 		{"read the handoff parameter", iamjudge.Authorization{Request: req("ssm:GetParameter", "arn:aws:ssm:"+in.name+":"+in.account+":parameter"+iam.ParameterName(in.name), nil),
 			Identity: identity, ResourceAccount: in.account}},
 		{"register with the platform API", iamjudge.Authorization{Request: req("execute-api:Invoke", "arn:aws:execute-api:"+in.name+":"+in.account+":a1b2c3/$default/POST/api/v0/management_clusters", nil),
@@ -169,7 +213,7 @@ func TestRegionIsolation(t *testing.T) {
 	pairs := 0
 	for _, a := range w.regions {
 		for _, p := range pipelineProbes(t, w, a, a) {
-			if v := iamjudge.Authorize(p.a); v.Decision != iamjudge.Allow {
+			if v := judge(t, p.what, p.a); v.Decision != iamjudge.Allow {
 				t.Errorf("%s's pipeline may not %s in its own region: %s", a.name, p.what, v.Reason)
 			}
 		}
@@ -179,7 +223,7 @@ func TestRegionIsolation(t *testing.T) {
 			}
 			pairs++
 			for _, p := range pipelineProbes(t, w, a, b) {
-				if v := iamjudge.Authorize(p.a); v.Decision == iamjudge.Allow {
+				if v := judge(t, p.what, p.a); v.Decision == iamjudge.Allow {
 					t.Errorf("%s's pipeline may %s of %s (%s)", a.name, p.what, b.name, v.Reason)
 				}
 			}
@@ -187,7 +231,7 @@ func TestRegionIsolation(t *testing.T) {
 		// Its own resources, requested from another region, are refused.
 		for _, p := range pipelineProbes(t, w, a, a) {
 			p.a.Context["aws:RequestedRegion"] = []string{"us-west-1"}
-			if v := iamjudge.Authorize(p.a); v.Decision == iamjudge.Allow {
+			if v := judge(t, p.what, p.a); v.Decision == iamjudge.Allow {
 				t.Errorf("%s's pipeline may %s from us-west-1", a.name, p.what)
 			}
 		}
@@ -195,21 +239,46 @@ func TestRegionIsolation(t *testing.T) {
 	t.Logf("%d ordered pairs of regions checked", pairs)
 
 	// Its region's broker: the server's policy, which admits to every
-	// consumer's topics, is not one it may touch.
+	// consumer's topics, is not one it may touch, and its thing (to which
+	// the server's policy binds the server's certificate) takes no
+	// certificate of the pipeline's.
 	a := w.regions[0]
 	caller := session(a.account, iam.PipelineRoleName(a.name), "tekton")
+	ctx := func() map[string][]string { return map[string][]string{"aws:RequestedRegion": {a.name}} }
 	server := "arn:aws:iot:" + a.name + ":" + a.account + ":policy/" + a.name + "-maestro"
+	pipeline := []iam.Document{*a.doc(t, "regional-pipeline-policy.json")}
 	for _, action := range []string{"iot:CreatePolicyVersion", "iot:DeletePolicy", "iot:SetDefaultPolicyVersion"} {
-		v := iamjudge.Authorize(iamjudge.Authorization{Request: iamjudge.Request{Caller: caller, Action: action, Resource: server, Context: map[string][]string{"aws:RequestedRegion": {a.name}}},
-			Identity: []iam.Document{*a.doc(t, "regional-pipeline-policy.json")}, ResourceAccount: a.account})
+		v := judge(t, action+" of the server's policy", iamjudge.Authorization{Request: iamjudge.Request{Caller: caller, Action: action, Resource: server, Context: ctx()},
+			Identity: pipeline, ResourceAccount: a.account})
 		if v.Decision == iamjudge.Allow {
 			t.Errorf("%s's pipeline may %s the Maestro server's policy", a.name, action)
 		}
 	}
+	// iot:AttachThingPrincipal authorizes on no resource type.
+	if v := judge(t, "attach a certificate to the server's thing", iamjudge.Authorization{Request: iamjudge.Request{Caller: caller, Action: "iot:AttachThingPrincipal", Resource: "*", Context: ctx()},
+		Identity: pipeline, ResourceAccount: a.account}); v.Decision == iamjudge.Allow {
+		t.Errorf("%s's pipeline may attach its certificate to the Maestro server's thing", a.name)
+	}
+	// Nothing of the central pipeline's state of its region: the regional
+	// cluster's holds the Maestro server's private key.
+	for _, key := range []string{"regional-cluster/" + a.name + "/regional.tfstate", "central-bootstrap/" + a.name + ".tfstate"} {
+		if v := judge(t, "read "+key, iamjudge.Authorization{Request: iamjudge.Request{Caller: caller, Action: "s3:GetObject", Resource: "arn:aws:s3:::" + a.centralBucket + "/" + key,
+			Context: map[string][]string{"aws:RequestedRegion": {a.name}, "aws:PrincipalArn": {caller.RoleARN}}},
+			Identity: pipeline, ResourceAccount: w.management, ResourcePolicy: a.doc(t, "central-state-bucket-policy.json")}); v.Decision == iamjudge.Allow {
+			t.Errorf("%s's pipeline may read %s of the central state", a.name, key)
+		}
+	}
+	if v := judge(t, "read the server's MQTT secret", iamjudge.Authorization{Request: iamjudge.Request{Caller: caller, Action: "secretsmanager:GetSecretValue",
+		Resource: "arn:aws:secretsmanager:" + a.name + ":" + a.account + ":secret:" + a.name + "-maestro-server-mqtt-AbCdEf", Context: ctx()},
+		Identity: pipeline, ResourceAccount: a.account}); v.Decision == iamjudge.Allow {
+		t.Errorf("%s's pipeline may read the Maestro server's credentials", a.name)
+	}
 }
 
 // TestMintingRoleIsolation shows what a region's minting role may do in
-// the management account: accounts of its own region only.
+// the management account: accounts of its own region only, tagged on
+// their creation, moved from the root into its OU once, and no account
+// reached at all.
 func TestMintingRoleIsolation(t *testing.T) {
 	w := install(t)
 	a, b := w.regions[0], w.regions[1]
@@ -218,59 +287,77 @@ func TestMintingRoleIsolation(t *testing.T) {
 	orgARN := func(kind, id string) string {
 		return "arn:aws:organizations::" + w.management + ":" + kind + "/" + org + "/" + id
 	}
-	create := func(region, env string, keys ...string) iamjudge.Authorization {
-		ctx := map[string][]string{"aws:RequestTag/" + iam.RegionTag: {region}, "aws:RequestTag/" + iam.EnvironmentTag: {env}, "aws:TagKeys": keys}
-		return iamjudge.Authorization{Request: iamjudge.Request{Caller: caller, Action: "organizations:CreateAccount", Resource: "*", Context: ctx}, Identity: identity}
-	}
-	move := func(resource, tagRegion string) iamjudge.Authorization {
-		ctx := map[string][]string{}
-		if tagRegion != "" {
-			ctx["aws:ResourceTag/"+iam.RegionTag] = []string{tagRegion}
-			ctx["aws:ResourceTag/"+iam.EnvironmentTag] = []string{a.env}
+	tags := func(region, env string, kv ...string) map[string]string {
+		m := map[string]string{iam.RegionTag: region, iam.EnvironmentTag: env}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
 		}
-		return iamjudge.Authorization{Request: iamjudge.Request{Caller: caller, Action: "organizations:MoveAccount", Resource: resource, Context: ctx}, Identity: identity}
+		return m
 	}
-	bootstrap := func(ou string, trust *iam.Document) iamjudge.Authorization {
-		ctx := map[string][]string{"aws:ResourceOrgPaths": {org + "/" + root + "/ou-ab12-platform/" + ou + "/"}}
+	req := func(action, resource string, have, want map[string]string) iamjudge.Authorization {
+		ctx := map[string][]string{"aws:PrincipalTag/" + iam.RequestIDTag: {"r1"}, "aws:RequestedRegion": {"us-east-1"}}
+		for k, v := range have {
+			ctx["aws:ResourceTag/"+k] = []string{v}
+		}
+		for k, v := range want {
+			ctx["aws:RequestTag/"+k] = []string{v}
+			ctx["aws:TagKeys"] = append(ctx["aws:TagKeys"], k)
+		}
+		slices.Sort(ctx["aws:TagKeys"])
+		return iamjudge.Authorization{Request: iamjudge.Request{Caller: caller, Action: action, Resource: resource, Context: ctx}, Identity: identity}
+	}
+	own := tags(a.name, a.env, iam.ClusterTag, a.cluster, iam.RequestIDTag, "r1")
+	accountA, accountB, loose := orgARN("account", a.mcAccount), orgARN("account", b.mcAccount), orgARN("account", "999999999999")
+	access := func(ou string) iamjudge.Authorization {
+		ctx := map[string][]string{"aws:ResourceOrgPaths": {org + "/" + root + "/ou-ab12-platform/" + ou + "/"}, "sts:RoleSessionName": {"r1"}}
+		trust := &iam.Document{Version: "2012-10-17", Statement: []iam.Statement{{Effect: "Allow", Principal: &iam.Principal{AWS: iam.Strings{iam.AccountRoot("aws", w.management)}}, Action: iam.Strings{"sts:AssumeRole"}}}}
 		return iamjudge.Authorization{Request: iamjudge.Request{Caller: caller, Action: "sts:AssumeRole", Resource: iam.RoleARN("aws", a.mcAccount, iam.AccessRole), Context: ctx},
 			Identity: identity, ResourceAccount: a.mcAccount, ResourcePolicy: trust, TrustRequired: true}
 	}
-	fresh := &iam.Document{Version: "2012-10-17", Statement: []iam.Statement{{Effect: "Allow", Principal: &iam.Principal{AWS: iam.Strings{iam.AccountRoot("aws", w.management)}}, Action: iam.Strings{"sts:AssumeRole"}}}}
-	keys := []string{iam.ClusterTag, iam.EnvironmentTag, iam.RegionTag, iam.RequestIDTag}
 	for _, tt := range []struct {
 		what string
 		a    iamjudge.Authorization
 		want iamjudge.Decision
 	}{
-		{"create an account of its region", create(a.name, a.env, keys...), iamjudge.Allow},
-		{"create an account of another region", create(b.name, a.env, keys...), iamjudge.ImplicitDeny},
-		{"create an account of another environment", create(a.name, "other", keys...), iamjudge.ImplicitDeny},
-		{"create an account with an extra tag", create(a.name, a.env, append(keys, "owner")...), iamjudge.ImplicitDeny},
-		{"move an account of its region", move(orgARN("account", a.mcAccount), a.name), iamjudge.Allow},
-		{"move an account of another region", move(orgARN("account", b.mcAccount), b.name), iamjudge.ImplicitDeny},
-		{"move from the root", move(orgARN("root", root), ""), iamjudge.Allow},
-		{"move into its region's OU", move(orgARN("ou", a.ou), ""), iamjudge.Allow},
-		{"move into another region's OU", move(orgARN("ou", b.ou), ""), iamjudge.ImplicitDeny},
-		{"bootstrap a new account of its OU", bootstrap(a.ou, fresh), iamjudge.Allow},
-		{"bootstrap an account of another OU", bootstrap(b.ou, fresh), iamjudge.ImplicitDeny},
-		{"reach a sealed account of its OU", bootstrap(a.ou, a.doc(t, "organization-access-role-sealed-trust.json")), iamjudge.ImplicitDeny},
+		{"create an account of its region", req("organizations:CreateAccount", "*", nil, own), iamjudge.Allow},
+		{"tag it on that request", req("organizations:TagResource", "*", nil, own), iamjudge.Allow},
+		{"create an account of another region", req("organizations:CreateAccount", "*", nil, tags(b.name, a.env, iam.ClusterTag, "x", iam.RequestIDTag, "r1")), iamjudge.ImplicitDeny},
+		{"create an account of another environment", req("organizations:CreateAccount", "*", nil, tags(a.name, "other", iam.ClusterTag, "x", iam.RequestIDTag, "r1")), iamjudge.ImplicitDeny},
+		{"create an account with an extra tag", req("organizations:CreateAccount", "*", nil, tags(a.name, a.env, iam.ClusterTag, "x", "owner", "me")), iamjudge.ImplicitDeny},
+		{"retag another region's account as its own", req("organizations:TagResource", accountB, tags(b.name, b.env, iam.ClusterTag, b.cluster), own), iamjudge.ExplicitDeny},
+		{"tag an untagged account of the root as its own", req("organizations:TagResource", loose, nil, own), iamjudge.ExplicitDeny},
+		{"tag the organisation's root", req("organizations:TagResource", orgARN("root", root), nil, own), iamjudge.ExplicitDeny},
+		{"tag another region's OU", req("organizations:TagResource", orgARN("ou", b.ou), nil, own), iamjudge.ExplicitDeny},
+		{"untag another region's account", req("organizations:UntagResource", accountB, tags(b.name, b.env), nil), iamjudge.ExplicitDeny},
+		{"mark its own account placed", req("organizations:TagResource", accountA, own, tags(a.name, a.env, iam.SealedTag, "true")), iamjudge.Allow},
+		{"mark its own account unplaced", req("organizations:TagResource", accountA, own, tags(a.name, a.env, iam.SealedTag, "false")), iamjudge.ImplicitDeny},
+		{"move the account its run made", req("organizations:MoveAccount", accountA, own, nil), iamjudge.Allow},
+		{"move an account of its region another run made", req("organizations:MoveAccount", accountA, tags(a.name, a.env, iam.RequestIDTag, "r0"), nil), iamjudge.ImplicitDeny},
+		{"move an account of its region once placed", req("organizations:MoveAccount", accountA, tags(a.name, a.env, iam.RequestIDTag, "r1", iam.SealedTag, "true"), nil), iamjudge.ExplicitDeny},
+		{"move an account of another region", req("organizations:MoveAccount", accountB, tags(b.name, b.env, iam.RequestIDTag, "r1"), nil), iamjudge.ImplicitDeny},
+		{"move an untagged account of the root", req("organizations:MoveAccount", loose, nil, nil), iamjudge.ImplicitDeny},
+		{"move from the root", req("organizations:MoveAccount", orgARN("root", root), nil, nil), iamjudge.Allow},
+		{"move into its region's OU", req("organizations:MoveAccount", orgARN("ou", a.ou), nil, nil), iamjudge.Allow},
+		{"move into another region's OU", req("organizations:MoveAccount", orgARN("ou", b.ou), nil, nil), iamjudge.ImplicitDeny},
+		{"assume the AccessRole of a new account of its OU", access(a.ou), iamjudge.ImplicitDeny},
 	} {
-		if v := iamjudge.Authorize(tt.a); v.Decision != tt.want {
+		if v := judge(t, tt.what, tt.a); v.Decision != tt.want {
 			t.Errorf("%s's minting role: %s: %v (%s), want %v", a.name, tt.what, v.Decision, v.Reason, tt.want)
 		}
 	}
 }
 
-// TestDeployRoleIsolation shows what ManagementClusterDeployRole of one
-// cluster may do: its region's services, IAM named for its cluster only,
-// with the boundary, and nothing on the chain itself.
+// TestDeployRoleIsolation shows what ManagementClusterDeployRole of a
+// management cluster account may do: its region's services, its own
+// account's OIDC buckets, IAM named for its region only, with the
+// boundary, and nothing on the chain itself.
 func TestDeployRoleIsolation(t *testing.T) {
 	w := install(t)
 	a, b := w.regions[0], w.regions[1]
 	caller := session(a.mcAccount, iam.DeployRoleName, "r1")
-	identity := []iam.Document{*a.doc(t, render.DeployPolicyFile(a.cluster))}
+	identity := []iam.Document{*a.doc(t, "management-cluster-deploy-role-policy.json")}
 	req := func(action, resource, region string, kv ...string) iamjudge.Authorization {
-		ctx := map[string][]string{"aws:RequestedRegion": {region}}
+		ctx := map[string][]string{"aws:RequestedRegion": {region}, "aws:PrincipalAccount": {a.mcAccount}}
 		for i := 0; i+1 < len(kv); i += 2 {
 			ctx[kv[i]] = []string{kv[i+1]}
 		}
@@ -297,7 +384,10 @@ func TestDeployRoleIsolation(t *testing.T) {
 		{"pass its role to Lambda", req("iam:PassRole", own, "us-east-1", "iam:PassedToService", "lambda.amazonaws.com"), iamjudge.ImplicitDeny},
 		{"widen its own policy", req("iam:PutRolePolicy", iam.RoleARN("aws", a.mcAccount, iam.DeployRoleName), "us-east-1"), iamjudge.ExplicitDeny},
 		{"change the boundary", req("iam:CreatePolicyVersion", boundary, "us-east-1"), iamjudge.ExplicitDeny},
-		{"use its cluster's OIDC bucket", req("s3:PutObject", "arn:aws:s3:::hypershift-oidc-x/"+a.cluster, a.name), iamjudge.ImplicitDeny},
+		{"create its cluster's OIDC bucket", req("s3:CreateBucket", "arn:aws:s3:::"+a.oidcBucket, a.name), iamjudge.Allow},
+		{"write to its cluster's OIDC bucket", req("s3:PutObject", "arn:aws:s3:::"+a.oidcBucket+"/keys.json", a.name, "aws:ResourceAccount", a.mcAccount), iamjudge.Allow},
+		{"write to a bucket of that name in another account", req("s3:PutObject", "arn:aws:s3:::"+a.oidcBucket+"/keys.json", a.name, "aws:ResourceAccount", "999999999999"), iamjudge.ImplicitDeny},
+		{"use a bucket not named like its clusters'", req("s3:PutObject", "arn:aws:s3:::hypershift-oidc-x/"+a.cluster, a.name, "aws:ResourceAccount", a.mcAccount), iamjudge.ImplicitDeny},
 		{"create its DNS zone (Route 53 is signed for us-east-1)", req("route53:CreateHostedZone", "*", "us-east-1"), iamjudge.Allow},
 		{"create a DNS zone signed for its own region", req("route53:CreateHostedZone", "*", a.name), iamjudge.ExplicitDeny},
 		{"delete a Route 53 health check", req("route53:DeleteHealthCheck", "*", "us-east-1"), iamjudge.ImplicitDeny},
@@ -306,7 +396,7 @@ func TestDeployRoleIsolation(t *testing.T) {
 		{"run its bootstrap task", req("ecs:RunTask", bootDef, a.name, "ecs:cluster", bootCluster), iamjudge.Allow},
 		{"run its bootstrap task in another ECS cluster", req("ecs:RunTask", bootDef, a.name, "ecs:cluster", ecsARN("cluster/default")), iamjudge.ImplicitDeny},
 		{"run another task definition", req("ecs:RunTask", ecsARN("task-definition/debug:1"), a.name, "ecs:cluster", bootCluster), iamjudge.ImplicitDeny},
-		{"run another cluster's bootstrap task", req("ecs:RunTask", ecsARN("task-definition/"+a.name+"-mc99-bootstrap:1"), a.name, "ecs:cluster", ecsARN("cluster/"+a.name+"-mc99-bootstrap")), iamjudge.ImplicitDeny},
+		{"run another region's bootstrap task", req("ecs:RunTask", ecsARN("task-definition/"+b.name+"-mc99-bootstrap:1"), a.name, "ecs:cluster", ecsARN("cluster/"+b.name+"-mc99-bootstrap")), iamjudge.ImplicitDeny},
 		{"watch its bootstrap task", req("ecs:DescribeTasks", ecsARN("task/"+boot+"/0123"), a.name, "ecs:cluster", bootCluster), iamjudge.Allow},
 		{"pass the bootstrap role to ECS tasks", req("iam:PassRole", iam.RoleARN("aws", a.mcAccount, boot), "us-east-1", "iam:PassedToService", "ecs-tasks.amazonaws.com"), iamjudge.Allow},
 		{"pass the bootstrap execution role to ECS tasks", req("iam:PassRole", iam.RoleARN("aws", a.mcAccount, boot+"-ecs"), "us-east-1", "iam:PassedToService", "ecs-tasks.amazonaws.com"), iamjudge.Allow},
@@ -314,7 +404,7 @@ func TestDeployRoleIsolation(t *testing.T) {
 		{"pass the deploy role to ECS tasks", req("iam:PassRole", iam.RoleARN("aws", a.mcAccount, iam.DeployRoleName), "us-east-1", "iam:PassedToService", "ecs-tasks.amazonaws.com"), iamjudge.ExplicitDeny},
 		{"pass the bootstrap role to Lambda", req("iam:PassRole", iam.RoleARN("aws", a.mcAccount, boot), "us-east-1", "iam:PassedToService", "lambda.amazonaws.com"), iamjudge.ImplicitDeny},
 	} {
-		if v := iamjudge.Authorize(tt.a); v.Decision != tt.want {
+		if v := judge(t, tt.what, tt.a); v.Decision != tt.want {
 			t.Errorf("%s/%s deploy role: %s: %v (%s), want %v", a.name, a.cluster, tt.what, v.Decision, v.Reason, tt.want)
 		}
 	}
@@ -324,7 +414,8 @@ func TestDeployRoleIsolation(t *testing.T) {
 // edit would and shows the render-time rule refuses it.
 func TestIsolationCatchesLeaks(t *testing.T) {
 	r := iam.Region{Name: "us-east-1", Environment: "production", TektonNamespace: "pipelines", ManagementStateBucket: "mc-state-us-east-1",
-		CentralStateBucket: "central-us-east-1", EtcdBackupBucket: "etcd-us-east-1", Clusters: []iam.ManagementCluster{{Name: "mc01", OIDCBucket: "oidc-us-east-1-mc01"}}}
+		CentralStateBucket: "central-us-east-1", EtcdBackupBucket: "etcd-us-east-1", Clusters: []iam.ManagementCluster{{Name: "mc01", OIDCBucket: "oidc-us-east-1-mc01"}},
+		OIDCBuckets: "oidc-us-east-1-*"}
 	if p := iam.CheckIsolation(r, iam.RegionDocuments(r)); len(p) > 0 {
 		t.Fatalf("the rendered documents break the rules: %v", p)
 	}
@@ -385,23 +476,46 @@ func TestIsolationCatchesLeaks(t *testing.T) {
 			d.MintingTrust.Statement[0].Principal.AWS = iam.Strings{"arn:aws:iam::${pipeline_account_id}:root"}
 		}},
 		{"account creation without the region tag", func(d *iam.Documents) { stmt(&d.Minting, "CreateAccountsOfRegion").Condition = nil }},
-		{"bootstrap outside the region's OU", func(d *iam.Documents) { stmt(&d.Minting, "BootstrapNewAccountsOfRegionOU").Condition = nil }},
+		{"tagging any resource of the organisation (the cross-region retag)", func(d *iam.Documents) {
+			d.Minting.Statement = slices.DeleteFunc(d.Minting.Statement, func(s iam.Statement) bool { return s.Sid == "DenyTaggingOutsideRegion" })
+		}},
+		{"tagging with a key of its own choosing", func(d *iam.Documents) {
+			stmt(&d.Minting, "TagAccountsOfRegion").Condition["ForAllValues:StringEquals"]["aws:TagKeys"] = iam.Strings{"owner"}
+		}},
+		{"moving any account of the region (a placed one out of its OU)", func(d *iam.Documents) {
+			delete(stmt(&d.Minting, "MoveAccountOfThisRun").Condition, "Null")
+		}},
+		{"moving an account of the region another run made", func(d *iam.Documents) {
+			delete(stmt(&d.Minting, "MoveAccountOfThisRun").Condition["StringEquals"], "aws:ResourceTag/"+iam.RequestIDTag)
+		}},
+		{"the minting role reaching a new account's AccessRole", func(d *iam.Documents) {
+			d.Minting.Statement = append(d.Minting.Statement, iam.Statement{Sid: "Bootstrap", Effect: "Allow", Action: iam.Strings{"sts:AssumeRole"},
+				Resource: iam.Strings{"arn:aws:iam::*:role/" + iam.AccessRole}})
+		}},
 		{"deploy role IAM on every role", func(d *iam.Documents) {
-			doc := d.Deploy["mc01"]
-			stmt(&doc, "ManageClusterRoles").Resource = iam.Strings{"arn:aws:iam::*:role/*"}
+			stmt(&d.Deploy, "ManageClusterRoles").Resource = iam.Strings{"arn:aws:iam::*:role/*"}
 		}},
 		{"deploy role roles without the boundary", func(d *iam.Documents) {
-			doc := d.Deploy["mc01"]
-			stmt(&doc, "CreateClusterRolesWithBoundary").Condition = nil
+			stmt(&d.Deploy, "CreateClusterRolesWithBoundary").Condition = nil
 		}},
 		{"deploy role DNS outside its global region", func(d *iam.Documents) {
-			doc := d.Deploy["mc01"]
-			doc.Statement = slices.DeleteFunc(doc.Statement, func(s iam.Statement) bool { return s.Sid == "DenyDNSOutsideItsGlobalRegion" })
-			d.Deploy["mc01"] = doc
+			d.Deploy.Statement = slices.DeleteFunc(d.Deploy.Statement, func(s iam.Statement) bool { return s.Sid == "DenyDNSOutsideItsGlobalRegion" })
 		}},
 		{"deploy role DNS in any region", func(d *iam.Documents) {
-			doc := d.Deploy["mc01"]
-			stmt(&doc, "ClusterDNSZones").Condition = nil
+			stmt(&d.Deploy, "ClusterDNSZones").Condition = nil
+		}},
+		{"guardrails that spare the root user", func(d *iam.Documents) {
+			d.GuardrailSCP.Statement = slices.DeleteFunc(d.GuardrailSCP.Statement, func(s iam.Statement) bool { return s.Sid == "DenyTheRootUser" })
+		}},
+		{"guardrails that let an account leave", func(d *iam.Documents) {
+			d.GuardrailSCP.Statement = slices.DeleteFunc(d.GuardrailSCP.Statement, func(s iam.Statement) bool { return s.Sid == "DenyLeavingTheOrganization" })
+		}},
+		{"guardrails in every region", func(d *iam.Documents) {
+			stmt(&d.GuardrailSCP, "DenyOtherRegions").Condition = nil
+		}},
+		{"a data perimeter without keys", func(d *iam.Documents) {
+			s := stmt(&d.DataPerimeterRCP, "OnlyTheOrganization")
+			s.Action = slices.DeleteFunc(s.Action, func(a string) bool { return a == "kms:*" })
 		}},
 		{"a boundary that allows IAM", func(d *iam.Documents) {
 			d.Boundary.Statement = slices.DeleteFunc(d.Boundary.Statement, func(s iam.Statement) bool { return s.Sid == "DenyIdentityChanges" })
@@ -420,10 +534,10 @@ func TestIsolationCatchesLeaks(t *testing.T) {
 func TestPartitionComesFromTheRegion(t *testing.T) {
 	for region, partition := range map[string]string{"us-gov-west-1": "aws-us-gov", "cn-north-1": "aws-cn", "eu-west-1": "aws"} {
 		r := iam.Region{Name: region, Environment: "production", TektonNamespace: "p", ManagementStateBucket: "mc-" + region,
-			CentralStateBucket: "central-" + region, Clusters: []iam.ManagementCluster{{Name: "mc01", OIDCBucket: "oidc-" + region}}}
+			CentralStateBucket: "central-" + region, Clusters: []iam.ManagementCluster{{Name: "mc01", OIDCBucket: "oidc-" + region}}, OIDCBuckets: "oidc-*"}
 		d := iam.RegionDocuments(r)
-		docs := []iam.Document{d.PipelineTrust, d.Pipeline, d.MintingTrust, d.Minting, d.DeployTrust, d.Boundary, d.Deploy["mc01"], d.SealedTrust,
-			d.ManagementStateBucketPolicy, d.CentralStateBucketPolicy, d.BootstrapSession, iam.CentralPipelinePolicy(partition, []iam.Region{r})}
+		docs := []iam.Document{d.PipelineTrust, d.Pipeline, d.MintingTrust, d.Minting, d.DeployTrust, d.Boundary, d.Deploy, d.GuardrailSCP, d.DataPerimeterRCP,
+			d.ManagementStateBucketPolicy, d.CentralStateBucketPolicy, iam.CentralPipelinePolicy(partition, []iam.Region{r})}
 		n := 0
 		for _, doc := range docs {
 			b, _ := json.Marshal(doc)
@@ -490,8 +604,66 @@ func TestEtcdBackupIsolation(t *testing.T) {
 		{"the regional pipeline deletes one", req(pipeline, admin, "", "s3:DeleteObject", a.mcAccount+"/etcd.db"), iamjudge.ExplicitDeny},
 		{"the DR account's AccessRole deletes one", req(access, admin, "", "s3:DeleteObject", a.mcAccount+"/etcd.db"), iamjudge.Allow},
 	} {
-		if v := iamjudge.Authorize(tt.a); v.Decision != tt.want {
+		if v := judge(t, tt.what, tt.a); v.Decision != tt.want {
 			t.Errorf("%s: %s: %v (%s), want %v", a.name, tt.what, v.Decision, v.Reason, tt.want)
 		}
 	}
+}
+
+// kindOf is what kind of policy each rendered file under iam/ is, for the
+// second judge's syntax rules.
+func kindOf(name string) simulator.Kind {
+	switch {
+	case strings.HasSuffix(name, "-trust.json"):
+		return simulator.Trust
+	case strings.HasSuffix(name, "bucket-policy.json"):
+		return simulator.Resource
+	case strings.HasSuffix(name, "boundary.json"):
+		return simulator.Boundary
+	case strings.HasSuffix(name, "session-policy.json"):
+		return simulator.Session
+	case strings.HasPrefix(name, "scp-"):
+		return simulator.SCP
+	case strings.HasPrefix(name, "rcp-"):
+		return simulator.RCP
+	}
+	return simulator.Identity
+}
+
+// TestRenderedDocumentsAreValidForAWS holds every IAM document render
+// writes, with its ids filled in as the pipelines fill them, to the
+// second judge: its syntax for the document's kind, and every action,
+// resource and condition key against AWS's service authorization data.
+func TestRenderedDocumentsAreValidForAWS(t *testing.T) {
+	j := simulator.Require(t)
+	w := install(t)
+	checked := 0
+	for _, in := range w.regions {
+		for _, name := range slices.Sorted(maps.Keys(in.docs)) {
+			b, err := json.Marshal(in.docs[name])
+			if err != nil {
+				t.Fatal(err)
+			}
+			problems, err := j.Validate(kindOf(name), b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range problems {
+				t.Errorf("%s/iam/%s: %s", in.name, name, p)
+			}
+			checked++
+		}
+	}
+	central, err := json.Marshal(w.central)
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems, err := j.Validate(simulator.Identity, central)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("central pipeline policy: %s", p)
+	}
+	t.Logf("%d documents held to the service data", checked+1)
 }

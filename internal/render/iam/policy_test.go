@@ -11,7 +11,7 @@ import (
 // TestBuiltDocumentsReadBack: a document built in memory passes Validate
 // exactly when its JSON passes Parse, and reads back as it was built.
 func TestBuiltDocumentsReadBack(t *testing.T) {
-	built := DeployRolePolicy(Region{Name: "eu-west-1", Environment: "production"}, ManagementCluster{Name: "mc01", OIDCBucket: "oidc-mc01"})
+	built := DeployRolePolicy(Region{Name: "eu-west-1", Environment: "production", OIDCBuckets: "oidc-*"})
 	if err := iampolicy.Validate(built); err != nil {
 		t.Fatalf("a deploy role policy fails Validate: %v", err)
 	}
@@ -26,7 +26,7 @@ func TestBuiltDocumentsReadBack(t *testing.T) {
 	if !reflect.DeepEqual(read, built) {
 		t.Errorf("a deploy role policy reads back otherwise than it was built:\nbuilt %+v\nread  %+v", built, read)
 	}
-	bad := DeployRolePolicy(Region{Name: "eu-west-1", Environment: "production"}, ManagementCluster{Name: "mc01", OIDCBucket: "oidc-${aws:username}"})
+	bad := DeployRolePolicy(Region{Name: "eu-west-1", Environment: "production", OIDCBuckets: "oidc-${aws:username, 'x'}"})
 	if _, perr := iampolicy.Parse(mustJSON(t, bad)); (iampolicy.Validate(bad) == nil) != (perr == nil) {
 		t.Errorf("a bucket name with a policy variable: Validate says %v, Parse says %v", iampolicy.Validate(bad), perr)
 	}
