@@ -90,6 +90,8 @@ func checks(e *env) ([]check, error) {
 		return iotChecks(e)
 	case "secretsmanager":
 		return secretsChecks(e)
+	case "cloudformation":
+		return cloudformationChecks(e)
 	case "apigateway":
 		p := strings.TrimPrefix(req.Path, "/v2")
 		return []check{{Action: "apigateway:" + req.Method, Resource: "arn:" + e.partition() + ":apigateway:" + req.Region + "::" + p, Context: e.context(nil)}}, nil
@@ -408,3 +410,25 @@ func eksChecks(e *env) ([]check, error) {
 	}
 	return out, nil
 }
+
+// cloudformationChecks names the resource of a CloudFormation request: a
+// StackSet (stackset/<name>:<id>; the gate does not know the id, which a
+// pattern of the name matches alike), a stack, or none (CreateStackSet and
+// the account-wide calls are authorized on no resource type).
+func cloudformationChecks(e *env) ([]check, error) {
+	req := e.req
+	res := "*"
+	base := "arn:" + e.partition() + ":cloudformation:" + req.Region + ":" + e.p.Account + ":"
+	switch {
+	case req.Operation == "CreateStackSet" || req.Operation == "ActivateOrganizationsAccess" || req.Operation == "DescribeOrganizationsAccess":
+	case req.str("StackSetName") != "":
+		res = base + "stackset/" + req.str("StackSetName") + ":" + stackSetID
+	case req.str("StackName") != "":
+		res = base + "stack/" + req.str("StackName") + "/" + stackSetID
+	}
+	return []check{{Action: "cloudformation:" + req.Operation, Resource: res, Context: e.context(nil)}}, nil
+}
+
+// stackSetID stands for the generated part of a StackSet's or a stack's
+// ARN, which the gate does not know.
+const stackSetID = "00000000-0000-0000-0000-000000000000"

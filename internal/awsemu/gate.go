@@ -21,6 +21,7 @@ import (
 	awsiam "github.com/aws/aws-sdk-go-v2/service/iam"
 
 	"github.com/regionctl/regionctl/internal/iamjudge"
+	"github.com/regionctl/regionctl/internal/iamjudge/simulator"
 	"github.com/regionctl/regionctl/internal/iampolicy"
 	"github.com/regionctl/regionctl/internal/render/iam"
 )
@@ -55,7 +56,19 @@ type Gate struct {
 	mends mends
 	// iotTags are the tags of IoT resources, which moto does not keep.
 	iotTags iotTags
+	// stackSets are what the gate knows of CloudFormation StackSets, for
+	// their automatic deployment (stacksets.go); features the
+	// organisation's features moto does not model (organization.go).
+	stackSets stackSets
+	features  orgFeatures
+	// second is the second judge (the IAM simulator), asked every
+	// question iamjudge is when set (SetSecondJudge).
+	second *simulator.Judge
 }
+
+// SetSecondJudge makes the gate ask j every question it asks iamjudge,
+// and record both verdicts in its ledger.
+func (g *Gate) SetSecondJudge(j *simulator.Judge) { g.second = j }
 
 // StartGate starts a gate for the emulator at target on a free 127.0.0.1
 // port. The default credentials (AccessKeyID) are the root user of
@@ -158,6 +171,16 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Service == "iot" && g.iotTags.answer(w, req) {
 		return
+	}
+	if req.Service == "iam" || req.Service == "cloudformation" {
+		org, err := g.view.organization(r.Context())
+		if err != nil {
+			http.Error(w, "the IAM gate: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		if g.features.answer(w, org, req) {
+			return
+		}
 	}
 	g.relay(w, r, g.mends.request(p.Account, req, body), p, req)
 }
@@ -281,6 +304,9 @@ func (g *Gate) run(ctx context.Context, p *principal, req *request, checks func(
 			if c.Caller == nil && p.SessionPolicy != nil {
 				a.Session = []iam.Document{*p.SessionPolicy}
 			}
+			if err := g.guardrails(ctx, p, c, &a); err != nil {
+				return false, denial{}, err
+			}
 			if p.RoleARN != "" && role == nil && c.Caller == nil {
 				entry.Decision, entry.Reason = "deny", "the caller's role "+p.RoleARN+" no longer exists"
 				g.ledger.add(entry)
@@ -288,6 +314,9 @@ func (g *Gate) run(ctx context.Context, p *principal, req *request, checks func(
 			}
 			v := iamjudge.Authorize(a)
 			entry.Reason = v.Reason
+			if g.second != nil {
+				g.judgeAgain(a, v, &entry)
+			}
 			if v.Decision != iamjudge.Allow {
 				entry.Decision = "deny"
 				g.ledger.add(entry)
@@ -436,6 +465,12 @@ func (g *Gate) learn(ctx context.Context, req *request, answer []byte) {
 		return
 	case "organizations:CreateAccount", "organizations:DescribeCreateAccountStatus":
 		g.organizationsMadeAccount(ctx, answer)
+	case "organizations:MoveAccount":
+		g.view.changed()
+		g.autoDeploy(ctx, req.str("AccountId"), req.str("DestinationParentId"))
+	}
+	if req.Service == "cloudformation" {
+		g.stackSets.learn(req)
 	}
 	op := req.Operation
 	read := strings.HasPrefix(op, "Get") || strings.HasPrefix(op, "List") || strings.HasPrefix(op, "Describe") || strings.HasPrefix(op, "Head")
@@ -461,6 +496,7 @@ func (g *Gate) organizationsMadeAccount(ctx context.Context, answer []byte) {
 	if json.Unmarshal(answer, &a) != nil || a.CreateAccountStatus.State != "SUCCEEDED" || a.CreateAccountStatus.AccountID == "" {
 		return
 	}
+	g.features.created(a.CreateAccountStatus.AccountID)
 	cfg, err := g.view.admin(ctx, a.CreateAccountStatus.AccountID)
 	if err != nil {
 		return
@@ -516,4 +552,51 @@ func SigningRegion(r *http.Request) string {
 		return ""
 	}
 	return auth.Region
+}
+
+// guardrails adds the organisation's SCPs over the caller's account and
+// its RCPs over the resource's account to a. SCPs do not bind a web
+// identity asking STS for a session (the session does), a service-linked
+// role, or the management account; RCPs do not bind a service-linked
+// role, or a resource of the management account.
+func (g *Gate) guardrails(ctx context.Context, p *principal, c check, a *iamjudge.Authorization) error {
+	serviceLinked := strings.Contains(p.RoleARN, ":role/aws-service-role/")
+	if c.Caller == nil && !p.Anonymous && !serviceLinked {
+		gr, err := g.view.controlPolicies(ctx, p.Account)
+		if err != nil {
+			return err
+		}
+		a.SCPs = gr.SCP
+	}
+	if serviceLinked {
+		return nil
+	}
+	owner := c.ResourceAccount
+	if owner == "" {
+		owner = p.Account
+	}
+	gr, err := g.view.controlPolicies(ctx, owner)
+	if err != nil {
+		return err
+	}
+	a.RCPs = gr.RCP
+	return nil
+}
+
+// judgeAgain asks the second judge what iamjudge answered v to, and
+// records its verdict in entry.
+func (g *Gate) judgeAgain(a iamjudge.Authorization, v iamjudge.Verdict, entry *Entry) {
+	vs, err := g.second.CompareVerdict(a, v)
+	if err != nil {
+		entry.Second, entry.Disagree = "error: "+err.Error(), true
+		return
+	}
+	entry.Second = vs.Theirs.Result
+	if r := vs.Theirs.Refused(); r != "" {
+		entry.Second = "refused: " + r
+	}
+	entry.Disagree = !vs.Agree()
+	if entry.Disagree {
+		entry.Settled = simulator.Settled(a, vs)
+	}
 }

@@ -21,6 +21,15 @@ type Entry struct {
 	Decision  string `json:"decision"` // allow or deny
 	Reason    string `json:"reason"`
 	Expected  bool   `json:"expected,omitempty"` // a denial the test provoked
+	// Second is the second judge's verdict on the same request (the IAM
+	// simulator's Allowed, ImplicitlyDenied or ExplicitlyDenied, or why it
+	// would not decide); empty when the gate has no second judge or the
+	// decision is not a policy evaluation. Disagree says the two judges
+	// differ on allow or deny, and Settled why that is AWS's documented
+	// behaviour, when it is.
+	Second   string `json:"second,omitempty"`
+	Disagree bool   `json:"disagree,omitempty"`
+	Settled  string `json:"settled,omitempty"`
 }
 
 // Ledger is every decision of a gate, in order.
@@ -81,6 +90,33 @@ func (l *Ledger) Unexpected() []Entry {
 		}
 	}
 	return out
+}
+
+// Disagreements are the decisions on which the two judges differ with no
+// settlement.
+func (l *Ledger) Disagreements() []Entry {
+	var out []Entry
+	for _, e := range l.Entries() {
+		if e.Disagree && e.Settled == "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Compared counts the decisions both judges made, and those they agreed
+// on (settled ones included).
+func (l *Ledger) Compared() (compared, agreed int) {
+	for _, e := range l.Entries() {
+		if e.Second == "" {
+			continue
+		}
+		compared++
+		if !e.Disagree || e.Settled != "" {
+			agreed++
+		}
+	}
+	return compared, agreed
 }
 
 // Reset forgets every entry and expectation.

@@ -36,7 +36,8 @@ type view struct {
 	roles      map[string]*roleView       // role ARN → role (nil: no such role)
 	buckets    map[string]*bucketView     // bucket → owner and policy
 	org        *orgView
-	accounts   []string // the organisation's
+	accounts   []string               // the organisation's
+	guards     map[string]*guardrails // account → its SCPs and RCPs
 }
 
 type roleView struct {
@@ -70,7 +71,7 @@ func (v *view) changed() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.generation++
-	v.roles, v.buckets, v.org, v.accounts = nil, nil, nil, nil
+	v.roles, v.buckets, v.org, v.accounts, v.guards = nil, nil, nil, nil, nil
 }
 
 // Account administrator credentials: "testing" is moto's default account;

@@ -28,6 +28,10 @@ func (r *Runner) centralAccount(ctx context.Context, s Step, st *clusterState) (
 	if me.Account != org.Management {
 		return "", fmt.Errorf("the central pipeline runs as %s, of account %s; it must run in the organisation's management account %s", me.ARN, me.Account, org.Management)
 	}
+	features, err := r.Cloud.EnsureGuardrailFeatures(ctx, Credentials{})
+	if err != nil {
+		return "", err
+	}
 	acc, err := r.Cloud.EnsureAccount(ctx, Credentials{}, AccountSpec{Name: s.Account, Email: s.Email, OU: s.OU, Tags: s.AccountTags, CreateOU: s.CreateOU})
 	if err != nil {
 		return "", err
@@ -59,7 +63,7 @@ func (r *Runner) centralAccount(ctx context.Context, s Step, st *clusterState) (
 		st.set("management_ou_id", ou)
 		outcome += "; management cluster OU " + s.ManagementOU + " is " + ou
 	}
-	return outcome, nil
+	return outcome + "; " + features, nil
 }
 
 // readHandoff reads what the central pipeline's bootstrap published for

@@ -55,6 +55,12 @@ type Organizations interface {
 	// returns its tags.
 	FindAccount(ctx context.Context, creds Credentials, name string) (id string, tags map[string]string, err error)
 	TagAccount(ctx context.Context, creds Credentials, id string, tags map[string]string) error
+	// EnsureGuardrailFeatures turns on what the organisation's guardrails
+	// and the deploy roles' StackSets need, once for the organisation: SCPs
+	// and RCPs on its root, AWS CloudFormation StackSets' and IAM's trusted
+	// access, and centralized root access (new accounts without root user
+	// credentials). It reports what it turned on.
+	EnsureGuardrailFeatures(ctx context.Context, creds Credentials) (string, error)
 }
 
 // AssumeRequest is one sts:AssumeRole call.

@@ -107,6 +107,13 @@ func (c *fakeCloud) EnsureAccount(_ context.Context, creds pipeline.Credentials,
 	return pipeline.Account{ID: id, Created: true}, nil
 }
 
+func (c *fakeCloud) EnsureGuardrailFeatures(context.Context, pipeline.Credentials) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.log("guardrail features")
+	return "the organisation's guardrail features were on", nil
+}
+
 func (c *fakeCloud) EnsureOU(_ context.Context, _ pipeline.Credentials, path string, create bool) (string, error) {
 	return "ou-" + strings.ReplaceAll(strings.Trim(path, "/"), "/", "-"), nil
 }

@@ -46,7 +46,12 @@ func Theirs(d iamjudge.Decision) string {
 
 // Compare asks both judges about a.
 func (j *Judge) Compare(a iamjudge.Authorization) (Verdicts, error) {
-	v := Verdicts{Ours: iamjudge.Authorize(a)}
+	return j.CompareVerdict(a, iamjudge.Authorize(a))
+}
+
+// CompareVerdict asks the simulator about a, which iamjudge answered ours.
+func (j *Judge) CompareVerdict(a iamjudge.Authorization, ours iamjudge.Verdict) (Verdicts, error) {
+	v := Verdicts{Ours: ours}
 	s, err := FromAuthorization(a)
 	if err != nil {
 		return v, err
