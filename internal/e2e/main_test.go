@@ -21,6 +21,7 @@ import (
 
 	"github.com/regionctl/regionctl/internal/awsemu"
 	"github.com/regionctl/regionctl/internal/cli"
+	"github.com/regionctl/regionctl/internal/iamjudge/simulator"
 	"github.com/regionctl/regionctl/internal/platformapi"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/render/iam"
@@ -244,6 +245,8 @@ func setup(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	g.Ledger().Expect(awsemu.AccountProbe)
+	// The second judge decides every request the gate decides.
+	g.SetSecondJudge(simulator.Require(t))
 	e := &env{t: t, root: t.TempDir(), roots: t.TempDir(), work: t.TempDir(), tokens: t.TempDir(), gate: g,
 		issuer: "https://oidc.eks." + region + ".amazonaws.com/id/REGIONAL", others: map[string]string{}}
 	t.Cleanup(func() { e.closeGate() })
@@ -309,6 +312,11 @@ func (e *env) closeGate() {
 	e.t.Logf("IAM gate ledger (%d decisions, %s):\n%s", l.Len(), path, awsemu.Summary(l.Entries()))
 	for _, d := range l.Unexpected() {
 		e.t.Errorf("the IAM gate denied what no test provoked: %s %s on %s (%s): %s", d.Principal, d.Action, d.Resource, d.Operation, d.Reason)
+	}
+	compared, agreed := l.Compared()
+	e.t.Logf("the two IAM judges agreed on %d of %d decisions", agreed, compared)
+	for _, d := range l.Disagreements() {
+		e.t.Errorf("the IAM judges disagree: %s %s on %s (%s): iamjudge %s (%s); simulator %s", d.Principal, d.Action, d.Resource, d.Operation, d.Decision, d.Reason, d.Second)
 	}
 	e.gate.Close()
 }

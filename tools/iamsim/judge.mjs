@@ -169,7 +169,9 @@ async function simulate(simulation) {
     const a = r.result.analysis;
     return { result: r.overallResult, ignoredContextKeys: r.result.ignoredContextKeys || [], denials: denialSummary(a) };
   }
-  return { result: r.overallResult };
+  // A resource of "*" for an action that authorizes on resource types:
+  // the simulator answers for every resource at once.
+  return { result: r.overallResult, wildcard: true };
 }
 
 function denialSummary(a) {

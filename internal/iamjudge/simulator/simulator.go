@@ -224,10 +224,14 @@ type OrgPolicies struct {
 // request (an unknown action, a resource the action does not authorize
 // on, ...).
 type Answer struct {
-	Result              string          `json:"result"`
-	Errors              json.RawMessage `json:"errors,omitempty"`
-	IgnoredContextKeys  []string        `json:"ignoredContextKeys,omitempty"`
-	Denials             map[string]any  `json:"denials,omitempty"`
+	Result             string          `json:"result"`
+	Errors             json.RawMessage `json:"errors,omitempty"`
+	IgnoredContextKeys []string        `json:"ignoredContextKeys,omitempty"`
+	Denials            map[string]any  `json:"denials,omitempty"`
+	// Wildcard says the request's resource was "*" for an action AWS
+	// authorizes on resource types: the simulator answered for any
+	// resource at once, which is not one request AWS decides.
+	Wildcard bool `json:"wildcard,omitempty"`
 }
 
 // Refused says the simulator would not decide the request, and why.

@@ -35,7 +35,7 @@ func GuardrailSCP(r Region) Document {
 		},
 		{
 			Sid: "DenyChangingTheChain", Effect: "Deny",
-			Action: Strings{"iam:Attach*", "iam:Create*", "iam:Delete*", "iam:Detach*", "iam:Put*", "iam:Tag*", "iam:Untag*", "iam:Update*"},
+			Action:   Strings{"iam:Attach*", "iam:Create*", "iam:Delete*", "iam:Detach*", "iam:Put*", "iam:Tag*", "iam:Untag*", "iam:Update*"},
 			Resource: chain,
 			Condition: map[string]map[string]Strings{"ArnNotLike": {"aws:PrincipalArn": {
 				RoleARN(p, "*", StackSetExecutionRole), RoleARN(p, "*", AccessRole),

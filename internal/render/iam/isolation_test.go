@@ -3,12 +3,14 @@ package iam_test
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"maps"
-	"sync/atomic"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/regionctl/regionctl/internal/fleet"
@@ -34,7 +36,7 @@ type installed struct {
 	name, env, account, ou, mcAccount string
 	drAccount, etcdBucket             string
 	mcBucket, centralBucket           string
-	oidcBucket                        string // its first management cluster's
+	oidcBucket                        string                  // its first management cluster's
 	docs                              map[string]iam.Document // by file name under iam/
 	cluster                           string                  // its first management cluster
 }
@@ -63,6 +65,22 @@ func install(t *testing.T) *world {
 		t.Fatal(diags)
 	}
 	files := out.ByPath()
+	if dir := os.Getenv("REGIONCTL_CORPUS_DEPLOY"); dir != "" {
+		// The documents of a tree rendered before, to judge its chain.
+		files = map[string][]byte{}
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") {
+				return err
+			}
+			rel, _ := filepath.Rel(dir, p)
+			b, err := os.ReadFile(p)
+			files[filepath.ToSlash(rel)] = b
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	w := &world{management: "000000000001"}
 	central, err := iampolicy.Parse(files[render.CentralPolicyPath("aws")])
 	if err != nil {
