@@ -172,7 +172,7 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if req.Service == "iot" && g.iotTags.answer(w, req) {
 		return
 	}
-	if req.Service == "iam" || req.Service == "cloudformation" {
+	if req.Service == "iam" || req.Service == "cloudformation" || req.Service == "organizations" {
 		org, err := g.view.organization(r.Context())
 		if err != nil {
 			http.Error(w, "the IAM gate: "+err.Error(), http.StatusInternalServerError)
@@ -277,10 +277,36 @@ func (g *Gate) run(ctx context.Context, p *principal, req *request, checks func(
 			base["aws:PrincipalTag/"+k] = []string{v}
 		}
 	}
+	org, err := g.view.organization(ctx)
+	if err != nil {
+		return false, denial{}, err
+	}
+	members := map[string]bool{}
+	if org != nil {
+		for _, a := range g.view.orgAccounts(ctx) {
+			members[a] = true
+		}
+		if !p.Anonymous && members[p.Account] {
+			base["aws:PrincipalOrgID"] = []string{org.ID}
+		}
+	}
 	e := &env{ctx: ctx, view: g.view, p: p, req: req, base: base, accounts: func() []string { return g.accounts(ctx) }}
 	cs, err := checks(e)
 	if err != nil {
 		return false, denial{}, err
+	}
+	// The organisation of a resource's account (aws:ResourceOrgID), as
+	// AWS sets it for a resource of a member account.
+	for i := range cs {
+		owner := cs[i].ResourceAccount
+		if owner == "" {
+			owner = p.Account
+		}
+		if org != nil && members[owner] && cs[i].Context != nil {
+			if _, ok := cs[i].Context["aws:ResourceOrgID"]; !ok {
+				cs[i].Context["aws:ResourceOrgID"] = []string{org.ID}
+			}
+		}
 	}
 	op := req.Service + ":" + req.Operation
 	for _, c := range cs {
@@ -318,7 +344,7 @@ func (g *Gate) run(ctx context.Context, p *principal, req *request, checks func(
 				g.judgeAgain(a, v, &entry)
 			}
 			if v.Decision != iamjudge.Allow {
-				entry.Decision = "deny"
+				entry.Decision, entry.Context = "deny", a.Context
 				g.ledger.add(entry)
 				who := p.ARN
 				if c.Caller != nil {
@@ -396,6 +422,7 @@ func (g *Gate) relay(w http.ResponseWriter, r *http.Request, body []byte, p *pri
 	if resp.StatusCode < 300 {
 		g.learn(r.Context(), req, answer)
 		answer = g.mends.answer(p.Account, req, answer)
+		answer = g.features.mendAnswer(req, answer)
 		if req.Service == "iot" {
 			g.iotTags.learn(p.Account, req)
 		}

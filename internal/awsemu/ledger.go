@@ -27,9 +27,11 @@ type Entry struct {
 	// decision is not a policy evaluation. Disagree says the two judges
 	// differ on allow or deny, and Settled why that is AWS's documented
 	// behaviour, when it is.
-	Second   string `json:"second,omitempty"`
-	Disagree bool   `json:"disagree,omitempty"`
-	Settled  string `json:"settled,omitempty"`
+	// Context is the request context a denial was decided in.
+	Context  map[string][]string `json:"context,omitempty"`
+	Second   string              `json:"second,omitempty"`
+	Disagree bool                `json:"disagree,omitempty"`
+	Settled  string              `json:"settled,omitempty"`
 }
 
 // Ledger is every decision of a gate, in order.

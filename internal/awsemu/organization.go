@@ -2,6 +2,7 @@ package awsemu
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -113,7 +114,35 @@ type orgFeatures struct {
 	// rootCredentials: RootCredentialsManagement is on; an account
 	// created from then on has no root user credentials (rootless).
 	rootCredentials, rootSessions, stackSets bool
-	rootless                                 map[string]bool
+	// iamTrusted: IAM's trusted access (iam.amazonaws.com), which
+	// centralized root access needs and moto does not know.
+	iamTrusted bool
+	rootless   map[string]bool
+}
+
+// mendAnswer adds to moto's list of trusted services the one it does not
+// know (IAM's) when the organisation turned it on.
+func (f *orgFeatures) mendAnswer(req *request, answer []byte) []byte {
+	if req.Service != "organizations" || req.Operation != "ListAWSServiceAccessForOrganization" {
+		return answer
+	}
+	f.mu.Lock()
+	on := f.iamTrusted
+	f.mu.Unlock()
+	if !on {
+		return answer
+	}
+	var out map[string]any
+	if json.Unmarshal(answer, &out) != nil {
+		return answer
+	}
+	list, _ := out["EnabledServicePrincipals"].([]any)
+	out["EnabledServicePrincipals"] = append(list, map[string]any{"ServicePrincipal": "iam.amazonaws.com"})
+	b, err := json.Marshal(out)
+	if err != nil {
+		return answer
+	}
+	return b
 }
 
 func (f *orgFeatures) created(account string) {
@@ -135,6 +164,15 @@ func (f *orgFeatures) answer(w http.ResponseWriter, org *orgView, req *request) 
 	defer f.mu.Unlock()
 	var result string
 	switch req.Service + ":" + req.Operation {
+	case "organizations:EnableAWSServiceAccess":
+		if req.str("ServicePrincipal") != "iam.amazonaws.com" {
+			return false
+		}
+		f.iamTrusted = true
+		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+		w.WriteHeader(200)
+		_, _ = w.Write([]byte("{}"))
+		return true
 	case "iam:EnableOrganizationsRootCredentialsManagement":
 		f.rootCredentials = true
 	case "iam:EnableOrganizationsRootSessions":

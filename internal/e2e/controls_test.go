@@ -161,7 +161,7 @@ func TestControls(t *testing.T) {
 			_, err := assume(pipelineA, iam.RoleARN("aws", mcA, iam.AccessRole), "", false)
 			return err
 		}},
-		{"2 restricted AssumeRole", "the same through its minting role (sealed)", false, func() error {
+		{"2 restricted AssumeRole", "the same through its minting role", false, func() error {
 			_, err := assume(mintingA, iam.RoleARN("aws", mcA, iam.AccessRole), "", false)
 			return err
 		}},
@@ -193,7 +193,7 @@ func TestControls(t *testing.T) {
 			_, err := awsiam.NewFromConfig(deployA).CreateUser(ctx, &awsiam.CreateUserInput{UserName: aws.String("eu-west-1-mc01-user")})
 			return err
 		}},
-		{"5 read-only central access", "read its region's central state", true, func() error {
+		{"5 read-only central access", "read its region's regional cluster state (the Maestro server's key)", false, func() error {
 			return get(pipelineA, centralState+region+"-regional", "regional-cluster/eu-west-1/regional.tfstate", mgmt)
 		}},
 		{"5 read-only central access", "write its region's central state", false, func() error {
@@ -288,6 +288,58 @@ func TestControls(t *testing.T) {
 			return err
 		}},
 	}
+	// The escalation paths an independent IAM simulator found open in the
+	// chain this one replaced, each tried by A's compromised pipeline.
+	orgAdmin := organizations.NewFromConfig(e.awsConfig()) // the emulator itself, not through the gate
+	parentOf := func(account string) string {
+		out, err := orgAdmin.ListParents(ctx, &organizations.ListParentsInput{ChildId: aws.String(account)})
+		if err != nil || len(out.Parents) == 0 {
+			t.Fatalf("the parent of %s: %v", account, err)
+		}
+		return aws.ToString(out.Parents[0].Id)
+	}
+	ouA, rootID := parentOf(mcA), ""
+	if roots, err := orgAdmin.ListRoots(ctx, &organizations.ListRootsInput{}); err == nil && len(roots.Roots) > 0 {
+		rootID = aws.ToString(roots.Roots[0].Id)
+	}
+	// An account of the organisation that no region owns, sitting in the
+	// root (made behind the gate, as another team would).
+	loose, err := orgAdmin.CreateAccount(ctx, &organizations.CreateAccountInput{AccountName: aws.String("unmanaged"), Email: aws.String("unmanaged@example.com")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	looseID := aws.ToString(loose.CreateAccountStatus.AccountId)
+	e.gate.Changed()
+	tagAs := func(cfg aws.Config, account, r string) error {
+		_, err := organizations.NewFromConfig(cfg).TagResource(ctx, &organizations.TagResourceInput{ResourceId: aws.String(account),
+			Tags: []orgtypes.Tag{{Key: aws.String(iam.RegionTag), Value: aws.String(r)}, {Key: aws.String(iam.EnvironmentTag), Value: aws.String("staging")}}})
+		return err
+	}
+	probes = append(probes, []struct {
+		control, what string
+		allow         bool
+		try           func() error
+	}{
+		{"escalation", "retag B's cluster account as its own", false, func() error { return tagAs(mintingA, mcB, region) }},
+		{"escalation", "tag an unmanaged account of the root as its own", false, func() error { return tagAs(mintingA, looseID, region) }},
+		{"escalation", "move an unmanaged account of the root into its OU", false, func() error {
+			_, err := organizations.NewFromConfig(mintingA).MoveAccount(ctx, &organizations.MoveAccountInput{AccountId: aws.String(looseID),
+				SourceParentId: aws.String(rootID), DestinationParentId: aws.String(ouA)})
+			return err
+		}},
+		{"escalation", "move its placed cluster account back to the root", false, func() error {
+			_, err := organizations.NewFromConfig(mintingA).MoveAccount(ctx, &organizations.MoveAccountInput{AccountId: aws.String(mcA),
+				SourceParentId: aws.String(ouA), DestinationParentId: aws.String(rootID)})
+			return err
+		}},
+		{"escalation", "assume its cluster account's administrator role through the minting role", false, func() error {
+			_, err := assume(mintingA, iam.RoleARN("aws", mcA, iam.AccessRole), "", false)
+			return err
+		}},
+		{"escalation", "read its region's regional cluster state (the Maestro server's key)", false, func() error {
+			return get(pipelineA, centralState+region+"-regional", "regional-cluster/eu-west-1/regional.tfstate", mgmt)
+		}},
+	}...)
 	var table []string
 	for _, p := range probes {
 		err := p.try()
@@ -309,4 +361,51 @@ func TestControls(t *testing.T) {
 		}
 	}
 	t.Logf("compromised regional pipeline of %s, %d probes:\n%s", region, len(probes), strings.Join(table, "\n"))
+
+	// The account A's minting role created above with an e-mail of its
+	// choosing has no root user to recover: the organisation manages root
+	// access centrally.
+	if ids := e.accounts()["staging-eu-west-1-probe"]; len(ids) != 1 {
+		t.Errorf("the probe's account: %v", ids)
+	} else if _, err := e.gate.RootUser(ctx, ids[0]); err == nil || !strings.Contains(err.Error(), "no root user credentials") {
+		t.Errorf("an account a regional pipeline minted has a root user: %v", err)
+	}
+	// A root user that does exist (an older account, moved into A's OU)
+	// is denied everything there by the guardrails.
+	if _, err := orgAdmin.MoveAccount(ctx, &organizations.MoveAccountInput{AccountId: aws.String(looseID), SourceParentId: aws.String(rootID), DestinationParentId: aws.String(ouA)}); err != nil {
+		t.Fatal(err)
+	}
+	e.gate.Changed()
+	rootCreds, err := e.gate.RootUser(ctx, looseID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, body, err := awsemu.Call(ctx, e.gate.URL, rootCreds, "eks", region, "GET", "/clusters"); err != nil || status != 403 || !strings.Contains(string(body), "service control policy") {
+		t.Errorf("the root user of an account of A's OU: %d %s %v", status, body, err)
+	}
+	// A role the deploy role makes that trusts an account outside the
+	// organisation: the data perimeter keeps the outsider out.
+	outsideTrust := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::999999999999:root"},"Action":"sts:AssumeRole"}]}`
+	if _, err := awsiam.NewFromConfig(deployA).CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String("eu-west-1-mc01-outside"),
+		AssumeRolePolicyDocument: aws.String(outsideTrust), PermissionsBoundary: aws.String(boundary)}); err != nil {
+		t.Fatalf("the deploy role making a role: %v", err)
+	}
+	outsider, err := e.gate.RootUser(ctx, "999999999999")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = assume(awsemu.Config(e.gate.URL, region, outsider), iam.RoleARN("aws", mcA, "eu-west-1-mc01-outside"), "", false)
+	var api smithy.APIError
+	if !errors.As(err, &api) || api.ErrorCode() != "AccessDenied" || !strings.Contains(api.ErrorMessage(), "resource control policy") {
+		t.Errorf("an account outside the organisation assuming a role of A's cluster account: %v", err)
+	}
+	// The Maestro server's thing takes no certificate of the pipeline's
+	// (the server's IoT policy admits only a certificate attached to it).
+	creds, err := pipelineA.Credentials.Retrieve(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, _, err := awsemu.Call(ctx, e.gate.URL, creds, "iot", region, "PUT", "/things/eu-west-1-maestro-server/principals"); err != nil || status != 403 {
+		t.Errorf("A's pipeline attaching a certificate to the Maestro server's thing: %d %v", status, err)
+	}
 }

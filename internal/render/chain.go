@@ -261,6 +261,16 @@ func (r *renderer) chainArtifacts(reg *config.Region, cr *chainRegion) ([]Artifa
 	}
 	encoded := map[string]string{}
 	var arts []Artifact
+	var over []string
+	for _, f := range files {
+		if _, problem := iam.CheckQuota(path.Join("deploy", dir, "iam", f.name), f.doc); problem != "" {
+			over = append(over, problem)
+		}
+	}
+	if len(over) > 0 {
+		return nil, diag.Diagnostics{diag.Errorf(at, strings.Join(over, "\n")+"\nAWS would refuse to install it. Fewer or shorter values where the document grows (gitops.approvers, names) bring it under.",
+			"IAM documents of %s are over AWS's size limits", cr.Name)}
+	}
 	for _, f := range files {
 		b, err := tfvars.MarshalJSON(f.doc)
 		if err != nil {
@@ -331,7 +341,12 @@ func centralArtifacts(chains map[string]*chainRegion) ([]Artifact, diag.Diagnost
 	for _, p := range sortedKeys(byPartition) {
 		regions := byPartition[p]
 		sort.Slice(regions, func(i, j int) bool { return regions[i].Name < regions[j].Name })
-		b, err := tfvars.MarshalJSON(iam.CentralPipelinePolicy(p, regions))
+		doc := iam.CentralPipelinePolicy(p, regions)
+		if _, problem := iam.CheckQuota(path.Join("deploy", CentralPolicyPath(p)), doc); problem != "" {
+			return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "config/regions"}, problem+"\nAWS would refuse to install it: the central pipeline's policy grows with each region's central state bucket; give the regions' regional clusters state buckets under one prefix, or fewer regions per partition.",
+				"the central pipeline's policy of partition %s is over AWS's size limit", p)}
+		}
+		b, err := tfvars.MarshalJSON(doc)
 		if err != nil {
 			return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "config"}, err.Error(), "cannot encode the central pipeline policy")}
 		}

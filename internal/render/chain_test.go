@@ -1,13 +1,17 @@
 package render_test
 
 import (
+	"fmt"
+	"path"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/fleetgen"
+	"github.com/regionctl/regionctl/internal/iampolicy"
 	"github.com/regionctl/regionctl/internal/render"
+	"github.com/regionctl/regionctl/internal/render/iam"
 )
 
 // TestDRAccountNameOfAnotherRegionsCluster: the central pipeline finds
@@ -41,4 +45,57 @@ func TestDRAccountNameOfAnotherRegionsCluster(t *testing.T) {
 	if !found {
 		t.Errorf("a DR account named as us-east-2/mc01's account (%s) was not refused at %s: %v", other, file, diags)
 	}
+}
+
+// TestEveryCommercialRegionUnderIAMQuotas: a fleet of every AWS commercial
+// region regionctl knows (and more, named like them) renders documents all
+// under AWS's size limits, the central pipeline's policy among them,
+// though it names each region's central state bucket.
+func TestEveryCommercialRegionUnderIAMQuotas(t *testing.T) {
+	fsys := fleetgen.Generate(fleetgen.Options{Sectors: 2, RegionsPerSector: 20, ClustersPerRegion: 4}).FS()
+	f := loadFS(t, fsys, "the generated fleet")
+	out, diags := render.Render(f, render.Options{Version: "test", Charts: fleetgen.Charts, Pipelines: repoPipelines(t)})
+	if diags.HasErrors() {
+		t.Fatalf("%d regions do not render: %v", len(f.Regions), diags)
+	}
+	worst, worstFile := 0.0, ""
+	for p, b := range out.ByPath() {
+		if !strings.Contains(p, "/iam/") || !strings.HasSuffix(p, ".json") {
+			continue
+		}
+		doc, err := iampolicy.Parse(iampolicy.Substitute(b, nil))
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		size, problem := iam.CheckQuota(p, doc)
+		if problem != "" {
+			t.Error(problem)
+		}
+		if r := float64(size) / float64(iam.QuotaOf(path.Base(p)).Limit); r > worst {
+			worst, worstFile = r, p
+		}
+	}
+	t.Logf("%d regions: the fullest document is %s, at %.0f%% of its limit", len(f.Regions), worstFile, 100*worst)
+	if len(f.Regions) < 38 {
+		t.Errorf("only %d regions", len(f.Regions))
+	}
+}
+
+// TestQuotaOverflowIsRefused: a document that would be over AWS's limit
+// is refused at render, naming the file, its size and the limit.
+func TestQuotaOverflowIsRefused(t *testing.T) {
+	fsys := fleetgen.Generate(fleetgen.Options{Sectors: 1, RegionsPerSector: 1, ClustersPerRegion: 2}).FS()
+	var approvers strings.Builder
+	approvers.WriteString("gitops:\n  approvers:\n")
+	for i := range 40 {
+		fmt.Fprintf(&approvers, "    - arn:aws:iam::123456789012:role/platform-approvers-of-the-on-call-rotation-%02d\n", i)
+	}
+	fsys["config/global/zz-approvers.yaml"] = &fstest.MapFile{Data: []byte(approvers.String())}
+	_, diags := render.Render(loadFS(t, fsys, "the generated fleet"), render.Options{Version: "test", Charts: fleetgen.Charts, Pipelines: repoPipelines(t)})
+	for _, d := range diags {
+		if strings.Contains(d.Detail, "approver-trust.json is ") && strings.Contains(d.Detail, "over AWS's limit of 2048 for a role trust policy") {
+			return
+		}
+	}
+	t.Errorf("a trust policy of 40 approvers was not refused: %v", diags)
 }

@@ -1,6 +1,10 @@
 package simulator
 
-import "github.com/regionctl/regionctl/internal/iamjudge"
+import (
+	"strings"
+
+	"github.com/regionctl/regionctl/internal/iamjudge"
+)
 
 // A Settlement is a disagreement of the two judges that AWS's
 // documentation decides: which side it takes, and where it says so. Each
@@ -15,7 +19,33 @@ type Settlement struct {
 }
 
 // Settlements are every settled disagreement.
-var Settlements = []Settlement{}
+var Settlements = []Settlement{
+	{
+		Name: "the root user acts in its own account with every permission (the simulator knows no implicit permissions of the root user)",
+		Source: "IAM User Guide, \"AWS account root user\": the root user has complete access to all AWS services and resources in the account; " +
+			"\"Policy evaluation logic\": only SCPs and RCPs limit it there",
+		Applies: func(a iamjudge.Authorization, v Verdicts) bool {
+			same := a.ResourceAccount == "" || a.ResourceAccount == a.Caller.Account
+			return a.Root && same && v.Ours.Decision == iamjudge.Allow && v.Theirs.Result == "ImplicitlyDenied"
+		},
+	},
+	{
+		Name: "an OIDC provider's claims (<issuer>:sub, <issuer>:aud) are keys of sts:AssumeRoleWithWebIdentity (the simulator's service data lists only a few providers' keys and drops the others)",
+		Source: "IAM User Guide, \"Available keys for AWS OIDC federation\" (the issuer URL followed by :aud, :sub, :amr); " +
+			"Amazon EKS User Guide, \"Assign IAM roles to Kubernetes service accounts\" (a trust policy conditioned on oidc.eks.<region>.amazonaws.com/id/<id>:sub and :aud)",
+		Applies: func(a iamjudge.Authorization, v Verdicts) bool {
+			if a.Action != "sts:AssumeRoleWithWebIdentity" || v.Theirs.Result != "ImplicitlyDenied" || v.Ours.Decision != iamjudge.Allow {
+				return false
+			}
+			for _, k := range v.Theirs.IgnoredContextKeys {
+				if strings.HasSuffix(k, ":sub") || strings.HasSuffix(k, ":aud") {
+					return true
+				}
+			}
+			return false
+		},
+	},
+}
 
 // Settled names the settlement of a disagreement on a, or "" when none
 // applies.

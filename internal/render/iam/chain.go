@@ -793,8 +793,8 @@ func CentralPipelinePolicy(partition string, regions []Region) Document {
 				"cloudformation:DescribeStackSet", "cloudformation:DescribeStackSetOperation", "cloudformation:ListStackSetOperations",
 				"cloudformation:CreateStackInstances", "cloudformation:DeleteStackInstances", "cloudformation:UpdateStackInstances",
 				"cloudformation:DescribeStackInstance", "cloudformation:ListStackInstances", "cloudformation:TagResource", "cloudformation:UntagResource"},
-			Resource: Strings{"arn:" + partition + ":cloudformation:*:" + ManagementAccount + ":stackset/" + DeployRoleStackSet("*") + ":*",
-				"arn:" + partition + ":cloudformation:*:" + ManagementAccount + ":stackset-target/" + DeployRoleStackSet("*") + ":*/*"},
+			Resource: Strings{"arn:" + partition + ":cloudformation:*:*:stackset/" + DeployRoleStackSet("*") + ":*",
+				"arn:" + partition + ":cloudformation:*:*:stackset-target/" + DeployRoleStackSet("*") + ":*/*"},
 		},
 		{
 			Sid: "ReachAccounts", Effect: "Allow",
@@ -809,7 +809,7 @@ func CentralPipelinePolicy(partition string, regions []Region) Document {
 			Action: Strings{"iam:CreateRole", "iam:DeleteRole", "iam:GetRole", "iam:TagRole", "iam:UntagRole", "iam:ListRoleTags",
 				"iam:UpdateAssumeRolePolicy", "iam:PutRolePolicy", "iam:GetRolePolicy", "iam:DeleteRolePolicy", "iam:ListRolePolicies",
 				"iam:ListAttachedRolePolicies", "iam:ListInstanceProfilesForRole"},
-			Resource: Strings{RoleARN(partition, ManagementAccount, MintingRoleName("*")), RoleARN(partition, ManagementAccount, ApproverRoleName("*"))},
+			Resource: Strings{RoleARN(partition, "*", MintingRoleName("*")), RoleARN(partition, "*", ApproverRoleName("*"))},
 		},
 	}}
 }
