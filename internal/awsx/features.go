@@ -40,7 +40,9 @@ func (c *Client) EnsureGuardrailFeatures(ctx context.Context, creds pipeline.Cre
 	}
 	root := roots.Roots[0]
 	for _, t := range []orgtypes.PolicyType{orgtypes.PolicyTypeServiceControlPolicy, orgtypes.PolicyTypeResourceControlPolicy} {
-		if slices.ContainsFunc(root.PolicyTypes, func(p orgtypes.PolicyTypeSummary) bool { return p.Type == t && p.Status == orgtypes.PolicyTypeStatusEnabled }) {
+		if slices.ContainsFunc(root.PolicyTypes, func(p orgtypes.PolicyTypeSummary) bool {
+			return p.Type == t && p.Status == orgtypes.PolicyTypeStatusEnabled
+		}) {
 			continue
 		}
 		_, err := org.EnablePolicyType(ctx, &organizations.EnablePolicyTypeInput{RootId: root.Id, PolicyType: t})

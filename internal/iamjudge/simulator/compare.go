@@ -138,4 +138,6 @@ func asJSON(d iamjudge.Document) (any, error) {
 }
 
 // IsRoot says whether arn is an account's root user.
-func IsRoot(arn string) bool { return strings.HasSuffix(arn, ":root") && strings.Contains(arn, ":iam::") }
+func IsRoot(arn string) bool {
+	return strings.HasSuffix(arn, ":root") && strings.Contains(arn, ":iam::")
+}
