@@ -159,7 +159,11 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ok, deny, err := g.decide(r.Context(), p, req)
 	if err != nil {
-		http.Error(w, "the IAM gate could not decide: "+err.Error(), http.StatusInternalServerError)
+		// Answered in the service's protocol, so that the caller's error
+		// says why (a bare 500 reads as an unknown error, and is retried).
+		d := denial{"InternalFailure", "the IAM gate could not decide: " + err.Error()}
+		g.ledger.add(Entry{Principal: p.name(), Operation: req.Service + ":" + req.Operation, Decision: "deny", Reason: d.Message})
+		writeDenial(w, req, d)
 		return
 	}
 	if !ok {

@@ -123,11 +123,22 @@ func TestGateDecidesAsAWS(t *testing.T) {
 	must(t)(rootIAM.PutRolePolicy(ctx, &awsiam.PutRolePolicyInput{RoleName: aws.String("reader"), PolicyName: aws.String("p"),
 		PolicyDocument: doc(map[string]any{"Effect": "Allow", "Action": []string{"s3:ListAllMyBuckets", "s3:GetObject", "sts:AssumeRole"}, "Resource": "*"})}))
 	reader := "arn:aws:iam::" + awsemu.DefaultAccount + ":role/reader"
-	stsRoot := sts.NewFromConfig(root)
+	// The root user assumes no role (STS API Reference, AssumeRole); a
+	// person signed in to an operator role does.
+	_, err := sts.NewFromConfig(root).AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String(reader), RoleSessionName: aws.String("s0")})
+	denied(t, "the root user assuming a role", err, "AccessDenied")
+	must(t)(rootIAM.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String("operator"), AssumeRolePolicyDocument: rootTrust}))
+	must(t)(rootIAM.PutRolePolicy(ctx, &awsiam.PutRolePolicyInput{RoleName: aws.String("operator"), PolicyName: aws.String("p"),
+		PolicyDocument: doc(map[string]any{"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": "*"})}))
+	operator, err := g.SignIn(ctx, "arn:aws:iam::"+awsemu.DefaultAccount+":role/operator", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stsRoot := sts.NewFromConfig(cfgFor(t, g.URL, "us-east-1", operator))
 	sess := cfgFor(t, g.URL, "us-east-1", sessionOf(t, must(t)(stsRoot.AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String(reader), RoleSessionName: aws.String("s1")})).(*sts.AssumeRoleOutput)))
 
 	must(t)(s3.NewFromConfig(sess, func(o *s3.Options) { o.UsePathStyle = true }).ListBuckets(ctx, &s3.ListBucketsInput{}))
-	_, err := awsiam.NewFromConfig(sess).ListRoles(ctx, &awsiam.ListRolesInput{})
+	_, err = awsiam.NewFromConfig(sess).ListRoles(ctx, &awsiam.ListRolesInput{})
 	denied(t, "a session without iam:ListRoles", err, "AccessDenied")
 
 	// Session tags need sts:TagSession in the trust policy.
@@ -227,7 +238,7 @@ func TestGateDecidesAsAWS(t *testing.T) {
 		}
 	}
 	t.Logf("ledger:\n%s", awsemu.Summary(g.Ledger().Entries()))
-	if len(deny) != 11 {
-		t.Errorf("%d denials in the ledger, want 11: %v", len(deny), deny)
+	if len(deny) != 12 {
+		t.Errorf("%d denials in the ledger, want 12: %v", len(deny), deny)
 	}
 }

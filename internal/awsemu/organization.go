@@ -71,6 +71,11 @@ func (v *view) controlPolicies(ctx context.Context, account string) (*guardrails
 				return nil, fmt.Errorf("the %s of %s: %w", kind, t, err)
 			}
 			for _, p := range out.Policies {
+				if kind == orgtypes.PolicyTypeResourceControlPolicy && aws.ToString(p.Name) == "RCPFullAWSAccess" {
+					// AWS's own, at every level: what an RCP level allows
+					// when nothing of the organisation's denies.
+					continue
+				}
 				d, err := client.DescribePolicy(ctx, &organizations.DescribePolicyInput{PolicyId: p.Id})
 				if err != nil {
 					return nil, err

@@ -28,9 +28,9 @@ import (
 type Platform struct {
 	Gate        *Gate
 	CentralRole string // ARN
-	// Approvers is the approvers' sign-in role (ARN), a stand-in for a
-	// single sign-on role: the management account's root may assume it.
-	Approvers string
+	// Approvers is the approvers' sign-in role (ARN), and Admins the
+	// platform administrators': single sign-on roles (Gate.SignIn).
+	Approvers, Admins string
 	// CentralIssuer is the central cluster's OIDC issuer (https://...).
 	CentralIssuer string
 	Namespace     string // of the pipelines' ServiceAccounts
@@ -60,20 +60,33 @@ func SetupPlatform(ctx context.Context, g *Gate, centralPolicy []byte, namespace
 		PolicyDocument: aws.String(string(centralPolicy))}); err != nil {
 		return nil, fmt.Errorf("the central pipeline's policy: %w", err)
 	}
+	// People sign in through the organisation's identity provider (a SAML
+	// provider of the management account): approvers to their role, the
+	// platform's administrators to theirs. The root user signs in to
+	// nothing and assumes no role (AWS refuses it).
+	saml := "arn:aws:iam::" + DefaultAccount + ":saml-provider/platform-sso"
+	signIn, _ := json.Marshal(iam.Document{Version: "2012-10-17", Statement: []iam.Statement{{Effect: "Allow",
+		Principal: &iam.Principal{Federated: iam.Strings{saml}}, Action: iam.Strings{"sts:AssumeRoleWithSAML"},
+		Condition: map[string]map[string]iam.Strings{"StringEquals": {"SAML:aud": {"https://signin.aws.amazon.com/saml"}}}}}})
 	p.Approvers = iam.RoleARN("aws", DefaultAccount, ApproversRole)
-	trust, _ = json.Marshal(iam.Document{Version: "2012-10-17", Statement: []iam.Statement{{Effect: "Allow",
-		Principal: &iam.Principal{AWS: iam.Strings{iam.AccountRoot("aws", DefaultAccount)}}, Action: iam.Strings{"sts:AssumeRole"}}}})
-	may, _ := json.Marshal(iam.Document{Version: "2012-10-17", Statement: []iam.Statement{{Effect: "Allow",
-		Action: iam.Strings{"sts:AssumeRole"}, Resource: iam.Strings{iam.RoleARN("aws", "*", "regionctl-approver-*")}}}})
-	if _, err := client.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String(ApproversRole), AssumeRolePolicyDocument: aws.String(string(trust))}); err != nil {
-		return nil, fmt.Errorf("creating the approvers' role: %w", err)
-	}
-	if _, err := client.PutRolePolicy(ctx, &awsiam.PutRolePolicyInput{RoleName: aws.String(ApproversRole), PolicyName: aws.String(ApproversRole),
-		PolicyDocument: aws.String(string(may))}); err != nil {
-		return nil, fmt.Errorf("the approvers' policy: %w", err)
+	p.Admins = iam.RoleARN("aws", DefaultAccount, AdminsRole)
+	for _, r := range []struct{ name, policy string }{
+		{ApproversRole, `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"sts:AssumeRole","Resource":"arn:aws:iam::*:role/regionctl-approver-*"}]}`},
+		{AdminsRole, `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"sts:AssumeRole","Resource":"arn:aws:iam::*:role/` + iam.AccessRole + `"}]}`},
+	} {
+		if _, err := client.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String(r.name), AssumeRolePolicyDocument: aws.String(string(signIn))}); err != nil {
+			return nil, fmt.Errorf("creating the role %s: %w", r.name, err)
+		}
+		if _, err := client.PutRolePolicy(ctx, &awsiam.PutRolePolicyInput{RoleName: aws.String(r.name), PolicyName: aws.String(r.name), PolicyDocument: aws.String(r.policy)}); err != nil {
+			return nil, fmt.Errorf("the policy of %s: %w", r.name, err)
+		}
 	}
 	return p, nil
 }
+
+// AdminsRole is the platform administrators' sign-in role in the
+// management account: it may reach accounts through their AccessRole.
+const AdminsRole = "platform-admins"
 
 // ApproversRole is the approvers' sign-in role in the management account,
 // as the example fleet's gitops.approvers names it.
@@ -83,7 +96,6 @@ const ApproversRole = "platform-approvers"
 // approver role of region in account (the regional account, or the
 // management account for the regional cluster's states), through the gate.
 func (p *Platform) Approver(ctx context.Context, region, account string) (aws.Config, error) {
-	root := Config(p.Gate.URL, "us-east-1", aws.Credentials{AccessKeyID: AccessKeyID, SecretAccessKey: SecretAccessKey})
 	hop := func(cfg aws.Config, role string) (aws.Config, error) {
 		out, err := sts.NewFromConfig(cfg).AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String(role), RoleSessionName: aws.String("approver")})
 		if err != nil {
@@ -93,10 +105,11 @@ func (p *Platform) Approver(ctx context.Context, region, account string) (aws.Co
 		return Config(p.Gate.URL, region, aws.Credentials{AccessKeyID: aws.ToString(c.AccessKeyId), SecretAccessKey: aws.ToString(c.SecretAccessKey),
 			SessionToken: aws.ToString(c.SessionToken)}), nil
 	}
-	signedIn, err := hop(root, p.Approvers)
+	creds, err := p.Gate.SignIn(ctx, p.Approvers, "approver")
 	if err != nil {
 		return aws.Config{}, err
 	}
+	signedIn := Config(p.Gate.URL, region, creds)
 	return hop(signedIn, iam.RoleARN("aws", account, iam.ApproverRoleName(region)))
 }
 
@@ -112,11 +125,14 @@ func OIDCProvider(ctx context.Context, cfg aws.Config, issuer string) (string, e
 	return aws.ToString(out.OpenIDConnectProviderArn), nil
 }
 
-// InAccount is cfg acting in account through its AccessRole, assumed by
-// the management account's root user through the gate.
+// InAccount is a platform administrator acting in account through its
+// AccessRole, signed in and assumed through the gate.
 func (p *Platform) InAccount(ctx context.Context, account string) (aws.Config, error) {
-	root := Config(p.Gate.URL, "us-east-1", aws.Credentials{AccessKeyID: AccessKeyID, SecretAccessKey: SecretAccessKey})
-	out, err := sts.NewFromConfig(root).AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String(iam.RoleARN("aws", account, iam.AccessRole)),
+	creds, err := p.Gate.SignIn(ctx, p.Admins, "platform-admin")
+	if err != nil {
+		return aws.Config{}, err
+	}
+	out, err := sts.NewFromConfig(Config(p.Gate.URL, "us-east-1", creds)).AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String(iam.RoleARN("aws", account, iam.AccessRole)),
 		RoleSessionName: aws.String("platform-admin")})
 	if err != nil {
 		return aws.Config{}, err

@@ -2,6 +2,7 @@ package awsemu
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -141,7 +142,49 @@ func (g *Gate) deployStack(ctx context.Context, account, region, name, template 
 		return err
 	}
 	cfg.Region = region
+	template, err = policiesAsText(template)
+	if err != nil {
+		return err
+	}
 	_, err = cloudformation.NewFromConfig(cfg).CreateStack(ctx, &cloudformation.CreateStackInput{StackName: aws.String(name), TemplateBody: aws.String(template),
 		Capabilities: []cftypes.Capability{cftypes.CapabilityCapabilityNamedIam}})
 	return err
+}
+
+// policiesAsText writes the IAM policy documents of a template's roles and
+// managed policies as JSON text, which CloudFormation takes alike: moto
+// keeps a document given as an object in Python's notation, which no
+// reader of IAM takes back.
+func policiesAsText(template string) (string, error) {
+	var t map[string]any
+	if err := json.Unmarshal([]byte(template), &t); err != nil {
+		return "", fmt.Errorf("the StackSet's template: %w", err)
+	}
+	text := func(m map[string]any, key string) {
+		if v, ok := m[key]; ok {
+			if _, isString := v.(string); !isString {
+				b, _ := json.Marshal(v)
+				m[key] = string(b)
+			}
+		}
+	}
+	resources, _ := t["Resources"].(map[string]any)
+	for _, r := range resources {
+		res, _ := r.(map[string]any)
+		props, _ := res["Properties"].(map[string]any)
+		if props == nil {
+			continue
+		}
+		text(props, "PolicyDocument")
+		text(props, "AssumeRolePolicyDocument")
+		if policies, ok := props["Policies"].([]any); ok {
+			for _, p := range policies {
+				if pm, ok := p.(map[string]any); ok {
+					text(pm, "PolicyDocument")
+				}
+			}
+		}
+	}
+	b, err := json.Marshal(t)
+	return string(b), err
 }

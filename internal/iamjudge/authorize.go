@@ -149,6 +149,10 @@ func Authorize(a Authorization) Verdict {
 			return allowBy(rp, "resource-based policy")
 		}
 		return Verdict{ImplicitDeny, "no resource-based policy allows the " + a.Action + " action to anonymous callers"}
+	case a.Root && a.Action == "sts:AssumeRole":
+		// STS API Reference, AssumeRole: "You cannot use AWS account root
+		// user credentials to call AssumeRole."
+		return Verdict{ImplicitDeny, "the root user of an account cannot call sts:AssumeRole"}
 	case a.TrustRequired:
 		if !rpAllows {
 			return Verdict{ImplicitDeny, "no resource-based policy (the role's trust policy) allows the " + a.Action + " action"}
