@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ecs"
 	ecstypes "github.com/aws/aws-sdk-go-v2/service/ecs/types"
 	awsiam "github.com/aws/aws-sdk-go-v2/service/iam"
-	"github.com/aws/aws-sdk-go-v2/service/sts"
 
 	"github.com/regionctl/regionctl/internal/awsemu"
 	"github.com/regionctl/regionctl/internal/awsx"
@@ -59,10 +58,14 @@ func TestGateDecidesECSAndTaskRoles(t *testing.T) {
 	}
 	// An admin registers a definition of another family with another role.
 	must(t)(adminECS.RegisterTaskDefinition(ctx, def("boot", "other")))
-	dep := cfgFor(t, g.URL, "eu-west-1", sessionOf(t, must(t)(sts.NewFromConfig(root).AssumeRole(ctx, &sts.AssumeRoleInput{
-		RoleArn: aws.String("arn:aws:iam::" + acct + ":role/deployer"), RoleSessionName: aws.String("d")})).(*sts.AssumeRoleOutput)))
+	// A person signs in to the deployer role (the root user assumes none).
+	deployer, err := g.SignIn(ctx, "arn:aws:iam::"+acct+":role/deployer", "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep := cfgFor(t, g.URL, "eu-west-1", deployer)
 	depECS := ecs.NewFromConfig(dep)
-	_, err := depECS.RegisterTaskDefinition(ctx, def("boot", "other"))
+	_, err = depECS.RegisterTaskDefinition(ctx, def("boot", "other"))
 	denied(t, "registering a task definition with a role it may not pass", err, "AccessDeniedException")
 	must(t)(depECS.RegisterTaskDefinition(ctx, def("boot", "boot")))
 	subnet, sg := defaultNetwork(t)
