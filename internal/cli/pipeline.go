@@ -67,13 +67,17 @@ func (a *app) pipelineCommand() *cobra.Command {
 		Long: `pipeline central provisions a region, as the central pipeline's role in the
 organisation's management account: its account (AWS Organizations), the
 regional cluster (terraform/regional-cluster, through the account's
-OrganizationAccountAccessRole), the regional pipeline's bootstrap
-(terraform/central-bootstrap) and the deploy roles of sealed management
-cluster accounts. pipeline regional provisions the management clusters of its
-own region, as the region's pipeline role: their accounts through the region's
-minting role, terraform/management-cluster through ManagementClusterDeployRole
-assumed with the region's ExternalId, and their registration with the
-platform API. Neither runs when deploy/ is not what the config renders.
+OrganizationAccountAccessRole), and the regional pipeline's bootstrap
+(terraform/central-bootstrap: its role, the region's minting role, the
+StackSet that deploys ManagementClusterDeployRole into the region's
+management cluster OU, and the organisation's guardrails on the region's
+OUs). pipeline regional provisions the management clusters of its own
+region, as the region's pipeline role: their accounts through the region's
+minting role (created tagged, moved from the root into the region's OU,
+where AWS CloudFormation deploys the deploy role), terraform/management-cluster
+through ManagementClusterDeployRole assumed with the region's ExternalId, and
+their registration with the platform API. No regional principal ever assumes
+an administrator role. Neither runs when deploy/ is not what the config renders.
 
 Every step is idempotent: after a failure, run the same command again; it
 resumes and creates nothing twice. --dry-run prints every account, role ARN,
@@ -111,7 +115,7 @@ internal/tfrun/emulator.go.`,
 		fl.BoolVar(&f.dryRun, "dry-run", false, "print the plan of steps; call no AWS or Terraform")
 		fl.BoolVar(&f.plan, "plan", false, "change nothing: find the accounts, plan each Terraform root with the pipeline's identities, keep each plan next to its state for the apply that follows the review, and print what they propose (-o markdown for a pull request)")
 		fl.StringVarP(&f.output, "output", "o", "text", "output format: text or json")
-		fl.StringVar(&f.step, "step", "", "only this step (account, assume-role, terraform, bootstrap, deploy-roles, register); what earlier steps learned is kept in --work-dir")
+		fl.StringVar(&f.step, "step", "", "only this step (account, assume-role, terraform, argocd, bootstrap, register, check-destroyed); what earlier steps learned is kept in --work-dir")
 		fl.StringVar(&f.requestID, "request-id", "", "id carried into session names, logs and API calls (default: generated)")
 		fl.StringVar(&f.workDir, "work-dir", "", "Terraform workspaces and step state (default: <root>/.regionctl/work)")
 		fl.StringVar(&f.logFile, "log-file", "", "Terraform's output, prefixed by cluster (default: <root>/.regionctl/logs/<pipeline>-<region>-<request id>.log)")
