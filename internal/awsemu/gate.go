@@ -427,6 +427,7 @@ func (g *Gate) relay(w http.ResponseWriter, r *http.Request, body []byte, p *pri
 		g.learn(r.Context(), req, answer)
 		answer = g.mends.answer(p.Account, req, answer)
 		answer = g.features.mendAnswer(req, answer)
+		answer = g.stackSets.mendDescribe(req, answer)
 		if req.Service == "iot" {
 			g.iotTags.learn(p.Account, req)
 		}
@@ -502,6 +503,9 @@ func (g *Gate) learn(ctx context.Context, req *request, answer []byte) {
 	}
 	if req.Service == "cloudformation" {
 		g.stackSets.learn(req)
+		if req.Operation == "UpdateStackSet" {
+			g.redeploy(ctx)
+		}
 	}
 	op := req.Operation
 	read := strings.HasPrefix(op, "Get") || strings.HasPrefix(op, "List") || strings.HasPrefix(op, "Describe") || strings.HasPrefix(op, "Head")

@@ -32,7 +32,7 @@ type pipelineFlags struct {
 	dryRun, plan                                  bool
 	workDir, logFile, terraformDir, template      string
 	accountWait, liveWait, leaseTTL, leaseWait    time.Duration
-	approvalWait                                  time.Duration
+	approvalWait, deployRoleWait                  time.Duration
 	parallel                                      int
 	// What the caller (a Tekton PipelineRun) expects the plan to use;
 	// a difference means the PipelineRun is stale.
@@ -124,6 +124,7 @@ internal/tfrun/emulator.go.`,
 		fl.DurationVar(&f.accountWait, "account-wait", 15*time.Minute, "how long to wait for AWS Organizations to create an account")
 		fl.DurationVar(&f.leaseTTL, "lease-ttl", 10*time.Minute, "how long a run's lease of a state lasts without its heartbeat (a dead run's lease expires after it)")
 		fl.DurationVar(&f.leaseWait, "lease-wait", 0, "how long to wait for another run's lease of a state to end or expire")
+		fl.DurationVar(&f.deployRoleWait, "deploy-role-wait", 10*time.Minute, "how long to wait for AWS CloudFormation to deploy ManagementClusterDeployRole into an account just placed in its region's OU")
 		fl.DurationVar(&f.approvalWait, "approval-wait", 0, "how long a run that needs an approval (a destroy; a sector with approval: always) waits for an approver after publishing its plan (0: it stops at once, naming the command that approves)")
 		fl.StringVar(&f.expectRoleARN, "role-arn", "", "refuse to run unless the assume-role step uses this role ARN (as a PipelineRun passes it)")
 		fl.StringVar(&f.expectExternalID, "external-id", "", "refuse to run unless the assume-role step uses this ExternalId")
@@ -201,6 +202,7 @@ func (a *app) runPipeline(f *pipelineFlags, plan func() (*pipeline.Plan, error))
 	defer closeLog()
 	runner.PlanOnly = f.plan
 	runner.ApprovalWait = f.approvalWait
+	runner.DeployRoleWait = f.deployRoleWait
 	// Progress goes to stderr when stdout carries JSON or markdown.
 	progressTo := a.stdout
 	if f.output != "text" {

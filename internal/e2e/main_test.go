@@ -353,7 +353,7 @@ func (e *env) awsConfig() aws.Config {
 
 // args are the flags every pipeline run of the tests gets.
 func (e *env) args(args ...string) []string {
-	return append([]string{"--root", e.root, "--no-cache"}, append(args, "--terraform-dir", e.roots, "--work-dir", e.work, "--terraform-template", template)...)
+	return append([]string{"--root", e.root, "--no-cache"}, append(args, "--terraform-dir", e.roots, "--work-dir", e.work, "--terraform-template", template, "--deploy-role-wait", "20s")...)
 }
 
 // as makes the following runs act as a pipeline's pod: the central

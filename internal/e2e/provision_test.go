@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/organizations"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/regionctl/regionctl/internal/awsemu"
@@ -81,9 +82,10 @@ func TestProvisionRegion(t *testing.T) {
 	if trust, _, ok := e.role(awsemu.DefaultAccount, "regionctl-minting-eu-west-1"); !ok || !strings.Contains(trust, pipelineRole) || !strings.Contains(trust, "regional-pipeline-eu-west-1\"") {
 		t.Errorf("the minting role: %v %s", ok, trust)
 	}
-	// Each management cluster account: the deploy role trusting the
-	// pipeline role with the ExternalId, its scoped inline policy and no
-	// managed one, the boundary, and its AccessRole sealed.
+	// Each management cluster account: the deploy role AWS CloudFormation
+	// deployed from the region's StackSet, trusting the pipeline role with
+	// the ExternalId, its scoped inline policy and no managed one, and the
+	// account marked placed.
 	for _, n := range names[1:] {
 		acct := accounts[n][0]
 		trust, attached, ok := e.role(acct, regioniam.DeployRoleName)
@@ -96,18 +98,19 @@ func TestProvisionRegion(t *testing.T) {
 		if len(attached) != 0 {
 			t.Errorf("%s deploy role has managed policies %v", n, attached)
 		}
-		if pol := e.inlinePolicy(acct, regioniam.DeployRoleName); !strings.Contains(pol, "regionctl-generated-deploy-role-eu-west-1-") || strings.Contains(pol, "AdministratorAccess") {
+		if pol := e.inlinePolicy(acct, regioniam.DeployRoleName); !strings.Contains(pol, `"Id":"regionctl-generated-deploy-role-eu-west-1"`) || strings.Contains(pol, "AdministratorAccess") {
 			t.Errorf("%s deploy role policy: %.200s", n, pol)
 		}
-		if trust, _, _ := e.role(acct, regioniam.AccessRole); !strings.Contains(trust, "role/regionctl-central-pipeline") || strings.Contains(trust, ":root") {
-			t.Errorf("%s's AccessRole is not sealed: %s", n, trust)
+		if tags := e.accountTags(acct); tags[regioniam.SealedTag] != "true" || tags[regioniam.RegionTag] != region {
+			t.Errorf("%s is not marked placed: %v", n, tags)
 		}
 	}
 
 	// What STS was asked: the AccessRole of the regional account by the
-	// central pipeline; the minting role with the ExternalId; a new
-	// account's AccessRole with a session policy; the deploy role with the
-	// ExternalId and the request id in session name and tag.
+	// central pipeline; the minting role with the ExternalId; the deploy
+	// role with the ExternalId and the request id in session name and tag
+	// (once waiting for it to arrive, once to act); and no management
+	// cluster account's AccessRole at all.
 	var deploy, minting, access, regionalAccess, drAccess int
 	dr := e.accounts()["staging-eu-west-1-dr"][0]
 	for _, ar := range e.proxy.assumeRoles() {
@@ -139,15 +142,13 @@ func TestProvisionRegion(t *testing.T) {
 				continue
 			}
 			access++
-			if ar.Get("Policy") == "" {
-				t.Errorf("a management cluster account's AccessRole assumed without a session policy: %v", ar)
-			}
+			t.Errorf("a management cluster account's AccessRole was assumed: %v", ar)
 		default:
 			t.Errorf("unexpected AssumeRole %v", ar)
 		}
 	}
-	if deploy != 2 || minting != 2 || access != 2 || regionalAccess == 0 || drAccess == 0 {
-		t.Errorf("%d deploy role, %d minting role, %d management cluster AccessRole, %d regional AccessRole, %d DR AccessRole assumptions; want 2, 2, 2, some, some",
+	if deploy != 4 || minting != 2 || access != 0 || regionalAccess == 0 || drAccess == 0 {
+		t.Errorf("%d deploy role, %d minting role, %d management cluster AccessRole, %d regional AccessRole, %d DR AccessRole assumptions; want 4, 2, 0, some, some",
 			deploy, minting, access, regionalAccess, drAccess)
 	}
 
@@ -195,12 +196,12 @@ func TestProvisionRegion(t *testing.T) {
 		}
 	}
 
-	// Again: everything is found, nothing is created, the sealed accounts
-	// are left be by the regional pipeline. Meanwhile mc01 got a new OIDC
-	// bucket, which its deploy role's policy names: the central pipeline,
-	// the only one its sealed account still trusts, rewrites the role.
-	mc01 := filepath.Join(e.root, "config/clusters/eu-west-1/mc01.yaml")
-	if err := os.WriteFile(mc01, []byte("type: management\nhypershift:\n  oidc_bucket: hypershift-oidc-staging-eu-west-1-mc01-v2\n"), 0o644); err != nil {
+	// Again: everything is found, nothing is created, the placed accounts
+	// are not moved. Meanwhile the OIDC buckets got new names, which the
+	// deploy role's policy names: the central pipeline updates the
+	// region's StackSet, and AWS every deploy role.
+	oidc := filepath.Join(e.root, "config/global/zz-oidc.yaml")
+	if err := os.WriteFile(oidc, []byte("hypershift:\n  oidc_bucket: hypershift-oidc-v2-${environment}-${region}-${cluster}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var rendered bytes.Buffer
@@ -208,14 +209,16 @@ func TestProvisionRegion(t *testing.T) {
 		t.Fatalf("render: exit %d\n%s", code, rendered.String())
 	}
 	creates := e.proxy.count("CreateAccount")
-	if code, out, _ := e.central("req-central-2"); code != 0 || strings.Contains(out, "created") || !strings.Contains(out, "2 deploy roles as rendered") {
+	if code, out, _ := e.central("req-central-2"); code != 0 || strings.Contains(out, "created") {
 		t.Fatalf("central again: exit %d", code)
 	}
-	if pol := e.inlinePolicy(accounts[names[1]][0], regioniam.DeployRoleName); !strings.Contains(pol, "hypershift-oidc-staging-eu-west-1-mc01-v2") {
-		t.Errorf("mc01's deploy role was not rewritten: %.300s", pol)
+	for _, n := range names[1:] {
+		if pol := e.inlinePolicy(accounts[n][0], regioniam.DeployRoleName); !strings.Contains(pol, "hypershift-oidc-v2-staging-eu-west-1-*") {
+			t.Errorf("%s's deploy role was not updated: %.300s", n, pol)
+		}
 	}
 	code, out, _ = e.regionalRun("pipeline", "regional", "--region", region, "--request-id", "req-regional-2", "--parallel", "2")
-	if code != 0 || strings.Count(out, "already registered") != 2 || strings.Count(out, "the account is sealed") != 2 {
+	if code != 0 || strings.Count(out, "already registered") != 2 || strings.Contains(out, "marked placed") || strings.Contains(out, "moved") {
 		t.Fatalf("regional again: exit %d", code)
 	}
 	// The regional and DR accounts, and the two management clusters'.
@@ -240,4 +243,18 @@ func (e *env) inlinePolicy(account, role string) string {
 	}
 	doc, _ := url.QueryUnescape(aws.ToString(out.PolicyDocument))
 	return doc
+}
+
+// accountTags are an account's tags in the organisation.
+func (e *env) accountTags(account string) map[string]string {
+	e.t.Helper()
+	out, err := organizations.NewFromConfig(e.awsConfig()).ListTagsForResource(context.Background(), &organizations.ListTagsForResourceInput{ResourceId: aws.String(account)})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	tags := map[string]string{}
+	for _, t := range out.Tags {
+		tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
+	}
+	return tags
 }

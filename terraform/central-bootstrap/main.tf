@@ -173,10 +173,6 @@ resource "aws_cloudformation_stack_set" "deploy_role" {
       }
     }
   })
-  lifecycle {
-    # AWS sets it for a service-managed StackSet.
-    ignore_changes = [administration_role_arn]
-  }
 }
 
 resource "aws_cloudformation_stack_set_instance" "deploy_role" {
