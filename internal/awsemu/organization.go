@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -48,6 +49,9 @@ func (v *view) controlPolicies(ctx context.Context, account string) (*guardrails
 	}
 	gen := v.generation
 	v.mu.Unlock()
+	if !slices.Contains(v.orgAccounts(ctx), account) {
+		return &guardrails{}, nil // an account outside the organisation
+	}
 	path, err := v.orgPath(ctx, account)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -301,16 +302,23 @@ func TestSkippedWaveAndException(t *testing.T) {
 	}
 }
 
-// TestDeployRolePolicyChangeNeedsCentral: once sealed, a management cluster
-// account's deploy role is the central pipeline's to change, so a change of
-// its rendered policy starts the central pipeline of the region too.
+// TestDeployRolePolicyChangeNeedsCentral: the deploy role of a region's
+// management cluster accounts is its StackSet's, which the central
+// pipeline applies, so a change of its rendered policy starts the central
+// pipeline of the region too.
 func TestDeployRolePolicyChangeNeedsCentral(t *testing.T) {
 	r, c := newRepo(t), checker(t)
-	r.Write("config/clusters/us-east-1/mc01.yaml", "type: management\nhypershift:\n  oidc_bucket: hypershift-oidc-us-east-1-mc01-v2\n")
-	r.Commit("a new OIDC bucket for us-east-1/mc01")
+	r.Write("config/regions/us-east-1.yaml", r.Read("config/regions/us-east-1.yaml")+"hypershift:\n  oidc_bucket: hypershift-oidc-v2-${environment}-${region}-${cluster}\n")
+	r.Commit("new OIDC bucket names in us-east-1")
 	rep := r.compare(c, "HEAD~1", "HEAD")
-	if got := ids(rep.Affected); got != "us-east-1/mc01:changed:regional us-east-1/regional:changed:central" {
+	got := ids(rep.Affected)
+	if !strings.Contains(got, "us-east-1/regional:changed:central") || !strings.Contains(got, "us-east-1/mc01:changed:regional") {
 		t.Errorf("affected %s", got)
+	}
+	for _, a := range rep.Affected {
+		if a.ID == "us-east-1/regional" && !slices.Contains(a.Files, "production/us-east-1/iam/management-cluster-deploy-role-policy.json") {
+			t.Errorf("the regional cluster's central run does not name the deploy role's policy: %v", a.Files)
+		}
 	}
 }
 
