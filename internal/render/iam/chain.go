@@ -583,11 +583,9 @@ func Boundary(r Region) Document {
 		},
 		{
 			// Data stays in the organisation: objects, keys and secrets of
-			// an account outside it (or of none) are out of reach. (A
-			// bucket being created has no owner yet: s3:CreateBucket is
-			// not among these.)
+			// an account outside it (or of none) are out of reach.
 			Sid: "DenyResourcesOutsideOrganization", Effect: "Deny",
-			Action:    Strings{"s3:*Object*", "s3:ListBucket*", "s3:PutBucketPolicy", "kms:*", "secretsmanager:*"},
+			Action:    dataActions(),
 			Resource:  Strings{"*"},
 			Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:ResourceOrgID": {OrganizationID}}},
 		},

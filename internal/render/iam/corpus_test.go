@@ -55,6 +55,8 @@ var sampleActions = map[string][]string{
 	"route53:*": {"route53:CreateHostedZone"}, "iam:*": {"iam:CreateRole", "iam:PutRolePolicy"}, "*": {"iam:CreateUser", "s3:GetObject", "sts:AssumeRole"},
 	"account:*": {"account:PutAlternateContact"}, "organizations:*": {"organizations:LeaveOrganization"},
 	"s3:*Object*": {"s3:GetObject", "s3:PutObject"}, "s3:ListBucket*": {"s3:ListBucket"},
+	"s3:GetObject*": {"s3:GetObject"}, "s3:PutObject*": {"s3:PutObject"}, "s3:DeleteObject*": {"s3:DeleteObject"},
+	"kms:GenerateDataKey*": {"kms:GenerateDataKey"}, "kms:ReEncrypt*": {"kms:ReEncryptFrom"},
 }
 
 var accountSegment = regexp.MustCompile(`^(arn:[^:]*:[^:]*:[^:]*:)([^:]*)(:.*)$`)

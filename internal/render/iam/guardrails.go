@@ -56,10 +56,9 @@ func GuardrailSCP(r Region) Document {
 		},
 		{
 			// The resource perimeter: objects, keys and secrets of
-			// accounts outside the organisation (a bucket being created
-			// has no owner yet: s3:CreateBucket is not among these).
+			// accounts outside the organisation (or of none).
 			Sid: "DenyResourcesOutsideOrganization", Effect: "Deny",
-			Action:    Strings{"s3:*Object*", "s3:ListBucket*", "kms:*", "secretsmanager:*"},
+			Action:    dataActions(),
 			Resource:  Strings{"*"},
 			Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:ResourceOrgID": {OrganizationID}}},
 		},
@@ -88,4 +87,17 @@ func DataPerimeterRCP(r Region) Document {
 			},
 		},
 	}}
+}
+
+// dataActions are the actions that move data in or out of an existing
+// object, key or secret: AWS puts aws:ResourceOrgID in their request
+// context whenever the resource's account is in an organisation. Actions
+// that create a resource (s3:CreateBucket, kms:CreateKey,
+// secretsmanager:CreateSecret) are not among them: a resource not made yet
+// has no organisation to compare, and a Deny keyed on one would refuse
+// them.
+func dataActions() Strings {
+	return Strings{"s3:GetObject*", "s3:PutObject*", "s3:DeleteObject*", "s3:ListBucket*", "s3:RestoreObject", "s3:ReplicateObject",
+		"kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey*", "kms:ReEncrypt*", "kms:CreateGrant",
+		"secretsmanager:GetSecretValue", "secretsmanager:PutSecretValue", "secretsmanager:BatchGetSecretValue"}
 }
