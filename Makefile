@@ -112,7 +112,7 @@ $(TF_RC): scripts/terraformrc
 	mkdir -p $(CURDIR)/.regionctl/plugin-cache
 	scripts/terraformrc $(CURDIR)/.regionctl/plugin-cache > $@.tmp && mv $@.tmp $@
 
-demo: build $(TF_RC) ## provision one region end to end against moto and a local platform API, then clean up (REGION=eu-west-1)
+demo: build iamsim $(TF_RC) ## provision one region end to end against moto and a local platform API, then clean up (REGION=eu-west-1)
 	TF_CLI_CONFIG_FILE=$(TF_RC) CHECKPOINT_DISABLE=1 ./$(BIN) dev demo --region $(or $(REGION),eu-west-1)
 
 clean: ## remove build output

@@ -170,6 +170,9 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeDenial(w, req, deny)
 		return
 	}
+	if g.second != nil {
+		g.validate(p, req, body)
+	}
 	if req.Service == "s3" && g.bucketPolicy(r.Context(), w, req, body) {
 		return
 	}

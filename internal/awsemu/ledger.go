@@ -32,6 +32,10 @@ type Entry struct {
 	Second   string              `json:"second,omitempty"`
 	Disagree bool                `json:"disagree,omitempty"`
 	Settled  string              `json:"settled,omitempty"`
+	// Problems are what the second judge found wrong in a policy document
+	// the request installs (an action on a resource type it does not
+	// authorize on, a condition key none of its actions knows).
+	Problems []string `json:"problems,omitempty"`
 }
 
 // Ledger is every decision of a gate, in order.
@@ -100,6 +104,18 @@ func (l *Ledger) Disagreements() []Entry {
 	var out []Entry
 	for _, e := range l.Entries() {
 		if e.Disagree && e.Settled == "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Invalid are the requests that installed a policy document the second
+// judge found grants that AWS would never make.
+func (l *Ledger) Invalid() []Entry {
+	var out []Entry
+	for _, e := range l.Entries() {
+		if len(e.Problems) > 0 {
 			out = append(out, e)
 		}
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/regionctl/regionctl/internal/awsemu"
+	"github.com/regionctl/regionctl/internal/iamjudge/simulator"
 	"github.com/regionctl/regionctl/internal/platformapi"
 	"github.com/regionctl/regionctl/internal/render"
 	regioniam "github.com/regionctl/regionctl/internal/render/iam"
@@ -89,6 +90,13 @@ func Run(ctx context.Context, o Options, w io.Writer) error {
 	defer gate.Close()
 	gate.Ledger().Expect(awsemu.AccountProbe)
 	say("IAM gate at %s: every request is decided as AWS would (docs/iam-gate.md)", gate.URL)
+	judge, err := simulator.Start(filepath.Join(o.Root, "tools", "iamsim"))
+	if err != nil {
+		return fmt.Errorf("the second IAM judge, which decides every request beside the gate: %w", err)
+	}
+	defer judge.Close()
+	gate.SetSecondJudge(judge)
+	say("second IAM judge: the IAM simulator (tools/iamsim), asked every question the gate decides")
 	for k, v := range emu.Env() {
 		os.Setenv(k, v)
 	}
@@ -173,11 +181,25 @@ func Run(ctx context.Context, o Options, w io.Writer) error {
 		return err
 	}
 	say("the IAM gate's decisions (%s):\n%s", ledger, awsemu.Summary(gate.Ledger().Entries()))
+	compared, agreed := gate.Ledger().Compared()
+	say("the two IAM judges agreed on %d of %d decisions", agreed, compared)
 	if denied := gate.Ledger().Unexpected(); len(denied) > 0 {
 		for _, d := range denied {
 			fmt.Fprintf(w, "denied: %s %s on %s: %s\n", d.Principal, d.Action, d.Resource, d.Reason)
 		}
 		return fmt.Errorf("the IAM gate denied %d requests the pipelines made", len(denied))
+	}
+	if invalid := gate.Ledger().Invalid(); len(invalid) > 0 {
+		for _, d := range invalid {
+			fmt.Fprintf(w, "%s installed a policy that grants what AWS never would (%s %s): %s\n", d.Principal, d.Operation, d.Resource, strings.Join(d.Problems, "; "))
+		}
+		return fmt.Errorf("%d policies the roots installed grant what AWS never would", len(invalid))
+	}
+	if differ := gate.Ledger().Disagreements(); len(differ) > 0 {
+		for _, d := range differ {
+			fmt.Fprintf(w, "the judges differ: %s %s on %s: the gate %s (%s), the simulator %s\n", d.Principal, d.Action, d.Resource, d.Decision, d.Reason, d.Second)
+		}
+		return fmt.Errorf("the two IAM judges differ on %d requests (docs/iam-gate.md, The second judge)", len(differ))
 	}
 	say("provisioned %s end to end in %s", o.Region, time.Since(start).Round(time.Second))
 	return nil

@@ -78,6 +78,12 @@ func (e *env) maestroChecklist(regional, mc01, cluster string, mcOutputs, region
 	if strings.Contains(doc, "consumers/*") || strings.Contains(doc, "consumers/+") {
 		t.Errorf("the agent's IoT policy reaches other consumers: %s", doc)
 	}
+	// The server's policy connects only the certificate attached to the
+	// server's thing, which no regional principal may attach one to.
+	server := e.iotPolicy(regional, region+"-maestro")
+	if !strings.Contains(server, `"iot:Connection.Thing.IsAttached":"true"`) || !strings.Contains(server, `"iot:Connection.Thing.ThingName":"`+region+`-maestro-server"`) {
+		t.Errorf("the Maestro server's IoT policy admits a certificate not attached to its thing: %s", server)
+	}
 }
 
 // iotAttached lists the IoT policies attached to the certificate whose PEM

@@ -315,6 +315,9 @@ func (e *env) closeGate() {
 	}
 	compared, agreed := l.Compared()
 	e.t.Logf("the two IAM judges agreed on %d of %d decisions", agreed, compared)
+	for _, d := range l.Invalid() {
+		e.t.Errorf("%s installed a policy that grants what AWS never would (%s %s): %s", d.Principal, d.Operation, d.Resource, strings.Join(d.Problems, "; "))
+	}
 	for _, d := range l.Disagreements() {
 		e.t.Errorf("the IAM judges disagree: %s %s on %s (%s): iamjudge %s (%s); simulator %s", d.Principal, d.Action, d.Resource, d.Operation, d.Decision, d.Reason, d.Second)
 	}

@@ -139,11 +139,26 @@ data "aws_iam_policy_document" "lb_controller" {
     actions = ["elasticloadbalancing:AddTags", "elasticloadbalancing:RemoveTags", "elasticloadbalancing:ModifyLoadBalancerAttributes",
       "elasticloadbalancing:SetIpAddressType", "elasticloadbalancing:SetSecurityGroups", "elasticloadbalancing:SetSubnets",
       "elasticloadbalancing:DeleteLoadBalancer", "elasticloadbalancing:ModifyTargetGroup", "elasticloadbalancing:ModifyTargetGroupAttributes",
-    "elasticloadbalancing:DeleteTargetGroup", "elasticloadbalancing:ModifyListenerAttributes"]
+    "elasticloadbalancing:DeleteTargetGroup"]
     resources = [
       "arn:${data.aws_partition.current.partition}:elasticloadbalancing:*:*:loadbalancer/net/*/*",
       "arn:${data.aws_partition.current.partition}:elasticloadbalancing:*:*:loadbalancer/app/*/*",
       "arn:${data.aws_partition.current.partition}:elasticloadbalancing:*:*:targetgroup/*/*",
+    ]
+    condition {
+      test     = "Null"
+      variable = "aws:ResourceTag/elbv2.k8s.aws/cluster"
+      values   = ["false"]
+    }
+  }
+  statement {
+    # Listener attributes are authorized on the listener (Service
+    # Authorization Reference): a load balancer's ARN never grants them.
+    sid     = "ItsOwnListeners"
+    actions = ["elasticloadbalancing:ModifyListenerAttributes"]
+    resources = [
+      "arn:${data.aws_partition.current.partition}:elasticloadbalancing:*:*:listener/net/*/*/*",
+      "arn:${data.aws_partition.current.partition}:elasticloadbalancing:*:*:listener/app/*/*/*",
     ]
     condition {
       test     = "Null"

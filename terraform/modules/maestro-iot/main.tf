@@ -17,15 +17,23 @@ locals {
 }
 
 # The server's policy: its client id; publish work to every consumer, hear
-# every consumer back.
+# every consumer back. It admits only a certificate attached to the
+# server's thing: the regional pipeline, which makes the agents'
+# certificates and may attach policies to them, may attach no certificate
+# to a thing, so attaching this policy to one of its certificates connects
+# nothing.
 module "server" {
   source      = "../mqtt-client"
   client_id   = local.client_id
+  thing_name  = local.client_id
   policy_name = "${var.region}-maestro"
   policy_json = jsonencode({
     Version = "2012-10-17"
     Statement = [
-      { Effect = "Allow", Action = ["iot:Connect"], Resource = ["${local.iot}:client/${local.client_id}"] },
+      {
+        Effect    = "Allow", Action = ["iot:Connect"], Resource = ["${local.iot}:client/${local.client_id}"]
+        Condition = { Bool = { "iot:Connection.Thing.IsAttached" = "true" }, StringEquals = { "iot:Connection.Thing.ThingName" = local.client_id } }
+      },
       { Effect = "Allow", Action = ["iot:Publish"], Resource = ["${local.iot}:topic/${local.consumers}/*/sourceevents"] },
       { Effect = "Allow", Action = ["iot:Subscribe"], Resource = ["${local.iot}:topicfilter/${local.consumers}/+/agentevents"] },
       { Effect = "Allow", Action = ["iot:Receive"], Resource = ["${local.iot}:topic/${local.consumers}/*/agentevents"] },

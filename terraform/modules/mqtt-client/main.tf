@@ -29,6 +29,19 @@ resource "aws_iot_certificate" "this" {
   active   = true
 }
 
+resource "aws_iot_thing" "this" {
+  count    = var.thing_name == null ? 0 : 1
+  provider = aws.broker
+  name     = var.thing_name
+}
+
+resource "aws_iot_thing_principal_attachment" "this" {
+  count     = var.thing_name == null ? 0 : 1
+  provider  = aws.broker
+  thing     = aws_iot_thing.this[0].name
+  principal = aws_iot_certificate.this.arn
+}
+
 resource "aws_iot_policy_attachment" "this" {
   provider = aws.broker
   policy   = aws_iot_policy.this.name

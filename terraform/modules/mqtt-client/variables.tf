@@ -33,6 +33,12 @@ variable "oidc_issuer" {
   type = string
 }
 
+variable "thing_name" {
+  type        = string
+  default     = null
+  description = "When set, an IoT thing of this name holds the client's certificate: a policy conditioned on iot:Connection.Thing.IsAttached then admits that certificate and no other it is attached to."
+}
+
 variable "permissions_boundary" {
   type    = string
   default = null
