@@ -102,9 +102,11 @@ func Run(ctx context.Context, o Options, w io.Writer) error {
 	}
 	os.Setenv("AWS_ENDPOINT_URL", gate.URL)
 
-	var regional string // the regional account, once the central pipeline made it
+	// The regional account and the platform API's id, once the central
+	// pipeline made them: the local platform API stands for that API.
+	var regional, apiID string
 	api := &platformapi.Server{Authorize: func(r *http.Request, body []byte) (string, error) {
-		return gate.Invoke(r, body, awsemu.API{Region: o.Region, Account: regional, ID: "platformapi", Stage: "$default"})
+		return gate.Invoke(r, body, awsemu.API{Region: o.Region, Account: regional, ID: apiID, Stage: "$default"})
 	}}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -158,7 +160,8 @@ func Run(ctx context.Context, o Options, w io.Writer) error {
 	if err := run("pipeline", "central", "--region", o.Region, "--request-id", "demo-central", "--terraform-dir", tf); err != nil {
 		return err
 	}
-	regional, issuer, err := regionalIdentity(ctx, cfg, o.Region)
+	var issuer string
+	regional, issuer, apiID, err = regionalIdentity(ctx, cfg, o.Region)
 	if err != nil {
 		return err
 	}
@@ -205,12 +208,13 @@ func Run(ctx context.Context, o Options, w io.Writer) error {
 	return nil
 }
 
-// regionalIdentity finds the regional account and its cluster's OIDC
-// issuer (the regional cluster's Terraform output, in the central state).
-func regionalIdentity(ctx context.Context, cfg aws.Config, region string) (account, issuer string, err error) {
+// regionalIdentity finds the regional account, its cluster's OIDC issuer
+// and its platform API's id (the regional cluster's Terraform outputs, in
+// the central state).
+func regionalIdentity(ctx context.Context, cfg aws.Config, region string) (account, issuer, apiID string, err error) {
 	out, err := organizations.NewFromConfig(cfg).ListAccounts(ctx, &organizations.ListAccountsInput{})
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	for _, a := range out.Accounts {
 		if strings.HasSuffix(aws.ToString(a.Name), "-"+region+"-regional") {
@@ -220,20 +224,21 @@ func regionalIdentity(ctx context.Context, cfg aws.Config, region string) (accou
 	client := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle, o.DisableLogOutputChecksumValidationSkipped = true, true })
 	obj, err := client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("regionctl-tfstate-" + region + "-regional"), Key: aws.String("regional-cluster/" + region + "/regional.tfstate")})
 	if err != nil {
-		return "", "", fmt.Errorf("reading the regional cluster's state: %w", err)
+		return "", "", "", fmt.Errorf("reading the regional cluster's state: %w", err)
 	}
 	defer obj.Body.Close()
 	var state struct {
 		Outputs map[string]struct{ Value any } `json:"outputs"`
 	}
 	if err := json.NewDecoder(obj.Body).Decode(&state); err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	issuer, _ = state.Outputs["oidc_issuer"].Value.(string)
-	if account == "" || issuer == "" {
-		return "", "", fmt.Errorf("no regional account or OIDC issuer for %s", region)
+	apiID, _ = state.Outputs["platform_api_id"].Value.(string)
+	if account == "" || issuer == "" || apiID == "" {
+		return "", "", "", fmt.Errorf("no regional account, OIDC issuer or platform API id for %s", region)
 	}
-	return account, issuer, nil
+	return account, issuer, apiID, nil
 }
 
 func awsConfig(endpoint string) aws.Config {

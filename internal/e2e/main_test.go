@@ -210,6 +210,7 @@ type env struct {
 	proxy           *proxy
 	api             *platformapi.Server
 	url             string // the platform API's URL
+	apiID           string // the id of the API Gateway API the platform API stands for (the regional root's platform_api_id)
 	tokens          string // where web identity tokens are written
 	regionalAccount string // the test region's regional account, once the central pipeline made it
 	issuer          string // the test region's regional cluster's OIDC issuer
@@ -248,7 +249,7 @@ func setup(t *testing.T) *env {
 	// The second judge decides every request the gate decides.
 	g.SetSecondJudge(simulator.Require(t))
 	e := &env{t: t, root: t.TempDir(), roots: t.TempDir(), work: t.TempDir(), tokens: t.TempDir(), gate: g,
-		issuer: "https://oidc.eks." + region + ".amazonaws.com/id/REGIONAL", others: map[string]string{}}
+		issuer: "https://oidc.eks." + region + ".amazonaws.com/id/REGIONAL", others: map[string]string{}, apiID: "platformapi"}
 	t.Cleanup(func() { e.closeGate() })
 	for _, dir := range []string{"config", "deploy", "charts", "pipelines"} {
 		if err := tftest.CopyDir(filepath.Join("../..", dir), filepath.Join(e.root, dir)); err != nil {
@@ -265,7 +266,7 @@ func setup(t *testing.T) *env {
 	e.api = &platformapi.Server{Authorize: func(r *http.Request, body []byte) (string, error) {
 		signed := awsemu.SigningRegion(r)
 		account, _ := e.regionalOf(signed)
-		return g.Invoke(r, body, awsemu.API{Region: signed, Account: account, ID: "platformapi", Stage: "$default"})
+		return g.Invoke(r, body, awsemu.API{Region: signed, Account: account, ID: e.apiID, Stage: "$default"})
 	}}
 	srv := httptest.NewServer(e.api)
 	t.Cleanup(srv.Close)

@@ -62,6 +62,11 @@ func TestRealRoots(t *testing.T) {
 		t.Fatalf("the regional cluster's issuer: %q", issuer)
 	}
 	e.issuer = issuer
+	// The platform API stands for the regional root's API Gateway API,
+	// which the regional pipeline's policy names.
+	if e.apiID, _ = state.Outputs["platform_api_id"].Value.(string); e.apiID == "" {
+		t.Fatal("the regional root has no platform_api_id output")
+	}
 
 	step = time.Now()
 	if code, _, _ := e.regionalRun("pipeline", "regional", "--region", region, "--request-id", "real-regional", "--api-endpoint", e.url, "--parallel", "2"); code != 0 {
