@@ -3,7 +3,6 @@ package awsemu
 import (
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"sort"
 	"sync"
 
@@ -13,7 +12,8 @@ import (
 // iotChecks names the resources of the IoT calls the roots make, as the
 // Service Authorization Reference types them: a policy's calls act on the
 // policy, a certificate's on the certificate, and attaching a policy on
-// the target it is attached to.
+// the target it is attached to; listing a target's policies on no
+// resource.
 func iotChecks(e *env) ([]check, error) {
 	req := e.req
 	arn := "arn:" + e.partition() + ":iot:" + req.Region + ":" + e.p.Account + ":"
@@ -27,7 +27,8 @@ func iotChecks(e *env) ([]check, error) {
 	case "AttachPolicy", "DetachPolicy":
 		res = req.str("target")
 	case "ListAttachedPolicies":
-		res, _ = url.PathUnescape(req.Labels["target"])
+		// AWS authorizes it on no resource type (Service Authorization
+		// Reference): "*", whatever target it names.
 	case "TagResource", "UntagResource":
 		res = req.str("resourceArn")
 	case "ListTagsForResource":

@@ -217,9 +217,17 @@ func (v *view) oidcProvider(ctx context.Context, account, issuer string) (string
 	if err != nil {
 		return "", err
 	}
-	out, err := awsiam.NewFromConfig(cfg).ListOpenIDConnectProviders(ctx, &awsiam.ListOpenIDConnectProvidersInput{})
-	if err != nil {
-		return "", err
+	// moto has been seen to answer this with a body cut short while
+	// Terraform makes the provider in another account: asked again.
+	var out *awsiam.ListOpenIDConnectProvidersOutput
+	for try := 0; ; try++ {
+		out, err = awsiam.NewFromConfig(cfg).ListOpenIDConnectProviders(ctx, &awsiam.ListOpenIDConnectProvidersInput{})
+		if err == nil {
+			break
+		}
+		if try == 2 || ctx.Err() != nil {
+			return "", err
+		}
 	}
 	for _, p := range out.OpenIDConnectProviderList {
 		if arn := aws.ToString(p.Arn); strings.HasSuffix(arn, ":oidc-provider/"+issuer) {

@@ -24,6 +24,9 @@ func TestSettlementsAreStillNeeded(t *testing.T) {
 		{1, iamjudge.Authorization{Request: iamjudge.Request{Caller: iamjudge.Caller{Federated: provider, Account: "111111111111"}, Action: "sts:AssumeRoleWithWebIdentity",
 			Resource: "arn:aws:iam::111111111111:role/x", Context: map[string][]string{"oidc.eks.us-east-1.amazonaws.com/id/ABC:sub": {"system:serviceaccount:ns:sa"}}},
 			ResourcePolicy: &trust, ResourceAccount: "111111111111", TrustRequired: true}},
+		{2, iamjudge.Authorization{Request: iamjudge.Request{Caller: iamjudge.Caller{ARN: "arn:aws:sts::111111111111:assumed-role/admin/s", RoleARN: "arn:aws:iam::111111111111:role/admin", Account: "111111111111"},
+			Action: "apigateway:GET", Resource: "arn:aws:apigateway:eu-west-1::/apis/a1b2c3/routes/r1"},
+			Identity: []iamjudge.Document{doc("admin", S{Effect: "Allow", Action: Ss{"*"}, Resource: Ss{"*"}})}}},
 	}
 	for _, c := range cases {
 		v, err := j.Compare(c.a)
