@@ -23,8 +23,15 @@ import (
 
 const stateFile = "render-state.json"
 
+// statePath is where the record is kept; "" when .regionctl is not a
+// directory of the repository's own (a link someone committed is never
+// followed: nothing is read or written there).
 func (a *app) statePath() string {
-	return filepath.Join(a.root, deploytree.WorkDir, stateFile)
+	dir, err := deploytree.Inside(a.root, deploytree.WorkDir)
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, stateFile)
 }
 
 // snapshot stats what a render of a.root reads and writes, or fails when
@@ -59,7 +66,11 @@ func (a *app) unchangedSinceLastRender() (int, bool) {
 	if a.noCache {
 		return 0, false
 	}
-	st := renderstate.Load(a.statePath())
+	path := a.statePath()
+	if path == "" {
+		return 0, false
+	}
+	st := renderstate.Load(path)
 	if st == nil {
 		return 0, false
 	}
@@ -75,6 +86,9 @@ func (a *app) unchangedSinceLastRender() (int, bool) {
 // else removes the old state.
 func (a *app) recordRender(files int) {
 	path := a.statePath()
+	if path == "" {
+		return
+	}
 	if a.noCache || len(a.fleetDiags) > 0 {
 		_ = os.Remove(path)
 		return

@@ -289,8 +289,12 @@ func (a *app) pipelineRunner(ctx context.Context, f *pipelineFlags, p *pipeline.
 		}
 		return def
 	}
-	workDir := or(f.workDir, filepath.Join(root, ".regionctl", "work"))
-	logPath := or(f.logFile, filepath.Join(root, ".regionctl", "logs", fmt.Sprintf("%s-%s-%s.log", p.Pipeline, p.Region, p.RequestID)))
+	work, err := deploytree.Inside(root, deploytree.WorkDir)
+	if err != nil {
+		return nil, nil, fail(ExitInput, "%v", err)
+	}
+	workDir := or(f.workDir, filepath.Join(work, "work"))
+	logPath := or(f.logFile, filepath.Join(work, "logs", fmt.Sprintf("%s-%s-%s.log", p.Pipeline, p.Region, p.RequestID)))
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
 		return nil, nil, fail(ExitExternal, "creating the log directory: %v", err)
 	}

@@ -25,7 +25,10 @@ func (e *LockedError) Error() string {
 
 // workDir makes the work directory beside dir, ignored by git.
 func workDir(dir string) (string, error) {
-	w := filepath.Join(filepath.Dir(filepath.Clean(dir)), WorkDir)
+	w, err := Inside(filepath.Dir(filepath.Clean(dir)), WorkDir)
+	if err != nil {
+		return "", err
+	}
 	if err := os.MkdirAll(w, 0o755); err != nil {
 		return "", err
 	}

@@ -116,3 +116,36 @@ func TestLockDiesWithItsHolder(t *testing.T) {
 		t.Fatalf("after the holder was killed: %v", err)
 	}
 }
+
+// TestWorkDirLinkIsNeverFollowed: a .regionctl committed as a symbolic
+// link to a directory outside the repository is refused: the render
+// neither deletes the staging trees it would find there nor writes into
+// it, and deploy/ is left as it was.
+func TestWorkDirLinkIsNeverFollowed(t *testing.T) {
+	repo, outside := t.TempDir(), t.TempDir()
+	victim := filepath.Join(outside, "staging-precious")
+	if err := os.MkdirAll(victim, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(repo, WorkDir)); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(repo, "deploy")
+	_, err := Begin(OS{}, dir, Options{})
+	if err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+		t.Fatalf("a linked %s: %v", WorkDir, err)
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Errorf("the render removed %s outside the repository: %v", victim, err)
+	}
+	entries, _ := os.ReadDir(outside)
+	if len(entries) != 1 {
+		t.Errorf("the render wrote outside the repository: %v", entries)
+	}
+	if _, err := Inside(repo, "deploy"); err != nil {
+		t.Errorf("a plain path inside: %v", err)
+	}
+	if _, err := Inside(repo, "../x"); err == nil {
+		t.Error("a path leaving the repository was accepted")
+	}
+}
