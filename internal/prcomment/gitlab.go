@@ -26,7 +26,21 @@ type GitLab struct {
 // NewGitLab talks to api (CI_API_V4_URL) with a token that may write notes
 // (a project or personal access token: CI_JOB_TOKEN may not).
 func NewGitLab(api *url.URL, token, project string, mr int) *GitLab {
-	return &GitLab{api: api, token: token, project: project, mr: mr, http: &http.Client{Timeout: time.Minute}}
+	return &GitLab{api: api, token: token, project: project, mr: mr, http: &http.Client{Timeout: time.Minute, CheckRedirect: sameOrigin}}
+}
+
+// sameOrigin refuses to follow a redirect to another scheme, host or port:
+// Go's client carries a request's own headers (the PRIVATE-TOKEN among
+// them) to wherever a redirect leads, plain http included.
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	first := via[0].URL
+	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+		return fmt.Errorf("refusing to follow a redirect from %s://%s to %s://%s with the token", first.Scheme, first.Host, req.URL.Scheme, req.URL.Host)
+	}
+	if len(via) >= 5 {
+		return fmt.Errorf("refusing more than %d redirects", len(via))
+	}
+	return nil
 }
 
 type gitlabNote struct {
