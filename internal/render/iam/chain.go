@@ -108,6 +108,12 @@ func Partition(region string) string {
 		return "aws-iso-b"
 	case strings.HasPrefix(region, "us-iso-"):
 		return "aws-iso"
+	case strings.HasPrefix(region, "eu-isoe-"):
+		return "aws-iso-e"
+	case strings.HasPrefix(region, "us-isof-"):
+		return "aws-iso-f"
+	case strings.HasPrefix(region, "eusc-"):
+		return "aws-eusc"
 	}
 	return "aws"
 }
@@ -169,6 +175,12 @@ func GlobalRegion(partition string) string {
 		return "us-isob-east-1"
 	case "aws-iso":
 		return "us-iso-east-1"
+	case "aws-iso-e":
+		return "eu-isoe-west-1"
+	case "aws-iso-f":
+		return "us-isof-south-1"
+	case "aws-eusc":
+		return "eusc-de-east-1"
 	}
 	return "us-east-1"
 }

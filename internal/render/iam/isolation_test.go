@@ -550,7 +550,8 @@ func TestIsolationCatchesLeaks(t *testing.T) {
 // TestPartitionComesFromTheRegion: every ARN of a GovCloud or China
 // region's documents is of that region's partition.
 func TestPartitionComesFromTheRegion(t *testing.T) {
-	for region, partition := range map[string]string{"us-gov-west-1": "aws-us-gov", "cn-north-1": "aws-cn", "eu-west-1": "aws"} {
+	for region, partition := range map[string]string{"us-gov-west-1": "aws-us-gov", "cn-north-1": "aws-cn", "eu-west-1": "aws",
+		"us-iso-east-1": "aws-iso", "us-isob-east-1": "aws-iso-b", "eu-isoe-west-1": "aws-iso-e", "us-isof-south-1": "aws-iso-f", "eusc-de-east-1": "aws-eusc"} {
 		r := iam.Region{Name: region, Environment: "production", TektonNamespace: "p", ManagementStateBucket: "mc-" + region,
 			CentralStateBucket: "central-" + region, Clusters: []iam.ManagementCluster{{Name: "mc01", OIDCBucket: "oidc-" + region}}, OIDCBuckets: "oidc-*"}
 		d := iam.RegionDocuments(r)
