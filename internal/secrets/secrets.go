@@ -61,8 +61,15 @@ func (r rule) mayMatch(s string) bool {
 // secretKey matches the keys whose values are secrets by name.
 var secretKey = regexp.MustCompile(`(?i)(^|[_.-])(password|passwd|passphrase|secret|secret_?key|token|api_?key|access_?key|private_?key|client_?secret|credentials?)$`)
 
-// reference is a value that names a secret instead of holding it.
-var reference = regexp.MustCompile(`^(ssm://|arn:aws[a-z-]*:(secretsmanager|ssm|kms):|\$\{)`)
+// reference is a value that names a secret instead of holding it, as a
+// whole: an SSM parameter's path, or the ARN of a Secrets Manager secret,
+// an SSM parameter or a KMS key (${...} may stand in them). A value that
+// only begins like one ("ssm://x hunter2") is not one.
+var reference = regexp.MustCompile(`^(ssm:///?[A-Za-z0-9_.\-/${}]+|arn:aws[a-z-]*:(secretsmanager|ssm|kms):[a-z0-9${}-]*:([0-9]{12}|\$\{[a-z_]+\}):[A-Za-z0-9/_+=.@:${}-]+)$`)
+
+// camelWord finds where a camelCase key's words meet (dbPassword,
+// awsSecretAccessKey), so that they are split like snake_case ones.
+var camelWord = regexp.MustCompile(`([a-z0-9])([A-Z])`)
 
 // Find reports what kind of secret value looks like (key is the map key it
 // is set under, "" in a list), or "" when it looks like none.
@@ -77,7 +84,7 @@ func Find(key, value string) string {
 			}
 		}
 	}
-	if key != "" && secretKey.MatchString(key) && !reference.MatchString(value) && len(strings.TrimSpace(value)) >= 8 {
+	if key != "" && secretKey.MatchString(camelWord.ReplaceAllString(key, "${1}_${2}")) && !reference.MatchString(value) && len(strings.TrimSpace(value)) >= 8 {
 		return "a literal under the secret-named key " + key
 	}
 	return ""

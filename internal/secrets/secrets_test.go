@@ -26,10 +26,20 @@ func TestFind(t *testing.T) {
 		{"db_password", "Tr0ub4dor&3", "a literal under the secret-named key db_password"},
 		{"clientSecret", "0123456789abcdef", "a literal under the secret-named key clientSecret"},
 		{"client_secret", "0123456789abcdef", "a literal under the secret-named key client_secret"},
+		{"dbPassword", "Tr0ub4dor&3", "a literal under the secret-named key dbPassword"},
+		{"awsSecretAccessKey", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "a literal under the secret-named key awsSecretAccessKey"},
+		{"apiToken", "0123456789abcdef", "a literal under the secret-named key apiToken"},
+		// A value that only begins like a reference, or interpolates
+		// around a literal, holds the literal.
+		{"password", "ssm://x correct-horse-battery", "a literal under the secret-named key password"},
+		{"password", "ssm:///path hunter22", "a literal under the secret-named key password"},
+		{"token", "${region}-hunter2hunter2", "a literal under the secret-named key token"},
+		{"password", "arn:aws:secretsmanager:us-east-1:111122223333:secret:db plaintext", "a literal under the secret-named key password"},
 		// Not secrets.
 		{"password_ref", "arn:aws:secretsmanager:us-east-1:111122223333:secret:db-AbCdEf", ""},
 		{"password", "ssm:///platform/db/password", ""},
-		{"token", "${cluster}-token-ref", ""},
+		{"password", "ssm:///platform/${environment}/${region}/db", ""},
+		{"passwordRef", "arn:aws:secretsmanager:${region}:111122223333:secret:db-AbCdEf", ""},
 		{"token", "short", ""},
 		{"token_ttl", "3600", ""},
 		{"repo_url", "https://git.example.com/fleet.git", ""},
