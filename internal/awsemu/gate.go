@@ -118,7 +118,7 @@ func (g *Gate) Ledger() *Ledger { return g.ledger }
 
 // Changed tells the gate that state it reads (IAM, buckets, the
 // organisation) changed behind its back, as a test's direct fixture does.
-func (g *Gate) Changed() { g.view.changed() }
+func (g *Gate) Changed() { g.view.changed(); g.view.orgChanged() }
 
 // ServeHTTP decides a request and relays it to the emulator when allowed.
 func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -514,7 +514,10 @@ func (g *Gate) learn(ctx context.Context, req *request, answer []byte) {
 	read := strings.HasPrefix(op, "Get") || strings.HasPrefix(op, "List") || strings.HasPrefix(op, "Describe") || strings.HasPrefix(op, "Head")
 	switch {
 	case read:
-	case req.Service == "iam", req.Service == "organizations":
+	case req.Service == "organizations":
+		g.view.changed()
+		g.view.orgChanged()
+	case req.Service == "iam":
 		g.view.changed()
 	case req.Service == "s3" && (strings.Contains(op, "Policy") || strings.Contains(op, "PublicAccessBlock") || op == "CreateBucket" || op == "DeleteBucket"):
 		g.view.changed()

@@ -47,7 +47,7 @@ func (v *view) controlPolicies(ctx context.Context, account string) (*guardrails
 		v.mu.Unlock()
 		return g, nil
 	}
-	gen := v.generation
+	gen := v.orgGeneration
 	v.mu.Unlock()
 	if !slices.Contains(v.orgAccounts(ctx), account) {
 		return &guardrails{}, nil // an account outside the organisation
@@ -105,7 +105,7 @@ func (v *view) controlPolicies(ctx context.Context, account string) (*guardrails
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.generation == gen {
+	if v.orgGeneration == gen {
 		if v.guards == nil {
 			v.guards = map[string]*guardrails{}
 		}

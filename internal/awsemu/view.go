@@ -38,6 +38,9 @@ type view struct {
 	org        *orgView
 	accounts   []string               // the organisation's
 	guards     map[string]*guardrails // account → its SCPs and RCPs
+	// orgGeneration counts the changes of the organisation (orgChanged);
+	// guards holds what was read since the last.
+	orgGeneration int
 }
 
 type roleView struct {
@@ -71,7 +74,17 @@ func (v *view) changed() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.generation++
-	v.roles, v.buckets, v.org, v.accounts, v.guards = nil, nil, nil, nil, nil
+	v.roles, v.buckets, v.org, v.accounts = nil, nil, nil, nil
+}
+
+// orgChanged forgets what was read of the organisation's guardrails: a
+// request that may have changed its policies, OUs or accounts passed the
+// gate. (IAM and S3 writes, far more frequent, leave them be.)
+func (v *view) orgChanged() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.orgGeneration++
+	v.guards = nil
 }
 
 // Account administrator credentials: "testing" is moto's default account;
