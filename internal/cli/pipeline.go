@@ -312,7 +312,7 @@ func (a *app) pipelineRunner(ctx context.Context, f *pipelineFlags, p *pipeline.
 	tf := &tfrun.Runner{Source: or(f.terraformDir, filepath.Join(root, "terraform")), WorkDir: workDir, Template: f.template, Emulator: emulatorEndpoint()}
 	registry := &platformapi.Client{Credentials: cloud.Config(pipeline.Credentials{}, "").Credentials, LiveWait: f.liveWait}
 	r := &pipeline.Runner{Cloud: cloud, Terraform: tf, Registry: registry, Dir: root, Log: logFile,
-		Host: host, PID: os.Getpid(), Alive: processAlive, StateDir: workDir, Parallel: f.parallel,
+		Host: host, PID: os.Getpid(), Process: processSpace(), Alive: processAlive, StateDir: workDir, Parallel: f.parallel,
 		LeaseTTL: f.leaseTTL, LeaseWait: f.leaseWait}
 	r.Commit, r.History = deployedCommit(root)
 	return &loggedRunner{Runner: r, logPath: logPath}, func() { logFile.Close() }, nil

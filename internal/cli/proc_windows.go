@@ -13,3 +13,5 @@ func processAlive(pid int) bool {
 	_ = p.Release()
 	return true
 }
+
+func processSpace() string { return "" }

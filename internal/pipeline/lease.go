@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +16,8 @@ import (
 // Terraform on it, so that another run can name it, and can tell when it
 // died: its heartbeat moves Expires forward while it lives.
 type lease struct {
+	Run       string    `json:"run"` // the unique id of the run holding it
+	Process   string    `json:"process,omitempty"`
 	RequestID string    `json:"request_id"`
 	Pipeline  string    `json:"pipeline"`
 	Cluster   string    `json:"cluster"`
@@ -52,12 +56,27 @@ func (r *Runner) ttl() time.Duration {
 
 func (r *Runner) mine(p *Plan, s Step) lease {
 	now := r.now()
-	return lease{RequestID: p.RequestID, Pipeline: p.Pipeline, Cluster: s.Cluster, Host: r.Host, PID: r.PID, Started: now, Expires: now.Add(r.ttl()), Commit: r.Commit}
+	return lease{Run: r.runID(), Process: r.Process, RequestID: p.RequestID, Pipeline: p.Pipeline, Cluster: s.Cluster, Host: r.Host, PID: r.PID, Started: now, Expires: now.Add(r.ttl()), Commit: r.Commit}
+}
+
+// runID is RunID, made once from 128 random bits when not set.
+func (r *Runner) runID() string {
+	r.runOnce.Do(func() {
+		if r.RunID == "" {
+			var b [16]byte
+			if _, err := rand.Read(b[:]); err != nil {
+				panic(err) // crypto/rand does not fail on supported systems
+			}
+			r.RunID = hex.EncodeToString(b[:])
+		}
+	})
+	return r.RunID
 }
 
 // acquire takes the run lease of a state object. A lease whose heartbeat
-// stopped (it expired), or left by a run of this host whose process is
-// gone, is taken over (stale is true), wherever its run ran: a retried pod
+// stopped (it expired), or left by a process of this process space (the
+// same boot and PID namespace, not merely the same hostname) that is gone,
+// is taken over (stale is true), wherever its run ran: a retried pod
 // recovers a dead run's lease. The take-over replaces exactly the lease
 // that was read (If-Match on its ETag), so of two runs taking over the
 // same dead lease one wins and the other waits. A live lease is waited
@@ -88,7 +107,7 @@ func (r *Runner) acquire(ctx context.Context, p *Plan, s Step, state Object) (st
 		if json.Unmarshal(body, &held) != nil {
 			return false, "", &LockHeldError{State: state.String(), Holder: "an unreadable lease " + obj.Key}
 		}
-		dead := held.Host == r.Host && r.Alive != nil && !r.Alive(held.PID)
+		dead := held.Process != "" && held.Process == r.Process && held.Run != r.runID() && r.Alive != nil && !r.Alive(held.PID)
 		expired := !held.Expires.IsZero() && r.now().After(held.Expires)
 		if dead || expired {
 			switch tag, err := r.Cloud.PutIfMatch(ctx, Credentials{}, obj, mine, tag); {
@@ -129,25 +148,27 @@ func (r *Runner) leaseHeld(ctx context.Context, p *Plan, obj Object) (lease, str
 }
 
 func (r *Runner) ours(p *Plan, l lease) bool {
-	return l.RequestID == p.RequestID && l.Host == r.Host && l.PID == r.PID
+	return l.Run == r.runID() && l.RequestID == p.RequestID
 }
 
 // heartbeat moves the lease's expiry forward while the run lives, every
 // third of its TTL, each time replacing exactly the lease it holds. When
-// the lease is no longer this run's (it was taken over), or could not be
-// renewed before it would expire, the run is fenced: lost is called, which
-// cancels the run's work, so that two runs never apply one state. release
+// the lease is no longer this run's (it was taken over), or a renewal
+// failed and the next could only come after the lease expires, the run is
+// fenced: lost is called, which cancels the run's work, so that two runs
+// never apply one state and a run never works on past its lease. release
 // removes the lease if it is still this run's.
 func (r *Runner) heartbeat(ctx context.Context, p *Plan, state Object, tag string, lost func(error)) (release func()) {
 	obj := leaseOf(state)
 	done, finished := make(chan struct{}), make(chan struct{})
 	var mu sync.Mutex
 	current := tag
+	every := r.ttl() / 3
 	go func() {
 		defer close(finished)
-		tick := time.NewTicker(r.ttl() / 3)
+		tick := time.NewTicker(every)
 		defer tick.Stop()
-		renewed := r.now()
+		expires := r.now().Add(r.ttl()) // as acquire wrote it, at the latest
 		for {
 			select {
 			case <-done:
@@ -157,16 +178,19 @@ func (r *Runner) heartbeat(ctx context.Context, p *Plan, state Object, tag strin
 			case <-tick.C:
 			}
 			mu.Lock()
-			err := r.renew(ctx, p, obj, &current)
+			// A renewal that hangs must not outlast the lease.
+			rctx, cancel := context.WithTimeout(ctx, every)
+			next, err := r.renew(rctx, p, obj, &current)
+			cancel()
 			mu.Unlock()
 			switch {
 			case err == nil:
-				renewed = r.now()
+				expires = next
 			case errors.Is(err, errNotOurs):
 				lost(fmt.Errorf("the run lease of %s was taken over by another run: stopping", state))
 				return
-			case r.now().Sub(renewed) > r.ttl()*2/3:
-				lost(fmt.Errorf("the run lease of %s could not be renewed before it expires (%v): stopping", state, err))
+			case !r.now().Add(every).Before(expires):
+				lost(fmt.Errorf("the run lease of %s could not be renewed, and expires at %s, before the next try (%v): stopping", state, expires.UTC().Format(time.RFC3339Nano), err))
 				return
 			}
 		}
@@ -184,17 +208,17 @@ func (r *Runner) heartbeat(ctx context.Context, p *Plan, state Object, tag strin
 
 var errNotOurs = errors.New("the lease is not this run's")
 
-func (r *Runner) renew(ctx context.Context, p *Plan, obj Object, tag *string) error {
+func (r *Runner) renew(ctx context.Context, p *Plan, obj Object, tag *string) (time.Time, error) {
 	body, got, err := r.Cloud.GetVersion(ctx, Credentials{}, obj)
 	if errors.Is(err, ErrNotFound) {
-		return errNotOurs
+		return time.Time{}, errNotOurs
 	}
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
 	var held lease
 	if json.Unmarshal(body, &held) != nil || !r.ours(p, held) {
-		return errNotOurs
+		return time.Time{}, errNotOurs
 	}
 	held.Expires = r.now().Add(r.ttl())
 	b, _ := json.Marshal(held)
@@ -202,11 +226,11 @@ func (r *Runner) renew(ctx context.Context, p *Plan, obj Object, tag *string) er
 	switch {
 	case err == nil:
 		*tag = now
-		return nil
+		return held.Expires, nil
 	case errors.Is(err, ErrChanged), errors.Is(err, ErrNotFound):
-		return errNotOurs
+		return time.Time{}, errNotOurs
 	}
-	return err
+	return time.Time{}, err
 }
 
 // History answers questions about the repository's commits.

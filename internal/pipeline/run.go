@@ -29,7 +29,16 @@ type Runner struct {
 	Now       func() time.Time
 	Host      string
 	PID       int
-	Alive     func(pid int) bool // whether a process of this host still runs
+	// Process names the process space PID counts in (a machine's boot and
+	// its PID namespace); "" when unknown. A lease left by a PID of the
+	// same Process that is no longer Alive is a killed run's. Hostnames
+	// do not name it: containers on different machines can share one.
+	Process string
+	Alive   func(pid int) bool // whether a process of this Process still runs
+	// RunID names this run in its leases: random, unless set. Only a lease
+	// with this run's RunID is this run's.
+	RunID   string
+	runOnce sync.Once
 	// LeaseTTL is how long a run's lease of a state lasts without its
 	// heartbeat (default 10 minutes); LeaseWait how long a run waits for
 	// another's lease to end or expire (0: it does not wait).

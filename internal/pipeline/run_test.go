@@ -329,7 +329,7 @@ func (f *fakeRegistry) Register(_ context.Context, r pipeline.Registration) (str
 }
 
 func runner(c *fakeCloud, tf *fakeTerraform, reg *fakeRegistry) *pipeline.Runner {
-	return &pipeline.Runner{Cloud: c, Terraform: tf, Registry: reg, Dir: "../..", Host: "h", PID: 100,
+	return &pipeline.Runner{Cloud: c, Terraform: tf, Registry: reg, Dir: "../..", Host: "h", PID: 100, Process: "boot-1 pid:[4026531836]",
 		Alive: func(pid int) bool { return pid == 100 || pid == 200 }, Now: func() time.Time { return time.Unix(0, 0) }}
 }
 
@@ -408,16 +408,90 @@ func TestLeaseOfALiveRunRefuses(t *testing.T) {
 	}
 }
 
+// TestLeaseOfAKilledRunIsTakenOver: a lease whose process is gone from
+// this very process space (the same boot and PID namespace) is a killed
+// run's, and is taken over at once.
 func TestLeaseOfAKilledRunIsTakenOver(t *testing.T) {
 	f := load(t, "../..")
 	p, _ := pipeline.Regional(f, "eu-west-1", "mc01", "https://api.flag", "req")
 	c, tf := newCloud(), &fakeTerraform{locked: "lock-1"}
-	c.objects["regionctl-regional-pipeline-eu-west-1/management-cluster/eu-west-1/mc01.tfstate.regionctl-run"] = []byte(`{"request_id":"dead","host":"h","pid":300}`)
+	c.objects["regionctl-regional-pipeline-eu-west-1/management-cluster/eu-west-1/mc01.tfstate.regionctl-run"] = []byte(`{"run":"r-dead","process":"boot-1 pid:[4026531836]","request_id":"dead","host":"h","pid":300}`)
 	if _, err := runner(c, tf, &fakeRegistry{}).Run(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
 	if len(tf.unlocked) != 1 || tf.unlocked[0] != "lock-1" || len(tf.jobs) != 1 {
 		t.Errorf("unlocked %v, jobs %d", tf.unlocked, len(tf.jobs))
+	}
+}
+
+// TestRunsSharingAHostnameKeepTheirLeases: containers on two machines can
+// share a hostname and a PID. A live lease of another process space, or of
+// another run with this run's host, PID and request id, is never taken for
+// this run's nor for a killed one's.
+func TestRunsSharingAHostnameKeepTheirLeases(t *testing.T) {
+	f := load(t, "../..")
+	p, _ := pipeline.Regional(f, "eu-west-1", "mc01", "https://api.flag", "req")
+	key := "regionctl-regional-pipeline-eu-west-1/management-cluster/eu-west-1/mc01.tfstate.regionctl-run"
+	for name, held := range map[string]string{
+		"another machine's container, same hostname": `{"run":"r-other","process":"boot-2 pid:[4026531836]","request_id":"other","host":"h","pid":300,"expires":"2999-01-01T00:00:00Z"}`,
+		"a lease that names no process space":        `{"run":"r-other","request_id":"other","host":"h","pid":300,"expires":"2999-01-01T00:00:00Z"}`,
+		"the same host, PID and request id":          `{"run":"r-other","process":"boot-2 pid:[4026531836]","request_id":"req","host":"h","pid":100,"expires":"2999-01-01T00:00:00Z"}`,
+	} {
+		c, tf := newCloud(), &fakeTerraform{locked: "lock-1"}
+		c.objects[key] = []byte(held)
+		_, err := runner(c, tf, &fakeRegistry{}).Run(context.Background(), p)
+		var lock *pipeline.LockHeldError
+		if !errors.As(err, &lock) || len(tf.unlocked) != 0 || len(tf.jobs) != 0 || string(c.objects[key]) != held {
+			t.Errorf("%s: %v; unlocked %v, %d jobs", name, err, tf.unlocked, len(tf.jobs))
+		}
+	}
+}
+
+// failingLeaseCloud fails every renewal of a run lease (after the first
+// write), as a store that stopped answering would.
+type failingLeaseCloud struct{ *fakeCloud }
+
+func (c *failingLeaseCloud) PutIfMatch(ctx context.Context, creds pipeline.Credentials, o pipeline.Object, body []byte, tag string) (string, error) {
+	if strings.HasSuffix(o.Key, ".regionctl-run") {
+		return "", errors.New("503 SlowDown")
+	}
+	return c.fakeCloud.PutIfMatch(ctx, creds, o, body, tag)
+}
+
+// TestRunThatCannotRenewItsLeaseStopsBeforeItExpires: when every renewal
+// fails, the run stops its work before the lease it wrote expires, so that
+// no other run can take the lease over while it still applies.
+func TestRunThatCannotRenewItsLeaseStopsBeforeItExpires(t *testing.T) {
+	f := load(t, "../..")
+	p, _ := pipeline.Regional(f, "eu-west-1", "mc01", "https://api.flag", "req")
+	c := newCloud()
+	key := "regionctl-regional-pipeline-eu-west-1/management-cluster/eu-west-1/mc01.tfstate.regionctl-run"
+	var stopped time.Time
+	var expires struct{ Expires time.Time }
+	tf := &fakeTerraform{during: func(ctx context.Context) error {
+		c.mu.Lock()
+		_ = json.Unmarshal(c.objects[key], &expires)
+		c.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			stopped = time.Now()
+			return ctx.Err()
+		case <-time.After(10 * time.Second):
+			return nil
+		}
+	}}
+	r := runner(c, tf, &fakeRegistry{})
+	r.Cloud = &failingLeaseCloud{c}
+	r.Now, r.LeaseTTL = time.Now, 900*time.Millisecond
+	_, err := r.Run(context.Background(), p)
+	if err == nil || !strings.Contains(err.Error(), "could not be renewed, and expires at") || !strings.Contains(err.Error(), "503 SlowDown") {
+		t.Fatalf("%v", err)
+	}
+	if stopped.IsZero() || !stopped.Before(expires.Expires) {
+		t.Errorf("the run stopped at %s, its lease expired at %s", stopped.Format(time.StampMilli), expires.Expires.Format(time.StampMilli))
+	}
+	if len(tf.jobs) != 0 {
+		t.Error("the apply finished")
 	}
 }
 
@@ -751,32 +825,38 @@ func TestTwoRunsTakingOverOneDeadLease(t *testing.T) {
 func TestRunThatLosesItsLeaseStops(t *testing.T) {
 	f := load(t, "../..")
 	p, _ := pipeline.Regional(f, "eu-west-1", "mc01", "https://api.flag", "req")
-	c := newCloud()
 	key := "regionctl-regional-pipeline-eu-west-1/management-cluster/eu-west-1/mc01.tfstate.regionctl-run"
-	rival := []byte(`{"request_id":"rival","host":"node-9","pid":1,"expires":"2999-01-01T00:00:00Z"}`)
-	tf := &fakeTerraform{during: func(ctx context.Context) error {
-		c.mu.Lock()
-		c.objects[key] = rival
-		c.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(5 * time.Second):
-			return nil
+	for _, rival := range []string{
+		`{"run":"r-rival","request_id":"rival","host":"node-9","pid":1,"expires":"2999-01-01T00:00:00Z"}`,
+		// Another machine's container with this run's hostname, PID and
+		// request id (a retried pod): still another run.
+		`{"run":"r-rival","process":"boot-2 pid:[4026531836]","request_id":"req","host":"h","pid":100,"expires":"2999-01-01T00:00:00Z"}`,
+	} {
+		c := newCloud()
+		tf := &fakeTerraform{during: func(ctx context.Context) error {
+			c.mu.Lock()
+			c.objects[key] = []byte(rival)
+			c.mu.Unlock()
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(5 * time.Second):
+				return nil
+			}
+		}}
+		r := runner(c, tf, &fakeRegistry{})
+		r.Now, r.LeaseTTL = time.Now, 60*time.Millisecond
+		start := time.Now()
+		_, err := r.Run(context.Background(), p)
+		if err == nil || !strings.Contains(err.Error(), "was taken over by another run: stopping") || time.Since(start) > 2*time.Second {
+			t.Fatalf("%v after %s", err, time.Since(start))
 		}
-	}}
-	r := runner(c, tf, &fakeRegistry{})
-	r.Now, r.LeaseTTL = time.Now, 60*time.Millisecond
-	start := time.Now()
-	_, err := r.Run(context.Background(), p)
-	if err == nil || !strings.Contains(err.Error(), "was taken over by another run: stopping") || time.Since(start) > 2*time.Second {
-		t.Fatalf("%v after %s", err, time.Since(start))
-	}
-	if len(tf.jobs) != 0 {
-		t.Error("the apply finished")
-	}
-	if string(c.objects[key]) != string(rival) {
-		t.Errorf("the new holder's lease was removed or replaced: %q", c.objects[key])
+		if len(tf.jobs) != 0 {
+			t.Error("the apply finished")
+		}
+		if string(c.objects[key]) != rival {
+			t.Errorf("the new holder's lease was removed or replaced: %q", c.objects[key])
+		}
 	}
 }
 
