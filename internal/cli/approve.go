@@ -16,7 +16,7 @@ var planIDRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // approveCommand is `pipeline approve`: an approver records that a
 // reviewed plan may be applied.
 func (a *app) approveCommand() *cobra.Command {
-	var region, cluster, id, reason, output string
+	var region, cluster, id, planSHA, reason, output string
 	cmd := &cobra.Command{
 		Use:   "approve --region R --cluster C --plan-id ID [--reason TEXT]",
 		Short: "Approve a reviewed plan of a cluster (as an approver role of its region)",
@@ -60,7 +60,7 @@ waits for it least of all. It prints what the plan does before recording it.`,
 				return fail(ExitExternal, "%v", err)
 			}
 			r := &pipeline.Runner{Cloud: cloud}
-			sum, err := r.Approve(ctx, p, region+"/"+cluster, id, reason)
+			sum, err := r.Approve(ctx, p, region+"/"+cluster, id, planSHA, reason)
 			if err != nil {
 				return fail(ExitExternal, "%v", err)
 			}
@@ -69,7 +69,7 @@ waits for it least of all. It prints what the plan does before recording it.`,
 			}
 			printer := a.printer(a.stdout)
 			printer.PlanSummaries([]pipeline.PlanSummary{sum})
-			printer.OK("approved plan %s of %s/%s: the next run applies it", id[:12], region, cluster)
+			printer.OK("approved plan %s of %s/%s (sha256:%s): the next run applies exactly these bytes", id[:12], region, cluster, sum.SHA256)
 			return nil
 		},
 	}
@@ -77,6 +77,7 @@ waits for it least of all. It prints what the plan does before recording it.`,
 	fl.StringVar(&region, "region", "", "the cluster's region (required)")
 	fl.StringVar(&cluster, "cluster", "", "the cluster (required)")
 	fl.StringVar(&id, "plan-id", "", "the reviewed plan, as `pipeline ... --plan` names it (required)")
+	fl.StringVar(&planSHA, "plan-sha256", "", "the hash of the plan you read (its summary shows it): refused when the plan was made again since")
 	fl.StringVar(&reason, "reason", "", "why, recorded with the approval (a change ticket, say)")
 	fl.StringVarP(&output, "output", "o", "text", "output format: text or json")
 	_ = cmd.RegisterFlagCompletionFunc("region", completeRegions)

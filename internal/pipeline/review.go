@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,8 +38,15 @@ type PlanSummary struct {
 	// New says the cluster's account does not exist yet: nothing could be
 	// planned, and the first apply creates every resource of the root.
 	New bool `json:"new_account,omitempty"`
-	// Object is where the plan is kept (s3://bucket/key).
+	// Object is where the plan is kept (s3://bucket/key), and SHA256 the
+	// hash of its bytes: what an approval binds.
 	Object string `json:"object,omitempty"`
+	SHA256 string `json:"plan_sha256,omitempty"`
+}
+
+func planHash(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
 }
 
 // ResourceChange is one resource a plan changes.
@@ -250,7 +259,7 @@ func (r *Runner) publishPlan(ctx context.Context, p *Plan, s Step, job Terraform
 	sum := res.Summary
 	sum.Cluster, sum.Root, sum.Command, sum.Commit, sum.RequestID, sum.At = s.Cluster, job.Root, s.Command, r.Commit, p.RequestID, r.now()
 	sum.Count()
-	sum.Object = planFileOf(state, sum.ID).String()
+	sum.Object, sum.SHA256 = planFileOf(state, sum.ID).String(), planHash(res.File)
 	body, _ := json.Marshal(sum)
 	if err := r.Cloud.Put(ctx, Credentials{}, planFileOf(state, sum.ID), res.File); err != nil {
 		return PlanSummary{}, nil, fmt.Errorf("keeping the plan next to %s: %w", state, err)
@@ -298,11 +307,15 @@ func approvalOf(state Object, id string) Object {
 // Only the region's approver roles can write one (the state buckets'
 // policies deny it to every other principal).
 type approval struct {
-	PlanID   string    `json:"plan_id"`
-	Cluster  string    `json:"cluster"`
-	Approver string    `json:"approver"`
-	Reason   string    `json:"reason,omitempty"`
-	At       time.Time `json:"at"`
+	PlanID string `json:"plan_id"`
+	// PlanSHA256 is the hash of the plan's bytes the approver approved: a
+	// plan made again from the same inputs (the same id) that would
+	// change more is not approved by it.
+	PlanSHA256 string    `json:"plan_sha256"`
+	Cluster    string    `json:"cluster"`
+	Approver   string    `json:"approver"`
+	Reason     string    `json:"reason,omitempty"`
+	At         time.Time `json:"at"`
 }
 
 // awaitApproval is the approval step of a run that needs one: without a
@@ -368,6 +381,10 @@ func (r *Runner) checkApproved(ctx context.Context, p *Plan, s Step, state Objec
 	if err := json.Unmarshal(body, &a); err != nil || a.PlanID != planID || a.Cluster != s.Cluster {
 		return fmt.Errorf("the approval %s is not one of plan %s of %s", approvalOf(state, planID), short12(planID), s.Cluster)
 	}
+	if got := planHash(reviewed); a.PlanSHA256 != got {
+		return fmt.Errorf("%s %s waits for an approver (%s): the approval of plan %s by %s covers the plan bytes sha256:%s, and the plan to apply is sha256:%s (it was made again since): the approval is %w; an approver reads the plan again and runs `regionctl pipeline approve --region %s --cluster %s --plan-id %s`",
+			s.Cluster, s.Root, why, short12(planID), a.Approver, short12(a.PlanSHA256), short12(got), errNotApproved, p.Region, name, planID)
+	}
 	return nil
 }
 
@@ -375,7 +392,11 @@ func (r *Runner) checkApproved(ctx context.Context, p *Plan, s Step, state Objec
 // the reviewed plan id of cluster may be applied: it finds the plan's
 // summary next to the state of one of the cluster's roots in p, and
 // writes the approval beside it. It returns the summary approved.
-func (r *Runner) Approve(ctx context.Context, p *Plan, cluster, id, reason string) (PlanSummary, error) {
+//
+// sha256, when not empty, is the hash of the plan the approver read (the
+// summaries show it): a plan made again since, with other bytes, is
+// refused rather than approved unread.
+func (r *Runner) Approve(ctx context.Context, p *Plan, cluster, id, sha256, reason string) (PlanSummary, error) {
 	me, err := r.Cloud.Caller(ctx, Credentials{})
 	if err != nil {
 		return PlanSummary{}, err
@@ -397,7 +418,20 @@ func (r *Runner) Approve(ctx context.Context, p *Plan, cluster, id, reason strin
 		if err := json.Unmarshal(body, &sum); err != nil || sum.ID != id || sum.Cluster != cluster {
 			return PlanSummary{}, fmt.Errorf("%s is not a summary of plan %s of %s", planSummaryOf(state, id), short12(id), cluster)
 		}
-		rec, _ := json.Marshal(approval{PlanID: id, Cluster: cluster, Approver: me.ARN, Reason: reason, At: r.now()})
+		// The approval binds the plan's bytes as read now, and only when
+		// they are the bytes the summary the approver reads describes.
+		file, err := r.Cloud.Get(ctx, Credentials{}, planFileOf(state, id))
+		if err != nil {
+			return PlanSummary{}, fmt.Errorf("reading the plan %s of %s: %w", short12(id), cluster, err)
+		}
+		if got := planHash(file); got != sum.SHA256 {
+			return PlanSummary{}, fmt.Errorf("the plan %s of %s is sha256:%s, and its summary describes sha256:%s: it was made again as you read it; read its summary again (regionctl pipeline %s --region %s --cluster %s --plan), then approve",
+				short12(id), cluster, short12(got), short12(sum.SHA256), p.Pipeline, p.Region, cluster[strings.LastIndex(cluster, "/")+1:])
+		}
+		if sha256 != "" && sha256 != sum.SHA256 {
+			return PlanSummary{}, fmt.Errorf("the plan %s of %s is sha256:%s now, not the sha256:%s you read: it was made again; read it again, then approve", short12(id), cluster, sum.SHA256, sha256)
+		}
+		rec, _ := json.Marshal(approval{PlanID: id, PlanSHA256: sum.SHA256, Cluster: cluster, Approver: me.ARN, Reason: reason, At: r.now()})
 		if err := r.Cloud.Put(ctx, Credentials{}, approvalOf(state, id), rec); err != nil {
 			return PlanSummary{}, fmt.Errorf("approving plan %s of %s: %w", short12(id), cluster, err)
 		}

@@ -2,6 +2,8 @@ package pipeline_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -147,7 +149,7 @@ func approved(t *testing.T, c *fakeCloud, tf *fakeTerraform, p *pipeline.Plan) {
 		t.Fatal(err)
 	}
 	for _, s := range planner.Plans() {
-		if _, err := runner(c, tf, &fakeRegistry{}).Approve(context.Background(), p, s.Cluster, s.ID, "test"); err != nil {
+		if _, err := runner(c, tf, &fakeRegistry{}).Approve(context.Background(), p, s.Cluster, s.ID, "", "test"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -193,15 +195,34 @@ func TestApprovalsGate(t *testing.T) {
 		t.Fatalf("an approval of another plan: %v", err)
 	}
 	delete(c.objects, key)
-	if _, err := runner(c, tf, &fakeRegistry{}).Approve(context.Background(), p, "us-east-1/mc01", "0000", "x"); err == nil || !strings.Contains(err.Error(), "no plan 0000 of us-east-1/mc01") {
+	if _, err := runner(c, tf, &fakeRegistry{}).Approve(context.Background(), p, "us-east-1/mc01", "0000", "", "x"); err == nil || !strings.Contains(err.Error(), "no plan 0000 of us-east-1/mc01") {
 		t.Fatalf("approving a plan that does not exist: %v", err)
 	}
-	sum, err := runner(c, tf, &fakeRegistry{}).Approve(context.Background(), p, "us-east-1/mc01", id, "change 123")
+	sum, err := runner(c, tf, &fakeRegistry{}).Approve(context.Background(), p, "us-east-1/mc01", id, "", "change 123")
 	if err != nil || sum.ID != id {
 		t.Fatalf("approve: %+v %v", sum, err)
 	}
 	if !strings.Contains(string(c.objects[key]), `"reason":"change 123"`) {
 		t.Fatalf("approval %s", c.objects[key])
+	}
+	// The approval binds the plan's bytes: a plan made again from the same
+	// inputs (the same id) that destroys more is not approved by it, and an
+	// approver who read other bytes than are kept is refused.
+	kept := "regionctl-regional-pipeline-us-east-1/management-cluster/us-east-1/mc01.tfstate.regionctl-plan/" + id + ".tfplan"
+	approved := c.objects[kept]
+	c.objects[kept] = []byte("plan of us-east-1/mc01 that destroys everything")
+	if _, err := runner(c, tf, &fakeRegistry{}).Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "it was made again since") || !strings.Contains(err.Error(), "sha256:"+sum.SHA256[:12]) || len(tf.jobs) != 0 {
+		t.Fatalf("a plan made again after its approval: %v, %d applies", err, len(tf.jobs))
+	}
+	if _, err := runner(c, tf, &fakeRegistry{}).Approve(context.Background(), p, "us-east-1/mc01", id, "", "x"); err == nil || !strings.Contains(err.Error(), "its summary describes") {
+		t.Fatalf("approving bytes the summary does not describe: %v", err)
+	}
+	c.objects[kept] = approved
+	if _, err := runner(c, tf, &fakeRegistry{}).Approve(context.Background(), p, "us-east-1/mc01", id, strings.Repeat("0", 64), "x"); err == nil || !strings.Contains(err.Error(), "not the sha256:0000") {
+		t.Fatalf("approving with the hash of another read: %v", err)
+	}
+	if sum.SHA256 != fmt.Sprintf("%x", sha256.Sum256(approved)) {
+		t.Errorf("the summary's hash %s is not the plan's", sum.SHA256)
 	}
 	if _, err := runner(c, tf, &fakeRegistry{}).Run(context.Background(), p); err != nil {
 		t.Fatalf("an approved plan: %v", err)
@@ -230,7 +251,7 @@ func TestApprovalsGate(t *testing.T) {
 	go func() {
 		id := <-planned
 		time.Sleep(10 * time.Millisecond)
-		if _, err := runner(c, tf, &fakeRegistry{}).Approve(context.Background(), destroy, "us-east-1/mc01", id, "retire"); err != nil {
+		if _, err := runner(c, tf, &fakeRegistry{}).Approve(context.Background(), destroy, "us-east-1/mc01", id, "", "retire"); err != nil {
 			t.Error(err)
 		}
 	}()

@@ -15,7 +15,7 @@ func (p *Printer) PlanSummaries(plans []pipeline.PlanSummary) {
 			fmt.Fprintf(p.W, "%s %s: new account; its first apply creates every resource\n", s.Cluster, s.Root)
 			continue
 		}
-		fmt.Fprintf(p.W, "%s %s: %d to add, %d to change, %d to destroy (plan %s, %s)\n", s.Cluster, s.Root, s.Add, s.Change, s.Destroy, short(s.ID), s.Command)
+		fmt.Fprintf(p.W, "%s %s: %d to add, %d to change, %d to destroy (plan %s, sha256:%s, %s)\n", s.Cluster, s.Root, s.Add, s.Change, s.Destroy, short(s.ID), short(s.SHA256), s.Command)
 		for _, r := range s.Resources {
 			if r.Action == "delete" || r.Action == "replace" {
 				fmt.Fprintf(p.W, "    %s %s\n", p.paint(red, r.Action), r.Address)
@@ -47,7 +47,7 @@ func PlansMarkdown(pipelineName, region string, plans []pipeline.PlanSummary) st
 			warn = " ⚠"
 			destroys++
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d%s | %s |\n", code(s.Cluster), code(s.Root), s.Add, s.Change, s.Destroy, warn, code(short(s.ID)))
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d%s | %s sha256:%s |\n", code(s.Cluster), code(s.Root), s.Add, s.Change, s.Destroy, warn, code(short(s.ID)), code(short(s.SHA256)))
 	}
 	if destroys > 0 {
 		b.WriteString("\n#### Destroyed or replaced\n\n")
