@@ -68,7 +68,7 @@ func TestOldChainIsDenied(t *testing.T) {
 	// The old bootstrap: the pipeline's role with its rendered policy (its
 	// trust here lets the test act as it); the old regional account step:
 	// the deploy role with the rendered trust and AdministratorAccess.
-	harness := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::` + awsemu.DefaultAccount + `:root"},"Action":"sts:AssumeRole"}]}`
+	harness := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::` + regional + `:root"},"Action":"sts:AssumeRole"}]}`
 	ri := in(regional)
 	if _, err := ri.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String("regional-pipeline-eu-west-1"), AssumeRolePolicyDocument: aws.String(harness)}); err != nil {
 		t.Fatal(err)
@@ -85,7 +85,15 @@ func TestOldChainIsDenied(t *testing.T) {
 	if _, err := mi.AttachRolePolicy(ctx, &awsiam.AttachRolePolicyInput{RoleName: aws.String("ManagementClusterDeployRole"), PolicyArn: aws.String("arn:aws:iam::aws:policy/AdministratorAccess")}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := sts.NewFromConfig(root).AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String("arn:aws:iam::" + regional + ":role/regional-pipeline-eu-west-1"), RoleSessionName: aws.String("old-pipeline")})
+	// The root user cannot call sts:AssumeRole (AWS IAM User Guide, "Tasks
+	// that require root user credentials"; the gate refuses it too): the
+	// harness is a platform administrator in the regional account (its
+	// AccessRole), whom the harness trust's account principal covers.
+	harnessUser, err := e.platform.InAccount(ctx, regional)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := sts.NewFromConfig(harnessUser).AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String("arn:aws:iam::" + regional + ":role/regional-pipeline-eu-west-1"), RoleSessionName: aws.String("old-pipeline")})
 	if err != nil {
 		t.Fatal(err)
 	}

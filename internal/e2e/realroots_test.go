@@ -183,6 +183,17 @@ func TestRealRoots(t *testing.T) {
 	planID := e.reviewAndApprove(regional)
 	t.Logf("plans reviewed and mc02's approved: %s", time.Since(step).Round(time.Second))
 	step = time.Now()
+	// Once the provider deleted mc02's OIDC bucket, it asks (HeadBucket)
+	// until the bucket is gone. A bucket that no longer exists has no
+	// account, so the deploy role's own-account condition
+	// (aws:ResourceAccount) does not hold and the gate answers 403; the S3
+	// API reference (HeadBucket) documents "a generic 400 Bad Request, 403
+	// Forbidden or 404 Not Found" for a bucket that does not exist or may
+	// not be accessed, and the provider's wait ends on either.
+	gone := "arn:aws:s3:::hypershift-oidc-staging-eu-west-1-mc02"
+	e.gate.Ledger().Expect(func(en awsemu.Entry) bool {
+		return en.Operation == "s3:HeadBucket" && en.Resource == gone && strings.HasSuffix(en.Principal, ":role/ManagementClusterDeployRole")
+	})
 	code, out, _ := e.regionalRun("pipeline", "regional", "--region", region, "--request-id", "real-regional-4", "--api-endpoint", e.url, "--parallel", "2")
 	if code != 0 {
 		t.Fatalf("regional with mc02 deleted and approved: exit %d; log:\n%s", code, e.log("regional-eu-west-1-real-regional-4.log"))
