@@ -30,12 +30,12 @@ type rule struct {
 // formats are token and key formats whose shape alone gives them away.
 var formats = []rule{
 	{"an AWS access key id", regexp.MustCompile(`\b(AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`), []string{"AKIA", "ASIA", "ABIA", "ACCA"}, nil},
-	{"a private key", regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`), nil, []string{"-----BEGIN ", "PRIVATE KEY"}},
+	{"a private key", regexp.MustCompile(`(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY( BLOCK)?-----`), []string{"-----BEGIN", "-----begin"}, nil},
 	{"a GitHub token", regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b`), []string{"gh", "github_pat_"}, nil},
 	{"a GitLab token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}\b`), nil, []string{"glpat-"}},
 	{"a Slack token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}\b`), nil, []string{"xox"}},
 	{"a Google API key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`), nil, []string{"AIza"}},
-	{"a Stripe secret key", regexp.MustCompile(`\b[rs]k_live_[0-9A-Za-z]{20,}\b`), nil, []string{"k_live_"}},
+	{"a Stripe secret key", regexp.MustCompile(`\b[rs]k_live_[0-9A-Za-z]{10,}\b`), nil, []string{"k_live_"}},
 	{"a JSON Web Token", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), nil, []string{"eyJ"}},
 	{"a password in a URL", regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:[^/\s@]+@`), nil, []string{"://", "@"}},
 }
@@ -86,6 +86,11 @@ func Find(key, value string) string {
 	}
 	if key != "" && secretKey.MatchString(camelWord.ReplaceAllString(key, "${1}_${2}")) && !reference.MatchString(value) && len(strings.TrimSpace(value)) >= 8 {
 		return "a literal under the secret-named key " + key
+	}
+	if len(value) >= 16 {
+		if what := findShape(value); what != "" {
+			return what
+		}
 	}
 	return ""
 }

@@ -35,7 +35,17 @@ func TestFind(t *testing.T) {
 		{"password", "ssm:///path hunter22", "a literal under the secret-named key password"},
 		{"token", "${region}-hunter2hunter2", "a literal under the secret-named key token"},
 		{"password", "arn:aws:secretsmanager:us-east-1:111122223333:secret:db plaintext", "a literal under the secret-named key password"},
+		// Shapes no format names (judged at scale by TestGitleaksCorpus).
+		{"config", "db.host=x\npassword=Tr0ub4dor3x", "a secret assigned in the value"},
+		{"headers", "Authorization: Bearer Zk9qLmN1TzRhYjU2", "a credential in an HTTP header"},
+		{"note", "hvs.CAESIJ2kR9aLq0mZx7Tn4yUe", "a token with a vendor's prefix"},
+		{"note", "q8ZxW3mN7rT2kL9pV4sB6yH1", "a random token"},
 		// Not secrets.
+		{"note", "token: $slack-token", ""},
+		{"path", "/spec/template/spec/affinity/podAntiAffinity/requiredDuringScheduling", ""},
+		{"policy", "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly", ""},
+		{"digest", "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", ""},
+		{"ca", "-----BEGIN CERTIFICATE-----\nMIIF1zCCA7+gAwIBAgIUQdTcSHY2Sxd3Tq/v1eIEZPCNbOowDQYJ\n-----END CERTIFICATE-----", ""},
 		{"password_ref", "arn:aws:secretsmanager:us-east-1:111122223333:secret:db-AbCdEf", ""},
 		{"password", "ssm:///platform/db/password", ""},
 		{"password", "ssm:///platform/${environment}/${region}/db", ""},
