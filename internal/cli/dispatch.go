@@ -22,11 +22,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/diff"
 	"github.com/regionctl/regionctl/internal/dispatch"
 	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/kube"
 	"github.com/regionctl/regionctl/internal/render/tekton"
+	"github.com/regionctl/regionctl/internal/review"
 )
 
 // commitRE is a full commit id: what a push's before and after hold.
@@ -36,21 +38,23 @@ func zeroCommit(c string) bool { return strings.Trim(c, "0") == "" }
 
 // dispatchFlags are the flags of pipeline dispatch.
 type dispatchFlags struct {
-	before, after, scope, region, namespace, kubeAPI, kubeToken string
-	reconcile                                                   bool
-	maxAttempts                                                 int
+	before, after, branch, scope, region, namespace, kubeAPI, kubeToken string
+	reconcile                                                           bool
+	maxAttempts                                                         int
 }
 
 func (a *app) dispatchCommand() *cobra.Command {
 	var f dispatchFlags
 	cmd := &cobra.Command{
-		Use:   "dispatch --after COMMIT [--before COMMIT] --scope central|regional [--region R]",
+		Use:   "dispatch --after COMMIT [--before COMMIT] --branch B --scope central|regional [--region R]",
 		Short: "Start the PipelineRuns a push needs in this cluster's Tekton, one at a time per cluster",
 		Long: `dispatch runs in a cluster's Tekton (the central cluster: --scope central; a
 regional cluster: --scope regional --region R) on a push to the deploy branch,
 in a checkout of the repository with its history. It starts the PipelineRun of
 every cluster of its scope whose rendered files the push changed, pinned to the
-pushed commit: a first push (--before all zeros), a force push (--before not an
+pushed commit, which must be on the deploy branch's first-parent history
+(--branch: pushed or merged to it, not a commit of another branch or of a
+merged side branch): a first push (--before all zeros), a force push (--before not an
 ancestor of --after) or an unknown --before starts every cluster of the scope;
 a deleted branch (--after all zeros) starts nothing.
 
@@ -68,6 +72,7 @@ The Kubernetes API is the pod's own (its ServiceAccount), else --kube-api with
 	fl := cmd.Flags()
 	fl.StringVar(&f.before, "before", "", "the commit before the push (all zeros: the branch is new)")
 	fl.StringVar(&f.after, "after", "", "the commit pushed (all zeros: the branch was deleted); with --reconcile, the deploy branch's head (default: the checkout's HEAD)")
+	fl.StringVar(&f.branch, "branch", "", "the deploy branch: only commits on its first-parent history run")
 	fl.StringVar(&f.scope, "scope", "", "central (the central cluster's runs) or regional (one region's, with --region)")
 	fl.StringVar(&f.region, "region", "", "the region of a regional cluster")
 	fl.StringVar(&f.namespace, "namespace", "regionctl-pipelines", "the namespace of the PipelineRuns")
@@ -102,10 +107,15 @@ func (a *app) runDispatch(f *dispatchFlags) error {
 		return fail(ExitUsage, "--after must be a full commit id, not %q", f.after)
 	case !f.reconcile && !commitRE.MatchString(f.before):
 		return fail(ExitUsage, "--before must be a full commit id, not %q", f.before)
+	case !branchRE.MatchString(f.branch) || strings.Contains(f.branch, ".."):
+		return fail(ExitUsage, "--branch must name the deploy branch, not %q", f.branch)
 	}
 	if zeroCommit(f.after) {
 		fmt.Fprintln(a.stdout, "the branch was deleted: nothing to dispatch")
 		return nil
+	}
+	if err := a.onDeployBranch(f.branch, f.after); err != nil {
+		return err
 	}
 	api, err := a.kubeClient(f)
 	if err != nil {
@@ -114,13 +124,14 @@ func (a *app) runDispatch(f *dispatchFlags) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var actions []dispatch.Action
+	var refused []diff.Skip
 	if f.reconcile {
 		heads, err := a.runsOfScope(f, "")
 		if err != nil {
 			return err
 		}
 		byCluster := map[string][]byte{}
-		for _, r := range heads {
+		for _, r := range heads.runs {
 			byCluster[r.Cluster] = r.Manifest
 		}
 		selector := dispatch.LabelPipeline + "=" + f.scope
@@ -143,17 +154,34 @@ func (a *app) runDispatch(f *dispatchFlags) error {
 		if err != nil {
 			return err
 		}
-		if actions, err = dispatch.Dispatch(ctx, api, f.namespace, runs, time.Now()); err != nil {
+		if actions, err = dispatch.Dispatch(ctx, api, f.namespace, runs.runs, time.Now()); err != nil {
 			return fail(ExitExternal, "%v", err)
 		}
+		refused = runs.refused
 	}
 	for _, act := range actions {
 		fmt.Fprintf(a.stdout, "%-28s %-10s %s %s\n", act.Cluster, act.Did, act.Run, act.Detail)
 	}
-	if len(actions) == 0 {
+	for _, s := range refused {
+		fmt.Fprintf(a.stdout, "%-28s %-10s %s\n", s.Cluster, "refused", s.Diag.Summary)
+	}
+	if len(actions) == 0 && len(refused) == 0 {
 		fmt.Fprintln(a.stdout, "nothing to dispatch")
 	}
+	if len(refused) > 0 {
+		a.printer(a.stderr).Diagnostics(a.relative(diagsOf(refused)))
+		return fail(ExitInput, "the push skips a step of the deletion of %d cluster(s): nothing of theirs started, the push's other clusters did. "+
+			"Their PipelineRuns stay in deploy/ as destroy runs: to destroy, push delete_pipeline: false with delete: true, let the run complete, then set delete_pipeline: true again", len(refused))
+	}
 	return nil
+}
+
+func diagsOf(skips []diff.Skip) diag.Diagnostics {
+	var ds diag.Diagnostics
+	for _, s := range skips {
+		ds = append(ds, s.Diag)
+	}
+	return ds
 }
 
 func (a *app) kubeClient(f *dispatchFlags) (*kube.Client, error) {
@@ -169,6 +197,36 @@ func (a *app) kubeClient(f *dispatchFlags) (*kube.Client, error) {
 		return nil, fail(ExitUsage, "--kube-token-file: %v", err)
 	}
 	return &kube.Client{Base: strings.TrimSuffix(f.kubeAPI, "/"), Token: strings.TrimSpace(string(token))}, nil
+}
+
+// branchRE is a branch name that may reach a Task argument.
+var branchRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/-]{0,199}$`)
+
+// onDeployBranch refuses a commit that is not on branch's first-parent
+// history in the checkout: with the webhook secret and push rights to some
+// other branch, unmerged config and roots would otherwise run as the
+// pipeline's identity.
+func (a *app) onDeployBranch(branch, commit string) error {
+	return a.onDeployBranchOf(a.root, branch, commit)
+}
+
+func (a *app) onDeployBranchOf(dir, branch, commit string) error {
+	repo, err := gitbase.Open(dir)
+	if err != nil {
+		return fail(ExitExternal, "%v", err)
+	}
+	defer repo.Close()
+	ok, err := repo.OnFirstParentHistory(branch, plumbing.NewHash(commit))
+	var user *gitbase.UserError
+	switch {
+	case errors.As(err, &user):
+		return fail(ExitInput, "%v", err)
+	case err != nil:
+		return fail(ExitExternal, "%v", err)
+	case !ok:
+		return fail(ExitInput, "%s is not on the first-parent history of the deploy branch %s: only commits pushed or merged to it run", commit, branch)
+	}
+	return nil
 }
 
 // dispatchBase is the commit a push is compared with, or "" (every cluster
@@ -196,44 +254,63 @@ func (a *app) dispatchBase(f *dispatchFlags) (string, string, error) {
 	return f.before, "", nil
 }
 
+// scopeRuns are the runs a push starts in a scope, and the clusters whose
+// deletion it takes in fewer steps than their lifecycle: those start
+// nothing.
+type scopeRuns struct {
+	runs    []dispatch.Run
+	refused []diff.Skip
+}
+
 // runsOfScope are the PipelineRuns of the scope's clusters pinned to
 // --after: of every cluster when base is "", else of those the change
-// since base affects.
-func (a *app) runsOfScope(f *dispatchFlags, base string) ([]dispatch.Run, error) {
+// since base affects, but for the clusters whose deletion the change
+// takes in too few steps.
+func (a *app) runsOfScope(f *dispatchFlags, base string) (scopeRuns, error) {
 	var clusters []diff.AffectedCluster
 	var files map[string][]byte
+	var out scopeRuns
 	if base != "" {
-		r, headOut, _, err := a.review(base, f.after, false)
+		res, err := a.reviewOf(review.Options{Base: base, Head: f.after, Partial: true})
 		if err != nil {
-			return nil, err
+			return out, err
 		}
-		clusters, files = diff.Runs(r.Affected), headOut.ByPath()
+		skipped := map[string]bool{}
+		for _, s := range res.Refused {
+			if s.Pipeline == f.scope && (f.region == "" || s.Region == f.region) {
+				out.refused = append(out.refused, s)
+			}
+			skipped[s.Cluster] = true
+		}
+		for _, c := range diff.Runs(res.Report.Affected) {
+			if !skipped[c.ID] {
+				clusters = append(clusters, c)
+			}
+		}
+		files = res.HeadOut.ByPath()
 	} else {
 		repo, err := gitbase.Open(a.root)
 		if err != nil {
-			return nil, fail(ExitExternal, "%v", err)
+			return out, fail(ExitExternal, "%v", err)
 		}
 		defer repo.Close()
 		head, err := repo.Commit(f.after)
 		if err != nil {
-			return nil, fail(ExitExternal, "%v", err)
+			return out, fail(ExitExternal, "%v", err)
 		}
 		fsys, err := repo.FS(head)
 		if err != nil {
-			return nil, fail(ExitExternal, "%v", err)
+			return out, fail(ExitExternal, "%v", err)
 		}
-		_, out, diags, err := a.renderFS(fsys)
+		_, rendered, diags, err := a.renderFS(fsys)
 		if err != nil {
-			return nil, err
+			return out, err
 		}
-		if err := a.reportDiagnostics(diags); err != nil || out == nil {
-			return nil, fail(ExitInput, "%s does not render", f.after)
+		if err := a.reportDiagnostics(diags); err != nil || rendered == nil {
+			return out, fail(ExitInput, "%s does not render", f.after)
 		}
-		files = out.ByPath()
-		for _, c := range out.Index.Clusters {
-			if c.DeletePipeline {
-				continue
-			}
+		files = rendered.ByPath()
+		for _, c := range rendered.Index.Clusters {
 			pipeline := "regional"
 			if c.Type == "regional" {
 				pipeline = "central"
@@ -243,22 +320,21 @@ func (a *app) runsOfScope(f *dispatchFlags, base string) ([]dispatch.Run, error)
 	}
 	fleet, err := a.validFleet()
 	if err != nil {
-		return nil, err
+		return out, err
 	}
 	waves := sectorWaves(clusters, fleet.Sectors, time.Now())
-	var runs []dispatch.Run
 	for _, c := range clusters {
 		if c.Pipeline != f.scope || (f.region != "" && c.Region != f.region) {
 			continue
 		}
 		manifest, err := pipelineRunAt(files[tekton.Path(c.Environment, c.Region, c.Cluster)], f.after, false)
 		if err != nil {
-			return nil, fail(ExitInput, "the PipelineRun of %s: %v", c.ID, err)
+			return out, fail(ExitInput, "the PipelineRun of %s: %v", c.ID, err)
 		}
 		w := waves[c.Sector]
-		runs = append(runs, dispatch.Run{Cluster: c.ID, Commit: f.after, Manifest: manifest, NotBefore: w.at, Wave: w.why})
+		out.runs = append(out.runs, dispatch.Run{Cluster: c.ID, Commit: f.after, Manifest: manifest, NotBefore: w.at, Wave: w.why})
 	}
-	return runs, nil
+	return out, nil
 }
 
 // wave is when a push's runs of one sector may start, and why then.
@@ -298,18 +374,28 @@ func sectorWaves(clusters []diff.AffectedCluster, sectors []*config.Sector, now 
 // fetchCommand checks the fleet repository out for a Tekton Task, with
 // go-git: the image needs no git, and no value reaches a shell.
 func (a *app) fetchCommand() *cobra.Command {
-	var rawURL, revision, result, credentials string
+	var rawURL, revision, branch, result, credentials string
 	cmd := &cobra.Command{
-		Use:   "fetch --url URL --revision REV DIR",
-		Short: "Clone the fleet repository with its history and check out one commit or branch",
-		Args:  cobra.ExactArgs(1),
+		Use:   "fetch --url URL --branch B [--revision REV] DIR",
+		Short: "Clone the fleet repository with its history and check out the deploy branch or one of its commits",
+		Long: `fetch clones the fleet repository and checks out the deploy branch's tip
+(--branch), or --revision: a commit on that branch's first-parent history (one
+pushed or merged to it). A commit only another branch, or a merged side
+branch, holds is refused: nothing unmerged runs as the pipeline's identity.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			u, err := url.Parse(rawURL)
 			if err != nil || (u.Scheme != "https" && u.Scheme != "ssh" && u.Scheme != "file") || u.Host == "" && u.Scheme != "file" || strings.ContainsAny(rawURL, " \t\n\"'`$()") {
 				return fail(ExitUsage, "--url %q is not a clone URL", rawURL)
 			}
-			if !commitRE.MatchString(revision) && !regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/-]{0,199}$`).MatchString(revision) || strings.Contains(revision, "..") {
-				return fail(ExitUsage, "--revision %q is neither a commit nor a branch name", revision)
+			if !branchRE.MatchString(branch) || strings.Contains(branch, "..") {
+				return fail(ExitUsage, "--branch %q is not a branch name", branch)
+			}
+			if revision == "" {
+				revision = branch
+			}
+			if !commitRE.MatchString(revision) && revision != branch {
+				return fail(ExitUsage, "--revision %q is neither a commit nor the deploy branch %s", revision, branch)
 			}
 			auth, err := fetchAuth(credentials, u.Scheme)
 			if err != nil {
@@ -319,13 +405,16 @@ func (a *app) fetchCommand() *cobra.Command {
 			if err != nil {
 				return fail(ExitExternal, "cloning %s: %v", rawURL, err)
 			}
-			hash := plumbing.NewHash(revision)
-			if !commitRE.MatchString(revision) {
-				ref, err := repo.Reference(plumbing.NewRemoteReferenceName("origin", revision), true)
-				if err != nil {
-					return fail(ExitInput, "no branch %s in %s: %v", revision, rawURL, err)
+			ref, err := repo.Reference(plumbing.NewRemoteReferenceName("origin", branch), true)
+			if err != nil {
+				return fail(ExitInput, "no branch %s in %s: %v", branch, rawURL, err)
+			}
+			hash := ref.Hash()
+			if commitRE.MatchString(revision) {
+				hash = plumbing.NewHash(revision)
+				if err := a.onDeployBranchOf(args[0], branch, revision); err != nil {
+					return err
 				}
-				hash = ref.Hash()
 			}
 			wt, err := repo.Worktree()
 			if err != nil {
@@ -347,7 +436,8 @@ func (a *app) fetchCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&rawURL, "url", "", "the clone URL (from the rendered PipelineRun, never from a webhook body)")
-	cmd.Flags().StringVar(&revision, "revision", "", "a full commit id or a branch")
+	cmd.Flags().StringVar(&branch, "branch", "", "the deploy branch")
+	cmd.Flags().StringVar(&revision, "revision", "", "a full commit id on the deploy branch's first-parent history, or the branch (default: the branch's tip)")
 	cmd.Flags().StringVar(&result, "result", "", "write the commit checked out to this file (a Tekton result)")
 	cmd.Flags().StringVar(&credentials, "credentials-dir", "", "a mounted secret: token (and username) for https, or ssh-privatekey and known_hosts for ssh; an empty or missing directory means none")
 	return cmd

@@ -6,10 +6,13 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 	"golang.org/x/crypto/ssh"
@@ -39,7 +42,7 @@ func newDispatchEnv(t *testing.T) *dispatchEnv {
 		t.Fatal(err)
 	}
 	return &dispatchEnv{repo: r, api: api, first: first, second: second,
-		flags: []string{"--root", r.Dir, "--no-cache", "pipeline", "dispatch", "--namespace", "pipelines", "--kube-api", client.Base, "--kube-token-file", token}}
+		flags: []string{"--root", r.Dir, "--no-cache", "pipeline", "dispatch", "--branch", "main", "--namespace", "pipelines", "--kube-api", client.Base, "--kube-token-file", token}}
 }
 
 func (d *dispatchEnv) run(t *testing.T, args ...string) (int, string) {
@@ -159,7 +162,7 @@ func TestFetchChecksOutWithoutGitOrShell(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "checkout")
 	result := filepath.Join(t.TempDir(), "commit")
 	var out strings.Builder
-	if code := Run([]string{"pipeline", "fetch", "--url", "file://" + d.repo.Dir, "--revision", d.first, "--result", result, dir}, &out, &out); code != 0 {
+	if code := Run([]string{"pipeline", "fetch", "--url", "file://" + d.repo.Dir, "--branch", "main", "--revision", d.first, "--result", result, dir}, &out, &out); code != 0 {
 		t.Fatalf("fetch: exit %d\n%s", code, out.String())
 	}
 	if b, _ := os.ReadFile(result); string(b) != d.first {
@@ -169,14 +172,48 @@ func TestFetchChecksOutWithoutGitOrShell(t *testing.T) {
 		t.Errorf("the checkout is not at the first commit: %s %v", b, err)
 	}
 	for _, args := range [][]string{
-		{"--url", `https://x/x"; touch pwned; echo "`, "--revision", "main"},
-		{"--url", "file://" + d.repo.Dir, "--revision", "--upload-pack=touch"},
-		{"--url", "file://" + d.repo.Dir, "--revision", "main..other"},
+		{"--url", `https://x/x"; touch pwned; echo "`, "--branch", "main"},
+		{"--url", "file://" + d.repo.Dir, "--branch", "--upload-pack=touch"},
+		{"--url", "file://" + d.repo.Dir, "--branch", "main..other"},
+		{"--url", "file://" + d.repo.Dir, "--branch", "main", "--revision", "other"},
+		{"--url", "file://" + d.repo.Dir, "--revision", d.first},
 	} {
 		out.Reset()
 		if code := Run(append(append([]string{"pipeline", "fetch"}, args...), filepath.Join(t.TempDir(), "x")), &out, &out); code != 2 {
 			t.Errorf("fetch %v: exit %d, want 2\n%s", args, code, out.String())
 		}
+	}
+}
+
+// TestOnlyTheDeployBranchRuns: with the webhook secret and push rights to
+// any branch, a commit that is not on the deploy branch's first-parent
+// history (another branch's, or a side branch's merged later) is refused
+// by dispatch and by fetch before anything runs.
+func TestOnlyTheDeployBranchRuns(t *testing.T) {
+	d := newDispatchEnv(t)
+	wt := d.repo.Repo.WT
+	if err := wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("attack"), Create: true, Hash: plumbing.NewHash(d.second)}); err != nil {
+		t.Fatal(err)
+	}
+	d.repo.Edit("config/clusters/eu-west-1/mc01.yaml", "node_max: 9", "node_max: 7")
+	d.repo.render()
+	unmerged := d.repo.Repo.Commit("not reviewed").String()
+	if err := wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("main")}); err != nil {
+		t.Fatal(err)
+	}
+	before := len(d.api.Runs())
+	if code, out := d.run(t, "--before", d.second, "--after", unmerged, "--scope", "regional", "--region", "eu-west-1"); code != ExitInput || !strings.Contains(out, "not on the first-parent history of the deploy branch main") {
+		t.Errorf("dispatch of another branch's commit: exit %d", code)
+	}
+	if code, out := d.run(t, "--before", d.first, "--after", d.second, "--branch", "attack", "--scope", "regional", "--region", "eu-west-1"); code != 0 || !strings.Contains(out, "started") {
+		t.Errorf("the same commit on the branch named: exit %d", code) // the flag decides, not the checkout's HEAD
+	}
+	if len(d.api.Runs()) != before+1 {
+		t.Errorf("runs: %d, want %d", len(d.api.Runs()), before+1)
+	}
+	var out strings.Builder
+	if code := Run([]string{"pipeline", "fetch", "--url", "file://" + d.repo.Dir, "--branch", "main", "--revision", unmerged, filepath.Join(t.TempDir(), "x")}, &out, &out); code != ExitInput || !strings.Contains(out.String(), "not on the first-parent history") {
+		t.Errorf("fetch of another branch's commit: exit %d\n%s", code, out.String())
 	}
 }
 
@@ -233,5 +270,40 @@ func TestFetchCredentials(t *testing.T) {
 	}
 	if err := pk.HostKeyCallback("git.platform.example.com:22", addr, otherSigner.PublicKey()); err == nil {
 		t.Error("another host key is trusted")
+	}
+}
+
+// TestDeletionInOneStepIsRefusedAndLeavesAWayToDestroy: delete: true and
+// delete_pipeline: true reach the deploy branch in one push (two commits,
+// each rendered against the one before). dispatch refuses that cluster, by
+// name, and still starts the push's other changes; the cluster's
+// PipelineRun stays in deploy/ (a destroy run), so that something can
+// still destroy it.
+func TestDeletionInOneStepIsRefusedAndLeavesAWayToDestroy(t *testing.T) {
+	d := newDispatchEnv(t)
+	d.repo.Write("config/clusters/eu-west-1/mc01.yaml", "type: management\ndelete: true\n")
+	d.repo.render()
+	d.repo.Repo.Commit("destroy mc01")
+	d.repo.Write("config/clusters/eu-west-1/mc01.yaml", "type: management\ndelete: true\ndelete_pipeline: true\n")
+	d.repo.Edit("config/clusters/eu-west-1/mc02.yaml", "type: management", "type: management\neks:\n  node_max: 9")
+	d.repo.render()
+	run := d.repo.Read("deploy/production/eu-west-1/tekton/mc01.pipelinerun.yaml")
+	if !strings.Contains(run, "- name: destroy\n    value: \"true\"") {
+		t.Fatalf("mc01's PipelineRun is no destroy run:\n%s", run)
+	}
+	pushed := d.repo.Repo.Commit("remove mc01's pipeline, and a bigger mc02").String()
+	code, out := d.run(t, "--before", d.second, "--after", pushed, "--scope", "regional", "--region", "eu-west-1")
+	if code != ExitInput || !regexp.MustCompile(`eu-west-1/mc01\s+refused\s+delete_pipeline: true for eu-west-1/mc01 before a merged delete: true`).MatchString(out) {
+		t.Errorf("dispatch of a one-step deletion: exit %d, want %d and mc01 refused by name", code, ExitInput)
+	}
+	if !regexp.MustCompile(`eu-west-1/mc02\s+started`).MatchString(out) {
+		t.Error("the push's other change was not dispatched")
+	}
+	if strings.Contains(d.names(), "mc01") {
+		t.Errorf("a run of mc01 started: %s", d.names())
+	}
+	// Another region's dispatch has nothing to refuse.
+	if code, out := d.run(t, "--before", d.second, "--after", pushed, "--scope", "central"); code != 0 || strings.Contains(out, "refused") {
+		t.Errorf("central dispatch: exit %d", code)
 	}
 }

@@ -33,26 +33,36 @@ func stamped(version string) bool {
 // review compares a base ref and a head (a ref, or the working tree when
 // headRef is empty) with review.Run, and maps its errors to exit codes.
 func (a *app) review(baseRef, headRef string, drift bool) (*diff.Report, *render.Output, *object.Commit, error) {
-	checker, err := a.checker()
+	res, err := a.reviewOf(review.Options{Base: baseRef, Head: headRef, Drift: drift})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	res, err := review.Run(review.Options{Root: a.root, Base: baseRef, Head: headRef, Drift: drift, Full: a.fullReview, Hold: a.holdReview,
-		Checker: checker, Render: a.renderOptions(), Trusted: stamped(Version)})
+	return res.Report, res.HeadOut, res.HeadCommit, nil
+}
+
+// reviewOf runs a review with o's refs, drift and partiality, and this
+// command's root, checker and render options.
+func (a *app) reviewOf(o review.Options) (*review.Result, error) {
+	checker, err := a.checker()
+	if err != nil {
+		return nil, err
+	}
+	o.Root, o.Full, o.Hold, o.Checker, o.Render, o.Trusted = a.root, a.fullReview, a.holdReview, checker, a.renderOptions(), stamped(Version)
+	res, err := review.Run(o)
 	var notRendered *review.NotRendered
 	var refused *review.Refused
 	var input *review.InputError
 	switch {
 	case errors.As(err, &refused):
 		a.printer(a.stderr).Diagnostics(a.relative(refused.Diags))
-		return nil, nil, nil, fail(ExitInput, "%v", err)
+		return nil, fail(ExitInput, "%v", err)
 	case errors.As(err, &notRendered):
 		a.printer(a.stderr).Diagnostics(notRendered.Diags)
-		return nil, nil, nil, fail(ExitInput, "%v", err)
+		return nil, fail(ExitInput, "%v", err)
 	case errors.As(err, &input):
-		return nil, nil, nil, fail(ExitInput, "%v", err)
+		return nil, fail(ExitInput, "%v", err)
 	case err != nil:
-		return nil, nil, nil, gitFail(err)
+		return nil, gitFail(err)
 	}
-	return res.Report, res.HeadOut, res.HeadCommit, nil
+	return res, nil
 }

@@ -133,20 +133,17 @@ func Affected(base, head *render.Output) []AffectedCluster {
 		before := baseIdx[id]
 		switch {
 		case !e.head:
-			a.Change, a.Reasons = "removed", []string{"cluster file removed after its pipeline was"}
+			a.Change, a.Reasons = "removed", []string{"cluster file removed after its pipeline checked the destroy: its PipelineRun goes with it"}
 		case !e.base:
 			a.Change, a.Pipeline = "added", pipeline
 		case c.DeletePipeline && !before.DeletePipeline:
-			a.Change, a.Reasons = "removed", []string{"delete_pipeline: its pipeline is removed"}
+			a.Change, a.Pipeline, a.Reasons = "removed", pipeline, []string{"delete_pipeline: its pipeline checks that the destroy completed, and nothing else runs"}
 		case c.Delete && !before.Delete:
 			a.Change, a.Pipeline, a.Reasons = "destroyed", pipeline, []string{"delete: the pipeline destroys its infrastructure"}
 		case needs:
 			a.Pipeline = pipeline
 		default:
 			a.Reasons = append(a.Reasons, "Argo CD syncs it; no pipeline runs")
-		}
-		if e.head && c.DeletePipeline {
-			a.Pipeline = "none"
 		}
 		out = append(out, a)
 	}

@@ -21,11 +21,37 @@ import (
 // not its config went through #Cluster: a review checks only the clusters
 // it changes, and the render's base is loaded without cluster checks.
 func Lifecycle(base, head *config.Fleet, label string) diag.Diagnostics {
+	var out diag.Diagnostics
+	for _, s := range LifecycleSkips(base, head, label) {
+		out = append(out, s.Diag)
+	}
+	return out
+}
+
+// Skip is a cluster whose deletion a change takes in fewer steps than its
+// lifecycle (Lifecycle): dispatch refuses that cluster alone and starts the
+// change's others.
+type Skip struct {
+	Cluster, Region string
+	Pipeline        string // central (a regional cluster) or regional
+	Diag            diag.Diagnostic
+}
+
+func skipOf(c *config.Cluster, d diag.Diagnostic) Skip {
+	pipeline := "regional"
+	if c.Type == "regional" {
+		pipeline = "central"
+	}
+	return Skip{Cluster: c.ID(), Region: c.Region.Name, Pipeline: pipeline, Diag: d}
+}
+
+// LifecycleSkips is Lifecycle by cluster.
+func LifecycleSkips(base, head *config.Fleet, label string) []Skip {
 	if base == nil || len(base.Clusters) == 0 {
 		return nil // the first fleet commit: nothing existed
 	}
 	before := clusterMap(base)
-	var out diag.Diagnostics
+	var out []Skip
 	for _, c := range head.Clusters {
 		if !c.Bool("delete_pipeline") {
 			continue
@@ -42,9 +68,9 @@ func Lifecycle(base, head *config.Fleet, label string) diag.Diagnostics {
 		if v := c.Effective.Get("delete_pipeline"); v != nil {
 			pos = v.Origin.Pos
 		}
-		out = append(out, diag.Errorf(pos,
+		out = append(out, skipOf(c, diag.Errorf(pos,
 			fmt.Sprintf("At %s the cluster %s. Its pipeline must destroy it first: merge delete: true alone, let the pipeline run, then set delete_pipeline: true in a later change.", label, was),
-			"delete_pipeline: true for %s before a merged delete: true", c.ID()))
+			"delete_pipeline: true for %s before a merged delete: true", c.ID())))
 	}
 	now := clusterMap(head)
 	var removed []string
@@ -60,9 +86,9 @@ func Lifecycle(base, head *config.Fleet, label string) diag.Diagnostics {
 		if b.Deleting() {
 			phase = "delete: true but not delete_pipeline: true"
 		}
-		out = append(out, diag.Errorf(diag.Pos{File: b.Doc.File},
-			fmt.Sprintf("At %s the cluster had %s. Removing a cluster takes three merged changes: delete: true (its pipeline destroys the infrastructure), then delete_pipeline: true (its pipeline is removed), then the file.", label, phase),
-			"cluster %s removed before a merged delete_pipeline: true", id))
+		out = append(out, skipOf(b, diag.Errorf(diag.Pos{File: b.Doc.File},
+			fmt.Sprintf("At %s the cluster had %s. Removing a cluster takes three merged changes: delete: true (its pipeline destroys the infrastructure), then delete_pipeline: true (its pipeline checks that the destroy completed), then the file (its pipeline run goes with it).", label, phase),
+			"cluster %s removed before a merged delete_pipeline: true", id)))
 	}
 	return out
 }

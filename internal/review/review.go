@@ -41,6 +41,10 @@ type Options struct {
 	// the base's inputs, and the clusters whose inputs did not change left
 	// unrendered. A development build renders every cluster.
 	Trusted bool
+	// Partial lets a change that skips a step of some clusters' deletion
+	// through: those clusters are in Result.Refused, for the caller to
+	// leave out (dispatch starts the change's other clusters).
+	Partial bool
 }
 
 // Result is a review.
@@ -48,6 +52,7 @@ type Result struct {
 	Report     *diff.Report
 	HeadOut    *render.Output
 	HeadCommit *object.Commit
+	Refused    []diff.Skip // with Options.Partial: clusters whose deletion skips a step
 }
 
 // NotRendered says one side of the review does not render.
@@ -260,7 +265,12 @@ func Run(o Options) (*Result, error) {
 			return nil, &NotRendered{Label: s.label, Diags: s.diags}
 		}
 	}
-	if ds := diff.Lifecycle(pair.Base, pair.Head, baseLabel); ds.HasErrors() {
+	skips := diff.LifecycleSkips(pair.Base, pair.Head, baseLabel)
+	if len(skips) > 0 && !o.Partial {
+		var ds diag.Diagnostics
+		for _, s := range skips {
+			ds = append(ds, s.Diag)
+		}
 		return nil, &Refused{Diags: ds}
 	}
 	baseSide := diff.Side{Label: baseLabel, Fleet: pair.Base, Output: pair.BaseOut}
@@ -307,7 +317,7 @@ func Run(o Options) (*Result, error) {
 	diff.MarkDowngrades(r, orders)
 	diff.Redact(r)
 	r.Uncommitted = uncommitted
-	return &Result{Report: r, HeadOut: headSide.Output, HeadCommit: head}, nil
+	return &Result{Report: r, HeadOut: headSide.Output, HeadCommit: head, Refused: skips}, nil
 }
 
 // asCommitted is the base's render with each file as the base committed it:

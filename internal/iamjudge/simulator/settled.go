@@ -46,7 +46,7 @@ var Settlements = []Settlement{
 		},
 	},
 	{
-		Name: "API Gateway's HTTP APIs (/apis, their routes, stages and integrations, a domain's API mappings, VPC links) are resource types of apigateway:GET, POST, PATCH and DELETE (the simulator's data merges API Gateway's two services under one prefix and keeps only the REST APIs' resource types for those actions)",
+		Name:   "API Gateway's HTTP APIs (/apis, their routes, stages and integrations, a domain's API mappings, VPC links) are resource types of apigateway:GET, POST, PATCH and DELETE (the simulator's data merges API Gateway's two services under one prefix and keeps only the REST APIs' resource types for those actions)",
 		Source: "Service Authorization Reference, \"Actions, resources, and condition keys for Amazon API Gateway Management V2\": the actions DELETE, GET, PATCH, POST and PUT on the resource types Api, Apis, Route, Routes, Stage, Stages, Integration, Integrations, ApiMapping, ApiMappings, VpcLink, VpcLinks",
 		Applies: func(a iamjudge.Authorization, v Verdicts) bool {
 			v2 := strings.Contains(a.Resource, "::/apis") || strings.Contains(a.Resource, "/apimappings") || strings.Contains(a.Resource, "::/vpclinks")

@@ -145,7 +145,8 @@ func (in Install) triggers() ([]byte, error) {
 						"pipelineRef": map[string]string{"name": "regionctl-dispatch"},
 						"params": []map[string]string{
 							{"name": "before", "value": "$(tt.params.before)"}, {"name": "after", "value": "$(tt.params.after)"},
-							{"name": "git-url", "value": in.RepoURL}, {"name": "scope", "value": in.Scope}, {"name": "region", "value": in.Region},
+							{"name": "git-url", "value": in.RepoURL}, {"name": "git-branch", "value": in.Branch},
+							{"name": "scope", "value": in.Scope}, {"name": "region", "value": in.Region},
 						},
 						"taskRunTemplate": map[string]string{"serviceAccountName": "regionctl-dispatch"},
 						"timeouts":        map[string]string{"pipeline": "30m"},
@@ -193,7 +194,7 @@ func (in Install) triggers() ([]byte, error) {
 func (in Install) cronJob() map[string]any {
 	security := map[string]any{"runAsNonRoot": true, "runAsUser": 65532, "allowPrivilegeEscalation": false,
 		"capabilities": map[string]any{"drop": []string{"ALL"}}}
-	args := []string{"--root", "/work/repo", "pipeline", "dispatch", "--reconcile", "--scope", in.Scope, "--namespace", in.Namespace}
+	args := []string{"--root", "/work/repo", "pipeline", "dispatch", "--reconcile", "--branch", in.Branch, "--scope", in.Scope, "--namespace", in.Namespace}
 	if in.Region != "" {
 		args = append(args, "--region", in.Region)
 	}
@@ -209,7 +210,7 @@ func (in Install) cronJob() map[string]any {
 						map[string]any{"name": "git-credentials", "secret": map[string]any{"secretName": "regionctl-git", "optional": true}}},
 					"initContainers": []any{map[string]any{
 						"name": "fetch", "image": "regionctl", "securityContext": security,
-						"args": []string{"pipeline", "fetch", "--url", in.RepoURL, "--revision", in.Branch, "--credentials-dir", "/etc/regionctl/git", "/work/repo"},
+						"args": []string{"pipeline", "fetch", "--url", in.RepoURL, "--branch", in.Branch, "--credentials-dir", "/etc/regionctl/git", "/work/repo"},
 						"env":  []map[string]string{{"name": "HOME", "value": "/tmp"}},
 						"volumeMounts": []map[string]any{{"name": "work", "mountPath": "/work"},
 							{"name": "git-credentials", "mountPath": "/etc/regionctl/git", "readOnly": true}},

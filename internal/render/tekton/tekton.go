@@ -149,18 +149,20 @@ func IsRunPath(p string) bool {
 	return len(parts) == 4 && parts[2] == "tekton" && len(parts[3]) > len(runSuffix) && strings.HasSuffix(parts[3], runSuffix)
 }
 
-// Source says where the pipelines fetch the repository from.
+// Source says where the pipelines fetch the repository from: the URL and
+// the deploy branch. A run's git-revision starts as the branch and
+// dispatch pins it to a commit on the branch's first-parent history;
+// git-branch stays the branch, which fetch holds the commit to.
 type Source struct {
 	RepoURL  string
 	Revision string
 }
 
-// ForCluster returns the PipelineRun of c's pipeline, or nil when c's
-// pipeline is removed (delete_pipeline: true).
+// ForCluster returns the PipelineRun of c's pipeline. It stays as long as
+// c's file does: with delete: true it destroys, and with delete_pipeline:
+// true (which implies delete) its run checks that a destroy completed, or,
+// when a push took both steps at once, is still there to destroy.
 func ForCluster(c *config.Cluster, tfvarsPath string, src Source) *PipelineRun {
-	if c.Bool("delete_pipeline") {
-		return nil
-	}
 	pipeline, tier, sa := Central, "central", iam.CentralServiceAccount
 	params := []RunParam{
 		{Name: "region", Value: c.Region.Name},
@@ -168,6 +170,7 @@ func ForCluster(c *config.Cluster, tfvarsPath string, src Source) *PipelineRun {
 		{Name: "tfvars", Value: tfvarsPath},
 		{Name: "git-url", Value: src.RepoURL},
 		{Name: "git-revision", Value: src.Revision},
+		{Name: "git-branch", Value: src.Revision},
 	}
 	partition := iam.Partition(c.Region.Name)
 	timeout := PipelineTimeout
