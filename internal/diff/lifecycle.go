@@ -2,10 +2,12 @@ package diff
 
 import (
 	"fmt"
+	"path"
 	"sort"
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/render"
 )
 
 // Lifecycle holds each cluster's deletion phase to the base's (the merge
@@ -89,6 +91,51 @@ func LifecycleSkips(base, head *config.Fleet, label string) []Skip {
 		out = append(out, skipOf(b, diag.Errorf(diag.Pos{File: b.Doc.File},
 			fmt.Sprintf("At %s the cluster had %s. Removing a cluster takes three merged changes: delete: true (its pipeline destroys the infrastructure), then delete_pipeline: true (its pipeline checks that the destroy completed), then the file (its pipeline run goes with it).", label, phase),
 			"cluster %s removed before a merged delete_pipeline: true", id)))
+	}
+	return out
+}
+
+// LifecycleOfIndex holds the deletion phases to what the last render
+// recorded in deploy/index.json, where there is no git base to hold them to
+// (a fleet outside a repository): the same three steps, each a render
+// apart. label names the index in the messages.
+func LifecycleOfIndex(old *render.Index, head *config.Fleet, label string) diag.Diagnostics {
+	if old == nil {
+		return nil
+	}
+	var out diag.Diagnostics
+	now := clusterMap(head)
+	for _, c := range head.Clusters {
+		if !c.Bool("delete_pipeline") {
+			continue
+		}
+		b := old.Cluster(c.ID())
+		if b != nil && b.Delete {
+			continue
+		}
+		was := "did not exist"
+		if b != nil {
+			was = "had delete: false"
+		}
+		pos := diag.Pos{File: c.Doc.File}
+		if v := c.Effective.Get("delete_pipeline"); v != nil {
+			pos = v.Origin.Pos
+		}
+		out = append(out, diag.Errorf(pos,
+			fmt.Sprintf("In %s the cluster %s. Its pipeline must destroy it first: render and run delete: true alone, then set delete_pipeline: true.", label, was),
+			"delete_pipeline: true for %s before a rendered delete: true", c.ID()))
+	}
+	for _, b := range old.Clusters {
+		if now[b.ID] != nil || b.DeletePipeline {
+			continue
+		}
+		phase := "delete: false"
+		if b.Delete {
+			phase = "delete: true but not delete_pipeline: true"
+		}
+		out = append(out, diag.Errorf(diag.Pos{File: path.Join("config", "clusters", b.Region, b.Name+".yaml")},
+			fmt.Sprintf("In %s the cluster had %s. Removing a cluster takes three rendered steps: delete: true (its pipeline destroys the infrastructure), then delete_pipeline: true (its pipeline checks that the destroy completed), then the file.", label, phase),
+			"cluster %s removed before a rendered delete_pipeline: true", b.ID))
 	}
 	return out
 }

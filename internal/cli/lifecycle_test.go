@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/regionctl/regionctl/internal/testrepo"
+)
+
+// TestRemovalOutsideGitTakesEveryStep: a fleet outside a git repository
+// has no merge base; the last render's deploy/index.json holds each
+// cluster's deletion phase instead, so that a cluster file removed after
+// only delete: true (its pipeline never checked the destroy) is refused.
+func TestRemovalOutsideGitTakesEveryStep(t *testing.T) {
+	r := testrepo.Golden(t, "uneven-sectors")
+	if err := os.RemoveAll(filepath.Join(r.Dir, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	render := func() (int, string) {
+		var out strings.Builder
+		code := Run([]string{"--root", r.Dir, "--no-cache", "render"}, io.Discard, &out)
+		return code, out.String()
+	}
+	if code, out := render(); code != 0 {
+		t.Fatalf("render: exit %d\n%s", code, out)
+	}
+	file := "config/clusters/eu-west-1/mc01.yaml"
+	r.Write(file, "type: management\ndelete: true\n")
+	if code, out := render(); code != 0 {
+		t.Fatalf("render with delete: true: exit %d\n%s", code, out)
+	}
+	r.Remove(file)
+	code, out := render()
+	if code != ExitInput || !strings.Contains(out, "cluster eu-west-1/mc01 removed before a rendered delete_pipeline: true") || !strings.Contains(out, "config/clusters/eu-west-1/mc01.yaml") {
+		t.Fatalf("removal after delete: true alone: exit %d\n%s", code, out)
+	}
+	// delete_pipeline: true straight after delete: false is refused too.
+	r.Write(file, "type: management\ndelete: true\n")
+	if code, out := render(); code != 0 {
+		t.Fatalf("render with delete: true again: exit %d\n%s", code, out)
+	}
+	r.Write("config/clusters/eu-west-1/mc02.yaml", strings.Replace(r.Read("config/clusters/eu-west-1/mc02.yaml"), "type: management", "type: management\ndelete_pipeline: true", 1))
+	if code, out := render(); code != ExitInput || !strings.Contains(out, "delete_pipeline: true for eu-west-1/mc02 before a rendered delete: true") {
+		t.Fatalf("delete_pipeline: true before delete: true: exit %d\n%s", code, out)
+	}
+	// Each step in its own render: accepted.
+	r.Write("config/clusters/eu-west-1/mc02.yaml", strings.Replace(r.Read("config/clusters/eu-west-1/mc02.yaml"), "delete_pipeline: true", "delete: true", 1))
+	r.Write(file, "type: management\ndelete: true\ndelete_pipeline: true\n")
+	if code, out := render(); code != 0 {
+		t.Fatalf("delete_pipeline after delete: exit %d\n%s", code, out)
+	}
+	r.Remove(file)
+	if code, out := render(); code != 0 {
+		t.Fatalf("removal after delete_pipeline: exit %d\n%s", code, out)
+	}
+}
