@@ -57,3 +57,47 @@ func TestRemovalOutsideGitTakesEveryStep(t *testing.T) {
 		t.Fatalf("removal after delete_pipeline: exit %d\n%s", code, out)
 	}
 }
+
+// TestFleetInASubdirectory: a fleet in a directory of its repository
+// (--root fleet) is reviewed as that directory sees every commit: an
+// unchanged review affects nothing and starts nothing; one changed cluster
+// is one.
+func TestFleetInASubdirectory(t *testing.T) {
+	stampVersion(t, "0.1.0-test.1")
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := testrepo.New(t, map[string]string{
+		filepath.Join(root, "golden", "uneven-sectors", "config"): "fleet/config",
+		filepath.Join(root, "golden", "uneven-sectors", "charts"): "fleet/charts",
+		filepath.Join(root, "pipelines", "tekton"):                "fleet/pipelines/tekton",
+	})
+	r.Write("README.md", "the platform's repository: the fleet is in fleet/\n")
+	fleetDir := filepath.Join(r.Dir, "fleet")
+	run := func(args ...string) (int, string) {
+		var out strings.Builder
+		code := Run(append([]string{"--root", fleetDir, "--no-cache"}, args...), &out, &out)
+		return code, out.String()
+	}
+	if code, out := run("render"); code != 0 {
+		t.Fatalf("render: exit %d\n%s", code, out)
+	}
+	r.Commit("fleet")
+	if code, out := run("affected", "-o", "json"); code != 0 || strings.Contains(out, `"id"`) {
+		t.Errorf("an unchanged review: exit %d\n%s", code, out)
+	}
+	if code, out := run("affected", "-o", "pipelineruns"); code != 0 || strings.Contains(out, "PipelineRun") {
+		t.Errorf("an unchanged review emits PipelineRuns: exit %d\n%s", code, out)
+	}
+	r.Edit("fleet/config/clusters/eu-west-1/mc01.yaml", "type: management", "type: management\neks:\n  node_max: 9")
+	if code, out := run("render"); code != 0 {
+		t.Fatalf("render: exit %d\n%s", code, out)
+	}
+	if code, out := run("affected", "-o", "json"); code != 0 || strings.Count(out, `"id"`) != 1 || !strings.Contains(out, `"eu-west-1/mc01"`) {
+		t.Errorf("one changed cluster: exit %d\n%s", code, out)
+	}
+	if code, out := run("render", "--check"); code != 0 {
+		t.Errorf("render --check: exit %d\n%s", code, out)
+	}
+}

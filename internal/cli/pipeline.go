@@ -344,7 +344,7 @@ func deployedCommit(root string) (string, pipeline.History) {
 	if err != nil {
 		return "", nil
 	}
-	if dirty, err := gitbase.Dirty(head, root, append(append([]string{}, render.Inputs...), deployDir)...); err != nil || len(dirty) > 0 {
+	if dirty, err := repo.Dirty(head, root, append(append([]string{}, render.Inputs...), deployDir)...); err != nil || len(dirty) > 0 {
 		return "", nil
 	}
 	return head.Hash.String(), history{repo}

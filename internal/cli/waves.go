@@ -68,11 +68,6 @@ func (a *app) loadBase(b *baseFleet, load func(fs.FS, *schema.Checker) (*config.
 	if err != nil {
 		return fail(ExitExternal, "%v", err)
 	}
-	if p := repo.Prefix(a.root); p != "" {
-		if tree, err = fs.Sub(tree, p); err != nil {
-			return fail(ExitExternal, "%v", err)
-		}
-	}
 	checker, err := a.checker()
 	if err != nil {
 		return err

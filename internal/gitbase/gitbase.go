@@ -30,7 +30,11 @@ import (
 
 // Repo is an opened repository.
 type Repo struct {
-	repo    *git.Repository
+	repo *git.Repository
+	// prefix is where the directory Open was given sits in the worktree
+	// ("" at its top): a fleet may live in a subdirectory of its
+	// repository, and every tree is read as that directory sees it.
+	prefix  string
 	storage *filesystem.Storage // nil unless it keeps pack files open
 	// index is the git index as read once (worktree.go), for every
 	// directory a run hashes, until ReleaseIndex.
@@ -79,10 +83,14 @@ func Open(dir string) (*Repo, error) {
 		}
 		storage := filesystem.NewStorageWithOptions(st.Filesystem(), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{KeepDescriptors: true})
 		if kept, err := git.Open(storage, wt); err == nil {
-			return &Repo{repo: kept, storage: storage}, nil
+			out := &Repo{repo: kept, storage: storage}
+			out.prefix = out.Prefix(dir)
+			return out, nil
 		}
 	}
-	return &Repo{repo: r}, nil
+	out := &Repo{repo: r}
+	out.prefix = out.Prefix(dir)
+	return out, nil
 }
 
 // Repository exposes the go-git repository (for tests and history).
@@ -152,13 +160,33 @@ func (r *Repo) DefaultBase() (*object.Commit, string, error) {
 	return nil, "", &UserError{fmt.Sprintf("no origin/main or main to compare with (%v); pass --base", lastErr)}
 }
 
-// FS returns the tree of commit c as a read-only file system.
+// FS returns the tree of commit c as a read-only file system, as the
+// directory Open was given sees it (empty when c does not have it).
 func (r *Repo) FS(c *object.Commit) (fs.FS, error) {
+	t, err := r.tree(c)
+	if err != nil {
+		return nil, err
+	}
+	return &treeFS{tree: t, when: c.Committer.When}, nil
+}
+
+// tree is c's tree of the directory Open was given.
+func (r *Repo) tree(c *object.Commit) (*object.Tree, error) {
 	t, err := c.Tree()
 	if err != nil {
 		return nil, fmt.Errorf("reading the tree of %s: %w", c.Hash, err)
 	}
-	return &treeFS{tree: t, when: c.Committer.When}, nil
+	if r.prefix == "" {
+		return t, nil
+	}
+	sub, err := t.Tree(r.prefix)
+	if errors.Is(err, object.ErrDirectoryNotFound) {
+		return &object.Tree{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s in %s: %w", r.prefix, c.Hash, err)
+	}
+	return sub, nil
 }
 
 // treeFS implements fs.FS, fs.ReadDirFS and fs.ReadFileFS over a tree. It
@@ -380,13 +408,13 @@ func (d *dir) ReadDir(n int) ([]fs.DirEntry, error) {
 	return rest[:n], nil
 }
 
-// BlobHashes returns the git blob hash of every file under dir in commit c,
-// by path relative to dir; none when c has no dir. It reads tree objects
-// only, never the files.
-func BlobHashes(c *object.Commit, dir string) (map[string]plumbing.Hash, error) {
-	tree, err := c.Tree()
+// BlobHashes returns the git blob hash of every file under dir (of the
+// directory Open was given) in commit c, by path relative to dir; none
+// when c has no dir. It reads tree objects only, never the files.
+func (r *Repo) BlobHashes(c *object.Commit, dir string) (map[string]plumbing.Hash, error) {
+	tree, err := r.tree(c)
 	if err != nil {
-		return nil, fmt.Errorf("reading the tree of %s: %w", c.Hash, err)
+		return nil, err
 	}
 	return treeHashes(tree, dir)
 }
@@ -422,15 +450,23 @@ func treeHashes(tree *object.Tree, dir string) (map[string]plumbing.Hash, error)
 // index vouches for is not read. A review's label uses it; Dirty, which
 // reads every file, decides what a pipeline run deploys.
 func (r *Repo) Changed(c *object.Commit, root string, dirs ...string) ([]string, error) {
-	return changed(c, dirs, func(d string) (map[string]plumbing.Hash, error) { return r.WorktreeHashes(root, d) })
+	tree, err := r.tree(c)
+	if err != nil {
+		return nil, err
+	}
+	return changed(tree, dirs, func(d string) (map[string]plumbing.Hash, error) { return r.WorktreeHashes(root, d) })
 }
 
 // Dirty lists the files under dirs whose content in the working tree at
-// root differs from commit c (changed, added or deleted), reading and
-// hashing every regular file of those directories.
-func Dirty(c *object.Commit, root string, dirs ...string) ([]string, error) {
+// root (the directory Open was given) differs from commit c (changed, added
+// or deleted), reading and hashing every regular file of those directories.
+func (r *Repo) Dirty(c *object.Commit, root string, dirs ...string) ([]string, error) {
+	tree, err := r.tree(c)
+	if err != nil {
+		return nil, err
+	}
 	disk := os.DirFS(root)
-	return changed(c, dirs, func(d string) (map[string]plumbing.Hash, error) {
+	return changed(tree, dirs, func(d string) (map[string]plumbing.Hash, error) {
 		out := map[string]plumbing.Hash{}
 		err := fs.WalkDir(disk, d, func(p string, e fs.DirEntry, err error) error {
 			if err != nil {
@@ -456,11 +492,7 @@ func Dirty(c *object.Commit, root string, dirs ...string) ([]string, error) {
 // changed lists, sorted, the files under dirs whose blob hash in the
 // working tree (worktree: each file of a directory, by path relative to
 // it) differs from commit c's, or that only one of the two has.
-func changed(c *object.Commit, dirs []string, worktree func(dir string) (map[string]plumbing.Hash, error)) ([]string, error) {
-	tree, err := c.Tree()
-	if err != nil {
-		return nil, err
-	}
+func changed(tree *object.Tree, dirs []string, worktree func(dir string) (map[string]plumbing.Hash, error)) ([]string, error) {
 	var out []string
 	for _, d := range dirs {
 		committed, err := treeHashes(tree, d)

@@ -42,9 +42,21 @@ func TestCommitTreeIsAnFS(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "config/global/a.yaml"), []byte("x: 2\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "config/global/new.yaml"), []byte("y: 1\n"), 0o644)
 
-	r, err := gitbase.Open(filepath.Join(dir, "config"))
+	r, err := gitbase.Open(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// A directory inside the repository reads every tree as it sees it.
+	sub, err := gitbase.Open(filepath.Join(dir, "config"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := sub.Commit("HEAD"); err != nil {
+		t.Fatal(err)
+	} else if subFS, err := sub.FS(c); err != nil {
+		t.Fatal(err)
+	} else if err := fstest.TestFS(subFS, "global/a.yaml", "clusters/us-east-1/m.yaml"); err != nil {
+		t.Fatalf("the tree as config/ sees it: %v", err)
 	}
 	c, err := r.Commit("HEAD")
 	if err != nil {
@@ -64,7 +76,7 @@ func TestCommitTreeIsAnFS(t *testing.T) {
 	if _, err := fs.Stat(fsys, "config/global/new.yaml"); err == nil {
 		t.Error("an uncommitted file is visible in the commit's tree")
 	}
-	dirty, err := gitbase.Dirty(c, dir, "config")
+	dirty, err := r.Dirty(c, dir, "config")
 	if err != nil || len(dirty) != 2 || dirty[0] != "config/global/a.yaml" || dirty[1] != "config/global/new.yaml" {
 		t.Errorf("dirty = %v, %v", dirty, err)
 	}

@@ -292,7 +292,7 @@ func Run(o Options) (*Result, error) {
 		// the index cannot vouch for.
 		var deploy map[string]plumbing.Hash
 		if o.Head != "" {
-			deploy, err = gitbase.BlobHashes(head, deployDir)
+			deploy, err = blobHashes(o.Root, head)
 		} else {
 			<-hashed
 			deploy, err = worktree.hashes, worktree.err
@@ -402,7 +402,7 @@ func readCommitted(root string, c plumbing.Hash) committedDeploy {
 	if err != nil {
 		return committedDeploy{err: err}
 	}
-	hashes, err := gitbase.BlobHashes(commit, deployDir)
+	hashes, err := repo.BlobHashes(commit, deployDir)
 	if err != nil {
 		return committedDeploy{err: err}
 	}
@@ -412,6 +412,21 @@ func readCommitted(root string, c plumbing.Hash) committedDeploy {
 	}
 	idx := readIndex(fsys)
 	return committedDeploy{hashes: hashes, index: idx, owners: idx.Owners()}
+}
+
+// blobHashes is the deploy/ of commit c by blob hash, read through a
+// handle of its own.
+func blobHashes(root string, c *object.Commit) (map[string]plumbing.Hash, error) {
+	repo, err := gitbase.Open(root)
+	if err != nil {
+		return nil, err
+	}
+	defer repo.Close()
+	commit, err := repo.Commit(c.Hash.String())
+	if err != nil {
+		return nil, err
+	}
+	return repo.BlobHashes(commit, deployDir)
 }
 
 // readIndex is the deploy/index.json of fsys, or nil.
