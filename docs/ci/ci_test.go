@@ -292,25 +292,59 @@ func TestInstallScriptChecksTheRelease(t *testing.T) {
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644)
 
-	install := func(base string) (string, error) {
+	var pinned string
+	install := func(base string) (string, string, error) {
 		bin := filepath.Join(t.TempDir(), "bin")
 		cmd := exec.Command("bash", "install-regionctl.sh", bin)
-		cmd.Env = append(os.Environ(), "REGIONCTL_VERSION=1.2.3", "REGIONCTL_BASE_URL="+base, "CURL_CA_BUNDLE="+ca)
+		cmd.Env = append(os.Environ(), "REGIONCTL_VERSION=1.2.3", "REGIONCTL_BASE_URL="+base, "CURL_CA_BUNDLE="+ca, "REGIONCTL_SHA256SUMS_SHA256="+pinned)
 		out, err := cmd.CombinedOutput()
-		return string(out), err
+		return bin, string(out), err
 	}
 	release("regionctl 1.2.3")
-	if out, err := install(srv.URL); err != nil || !strings.Contains(out, "regionctl 1.2.3") {
+	sum := sha256.Sum256(files["/v1.2.3/SHA256SUMS"])
+	pinned = hex.EncodeToString(sum[:])
+	bin, out, err := install(srv.URL)
+	if err != nil || !strings.Contains(out, "regionctl 1.2.3") {
 		t.Fatalf("install: %v\n%s", err, out)
+	}
+	if fi, err := os.Lstat(filepath.Join(bin, "regionctl")); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o755 {
+		t.Errorf("installed: %v %v", fi.Mode(), err)
 	}
 	// A tampered archive: the checksums no longer hold.
 	good := files["/v1.2.3/SHA256SUMS"]
 	release("pwned")
 	files["/v1.2.3/SHA256SUMS"] = good
-	if out, err := install(srv.URL); err == nil || strings.Contains(out, "pwned") {
+	if _, out, err := install(srv.URL); err == nil || strings.Contains(out, "pwned") {
 		t.Errorf("a tampered release was installed:\n%s", out)
 	}
-	if out, err := install(strings.Replace(srv.URL, "https://", "http://", 1)); err == nil {
+	// A tampered archive with checksums to match, from the same server:
+	// the pinned hash of SHA256SUMS refuses them.
+	release("pwned")
+	if _, out, err := install(srv.URL); err == nil || strings.Contains(out, "pwned") || !strings.Contains(out, "not the pinned") {
+		t.Errorf("a release whose SHA256SUMS is not the pinned one was installed:\n%s", out)
+	}
+	// A release whose regionctl is a symbolic link (to anything on the
+	// runner), its SHA256SUMS pinned: not installed.
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	tw.WriteHeader(&tar.Header{Name: "regionctl", Linkname: "/bin/sh", Typeflag: tar.TypeSymlink, Mode: 0o777})
+	tw.Close()
+	gz.Close()
+	files["/v1.2.3/"+archive] = buf.Bytes()
+	linkSum := sha256.Sum256(buf.Bytes())
+	files["/v1.2.3/SHA256SUMS"] = []byte(hex.EncodeToString(linkSum[:]) + "  " + archive + "\n")
+	sum = sha256.Sum256(files["/v1.2.3/SHA256SUMS"])
+	pinned = hex.EncodeToString(sum[:])
+	if bin, out, err := install(srv.URL); err == nil || !strings.Contains(out, "is not a regular file") {
+		t.Errorf("a symbolic link was installed: %v\n%s", err, out)
+	} else if _, err := os.Lstat(filepath.Join(bin, "regionctl")); err == nil {
+		t.Error("something was installed")
+	}
+	release("regionctl 1.2.3")
+	sum = sha256.Sum256(files["/v1.2.3/SHA256SUMS"])
+	pinned = hex.EncodeToString(sum[:])
+	if _, out, err := install(strings.Replace(srv.URL, "https://", "http://", 1)); err == nil {
 		t.Errorf("a release over http was installed:\n%s", out)
 	}
 }

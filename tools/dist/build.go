@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
@@ -137,6 +138,13 @@ func run(cfg config) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "dist: regionctl %s (%s) for %d platforms in %s\n", r.version, short(src.commit), len(targets), cfg.out)
+	sums, err := os.ReadFile(filepath.Join(out, checksumsFile))
+	if err != nil {
+		return err
+	}
+	// What the release notes publish, and CI recipes pin beside the
+	// version (REGIONCTL_SHA256SUMS_SHA256).
+	fmt.Fprintf(os.Stderr, "dist: sha256 of %s: %x\n", checksumsFile, sha256.Sum256(sums))
 	return nil
 }
 
