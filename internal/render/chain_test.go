@@ -8,10 +8,12 @@ import (
 	"testing/fstest"
 
 	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/fleetgen"
 	"github.com/regionctl/regionctl/internal/iampolicy"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/render/iam"
+	"github.com/regionctl/regionctl/internal/schema"
 )
 
 // TestDRAccountNameOfAnotherRegionsCluster: the central pipeline finds
@@ -24,26 +26,33 @@ func TestDRAccountNameOfAnotherRegionsCluster(t *testing.T) {
 	if _, diags := render.Render(load(fsys), opts); diags.HasErrors() {
 		t.Fatalf("the generated fleet does not render: %v", diags)
 	}
-	var other string
+	accounts := map[string]string{}
 	for _, cl := range load(fsys).Clusters {
-		if cl.ID() == "us-east-2/mc01" {
-			other = cl.Effective.Lookup("account", "name").Str
-		}
+		accounts[cl.ID()] = cl.Effective.Lookup("account", "name").Str
 	}
-	if other == "" {
-		t.Fatal("no account name for us-east-2/mc01")
+	c, err := schema.New(schema.Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
 	}
 	file := "config/clusters/us-east-1/regional.yaml"
-	fsys[file] = &fstest.MapFile{Data: append(fsys[file].Data, []byte("etcd_backup:\n  account:\n    name: "+other+"\n")...)}
-	_, diags := render.Render(load(fsys), opts)
-	var found bool
-	for _, d := range diags {
-		if strings.Contains(d.Summary, "DR account name "+other+" is also the account of us-east-2/mc01") && d.Pos.File == file {
-			found = true
+	original := fsys[file].Data
+	for _, tc := range []struct{ other, want string }{
+		// Another region's cluster's account: its name names that region.
+		{accounts["us-east-2/mc01"], "names another region, us-east-2"},
+		// A cluster of its own region: the name is that cluster's.
+		{accounts["us-east-1/mc01"], "is also us-east-1/mc01's account.name"},
+	} {
+		fsys[file] = &fstest.MapFile{Data: append(append([]byte{}, original...), []byte("etcd_backup:\n  account:\n    name: "+tc.other+"\n")...)}
+		_, diags := fleet.Load(fsys, "config", c)
+		var found bool
+		for _, d := range diags {
+			if strings.Contains(d.Summary, "etcd_backup.account.name "+tc.other) && strings.Contains(d.Summary, tc.want) && d.Pos.File == file {
+				found = true
+			}
 		}
-	}
-	if !found {
-		t.Errorf("a DR account named as us-east-2/mc01's account (%s) was not refused at %s: %v", other, file, diags)
+		if !found {
+			t.Errorf("a DR account named %s was not refused at %s: %v", tc.other, file, diags)
+		}
 	}
 }
 

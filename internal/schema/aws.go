@@ -107,7 +107,7 @@ func (c *Checker) CheckAWS(f *config.Fleet, skip func(*config.Cluster) bool) dia
 			}
 		}
 	}
-	return diags
+	return append(diags, c.CheckIdentityNames(f, skip)...)
 }
 
 // checkCluster applies the rules of one cluster's own config.
