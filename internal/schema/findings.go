@@ -145,9 +145,9 @@ func where(what string) string {
 
 func unknownKey(def cue.Value, p []string) finding {
 	key := p[len(p)-1]
-	if len(p) == 2 && p[0] == "tags" && (strings.HasPrefix(key, "regionctl:") || strings.HasPrefix(key, "aws:")) {
+	if len(p) == 2 && p[0] == "tags" && (strings.HasPrefix(strings.ToLower(key), "regionctl:") || strings.HasPrefix(strings.ToLower(key), "aws:")) {
 		return finding{Path: p, Kind: "unknown", Summary: fmt.Sprintf("tag key %q is reserved", key),
-			Detail: "regionctl sets the regionctl: tags of what it creates itself (the region, environment and cluster an account or resource belongs to), and AWS refuses tags starting with aws:. Choose another key."}
+			Detail: "regionctl sets the regionctl: tags of what it creates itself (the region, environment and cluster an account or resource belongs to), IAM matches tag keys in conditions without regard to case, and AWS refuses tags starting with aws:. Choose another key."}
 	}
 	parent := lookup(def, p[:len(p)-1])
 	allowed := fieldNames(parent)
