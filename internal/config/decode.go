@@ -152,6 +152,9 @@ func (d *decoder) node(n *yaml.Node, depth int) *Value {
 				}
 				continue
 			}
+			if !d.visible(k, k.Value) {
+				continue
+			}
 			if prev, dup := seen[k.Value]; dup {
 				dg := diag.Errorf(d.pos(k), fmt.Sprintf("Remove one of the two; %q is first set at %s.", k.Value, d.pos(prev)), "duplicate key %q", k.Value)
 				dg.Related = []diag.Related{{Pos: d.pos(prev), Message: "first set here"}}
@@ -276,13 +279,48 @@ func (d *decoder) scalar(n *yaml.Node, origin Origin) *Value {
 		if err := n.Decode(&f); err == nil {
 			return NewFloat(f, origin)
 		}
-	case "!!str", "!!timestamp", "!!binary":
+	case "!!str", "!!timestamp":
+		if !d.visible(n, n.Value) {
+			return nil
+		}
 		return &Value{Kind: String, Str: n.Value, Origin: origin}
+	case "!!binary":
+		d.errorf(n, "regionctl carries strings, not YAML's binary type: the tag would be lost on the way to deploy/. Remove !!binary and keep the base64 text as a string (a Helm value or a Secret's data takes it so).",
+			"unsupported YAML tag !!binary")
+		return nil
 	default:
 		d.errorf(n, "Remove the tag; layer files use plain YAML values.", "unsupported YAML tag %s", n.Tag)
 		return nil
 	}
+	if !d.visible(n, n.Value) {
+		return nil
+	}
 	return &Value{Kind: String, Str: n.Value, Origin: origin}
+}
+
+// visible refuses text holding a character that changes how it reads
+// without being seen: the bidirectional controls (a "Trojan Source" value
+// reads in review unlike what it is) and the zero-width ones (two names
+// that look the same and differ). It returns false after reporting.
+func (d *decoder) visible(n *yaml.Node, text string) bool {
+	for i, r := range text {
+		if Invisible(r) {
+			d.errorf(n, "Values reach deploy/, Terraform, Kubernetes and pull request comments, where such a character makes them read unlike what they are. Remove it (an editor shows it with a visible-whitespace mode; grep -P '[\\x{200B}-\\x{200F}\\x{202A}-\\x{202E}\\x{2060}-\\x{2069}\\x{FEFF}]' finds it).",
+				"invisible character %U at byte %d of this value", r, i)
+			return false
+		}
+	}
+	return true
+}
+
+// Invisible reports a bidirectional control or zero-width character: one
+// that changes how text reads without being seen.
+func Invisible(r rune) bool {
+	switch {
+	case r >= 0x200B && r <= 0x200F, r >= 0x202A && r <= 0x202E, r >= 0x2060 && r <= 0x2069, r == 0xFEFF, r == 0x061C, r == 0x180E:
+		return true
+	}
+	return false
 }
 
 // retarget copies an aliased value so that its origins point at the alias.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diff"
 )
 
@@ -274,9 +275,10 @@ func diffMarkdown(r *diff.Report) string {
 	}
 	budget := MaxComment - b.Len() - len(note(1_000_000, 1_000_000_000)) - 64
 	for i, f := range r.Files {
-		fence := fenceFor(f.Unified)
+		unified := reveal(f.Unified)
+		fence := fenceFor(unified)
 		block := fmt.Sprintf("\n<details><summary>%s <code>deploy/%s</code></summary>\n\n%sdiff\n%s%s\n</details>\n",
-			html.EscapeString(f.Status), html.EscapeString(f.Path), fence, f.Unified, fence)
+			html.EscapeString(f.Status), html.EscapeString(reveal(f.Path)), fence, unified, fence)
 		if len(block) > budget {
 			lines := 0
 			for _, g := range r.Files[i:] {
@@ -308,7 +310,7 @@ func downgrades(r *diff.Report) []diff.ValueChange {
 // splits table cells on it even in code) and a line break shown as ⏎, so
 // the span stays on its line.
 func code(s string) string {
-	s = strings.ReplaceAll(s, "|", "\\|")
+	s = strings.ReplaceAll(reveal(s), "|", "\\|")
 	s = strings.NewReplacer("\r\n", "⏎", "\n", "⏎", "\r", "⏎").Replace(s)
 	fence := strings.Repeat("`", longestRun(s, '`')+1)
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || s == "" {
@@ -321,7 +323,7 @@ func code(s string) string {
 // never interpreted.
 func text(s string) string {
 	var b strings.Builder
-	for _, r := range strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s) {
+	for _, r := range strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(reveal(s)) {
 		switch r {
 		case '<':
 			b.WriteString("&lt;")
@@ -335,6 +337,25 @@ func text(s string) string {
 		default:
 			b.WriteRune(r)
 		}
+	}
+	return b.String()
+}
+
+// reveal shows each character that changes how text reads without being
+// seen (bidirectional controls, zero-width characters) as its code point,
+// ⟨U+202E⟩, so that a reviewer reads what is there: the loader refuses them
+// in config/, but a hand edit of deploy/ can still bring one.
+func reveal(s string) string {
+	if !strings.ContainsFunc(s, config.Invisible) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if config.Invisible(r) {
+			fmt.Fprintf(&b, "⟨%U⟩", r)
+			continue
+		}
+		b.WriteRune(r)
 	}
 	return b.String()
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diff"
 )
 
@@ -53,5 +54,17 @@ func TestMarkdownFitsWithThousandsOfValues(t *testing.T) {
 	}
 	if !strings.Contains(md, "cut to fit 65,536 characters") || strings.Count(md, "<details>") != strings.Count(md, "</details>") {
 		t.Error("the cut comment does not say so or leaves a section open")
+	}
+}
+
+// TestMarkdownRevealsInvisibleCharacters: a bidirectional control or a
+// zero-width character (a hand edit of deploy/ can bring one) is shown as
+// its code point wherever the comment quotes text.
+func TestMarkdownRevealsInvisibleCharacters(t *testing.T) {
+	trojan := "admin\u202E\u2066 // not"
+	for _, got := range []string{code(trojan), text(trojan), reveal("+  owner: team\u200Bx")} {
+		if strings.ContainsFunc(got, config.Invisible) || !strings.Contains(got, "⟨U+") {
+			t.Errorf("%q", got)
+		}
 	}
 }
