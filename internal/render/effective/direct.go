@@ -103,7 +103,7 @@ func (w *writer) scalar(v *config.Value, flow bool) bool {
 	switch v.Kind {
 	case config.String:
 		if oldBool(v.Str) {
-			// node() asks for double quotes; these words need no escape.
+			// node() asks for double quotes; these need no escape.
 			w.out = append(append(append(w.out, '"'), v.Str...), '"')
 			return true
 		}
@@ -152,8 +152,8 @@ func printableASCII(s string) bool {
 // keyForm is how the library writes a mapping key: only a plain one is
 // written here (a quoted key is rare and left to the library).
 func keyForm(k string) (string, bool) {
-	if len(k) > 120 {
-		return "", false // near the library's limit of a simple key
+	if len(k) > 120 || oldBool(k) {
+		return "", false // near the library's limit of a simple key, or quoted
 	}
 	s, ok := stringForm(k, false)
 	if !ok || s != k {

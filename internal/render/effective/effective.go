@@ -5,7 +5,9 @@ package effective
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -59,6 +61,9 @@ func node(v *config.Value) *yaml.Node {
 		}
 		for _, f := range v.Fields {
 			k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: f.Key}
+			if oldBool(f.Key) {
+				k.Style = yaml.DoubleQuotedStyle
+			}
 			val := node(f.Value)
 			if f.Value.Kind != config.Map {
 				val.LineComment = origin(f.Value)
@@ -93,15 +98,26 @@ func node(v *config.Value) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
 }
 
-// oldBool reports whether s, written plain, is a boolean to a YAML 1.1
-// reader (Helm, sigs.k8s.io/yaml) though not to YAML 1.2. The encoder
-// quotes every other string a reader would take for something else (it
-// resolves the plain form), but not these when it writes a node; its own
-// Marshal quotes them for the same reason.
+// oldBool reports whether s, written plain, is something other than a
+// string to a YAML 1.1 reader (Helm, sigs.k8s.io/yaml, PyYAML) though a
+// string to YAML 1.2: a boolean word (yes, y, on, off, ...), a base-60
+// number (1:20 is 80), a number with digit separators (1_000), or the
+// value key "=". The encoder quotes every other string a reader would
+// take for something else (it resolves the plain form), but not these
+// when it writes a node; its own Marshal quotes the words for the same
+// reason. Keys and values alike.
 func oldBool(s string) bool {
 	switch s {
-	case "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF":
+	case "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF", "=", "<<":
 		return true
 	}
-	return false
+	return sexagesimal.MatchString(s) || (strings.Contains(s, "_") && separated.MatchString(s))
 }
+
+var (
+	// sexagesimal is YAML 1.1's base-60 integer or float.
+	sexagesimal = regexp.MustCompile(`^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$`)
+	// separated is YAML 1.1's decimal, octal, hexadecimal, binary or
+	// float number, which may hold "_" between digits.
+	separated = regexp.MustCompile(`^[-+]?(0b[01_]+|0x[0-9a-fA-F_]+|[0-9][0-9_]*(\.[0-9_]*)?([eE][-+][0-9]+)?|\.[0-9_]+([eE][-+][0-9]+)?)$`)
+)
