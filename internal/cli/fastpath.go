@@ -15,7 +15,8 @@ import (
 // (no diagnostic at all), the size and modification time of every file it
 // read (config/, charts/, pipelines/tekton/, the git refs the merge base
 // comes from) and wrote (deploy/) are kept in .regionctl/render-state.json.
-// The next render or render --check stats the same files; when nothing
+// The next render (not render --check, the gate CI runs: it compares
+// bytes) stats the same files; when nothing
 // differs, the same regionctl built it, and no file was modified too close
 // to the snapshot to tell, there is nothing to render: it says so. Any
 // difference, --no-cache, or a repository it cannot see whole (--root inside

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/regionctl/regionctl/internal/testrepo"
 )
@@ -99,5 +101,55 @@ func TestFleetInASubdirectory(t *testing.T) {
 	}
 	if code, out := run("render", "--check"); code != 0 {
 		t.Errorf("render --check: exit %d\n%s", code, out)
+	}
+}
+
+// TestCheckComparesBytes: render --check, the gate CI runs, compares
+// deploy/ byte for byte: an edit that keeps a file's size and time (which
+// a plain render may trust to skip work) is still found stale.
+func TestCheckComparesBytes(t *testing.T) {
+	r := testrepo.Golden(t, "minimal")
+	run := func(args ...string) (int, string) {
+		var out strings.Builder
+		code := Run(append([]string{"--root", r.Dir}, args...), &out, &out)
+		return code, out.String()
+	}
+	if code, out := run("render"); code != 0 {
+		t.Fatalf("render: exit %d\n%s", code, out)
+	}
+	// Files an hour old are past the racy window: the next render records
+	// a state that a later one may trust.
+	old := time.Now().Add(-time.Hour)
+	filepath.WalkDir(r.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil {
+			os.Chtimes(p, old, old)
+		}
+		return nil
+	})
+	if code, out := run("render"); code != 0 {
+		t.Fatalf("render: exit %d\n%s", code, out)
+	}
+	if code, out := run("render"); code != 0 || !strings.Contains(out, "by size and time") {
+		t.Fatalf("the second render did not trust size and time: exit %d\n%s", code, out)
+	}
+	file := filepath.Join(r.Dir, "deploy", "index.json")
+	fi, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(file)
+	i := strings.Index(string(b), `"generator": "regionctl`)
+	if i < 0 {
+		t.Fatalf("no generator in %s", b)
+	}
+	b[i+len(`"generator": "`)] = 'R' // same size
+	if err := os.WriteFile(file, b, fi.Mode()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(file, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := run("render", "--check"); code != ExitInput || !strings.Contains(out, "index.json") {
+		t.Errorf("render --check after an edit of the same size and time: exit %d\n%s", code, out)
 	}
 }

@@ -72,7 +72,9 @@ the base already had is left to render --check. A development build, and
 			if out.format == "markdown" {
 				return fail(ExitUsage, "-o markdown goes with --diff")
 			}
-			if n, ok := a.unchangedSinceLastRender(); ok && !pruneForeign {
+			// A render may trust size and time to skip work it would
+			// only redo; --check, the gate CI runs, compares the bytes.
+			if n, ok := a.unchangedSinceLastRender(); ok && !pruneForeign && !check {
 				return a.reportUnchanged(check, n, out.format)
 			}
 			if !check {
