@@ -213,6 +213,11 @@ func TestCheckRootRefusesWhatIsNotTheRenderedRoot(t *testing.T) {
 			return other("---\n", "---\napiVersion: v1\nkind: Secret\nmetadata: {name: x, namespace: argocd}\n---\n")
 		}, "only an Argo CD AppProject and Application"},
 		{"no project", func() ([]byte, string) { return other("kind: AppProject", "kind: Application") }, "another Application"},
+		// The Application in another namespace than its AppProject: each
+		// would be applied where it says, the root outside Argo CD's own.
+		{"two namespaces", func() ([]byte, string) {
+			return other("  name: root\n  namespace: argocd", "  name: root\n  namespace: kube-system")
+		}, "span namespaces argocd and kube-system"},
 	} {
 		b, s := tt.doc()
 		if _, err := bootstrap.CheckRoot(b, s); err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -150,6 +150,13 @@ func TestDispatchOfUnusualPushes(t *testing.T) {
 			t.Errorf("--after %q: exit %d, want 2", hostile, code)
 		}
 	}
+	// --before is held to a full commit id too: a short one would be cut
+	// to 12 characters in a message.
+	for _, hostile := range []string{"abc", `$(touch /tmp/pwned)`, strings.Repeat("g", 40), ""} {
+		if code, _ := d.run(t, "--before", hostile, "--after", d.second, "--scope", "central"); code != 2 {
+			t.Errorf("--before %q: exit %d, want 2", hostile, code)
+		}
+	}
 	if len(d.api.Runs()) != before {
 		t.Error("a refused dispatch created runs")
 	}

@@ -153,3 +153,34 @@ func TestCheckComparesBytes(t *testing.T) {
 		t.Errorf("render --check after an edit of the same size and time: exit %d\n%s", code, out)
 	}
 }
+
+// TestPipelinesRefuseDrift: a pipeline applies only what the config of its
+// commit renders: with a file of deploy/ edited by hand, it refuses before
+// any step, naming the file, and reaches for no cloud at all.
+func TestPipelinesRefuseDrift(t *testing.T) {
+	r := testrepo.Golden(t, "minimal")
+	run := func(args ...string) (int, string) {
+		var out strings.Builder
+		code := Run(append([]string{"--root", r.Dir, "--no-cache"}, args...), &out, &out)
+		return code, out.String()
+	}
+	if code, out := run("render"); code != 0 {
+		t.Fatalf("render: exit %d\n%s", code, out)
+	}
+	r.Commit("fleet")
+	tfvars := "deploy/production/us-east-1/terraform/mc01.tfvars.json"
+	r.Edit(tfvars, `"node_max": 6`, `"node_max": 60`)
+	// No credentials and an endpoint that cannot answer: a step that ran
+	// would fail otherwise, and differently.
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:1")
+	for _, args := range [][]string{
+		{"pipeline", "regional", "--region", "us-east-1", "--api-endpoint", "https://api.example.com"},
+		{"pipeline", "central", "--region", "us-east-1"},
+	} {
+		code, out := run(args...)
+		if code != ExitInput || !strings.Contains(out, "refusing to run") || !strings.Contains(out, "mc01.tfvars.json") {
+			t.Errorf("%v with a hand-edited %s: exit %d\n%s", args, tfvars, code, out)
+		}
+	}
+}
