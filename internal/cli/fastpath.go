@@ -76,7 +76,7 @@ func (a *app) unchangedSinceLastRender() (int, bool) {
 		return 0, false
 	}
 	now, err := a.snapshot()
-	if err != nil || !st.Unchanged(Version+"+"+binaryStamp(), now) {
+	if err != nil || !st.Unchanged(buildIdentity(), now) {
 		return 0, false
 	}
 	return st.Rendered, true
@@ -100,7 +100,7 @@ func (a *app) recordRender(files int) {
 		_ = os.Remove(path)
 		return
 	}
-	st := &renderstate.State{Renderer: Version + "+" + binaryStamp(), Taken: taken, Files: now, Rendered: files}
+	st := &renderstate.State{Renderer: buildIdentity(), Taken: taken, Files: now, Rendered: files}
 	if err := st.Save(path); err != nil {
 		// An old record must not outlive the render it described.
 		_ = os.Remove(path)

@@ -184,3 +184,39 @@ func TestPipelinesRefuseDrift(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheKeysNameTheBuild: a rebuilt regionctl (another executable)
+// never trusts what an older build cached: the schema checker's cache
+// keys, the render cache's salt and the render state all carry the
+// executable's stamp, which changes with it.
+func TestCacheKeysNameTheBuild(t *testing.T) {
+	a := &app{root: t.TempDir(), noCache: true}
+	checker, err := a.checker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := binaryStamp()
+	if checker.Identity() != Version+"+"+before || a.renderOptions().CacheSalt != before || buildIdentity() != Version+"+"+before {
+		t.Fatalf("keys %q, salt %q, state %q; stamp %q", checker.Identity(), a.renderOptions().CacheSalt, buildIdentity(), before)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := fi.ModTime().Add(time.Second)
+	if err := os.Chtimes(exe, later, later); err != nil {
+		t.Skipf("cannot touch the test binary: %v", err)
+	}
+	defer os.Chtimes(exe, fi.ModTime(), fi.ModTime())
+	if binaryStamp() == before {
+		t.Error("the stamp did not change with the executable")
+	}
+	b := &app{root: t.TempDir(), noCache: true}
+	if c2, err := b.checker(); err != nil || c2.Identity() == checker.Identity() {
+		t.Errorf("a rebuilt binary's checker keys its cache as the old one did: %v", err)
+	}
+}

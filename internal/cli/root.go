@@ -222,7 +222,7 @@ func (a *app) checker() (*schema.Checker, error) {
 	if a.store != nil {
 		c = a.store
 	}
-	checker, err := schema.New(schema.Options{Cache: c, Version: Version + "+" + binaryStamp()})
+	checker, err := schema.New(schema.Options{Cache: c, Version: buildIdentity()})
 	if err != nil {
 		return nil, fail(ExitExternal, "loading the embedded schema: %w", err)
 	}
@@ -255,6 +255,10 @@ func legacyCachePath(path string) string {
 	dir, name := filepath.Split(path)
 	return filepath.Join(dir, "validate-"+strings.TrimSuffix(strings.TrimPrefix(name, "results-"), ".cache")+".gob")
 }
+
+// buildIdentity names this build in every cache key and in the render
+// state: the version and the executable's stamp.
+func buildIdentity() string { return Version + "+" + binaryStamp() }
 
 // binaryStamp identifies the running executable, so that a rebuilt
 // regionctl never trusts results cached by an older build.

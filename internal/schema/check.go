@@ -30,6 +30,10 @@ type Options struct {
 	Workers int    // CUE contexts evaluated in parallel; 0 means GOMAXPROCS
 }
 
+// Identity is what names the checker's results in its cache: the Version
+// it was given.
+func (c *Checker) Identity() string { return c.opts.Version }
+
 // Checker validates fleets against the embedded schema. It is safe for use
 // by one goroutine at a time; it evaluates in parallel internally.
 type Checker struct {
