@@ -184,6 +184,7 @@ func TestWriteNothingWhenClean(t *testing.T) {
 // checks deploy/ is byte for byte what it was, with no staging left behind.
 func TestFailedWriteLeavesTreeAsItWas(t *testing.T) {
 	for _, op := range []string{"write", "link", "mkdir", "exchange"} {
+		reached := 0
 		for n := 1; n <= 6; n++ {
 			dir := filepath.Join(t.TempDir(), "deploy")
 			if _, err := Write(OS{}, dir, output(v1), Options{}); err != nil {
@@ -195,6 +196,7 @@ func TestFailedWriteLeavesTreeAsItWas(t *testing.T) {
 			if d.calls[op] < n {
 				continue // the render needed fewer calls than n
 			}
+			reached++
 			if op == "link" {
 				// A failed link falls back to writing the file.
 				if err != nil {
@@ -208,6 +210,11 @@ func TestFailedWriteLeavesTreeAsItWas(t *testing.T) {
 			if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
 				t.Errorf("%s %d failing changed deploy/ (-before +after):\n%s", op, n, diff)
 			}
+		}
+		// A fault the render never reached proves nothing: every kind of
+		// call, the swap above all, must have failed at least once.
+		if reached == 0 {
+			t.Errorf("no %s call was made: its fault was never tried", op)
 		}
 	}
 }
