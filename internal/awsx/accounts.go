@@ -109,16 +109,25 @@ func checkTags(ctx context.Context, org *organizations.Client, id string, spec p
 	for _, t := range out.Tags {
 		have[aws.ToString(t.Key)] = aws.ToString(t.Value)
 	}
+	if err := adoptable(spec, id, have); err != nil {
+		return nil, err
+	}
+	return have, nil
+}
+
+// adoptable refuses an account whose tags have does not name the spec's
+// region, environment and cluster, each.
+func adoptable(spec pipeline.AccountSpec, id string, have map[string]string) error {
 	for _, k := range adoptTags {
 		if want, ok := spec.Tags[k]; ok && have[k] != want {
 			got := have[k]
 			if got == "" {
 				got = "(no tag)"
 			}
-			return nil, fmt.Errorf("refusing the account %s (%s): its tag %s is %s, not %s; an account is adopted only when its tags name this region, environment and cluster", spec.Name, id, k, got, want)
+			return fmt.Errorf("refusing the account %s (%s): its tag %s is %s, not %s; an account is adopted only when its tags name this region, environment and cluster", spec.Name, id, k, got, want)
 		}
 	}
-	return have, nil
+	return nil
 }
 
 // FindAccount finds an account by name and reads its tags; id is "" when
