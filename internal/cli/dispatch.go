@@ -103,6 +103,8 @@ func (a *app) runDispatch(f *dispatchFlags) error {
 		return fail(ExitUsage, "--scope regional needs --region")
 	case f.scope == "central" && f.region != "":
 		return fail(ExitUsage, "--region goes with --scope regional only")
+	case f.region != "" && !regionRE.MatchString(f.region):
+		return fail(ExitUsage, "--region %q is not an AWS region name", f.region)
 	case !commitRE.MatchString(f.after):
 		return fail(ExitUsage, "--after must be a full commit id, not %q", f.after)
 	case !f.reconcile && !commitRE.MatchString(f.before):
@@ -198,6 +200,9 @@ func (a *app) kubeClient(f *dispatchFlags) (*kube.Client, error) {
 	}
 	return &kube.Client{Base: strings.TrimSuffix(f.kubeAPI, "/"), Token: strings.TrimSpace(string(token))}, nil
 }
+
+// regionRE is an AWS region name, as it reaches a label selector.
+var regionRE = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$`)
 
 // branchRE is a branch name that may reach a Task argument.
 var branchRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/-]{0,199}$`)

@@ -314,3 +314,27 @@ func TestDeletionInOneStepIsRefusedAndLeavesAWayToDestroy(t *testing.T) {
 		t.Errorf("central dispatch: exit %d", code)
 	}
 }
+
+// FuzzDispatchArguments: whatever a webhook body puts in before and after
+// (and whatever the rendered config puts in branch, scope and region),
+// dispatch never panics, and refuses with a usage error, before reading
+// anything, every value that is not a full commit id, a branch name, a
+// scope or a region.
+func FuzzDispatchArguments(f *testing.F) {
+	commit := strings.Repeat("a1", 20)
+	f.Add(commit, commit, "main", "regional", "eu-west-1")
+	f.Add("abc", commit, "main", "central", "")
+	f.Add(commit, "$(touch x)", "main..x", "regional", "eu-west-1")
+	f.Add(strings.Repeat("0", 40), commit, "--upload-pack=x", "central", "")
+	root := f.TempDir()
+	f.Fuzz(func(t *testing.T, before, after, branch, scope, region string) {
+		var out strings.Builder
+		code := Run([]string{"--root", root, "pipeline", "dispatch", "--before", before, "--after", after, "--branch", branch, "--scope", scope, "--region", region,
+			"--kube-api", "http://127.0.0.1:1", "--kube-token-file", filepath.Join(root, "none")}, &out, &out)
+		valid := commitRE.MatchString(before) && commitRE.MatchString(after) && branchRE.MatchString(branch) && !strings.Contains(branch, "..") &&
+			(scope == "central" && region == "" || scope == "regional" && regionRE.MatchString(region))
+		if !valid && code != ExitUsage {
+			t.Errorf("before %q after %q branch %q scope %q region %q: exit %d, want %d\n%s", before, after, branch, scope, region, code, ExitUsage, out.String())
+		}
+	})
+}

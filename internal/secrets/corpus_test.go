@@ -86,3 +86,27 @@ func TestGitleaksCorpus(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFind: any key and value: Find and Redact never panic, a value Find
+// takes for a secret is never shown by Redact, and Mask leaves no
+// well-known format behind.
+func FuzzFind(f *testing.F) {
+	for _, e := range readCorpus(f)[:40] {
+		f.Add("note", e.Match)
+		f.Add("password", e.Secret)
+	}
+	f.Add("token", "$slack-token")
+	f.Add("ca", "-----BEGIN CERTIFICATE-----\nMIIB")
+	f.Fuzz(func(t *testing.T, key, value string) {
+		what := Find(key, value)
+		if what != "" && Redact("a."+key, value) != Redacted {
+			t.Errorf("Find(%q, %q) = %q, but Redact shows it", key, value, what)
+		}
+		masked := Mask(value)
+		for _, r := range formats {
+			if r.re.MatchString(masked) && !r.re.MatchString(Redacted) {
+				t.Errorf("Mask(%q) = %q still holds %s", value, masked, r.name)
+			}
+		}
+	})
+}

@@ -40,6 +40,7 @@ func TestFind(t *testing.T) {
 		{"headers", "Authorization: Bearer Zk9qLmN1TzRhYjU2", "a credential in an HTTP header"},
 		{"note", "hvs.CAESIJ2kR9aLq0mZx7Tn4yUe", "a token with a vendor's prefix"},
 		{"note", "q8ZxW3mN7rT2kL9pV4sB6yH1", "a random token"},
+		{"note", "${{ env.X }} q8ZxW3mN7rT2kL9pV4sB6yH1", "a random token"},
 		// Not secrets.
 		{"note", "token: $slack-token", ""},
 		{"path", "/spec/template/spec/affinity/podAntiAffinity/requiredDuringScheduling", ""},
@@ -51,6 +52,10 @@ func TestFind(t *testing.T) {
 		{"password", "ssm:///platform/${environment}/${region}/db", ""},
 		{"passwordRef", "arn:aws:secretsmanager:${region}:111122223333:secret:db-AbCdEf", ""},
 		{"token", "short", ""},
+		// Interpolations name variables; an upper-case name with digits is
+		// not a token.
+		{"sha256sums-sha256", "${{ env.REGIONCTL_SHA256SUMS_SHA256 }}", ""},
+		{"note", "${REGIONCTL_SHA256SUMS_SHA256}", ""},
 		{"token_ttl", "3600", ""},
 		{"repo_url", "https://git.example.com/fleet.git", ""},
 		{"image", "registry.example.com/platform/api@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", ""},

@@ -40,6 +40,11 @@ var vendorPrefix = regexp.MustCompile(`(?:^|[^A-Za-z0-9])(?:` + strings.Join([]s
 // exact are tokens whose whole shape is a vendor's.
 var exact = regexp.MustCompile(`\b(?:A3-[A-Z0-9]{6}-[A-Z0-9]{11}-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}|API-[A-Z0-9]{26}|SK[0-9a-fA-F]{32}|v1\.0-[a-f0-9]{24}-[a-f0-9]{146}|A3T[A-Z0-9][A-Z2-7]{16})\b`)
 
+// interpolation is a reference to a variable by name (${{ env.NAME }},
+// ${NAME}, $(params.name)): names, never secret material, however random
+// an upper-case name with digits looks.
+var interpolation = regexp.MustCompile(`\$\{\{\s*[A-Za-z_][A-Za-z0-9_.\-]*\s*\}\}|\$\{[A-Za-z_][A-Za-z0-9_.]*\}|\$\([A-Za-z_][A-Za-z0-9_.\-]*\)`)
+
 // findShape reports what kind of secret value holds by shape alone, or "".
 func findShape(value string) string {
 	if reference.MatchString(value) || strings.HasPrefix(value, "arn:") {
@@ -60,7 +65,7 @@ func findShape(value string) string {
 	if publicText(value) {
 		return ""
 	}
-	for _, t := range token.FindAllString(value, -1) {
+	for _, t := range token.FindAllString(interpolation.ReplaceAllString(value, " "), -1) {
 		if randomToken(t) {
 			return "a random token"
 		}
