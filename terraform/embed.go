@@ -23,8 +23,8 @@ const (
 // Rendered variables files never set them, and render does not ask for
 // them; Terraform refuses to run a root without them.
 var Runtime = map[string][]string{
-	RegionalCluster:   {"account_id", "assume_role_arn", "assume_role_session_name", "management_ou_id", "organization_id", "root_id", "runner_image"},
-	ManagementCluster: {"account_id", "assume_role_arn", "assume_role_external_id", "assume_role_session_name", "regional_account_id", "runner_image"},
+	RegionalCluster:   {"account_id", "assume_role_arn", "assume_role_session_name", "management_ou_id", "organization_id", "root_id", "runner_image", "gitops_repo_url"},
+	ManagementCluster: {"account_id", "assume_role_arn", "assume_role_external_id", "assume_role_session_name", "regional_account_id", "runner_image", "gitops_repo_url"},
 	CentralBootstrap: {"account_id", "assume_role_arn", "assume_role_session_name", "dr_account_id", "dr_assume_role_arn", "management_account_id",
 		"management_ou_id", "organization_id", "platform_api_endpoint", "platform_api_id", "regional_oidc_issuer", "regional_ou_id", "root_id"},
 }

@@ -66,8 +66,14 @@ func Decode(b []byte) ([]Object, error) {
 // CheckRoot checks the documents the pipeline handed the task (the
 // rendered project.yaml and root.yaml) against their SHA-256, and that
 // they are exactly one AppProject and one Application of it, in one
-// namespace, deploying into this cluster only.
-func CheckRoot(doc []byte, sum string) (*Root, error) {
+// namespace, deploying into this cluster only, from repoURL only (the
+// fleet repository the task's own command names, set by Terraform from
+// the reviewed config): a root of another source would hand the cluster
+// to whoever controls that repository.
+func CheckRoot(doc []byte, sum, repoURL string) (*Root, error) {
+	if repoURL == "" {
+		return nil, errors.New("no fleet repository to hold the root Application to")
+	}
 	got := sha256.Sum256(doc)
 	if hex.EncodeToString(got[:]) != sum {
 		return nil, fmt.Errorf("the root documents do not match their SHA-256 %q: they were cut or changed on the way", sum)
@@ -106,6 +112,12 @@ func CheckRoot(doc []byte, sum string) (*Root, error) {
 	}
 	if s := str(r.Application, "spec", "destination", "server"); s != InClusterServer {
 		return nil, fmt.Errorf("the root Application deploys to %q: a cluster's Argo CD deploys only into its own cluster (%s)", s, InClusterServer)
+	}
+	if spec, _ := r.Application["spec"].(map[string]any); spec != nil && spec["sources"] != nil {
+		return nil, errors.New("the root Application has spec.sources: a root has one source, the fleet repository")
+	}
+	if u := str(r.Application, "spec", "source", "repoURL"); u != repoURL {
+		return nil, fmt.Errorf("the root Application's source is %q, not the fleet repository %q", u, repoURL)
 	}
 	return r, nil
 }

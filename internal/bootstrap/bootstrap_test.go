@@ -146,7 +146,7 @@ func TestBootstrapInstallsArgoCDThenTheRoot(t *testing.T) {
 	docs, _ := rootDocs(t, "mc01")
 	docs = []byte(strings.ReplaceAll(string(docs), "namespace: argocd", "namespace: gitops"))
 	sum := sha256.Sum256(docs)
-	root, err := bootstrap.CheckRoot(docs, hex.EncodeToString(sum[:]))
+	root, err := bootstrap.CheckRoot(docs, hex.EncodeToString(sum[:]), fleetRepo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,10 +218,28 @@ func TestCheckRootRefusesWhatIsNotTheRenderedRoot(t *testing.T) {
 		{"two namespaces", func() ([]byte, string) {
 			return other("  name: root\n  namespace: argocd", "  name: root\n  namespace: kube-system")
 		}, "span namespaces argocd and kube-system"},
+		// A root of another source hands the cluster to whoever controls
+		// that repository; a second source would add one.
+		{"another repository", func() ([]byte, string) {
+			return other("repoURL: "+fleetRepo, "repoURL: https://git.example.net/attacker/fleet.git")
+		}, "not the fleet repository"},
+		{"a second source", func() ([]byte, string) {
+			return other("  source:\n", "  sources:\n    - repoURL: https://git.example.net/attacker/fleet.git\n  source:\n")
+		}, "spec.sources"},
 	} {
 		b, s := tt.doc()
-		if _, err := bootstrap.CheckRoot(b, s); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if _, err := bootstrap.CheckRoot(b, s, fleetRepo); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want %q", tt.what, err, tt.want)
 		}
 	}
+	// The rendered root passes; without a repository to hold it to, none.
+	if _, err := bootstrap.CheckRoot(docs, sum, fleetRepo); err != nil {
+		t.Errorf("the rendered root: %v", err)
+	}
+	if _, err := bootstrap.CheckRoot(docs, sum, ""); err == nil {
+		t.Error("a root was accepted without a fleet repository")
+	}
 }
+
+// fleetRepo is the example fleet's gitops.repo_url.
+const fleetRepo = "https://git.platform.example.com/platform/fleet.git"

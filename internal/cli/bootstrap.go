@@ -19,10 +19,10 @@ const DefaultArgoCDManifests = "/usr/share/regionctl/argocd/install.yaml"
 // bootstrapCommand is `argocd bootstrap`, the command of a cluster's
 // bootstrap task.
 func (a *app) bootstrapCommand() *cobra.Command {
-	var region, cluster, manifests string
+	var region, cluster, repoURL, manifests string
 	var wait time.Duration
 	cmd := &cobra.Command{
-		Use:   "bootstrap --region R --cluster C [--manifests FILE]",
+		Use:   "bootstrap --region R --cluster C --repo-url URL [--manifests FILE]",
 		Short: "Install Argo CD and the cluster's root Application (the bootstrap task's command)",
 		Long: `bootstrap is what a cluster's bootstrap task runs, inside the cluster's own
 VPC as its bootstrap role, the one principal its private API admits (cluster
@@ -36,13 +36,15 @@ The pipeline's argocd step starts the task and hands it the rendered
 project.yaml and root.yaml in $` + pipeline.EnvRootDocuments + `, with their SHA-256 in
 $` + pipeline.EnvRootDocumentsSHA256 + `. They are parsed as data and held to
 what render writes: one AppProject, one Application of it, deploying only into
-this cluster. Running it again changes only what differs.`,
+this cluster, from --repo-url only (the fleet repository, which the task
+definition's command names from the reviewed config). Running it again
+changes only what differs.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			if region == "" || cluster == "" {
-				return fail(ExitUsage, "--region and --cluster are required")
+			if region == "" || cluster == "" || repoURL == "" {
+				return fail(ExitUsage, "--region, --cluster and --repo-url are required")
 			}
-			root, err := bootstrap.CheckRoot([]byte(os.Getenv(pipeline.EnvRootDocuments)), os.Getenv(pipeline.EnvRootDocumentsSHA256))
+			root, err := bootstrap.CheckRoot([]byte(os.Getenv(pipeline.EnvRootDocuments)), os.Getenv(pipeline.EnvRootDocumentsSHA256), repoURL)
 			if err != nil {
 				return fail(ExitInput, "%v", err)
 			}
@@ -68,6 +70,7 @@ this cluster. Running it again changes only what differs.`,
 	fl := cmd.Flags()
 	fl.StringVar(&region, "region", "", "the cluster's region (required)")
 	fl.StringVar(&cluster, "cluster", "", "the EKS cluster's name (required)")
+	fl.StringVar(&repoURL, "repo-url", "", "the fleet repository: the only source the root Application may have (required)")
 	fl.StringVar(&manifests, "manifests", DefaultArgoCDManifests, "Argo CD's install.yaml")
 	fl.DurationVar(&wait, "wait", 3*time.Minute, "how long to wait for Argo CD's CustomResourceDefinitions to be established")
 	return cmd

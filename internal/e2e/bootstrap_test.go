@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -110,6 +111,16 @@ func (e *env) bootstrapChecklist(regional, mc01 string) {
 	}
 	if !inSubnets {
 		t.Errorf("mc01's bootstrap task runs outside its private subnets %v: %+v", out.Subnets, task.Attachments)
+	}
+	// The task's own command names the fleet repository, from the reviewed
+	// config: the one source it accepts for the root Application.
+	def, err := ecsAdmin.DescribeTaskDefinition(ctx, &ecs.DescribeTaskDefinitionInput{TaskDefinition: aws.String(out.TaskDefinition)})
+	if err != nil || len(def.TaskDefinition.ContainerDefinitions) != 1 {
+		t.Fatalf("mc01's bootstrap task definition: %v", err)
+	}
+	want := []string{"argocd", "bootstrap", "--region", region, "--cluster", cluster, "--repo-url", e.repoURL()}
+	if got := def.TaskDefinition.ContainerDefinitions[0].Command; !slices.Equal(got, want) {
+		t.Errorf("mc01's bootstrap command %q, want %q", got, want)
 	}
 
 	// Who started the tasks, as the gate decided it.

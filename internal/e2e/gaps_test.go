@@ -128,21 +128,25 @@ func (e *env) managementGapJob(cluster, account string, outputs map[string]strin
 		VarFile: filepath.Join(e.root, "deploy/staging", region, "terraform", cluster+".tfvars.json"),
 		Vars: map[string]string{"account_id": account, "assume_role_arn": iam.RoleARN("aws", account, iam.DeployRoleName),
 			"assume_role_external_id": iam.ExternalID(region), "assume_role_session_name": "regionctl-gap-plan", "regional_account_id": e.regionalAccount,
-			"runner_image": e.runnerImage()},
+			"runner_image": e.runnerImage(), "gitops_repo_url": e.repoURL()},
 		Backend: map[string]string{"bucket": iam.StateBucket(region), "key": pipeline.StateKey(terraform.ManagementCluster, region, cluster), "region": region, "use_lockfile": "true"},
 	}}
 }
 
-// runnerImage is the fleet's gitops.runner_image, which the pipelines pass
-// the cluster roots for their bootstrap tasks.
-func (e *env) runnerImage() string {
+// runnerImage and repoURL are the fleet's gitops.runner_image and
+// gitops.repo_url, which the pipelines pass the cluster roots for their
+// bootstrap tasks.
+func (e *env) runnerImage() string { return e.gitops("runner_image") }
+func (e *env) repoURL() string     { return e.gitops("repo_url") }
+
+func (e *env) gitops(key string) string {
 	b, err := os.ReadFile(filepath.Join(e.root, "config", "global", "00-platform.yaml"))
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?m)^  runner_image: (\S+)$`).FindSubmatch(b)
+	m := regexp.MustCompile(`(?m)^  ` + key + `: (\S+)$`).FindSubmatch(b)
 	if m == nil {
-		e.t.Fatal("config/global/00-platform.yaml sets no gitops.runner_image")
+		e.t.Fatalf("config/global/00-platform.yaml sets no gitops.%s", key)
 	}
 	return string(m[1])
 }
@@ -169,7 +173,7 @@ func (e *env) regionalGapJob(managementAccount string, outputs map[string]string
 		VarFile: filepath.Join(e.root, "deploy/staging", region, "terraform", "regional.tfvars.json"),
 		Vars: map[string]string{"account_id": e.regionalAccount, "assume_role_arn": iam.RoleARN("aws", e.regionalAccount, iam.AccessRole),
 			"assume_role_session_name": "regionctl-gap-plan", "organization_id": aws.ToString(org.Organization.Id),
-			"root_id": aws.ToString(roots.Roots[0].Id), "management_ou_id": aws.ToString(parents.Parents[0].Id), "runner_image": e.runnerImage()},
+			"root_id": aws.ToString(roots.Roots[0].Id), "management_ou_id": aws.ToString(parents.Parents[0].Id), "runner_image": e.runnerImage(), "gitops_repo_url": e.repoURL()},
 		Backend: map[string]string{"bucket": "regionctl-tfstate-" + region + "-regional", "key": pipeline.StateKey(terraform.RegionalCluster, region, "regional"), "region": region, "use_lockfile": "true"},
 	}}
 }

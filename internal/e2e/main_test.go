@@ -161,6 +161,11 @@ variable "regional_account_id" {
   default = ""
 }
 
+variable "gitops_repo_url" {
+  type    = string
+  default = ""
+}
+
 variable "runner_image" {
   type    = string
   default = ""

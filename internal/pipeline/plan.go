@@ -192,7 +192,7 @@ func Central(f *config.Fleet, regionName, cluster, requestID string) (*Plan, err
 	}
 	bucket := str(rc, "state_bucket")
 	runtime := map[string]string{"account_id": "${account_id}", "assume_role_arn": "${assumed_role_arn}", "assume_role_session_name": session(requestID),
-		"organization_id": "${organization_id}", "root_id": "${root_id}", "management_ou_id": "${management_ou_id}", "runner_image": runnerImage(f)}
+		"organization_id": "${organization_id}", "root_id": "${root_id}", "management_ou_id": "${management_ou_id}", "runner_image": runnerImage(f), "gitops_repo_url": fleetRepoURL(f)}
 	p.Steps = append(p.Steps, Step{Cluster: rc.ID(), Name: "terraform", Command: command,
 		Action: "terraform init with the central state bucket (created when missing, owned by the management account), then " + command + " through the assumed role",
 		Root:   path.Join("terraform", terraform.RegionalCluster), VarFile: tfvars(rc), Vars: runtime, Approval: rc.NeedsApproval(),
@@ -206,7 +206,7 @@ func Central(f *config.Fleet, regionName, cluster, requestID string) (*Plan, err
 		"platform_api_id": "${output.platform_api_id}", "regional_ou_id": "${regional_ou_id}",
 		"dr_account_id": "${dr_account_id}", "dr_assume_role_arn": iam.RoleARN(partition, "${dr_account_id}", iam.AccessRole)}
 	for k, v := range runtime {
-		if k != "runner_image" {
+		if k != "runner_image" && k != "gitops_repo_url" {
 			boot[k] = v
 		}
 	}
@@ -221,9 +221,16 @@ func Central(f *config.Fleet, regionName, cluster, requestID string) (*Plan, err
 
 // runnerImage is gitops.runner_image: the image the Tekton Tasks run, and
 // the clusters' bootstrap tasks.
-func runnerImage(f *config.Fleet) string {
+func runnerImage(f *config.Fleet) string { return gitops(f, "runner_image") }
+
+// fleetRepoURL is gitops.repo_url: the one source a cluster's bootstrap
+// task accepts for its root Application.
+func fleetRepoURL(f *config.Fleet) string { return gitops(f, "repo_url") }
+
+// gitops is the string setting key of config/global's gitops, or "".
+func gitops(f *config.Fleet, key string) string {
 	if g := f.Global.Get("gitops"); g != nil {
-		if v := g.Get("runner_image"); v != nil && v.Kind == config.String {
+		if v := g.Get(key); v != nil && v.Kind == config.String {
 			return v.Str
 		}
 	}
@@ -315,7 +322,7 @@ func Regional(f *config.Fleet, regionName, cluster, apiEndpoint, requestID strin
 			RoleARN: iam.RoleARN(partition, "${account_id}", iam.DeployRoleName), ExternalID: iam.ExternalID(regionName), SessionName: session(requestID), SessionTags: true})
 		runtime := map[string]string{"account_id": "${account_id}", "assume_role_arn": "${assumed_role_arn}",
 			"assume_role_external_id": iam.ExternalID(regionName), "assume_role_session_name": session(requestID), "regional_account_id": "${pipeline_account_id}",
-			"runner_image": runnerImage(f)}
+			"runner_image": runnerImage(f), "gitops_repo_url": fleetRepoURL(f)}
 		p.Steps = append(p.Steps, Step{Cluster: c.ID(), Name: "terraform", Action: "terraform init with the region's management cluster state bucket (owned by the regional account), then " + command + " through the deploy role",
 			Root: path.Join("terraform", terraform.ManagementCluster), VarFile: tfvars(c), Command: command, Vars: runtime, Approval: c.NeedsApproval(),
 			Backend: backend(str(c, "state_bucket"), StateKey(terraform.ManagementCluster, regionName, c.Name), regionName), BucketOwner: "${pipeline_account_id}"})

@@ -54,6 +54,11 @@ func TestCentralPlan(t *testing.T) {
 	if tf.Vars["runner_image"] == "" || boot.Vars["runner_image"] != "" {
 		t.Errorf("runner_image: terraform %q, bootstrap %q", tf.Vars["runner_image"], boot.Vars["runner_image"])
 	}
+	// The bootstrap task holds the root Application to the fleet
+	// repository, which only the reviewed config names.
+	if tf.Vars["gitops_repo_url"] != "https://git.platform.example.com/platform/fleet.git" || boot.Vars["gitops_repo_url"] != "" {
+		t.Errorf("gitops_repo_url: terraform %q, bootstrap %q", tf.Vars["gitops_repo_url"], boot.Vars["gitops_repo_url"])
+	}
 	if tf.Root != "terraform/regional-cluster" || tf.Backend["key"] != "regional-cluster/us-east-1/regional.tfstate" || tf.Backend["use_lockfile"] != "true" {
 		t.Errorf("terraform step %+v", tf)
 	}

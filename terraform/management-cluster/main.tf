@@ -19,6 +19,7 @@ module "cluster" {
   node_max               = var.node_max
   endpoint_public_access = var.endpoint_public_access
   runner_image           = var.runner_image
+  gitops_repo_url        = var.gitops_repo_url
   permissions_boundary   = "arn:${data.aws_partition.current.partition}:iam::${var.account_id}:policy/${var.permissions_boundary}"
 }
 

@@ -119,6 +119,15 @@ variable "regional_account_id" {
   description = "The region's regional account, where the regional pipeline runs and Maestro's broker is (aws.regional)."
 }
 
+variable "gitops_repo_url" {
+  type        = string
+  description = "The fleet repository (gitops.repo_url): the one source the bootstrap task accepts for the cluster's root Application."
+  validation {
+    condition     = can(regex("^https://[^[:space:]]+$", var.gitops_repo_url))
+    error_message = "gitops_repo_url must be an https URL."
+  }
+}
+
 variable "runner_image" {
   type        = string
   description = "The regionctl runner image by digest (gitops.runner_image): the cluster's bootstrap task runs it."

@@ -18,6 +18,7 @@ module "cluster" {
   node_max               = var.node_max
   endpoint_public_access = var.endpoint_public_access
   runner_image           = var.runner_image
+  gitops_repo_url        = var.gitops_repo_url
 }
 
 module "api_gateway" {

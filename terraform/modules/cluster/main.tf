@@ -24,5 +24,6 @@ module "eks" {
   permissions_boundary   = var.permissions_boundary
   vpc_id                 = module.vpc.vpc_id
   runner_image           = var.runner_image
+  gitops_repo_url        = var.gitops_repo_url
   tags                   = var.tags
 }

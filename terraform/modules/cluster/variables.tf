@@ -60,6 +60,11 @@ variable "permissions_boundary" {
   description = "ARN of the permissions boundary of the cluster's roles; null for none."
 }
 
+variable "gitops_repo_url" {
+  type        = string
+  description = "The fleet repository: the bootstrap task refuses a root Application of any other source."
+}
+
 variable "runner_image" {
   type        = string
   description = "The regionctl runner image by digest: the bootstrap task runs it."

@@ -94,14 +94,16 @@ resource "aws_ecs_task_definition" "bootstrap" {
     cpu_architecture        = "X86_64"
   }
   # The arguments are argv, never a shell: the pipeline adds the root
-  # Application (the rendered file, as data) when it starts the task.
+  # Application (the rendered file, as data) when it starts the task, and
+  # the task refuses one whose source is not the fleet repository named here
+  # from the reviewed config.
   container_definitions = jsonencode([{
     name                   = "bootstrap"
     image                  = var.runner_image
     essential              = true
     cpu                    = 512
     memory                 = 1024
-    command                = ["argocd", "bootstrap", "--region", var.region, "--cluster", var.name]
+    command                = ["argocd", "bootstrap", "--region", var.region, "--cluster", var.name, "--repo-url", var.gitops_repo_url]
     readonlyRootFilesystem = true
     user                   = "65532:65532"
     linuxParameters        = { capabilities = { drop = ["ALL"] } }

@@ -53,6 +53,11 @@ variable "vpc_id" {
   description = "The cluster's VPC, where the bootstrap task runs."
 }
 
+variable "gitops_repo_url" {
+  type        = string
+  description = "The fleet repository: the bootstrap task refuses a root Application of any other source."
+}
+
 variable "runner_image" {
   type        = string
   description = "The regionctl runner image by digest (gitops.runner_image): the bootstrap task runs it."
