@@ -40,7 +40,8 @@ both recipes.
 
 affected fails (exit 1) when the head's deploy/ holds files that are not what
 its config renders to (drift): a pipeline must never run from such a tree.
---allow-drift only warns.`,
+--allow-drift only warns. It also fails on a skipped rollout wave, as
+validate and render do.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, headOut, headCommit, err := a.review(base, head, true)
@@ -50,6 +51,10 @@ its config renders to (drift): a pipeline must never run from such a tree.
 			// A drifted deploy/ is not what the config says: no pipeline
 			// runs from it.
 			if err := a.driftError(r, allowDrift); err != nil {
+				return err
+			}
+			// Nor from a change that skips a rollout wave.
+			if err := wavesError(r); err != nil {
 				return err
 			}
 			switch out.format {

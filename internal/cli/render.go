@@ -33,7 +33,10 @@ func (a *app) renderCommand() *cobra.Command {
 the central bootstrap's Terraform variables, per cluster its effective config
 and Terraform variables, and index.json. deploy/ is replaced atomically: a
 render that fails leaves it exactly as it was. Files of removed regions and
-clusters are pruned; files regionctl did not write stop the render.
+clusters are pruned; files regionctl did not write stop the render. In a git
+repository it refuses what validate refuses against the merge base: a skipped
+rollout wave, and a cluster deleted in fewer than three steps; so do --check,
+--diff and affected.
 
 --check writes nothing and fails (exit 1) when deploy/ is not what the config
 renders to, listing the stale, missing and extra files.
@@ -99,6 +102,9 @@ the base already had is left to render --check. A development build, and
 			if err := a.renderLifecycle(stream.Index()); err != nil {
 				return err
 			}
+			if err := a.renderWaves(); err != nil {
+				return err
+			}
 			ch, err := stream.Finish(rendered)
 			if err != nil {
 				return deployFail(err)
@@ -151,6 +157,9 @@ func (a *app) writeDeploy(stream *deploytree.Stream, out *render.Output, format 
 		return err
 	}
 	if err := a.renderLifecycle(old); err != nil {
+		return err
+	}
+	if err := a.renderWaves(); err != nil {
 		return err
 	}
 	ch, err := stream.Finish(out)
@@ -294,6 +303,16 @@ func (a *app) renderLifecycle(old *render.Index) error {
 	return a.reportDiagnostics(ds)
 }
 
+// renderWaves refuses a render of a skipped rollout wave, as validate
+// does (waveDiagnostics): one rule, whichever command meets the change.
+func (a *app) renderWaves() error {
+	ds, err := a.waveDiagnostics(a.fleet)
+	if err != nil {
+		return err
+	}
+	return a.reportDiagnostics(ds)
+}
+
 // reportUnchanged says that deploy/ is up to date without rendering: its
 // files and the render's inputs are as the last clean render left them.
 func (a *app) reportUnchanged(check bool, files int, format string) error {
@@ -348,7 +367,27 @@ func (a *app) runDiff(base, format string, allowDrift bool) error {
 	if err != nil {
 		return err
 	}
-	return a.driftError(r, allowDrift)
+	if err := a.driftError(r, allowDrift); err != nil {
+		return err
+	}
+	return wavesError(r)
+}
+
+// wavesError fails a review whose change skips a rollout wave without a
+// rollout_exceptions entry: the rule validate and render hold, so that no
+// command passes what another refuses.
+func wavesError(r *diff.Report) error {
+	var skipped []string
+	for _, w := range r.Waves {
+		if w.Exception == "" {
+			skipped = append(skipped, fmt.Sprintf("%s %q reaches sector %s before %s (%s)", w.Key, w.Value, w.Sector, strings.Join(w.Missing, ", "), w.Origin))
+		}
+	}
+	if len(skipped) == 0 {
+		return nil
+	}
+	return fail(ExitInput, "skipped rollout wave: %s; roll the value out sector by sector, or give the sector a rollout_exceptions entry that says why (regionctl validate shows it)",
+		strings.Join(skipped, "; "))
 }
 
 // driftError fails a review whose deploy/ holds files that are not what
