@@ -2,7 +2,8 @@
 // working: actionlint on the GitHub workflow and action (with shellcheck on
 // their scripts when it is installed), every regionctl command in a recipe
 // parsed by regionctl itself, the GitLab jobs' templates resolved, and the
-// install script run against a release served over TLS.
+// install script run against a release served over TLS; and that
+// docs/architecture.md has a paragraph for every package of the module.
 package ci
 
 import (
