@@ -122,8 +122,11 @@ $(TF_RC): scripts/terraformrc
 	mkdir -p $(CURDIR)/.regionctl/plugin-cache
 	scripts/terraformrc $(CURDIR)/.regionctl/plugin-cache > $@.tmp && mv $@.tmp $@
 
-demo: build iamsim $(TF_RC) ## provision one region end to end against moto and a local platform API, then clean up (REGION=eu-west-1)
-	TF_CLI_CONFIG_FILE=$(TF_RC) CHECKPOINT_DISABLE=1 ./$(BIN) dev demo --region $(or $(REGION),eu-west-1)
+# The demo is a program of its own (cmd/regionctl-demo): the emulator and
+# the IAM gate are never linked into the shipped regionctl.
+demo: iamsim $(TF_RC) ## provision one region end to end against moto and a local platform API, then clean up (REGION=eu-west-1)
+	$(GO) build -o bin/regionctl-demo ./cmd/regionctl-demo
+	TF_CLI_CONFIG_FILE=$(TF_RC) CHECKPOINT_DISABLE=1 ./bin/regionctl-demo --root . --region $(or $(REGION),eu-west-1)
 
 clean: ## remove build output
 	rm -rf bin

@@ -3,6 +3,7 @@ package ci
 import (
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -19,7 +20,7 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 		t.Fatal(err)
 	}
 	named := map[string]bool{}
-	for _, m := range regexp.MustCompile(`\*\*([a-z][a-z0-9/]*)\*\*`).FindAllStringSubmatch(string(doc), -1) {
+	for _, m := range regexp.MustCompile(`\*\*([a-z][a-z0-9/-]*)\*\*`).FindAllStringSubmatch(string(doc), -1) {
 		named[m[1]] = true
 	}
 	var packages []string
@@ -70,4 +71,21 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// TestShippedBinaryLinksNoEmulator: the emulator, the IAM gate, the judges
+// and the demo are test infrastructure; regionctl never links them (the
+// demo is cmd/regionctl-demo).
+func TestShippedBinaryLinksNoEmulator(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "../../cmd/regionctl").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		for _, banned := range []string{"/internal/awsemu", "/internal/demo", "/internal/iamjudge", "/internal/e2e", "/internal/testrepo", "/internal/tftest", "/internal/kube/kubetest", "/internal/prcomment/prcommenttest"} {
+			if strings.HasSuffix(p, "regionctl/regionctl"+banned) || strings.Contains(p, "regionctl/regionctl"+banned+"/") {
+				t.Errorf("cmd/regionctl links %s", p)
+			}
+		}
+	}
 }

@@ -66,7 +66,7 @@ benchmarks.`,
 	gen.Flags().IntVar(&o.Sectors, "sectors", 5, "sectors (the first is the staging sector)")
 	gen.Flags().IntVar(&o.RegionsPerSector, "regions", 40, "regions per sector")
 	gen.Flags().IntVar(&o.ClustersPerRegion, "clusters", 11, "clusters per region, one of them regional")
-	cmd.AddCommand(gen, a.demoCommand(), a.manCommand(), a.argocdManifestsCommand())
+	cmd.AddCommand(gen, a.manCommand(), a.argocdManifestsCommand())
 	return cmd
 }
 

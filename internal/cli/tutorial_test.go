@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,10 +21,10 @@ import (
 // to PATH when reached, in order, in an empty directory. The tutorial cannot
 // rot: a command that no longer works fails here.
 //
-// The demo line applies the real roots against moto, as internal/e2e's
-// TestRealRoots and `make demo` already do: it runs here only when
+// The demo line (make demo) applies the real roots against moto, as
+// internal/e2e's TestRealRoots already does: it runs here only when
 // REGIONCTL_TUTORIAL_DEMO=1 asks for it (with moto_server, terraform and
-// a provider mirror); otherwise only its arguments are checked.
+// a provider mirror); otherwise make only says what it would run.
 func TestTutorial(t *testing.T) {
 	script, err := tutorialScript("../../docs/tutorial.md")
 	if err != nil {
@@ -162,15 +163,17 @@ func scriptLine(l string) (string, error) {
 	case "mkdir":
 		return "mkdir " + rest, nil
 	case "regionctl":
-		prefix := ""
-		if len(args) > 2 && args[1] == "dev" && args[2] == "demo" {
-			// Without the demo, its flags are still parsed (--help).
-			prefix = "[!demo] exec regionctl " + rest + " --help\n[demo] "
-		}
 		if want != "" && want != "0" {
-			return prefix + "exec exits " + want + " " + rest, nil
+			return "exec exits " + want + " " + rest, nil
 		}
-		return prefix + "exec regionctl " + rest, nil
+		return "exec regionctl " + rest, nil
+	case "make":
+		if !slices.Contains(args, "demo") {
+			return "", fmt.Errorf("the tutorial runs make only for the demo: %s", l)
+		}
+		// Without the demo, make only says what it would run (-n): the
+		// target exists and its recipe names the demo's program.
+		return "[!demo] exec make -n " + rest + "\n[!demo] stdout 'regionctl-demo --root'\n[demo] exec " + strings.Join(args, " "), nil
 	default:
 		if want != "" {
 			return "", fmt.Errorf("# exits goes with regionctl commands: %s", l)
