@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -261,11 +263,19 @@ func send(ctx context.Context, req *http.Request, body []byte, creds aws.Credent
 }
 
 // Config is an SDK configuration for endpoint (the gate or the emulator)
-// with static credentials, retrying nothing.
+// with static credentials, retrying no answer: only a request whose
+// connection broke (moto resets a kept-alive connection now and then under
+// load) is sent again, so a denial or an error is seen as it was given.
 func Config(endpoint, region string, creds aws.Credentials) aws.Config {
 	cfg, _ := config.LoadDefaultConfig(context.Background(), config.WithRegion(region), config.WithBaseEndpoint(endpoint),
 		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(creds.AccessKeyID, creds.SecretAccessKey, creds.SessionToken)),
-		config.WithRetryMaxAttempts(1))
+		config.WithRetryer(func() aws.Retryer {
+			return retry.NewStandard(func(o *retry.StandardOptions) {
+				o.MaxAttempts = 3
+				o.Retryables = []retry.IsErrorRetryable{retry.RetryableConnectionError{}}
+				o.RateLimiter = ratelimit.None
+			})
+		}))
 	return cfg
 }
 

@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/regionctl/regionctl/internal/awsemu"
-	"github.com/regionctl/regionctl/internal/cli"
 	"github.com/regionctl/regionctl/internal/pipeline"
 	"github.com/regionctl/regionctl/internal/render/iam"
 )
@@ -87,14 +86,20 @@ func (e *env) reviewAndApprove(regional string) string {
 	}
 	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": creds.AccessKeyID, "AWS_SECRET_ACCESS_KEY": creds.SecretAccessKey, "AWS_SESSION_TOKEN": creds.SessionToken,
 		"AWS_ROLE_ARN": "", "AWS_WEB_IDENTITY_TOKEN_FILE": ""} {
-		t.Setenv(k, v)
+		e.vars[k] = v
 	}
-	var approveOut bytes.Buffer
-	if code := cli.Run([]string{"--root", e.root, "--no-cache", "pipeline", "approve", "--region", region, "--cluster", "mc02", "--plan-id", mc02.ID, "--reason", "CHG-1: retire mc02"}, &approveOut, &approveOut); code != 0 {
-		t.Fatalf("approve: exit %d\n%s", code, approveOut.String())
+	// The approver's own credentials, for this command only.
+	defer func() {
+		for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE"} {
+			delete(e.vars, k)
+		}
+	}()
+	code, approveOut, approveErr := e.exec("--root", e.root, "--no-cache", "pipeline", "approve", "--region", region, "--cluster", "mc02", "--plan-id", mc02.ID, "--reason", "CHG-1: retire mc02")
+	if code != 0 {
+		t.Fatalf("approve: exit %d\n%s%s", code, approveOut, approveErr)
 	}
-	if !strings.Contains(approveOut.String(), "approved plan "+mc02.ID[:12]+" of eu-west-1/mc02") {
-		t.Errorf("approve printed:\n%s", approveOut.String())
+	if !strings.Contains(approveOut, "approved plan "+mc02.ID[:12]+" of eu-west-1/mc02") {
+		t.Errorf("approve printed:\n%s", approveOut)
 	}
 	return mc02.ID
 }

@@ -209,35 +209,46 @@ func TestAccountCreationTimesOutThenResumes(t *testing.T) {
 // TestAccountOfAnotherClusterIsRefused: an account found by name is
 // adopted only when its tags name the same region, environment and
 // cluster, so a staging cluster that names a production account (or
-// another region's) never takes it.
+// another region's) never takes it. One bootstrapped organisation serves
+// every case: the account is made once, and each case retags it.
 func TestAccountOfAnotherClusterIsRefused(t *testing.T) {
+	e := bootstrapped(t)
+	var account string
 	for _, tt := range []struct{ key, value string }{
 		{"regionctl:region", "us-east-1"},
 		{"regionctl:environment", "production"},
 		{"regionctl:cluster", "mc09"},
 	} {
-		t.Run(tt.key, func(t *testing.T) {
-			e := bootstrapped(t)
-			tags := map[string]string{"regionctl:region": region, "regionctl:environment": "staging", "regionctl:cluster": "mc01"}
-			tags[tt.key] = tt.value
-			in := &organizations.CreateAccountInput{AccountName: aws.String("staging-eu-west-1-mc01"), Email: aws.String("x@example.com")}
-			for k, v := range tags {
-				in.Tags = append(in.Tags, orgtypes.Tag{Key: aws.String(k), Value: aws.String(v)})
-			}
-			if _, err := e.orgs().CreateAccount(context.Background(), in); err != nil {
+		tags := map[string]string{"regionctl:region": region, "regionctl:environment": "staging", "regionctl:cluster": "mc01"}
+		tags[tt.key] = tt.value
+		var list []orgtypes.Tag
+		for k, v := range tags {
+			list = append(list, orgtypes.Tag{Key: aws.String(k), Value: aws.String(v)})
+		}
+		if account == "" {
+			out, err := e.orgs().CreateAccount(context.Background(), &organizations.CreateAccountInput{AccountName: aws.String("staging-eu-west-1-mc01"), Email: aws.String("x@example.com"), Tags: list})
+			if err != nil {
 				t.Fatal(err)
 			}
-			e.gate.Changed()
-			code, _, stderr := e.regional("r1", "--cluster", "mc01")
-			if code != 3 || !strings.Contains(stderr, "refusing the account staging-eu-west-1-mc01") || !strings.Contains(stderr, "its tag "+tt.key+" is "+tt.value+", not ") {
-				t.Fatalf("exit %d", code)
+			st, err := e.orgs().DescribeCreateAccountStatus(context.Background(), &organizations.DescribeCreateAccountStatusInput{CreateAccountRequestId: out.CreateAccountStatus.Id})
+			if err != nil || st.CreateAccountStatus.AccountId == nil {
+				t.Fatalf("the account of another cluster: %v", err)
 			}
-			for _, ar := range e.proxy.assumeRoles() {
-				if !strings.HasSuffix(ar.Get("RoleArn"), ":role/regionctl-minting-eu-west-1") {
-					t.Errorf("assumed %s after the refusal", ar.Get("RoleArn"))
-				}
+			account = aws.ToString(st.CreateAccountStatus.AccountId)
+		} else if _, err := e.orgs().TagResource(context.Background(), &organizations.TagResourceInput{ResourceId: aws.String(account), Tags: list}); err != nil {
+			t.Fatal(err)
+		}
+		e.gate.Changed()
+		e.proxy.clear()
+		code, _, stderr := e.regional("r-"+tt.value, "--cluster", "mc01")
+		if code != 3 || !strings.Contains(stderr, "refusing the account staging-eu-west-1-mc01") || !strings.Contains(stderr, "its tag "+tt.key+" is "+tt.value+", not ") {
+			t.Fatalf("%s %s: exit %d", tt.key, tt.value, code)
+		}
+		for _, ar := range e.proxy.assumeRoles() {
+			if !strings.HasSuffix(ar.Get("RoleArn"), ":role/regionctl-minting-eu-west-1") {
+				t.Errorf("%s %s: assumed %s after the refusal", tt.key, tt.value, ar.Get("RoleArn"))
 			}
-		})
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -66,10 +67,14 @@ func (e *env) planGaps(jobs ...gapJob) {
 	var wg sync.WaitGroup
 	problems := make([][]string, len(jobs))
 	for i, g := range jobs {
+		// The test's environment (terraform's CLI configuration included),
+		// as the pipeline's pod has it.
+		env := maps.Clone(e.vars)
+		maps.Copy(env, e.podEnv(g.pipeline, region))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := &tfrun.Runner{Source: e.roots, WorkDir: e.work, Template: template, Emulator: e.proxy.URL, Env: e.podEnv(g.pipeline, region), WithGaps: true}
+			r := &tfrun.Runner{Source: e.roots, WorkDir: e.work, Template: template, Emulator: e.proxy.URL, Env: env, WithGaps: true}
 			plan, _, err := r.ShowPlan(context.Background(), g.job)
 			if err != nil {
 				problems[i] = []string{fmt.Sprintf("%s: %v", g.job.Cluster, err)}

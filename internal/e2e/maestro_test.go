@@ -94,7 +94,7 @@ func (e *env) iotAttached(account, pem string) []string {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	status, body, err := awsemu.Call(context.Background(), emu.URL, creds, "iot", region, "GET", "/certificates")
+	status, body, err := awsemu.Call(context.Background(), e.emu.URL, creds, "iot", region, "GET", "/certificates")
 	if err != nil || status != 200 {
 		e.t.Fatalf("listing certificates of %s: %d %v %s", account, status, err, body)
 	}
@@ -103,11 +103,11 @@ func (e *env) iotAttached(account, pem string) []string {
 	}
 	_ = json.Unmarshal(body, &certs)
 	for _, c := range certs.Certificates {
-		status, body, err := awsemu.Call(context.Background(), emu.URL, creds, "iot", region, "GET", "/certificates/"+c.CertificateId)
+		status, body, err := awsemu.Call(context.Background(), e.emu.URL, creds, "iot", region, "GET", "/certificates/"+c.CertificateId)
 		if err != nil || status != 200 || !strings.Contains(strings.ReplaceAll(string(body), `\n`, "\n"), strings.TrimSpace(pem)) {
 			continue
 		}
-		status, body, err = awsemu.Call(context.Background(), emu.URL, creds, "iot", region, "POST", "/attached-policies/"+url.PathEscape(c.CertificateArn))
+		status, body, err = awsemu.Call(context.Background(), e.emu.URL, creds, "iot", region, "POST", "/attached-policies/"+url.PathEscape(c.CertificateArn))
 		if err != nil || status != 200 {
 			e.t.Fatalf("the policies of %s: %d %v %s", c.CertificateArn, status, err, body)
 		}
@@ -130,7 +130,7 @@ func (e *env) iotPolicy(account, name string) string {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	status, body, err := awsemu.Call(context.Background(), emu.URL, creds, "iot", region, "GET", "/policies/"+name)
+	status, body, err := awsemu.Call(context.Background(), e.emu.URL, creds, "iot", region, "GET", "/policies/"+name)
 	if err != nil || status != 200 {
 		e.t.Fatalf("IoT policy %s: %d %v %s", name, status, err, body)
 	}

@@ -3,12 +3,15 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -28,9 +31,14 @@ import (
 	"github.com/regionctl/regionctl/internal/tftest"
 )
 
-// emu is the package's one emulator; tests reset it.
+// emus are the package's emulators, one per test running at once: a test
+// takes one for its whole run and resets it first. The tests wait on
+// Terraform and on the aws provider's fixed delays far more than they
+// compute, so they run side by side (REGIONCTL_E2E_PARALLEL, default 3),
+// each against its own emulator, gate and platform API, and each running
+// regionctl as a process with its own environment.
 var (
-	emu      *awsemu.Emulator
+	emus     chan *awsemu.Emulator
 	emuError error
 
 	prepareOnce sync.Once
@@ -48,12 +56,20 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	flag.Parse()
+	n := parallelism()
 	if _, err := exec.LookPath("moto_server"); err != nil {
 		emuError = err
 	} else {
-		emu, emuError = awsemu.Start(context.Background(), filepath.Join(os.TempDir(), "regionctl-e2e-moto.log"))
-		if emuError == nil {
-			defer emu.Stop()
+		started, err := startEmulators(n)
+		for _, em := range started {
+			defer em.Stop()
+		}
+		if emuError = err; err == nil {
+			emus = make(chan *awsemu.Emulator, n)
+			for _, em := range started {
+				emus <- em
+			}
 		}
 	}
 	code := m.Run()
@@ -63,19 +79,58 @@ func run(m *testing.M) int {
 	return code
 }
 
-// prepare installs the aws provider once into a template workspace while
-// moto loads the services every test uses.
+// parallelism is how many tests run at once, each with an emulator of its
+// own: REGIONCTL_E2E_PARALLEL, or 3. It sets go test's -parallel unless
+// that was given.
+func parallelism() int {
+	n := 3
+	if v, err := strconv.Atoi(os.Getenv("REGIONCTL_E2E_PARALLEL")); err == nil && v > 0 {
+		n = v
+	}
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if given {
+		n, _ = strconv.Atoi(flag.Lookup("test.parallel").Value.String())
+	} else {
+		_ = flag.Set("test.parallel", strconv.Itoa(n))
+	}
+	return max(n, 1)
+}
+
+// startEmulators starts n emulators at once, each loading the services
+// every test uses.
+func startEmulators(n int) ([]*awsemu.Emulator, error) {
+	out := make([]*awsemu.Emulator, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			em, err := awsemu.Start(context.Background(), filepath.Join(os.TempDir(), fmt.Sprintf("regionctl-e2e-moto-%d.log", i)))
+			if err == nil {
+				err = em.Prewarm(context.Background(), "iam", "sts", "s3", "organizations", "ssm")
+			}
+			out[i], errs[i] = em, err
+		}()
+	}
+	wg.Wait()
+	var started []*awsemu.Emulator
+	for _, em := range out {
+		if em != nil {
+			started = append(started, em)
+		}
+	}
+	return started, errors.Join(errs...)
+}
+
+// prepare installs the aws provider once into a template workspace.
 func prepare(tf *tftest.Env) error {
 	prepareOnce.Do(func() {
-		warmed := make(chan error, 1)
-		go func() { warmed <- emu.Prewarm(context.Background(), "iam", "sts", "s3", "organizations", "ssm") }()
 		dir, err := os.MkdirTemp("", "regionctl-e2e-template-")
 		if err == nil {
 			template = filepath.Join(dir, "template")
 			err = initTemplate(tf, template)
-		}
-		if werr := <-warmed; err == nil {
-			err = werr
 		}
 		prepareErr = err
 	})
@@ -204,11 +259,14 @@ output "bootstrap" {
 }
 `
 
-// env is one test's repository, roots, gate, platform and platform API.
+// env is one test's emulator, repository, roots, gate, platform and
+// platform API.
 type env struct {
 	t               *testing.T
-	root            string // the repository: config/, charts/, pipelines/ and deploy/ of the example fleet
-	roots           string // the Terraform roots: stand-ins for the clusters', the product's bootstrap
+	emu             *awsemu.Emulator
+	vars            map[string]string // the environment regionctl runs with: the emulator's endpoint, terraform's, the pod's
+	root            string            // the repository: config/, charts/, pipelines/ and deploy/ of the example fleet
+	roots           string            // the Terraform roots: stand-ins for the clusters', the product's bootstrap
 	work            string
 	gate            *awsemu.Gate
 	platform        *awsemu.Platform
@@ -233,8 +291,9 @@ func (e *env) regionalOf(r string) (account, issuer string) {
 
 func setup(t *testing.T) *env {
 	t.Helper()
+	t.Parallel()
 	tf := tftest.Setup(t, "../..")
-	if emu == nil {
+	if emus == nil {
 		if os.Getenv("REGIONCTL_REQUIRE_TERRAFORM") == "1" {
 			t.Fatalf("moto_server is required here: %v", emuError)
 		}
@@ -243,17 +302,19 @@ func setup(t *testing.T) *env {
 	if err := prepare(tf); err != nil {
 		t.Fatal(err)
 	}
-	if err := emu.Reset(); err != nil {
+	em := <-emus
+	t.Cleanup(func() { emus <- em }) // last: after the gate and servers closed
+	if err := em.Reset(); err != nil {
 		t.Fatal(err)
 	}
-	g, err := awsemu.StartGate(emu.URL)
+	g, err := awsemu.StartGate(em.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	g.Ledger().Expect(awsemu.AccountProbe)
 	// The second judge decides every request the gate decides.
 	g.SetSecondJudge(simulator.Require(t))
-	e := &env{t: t, root: t.TempDir(), roots: t.TempDir(), work: t.TempDir(), tokens: t.TempDir(), gate: g,
+	e := &env{t: t, emu: em, root: t.TempDir(), roots: t.TempDir(), work: t.TempDir(), tokens: t.TempDir(), gate: g,
 		issuer: "https://oidc.eks." + region + ".amazonaws.com/id/REGIONAL", others: map[string]string{}, apiID: "platformapi"}
 	t.Cleanup(func() { e.closeGate() })
 	for _, dir := range []string{"config", "deploy", "charts", "pipelines"} {
@@ -289,12 +350,9 @@ func setup(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	e.proxy = newProxy(t, g.URL)
-	t.Setenv("AWS_ENDPOINT_URL", e.proxy.URL)
-	t.Setenv("AWS_REGION", "us-east-1")
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
-	t.Setenv("AWS_MAX_ATTEMPTS", "3")
+	e.vars = map[string]string{"AWS_ENDPOINT_URL": e.proxy.URL, "AWS_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true", "AWS_MAX_ATTEMPTS": "3"}
 	for k, v := range tf.EnvMap() {
-		t.Setenv(k, v)
+		e.vars[k] = v
 	}
 	return e
 }
@@ -350,7 +408,7 @@ func (e *env) fault(root string, fail bool, sleep int, marker string) {
 // awsConfig reaches the emulator directly, not through the gate, for the
 // tests' own checks (moto's default credentials: the management account).
 func (e *env) awsConfig() aws.Config {
-	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion("us-east-1"), config.WithBaseEndpoint(emu.URL),
+	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion("us-east-1"), config.WithBaseEndpoint(e.emu.URL),
 		config.WithCredentialsProvider(aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return aws.Credentials{AccessKeyID: awsemu.AccessKeyID, SecretAccessKey: awsemu.SecretAccessKey}, nil
 		})))
@@ -374,7 +432,7 @@ func (e *env) as(pipeline string) { e.asIn(pipeline, region) }
 func (e *env) asIn(pipeline, r string) {
 	e.t.Helper()
 	for k, v := range e.podEnv(pipeline, r) {
-		e.t.Setenv(k, v)
+		e.vars[k] = v
 	}
 }
 
@@ -396,15 +454,42 @@ func (e *env) podEnv(pipeline, r string) map[string]string {
 	return vars
 }
 
-// regionctl runs regionctl in this process and returns its exit code and
-// output.
+// regionctl runs a pipeline command (with the flags every run gets) and
+// returns its exit code and output.
 func (e *env) regionctl(args ...string) (int, string, string) {
+	e.t.Helper()
+	return e.exec(e.args(args...)...)
+}
+
+// exec runs regionctl (this test binary) as a process of its own, with the
+// test's environment, and returns its exit code and output.
+func (e *env) exec(args ...string) (int, string, string) {
 	e.t.Helper()
 	var out, errOut bytes.Buffer
 	start := time.Now()
-	code := cli.Run(e.args(args...), &out, &errOut)
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = e.environ()
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	code := 0
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			e.t.Fatalf("regionctl %v: %v", args, err)
+		}
+		code = exit.ExitCode()
+	}
 	e.t.Logf("regionctl %v: exit %d in %s\n%s%s", args, code, time.Since(start).Round(time.Millisecond), out.String(), errOut.String())
 	return code, out.String(), errOut.String()
+}
+
+// environ is the environment regionctl runs with: this process's, then the
+// test's (later values win).
+func (e *env) environ() []string {
+	out := append(os.Environ(), "REGIONCTL_E2E_MAIN=1")
+	for k, v := range e.vars {
+		out = append(out, k+"="+v)
+	}
+	return out
 }
 
 // central runs the central pipeline of the test region as the central
@@ -454,7 +539,7 @@ func (e *env) issuerIn(r string) {
 func (e *env) start(stdout, stderr *bytes.Buffer, args ...string) *exec.Cmd {
 	e.t.Helper()
 	cmd := exec.Command(os.Args[0], e.args(args...)...)
-	cmd.Env = append(os.Environ(), "REGIONCTL_E2E_MAIN=1")
+	cmd.Env = e.environ()
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = processGroup()
 	if err := cmd.Start(); err != nil {

@@ -35,7 +35,7 @@ func TestRealRoots(t *testing.T) {
 	e := setup(t)
 	e.roots, _ = filepath.Abs("../../terraform")
 	start := time.Now()
-	if err := emu.Prewarm(context.Background(), "ec2", "eks", "apigateway", "iot", "route53", "acm", "elasticloadbalancing"); err != nil {
+	if err := e.emu.Prewarm(context.Background(), "ec2", "eks", "apigateway", "iot", "route53", "acm", "elasticloadbalancing"); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("moto warm: %s", time.Since(start).Round(time.Second))
@@ -340,7 +340,7 @@ func (e *env) eksClusters(account string) []string {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	clusters, err := emu.EKSClusters(context.Background(), creds, region)
+	clusters, err := e.emu.EKSClusters(context.Background(), creds, region)
 	if err != nil {
 		e.t.Fatal(err)
 	}
