@@ -86,7 +86,7 @@ validate and render do.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&base, "base", "", "git ref before the change (default: merge base of HEAD and origin/main, else main)")
+	cmd.Flags().StringVar(&base, "base", "", "git ref before the change (default: merge base of HEAD and the deploy branch, gitops.revision: origin/<branch>, else <branch>)")
 	cmd.Flags().StringVar(&head, "head", "", "git ref after the change (default: the working tree)")
 	out = outputFlag(cmd, "emit", "text", "json", "pipelineruns", "matrix", "gitlab-ci")
 	cmd.Flags().StringVar(&gitlabTemplate, "gitlab-template", ".gitlab/regionctl-affected.yml", "with -o gitlab-ci: the repository file that defines the hidden job .regionctl-affected")

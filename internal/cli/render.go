@@ -42,7 +42,8 @@ rollout wave, and a cluster deleted in fewer than three steps; so do --check,
 renders to, listing the stale, missing and extra files.
 
 --diff writes nothing either: it renders the base ref (read from git objects,
-no checkout; default the merge base of HEAD and origin/main, else main) and
+no checkout; default the merge base of HEAD and the deploy branch named by
+gitops.revision, default main: origin/<branch>, else <branch>) and
 the working tree, and shows what the change does: destroyed clusters and
 pruned files, skipped rollout waves, drift, the blast radius by sector in
 rollout order with the pipelines that will run, every changed value with the
@@ -118,7 +119,7 @@ the base already had is left to render --check. A development build, and
 	cmd.Flags().BoolVar(&check, "check", false, "write nothing; fail when deploy/ is stale")
 	cmd.Flags().BoolVar(&pruneForeign, "prune-foreign", false, "delete files in deploy/ that regionctl did not write")
 	cmd.Flags().BoolVar(&showDiff, "diff", false, "write nothing; show what the change since --base does")
-	cmd.Flags().StringVar(&base, "base", "", "git ref to compare with (default: merge base of HEAD and origin/main, else main)")
+	cmd.Flags().StringVar(&base, "base", "", "git ref to compare with (default: merge base of HEAD and the deploy branch, gitops.revision: origin/<branch>, else <branch>)")
 	out = outputFlag(cmd, "format", "text", "json", "markdown")
 	cmd.Flags().BoolVar(&a.fullReview, "full", false, "with --diff: render every cluster on both sides, not only those whose inputs differ")
 	cmd.Flags().BoolVar(&allowDrift, "allow-drift", false, "with --diff: report drift in deploy/ without failing")

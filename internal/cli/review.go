@@ -48,6 +48,9 @@ func (a *app) reviewOf(o review.Options) (*review.Result, error) {
 		return nil, err
 	}
 	o.Root, o.Full, o.Hold, o.Checker, o.Render, o.Trusted = a.root, a.fullReview, a.holdReview, checker, a.renderOptions(), stamped(Version)
+	if o.Branch == "" {
+		o.Branch = a.deployBranch()
+	}
 	res, err := review.Run(o)
 	var notRendered *review.NotRendered
 	var refused *review.Refused

@@ -32,8 +32,8 @@ which regions, and since which commit (git blame of the line that sets it).
 The value the first sector runs is the target; the next sector to promote is
 the first that does not run it everywhere, blocked while the sector before it
 is still behind or soaking (its soak time from the sector file, counted from
-when the commit that gave it the value reached main: origin/main, else main,
-in first-parent history, so a branch commit soaks from its merge and a value
+when the commit that gave it the value reached the deploy branch, gitops.revision
+(default main): origin/<branch>, else <branch>, in first-parent history, so a branch commit soaks from its merge and a value
 only on a branch has not started soaking).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -50,7 +50,7 @@ only on a branch has not started soaking).`,
 				defer repo.Close()
 				if head, err := repo.Commit("HEAD"); err == nil {
 					b := repo.Blamer(head, a.root)
-					if main, _ := repo.Mainline(); main != nil {
+					if main, _ := repo.Mainline(a.deployBranch()); main != nil {
 						b.WithMainline(main)
 					}
 					history = b
@@ -129,7 +129,7 @@ all. It names every cluster that blocks. --argocd-auth-token
 				defer repo.Close()
 				if head, err := repo.Commit("HEAD"); err == nil {
 					b := repo.Blamer(head, a.root)
-					if main, _ := repo.Mainline(); main != nil {
+					if main, _ := repo.Mainline(a.deployBranch()); main != nil {
 						b.WithMainline(main)
 					}
 					opts.History = b

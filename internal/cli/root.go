@@ -77,6 +77,8 @@ type app struct {
 	fleetDiags diag.Diagnostics
 	// base is the merge base's fleet, loaded once when asked (mergeBase).
 	base *baseFleet
+	// branch is the deploy branch (deployBranch), once read.
+	branch string
 	// phases is the merge base loaded for deletion phases alone
 	// (phaseBase).
 	phases *baseFleet

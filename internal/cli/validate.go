@@ -18,7 +18,7 @@ layer schema, merges every cluster's effective config and checks it against
 #Cluster and the fleet constraints. In a git repository it also refuses a
 skipped rollout wave: a versioned value the change gives a sector while an
 earlier sector runs it nowhere (compared with the merge base of HEAD and
-origin/main), unless the sector's rollout_exceptions says why, and a cluster
+the deploy branch, gitops.revision: origin/<branch>, else <branch>), unless the sector's rollout_exceptions says why, and a cluster
 deleted in fewer than three merged steps (delete: true, then
 delete_pipeline: true, then removing its file). Every problem
 is listed with the file, line and column to change. Exit status 1 when any

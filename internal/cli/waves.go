@@ -3,6 +3,9 @@ package cli
 import (
 	"fmt"
 	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -15,7 +18,7 @@ import (
 )
 
 // mergeBase is the fleet at the review base (the merge base of HEAD and
-// origin/main, else main), loaded once, and the base's label; nil outside a
+// origin/<deploy branch>, else <deploy branch>), loaded once, and the base's label; nil outside a
 // git repository, without a base, or when the base does not load (a broken
 // base says nothing about history).
 func (a *app) mergeBase() (*config.Fleet, string, error) {
@@ -60,7 +63,7 @@ func (a *app) loadBase(b *baseFleet, load func(fs.FS, *schema.Checker) (*config.
 		return nil
 	}
 	defer repo.Close()
-	base, label, err := repo.DefaultBase()
+	base, label, err := repo.DefaultBase(a.deployBranch())
 	if err != nil {
 		return nil
 	}
@@ -98,7 +101,7 @@ func (a *app) lifecycleDiagnostics(head *config.Fleet) (diag.Diagnostics, error)
 
 // waveDiagnostics refuses skipped rollout waves: versioned values the
 // working tree gives a sector, compared with the review base (the merge
-// base of HEAD and origin/main, else main), while an earlier sector runs
+// base of HEAD and the deploy branch), while an earlier sector runs
 // them nowhere. A sector's rollout_exceptions entry turns the error into a
 // warning. Outside a git repository, or without a base, there is nothing
 // to compare with and nothing is reported.
@@ -142,4 +145,37 @@ func parsePos(s string) diag.Pos {
 		p.Col, _ = strconv.Atoi(parts[2])
 	}
 	return p
+}
+
+// deployBranch is the branch the fleet deploys from: gitops.revision as the
+// working tree's config/global sets it (its files merge in name order, a
+// later one overriding), else main. Reviews and the wave and deletion
+// checks compare with it, not with a branch name regionctl assumes.
+func (a *app) deployBranch() string {
+	if a.branch != "" {
+		return a.branch
+	}
+	a.branch = gitbase.DefaultBranch
+	dir := filepath.Join(a.root, configDir, "global")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return a.branch
+	}
+	for _, e := range entries {
+		if e.IsDir() || !(strings.HasSuffix(e.Name(), ".yaml") || strings.HasSuffix(e.Name(), ".yml")) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		v, diags := config.Decode(path.Join(configDir, "global", e.Name()), config.LayerGlobal, b)
+		if v == nil || diags.HasErrors() {
+			continue // validate reports it
+		}
+		if r := v.Lookup("gitops", "revision"); r != nil && r.Kind == config.String && branchRE.MatchString(r.Str) {
+			a.branch = r.Str
+		}
+	}
+	return a.branch
 }

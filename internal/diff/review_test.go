@@ -270,7 +270,7 @@ func TestDefaultBaseIsTheMergeBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	gb, _ := gitbase.Open(r.Dir)
-	base, label, err := gb.DefaultBase()
+	base, label, err := gb.DefaultBase("")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -122,10 +122,18 @@ func (r *Repo) Commit(rev string) (*object.Commit, error) {
 	return c, nil
 }
 
-// Mainline is the tip of the branch that deploys: origin/main, else main,
-// else HEAD (a clone with neither follows its own first-parent history).
-func (r *Repo) Mainline() (*object.Commit, string) {
-	for _, ref := range []string{"origin/main", "main", "HEAD"} {
+// DefaultBranch is the deploy branch when the fleet names none
+// (gitops.revision).
+const DefaultBranch = "main"
+
+// Mainline is the tip of the branch that deploys: origin/<branch>, else
+// <branch>, else HEAD (a clone with neither follows its own first-parent
+// history).
+func (r *Repo) Mainline(branch string) (*object.Commit, string) {
+	if branch == "" {
+		branch = DefaultBranch
+	}
+	for _, ref := range []string{"origin/" + branch, branch, "HEAD"} {
 		if c, err := r.Commit(ref); err == nil {
 			return c, ref
 		}
@@ -134,15 +142,19 @@ func (r *Repo) Mainline() (*object.Commit, string) {
 }
 
 // DefaultBase is the base a review compares HEAD with: the merge base of
-// HEAD and origin/main, else of HEAD and main, so that a branch behind main
-// does not report main's newer commits as its own.
-func (r *Repo) DefaultBase() (*object.Commit, string, error) {
+// HEAD and origin/<branch>, else of HEAD and <branch>, where branch is the
+// deploy branch (gitops.revision; "" is DefaultBranch), so that a branch
+// behind it does not report its newer commits as its own.
+func (r *Repo) DefaultBase(branch string) (*object.Commit, string, error) {
+	if branch == "" {
+		branch = DefaultBranch
+	}
 	head, err := r.Commit("HEAD")
 	if err != nil {
 		return nil, "", err
 	}
 	var lastErr error
-	for _, ref := range []string{"origin/main", "main"} {
+	for _, ref := range []string{"origin/" + branch, branch} {
 		other, err := r.Commit(ref)
 		if err != nil {
 			lastErr = err
@@ -157,7 +169,7 @@ func (r *Repo) DefaultBase() (*object.Commit, string, error) {
 		}
 		return bases[0], "merge-base(HEAD, " + ref + ")", nil
 	}
-	return nil, "", &UserError{fmt.Sprintf("no origin/main or main to compare with (%v); pass --base", lastErr)}
+	return nil, "", &UserError{fmt.Sprintf("no origin/%s or %s to compare with (%v): the deploy branch is gitops.revision (default %s); pass --base", branch, branch, lastErr, DefaultBranch)}
 }
 
 // FS returns the tree of commit c as a read-only file system, as the

@@ -25,7 +25,10 @@ const deployDir = "deploy"
 // Options say what to compare and how.
 type Options struct {
 	Root       string // the repository
-	Base, Head string // refs; an empty Base is the merge base with main, an empty Head the working tree
+	Base, Head string // refs; an empty Base is the merge base with the deploy branch, an empty Head the working tree
+	// Branch is the deploy branch (gitops.revision; "" is main): an empty
+	// Base is the merge base of HEAD and origin/<Branch>, else <Branch>.
+	Branch string
 	// Drift holds the head's committed deploy/ to its render.
 	Drift bool
 	// Full renders every cluster on both sides.
@@ -88,7 +91,7 @@ func Run(o Options) (*Result, error) {
 	var base *object.Commit
 	baseLabel := o.Base
 	if o.Base == "" {
-		base, baseLabel, err = repo.DefaultBase()
+		base, baseLabel, err = repo.DefaultBase(o.Branch)
 	} else {
 		base, err = repo.Commit(o.Base)
 	}
