@@ -26,7 +26,8 @@ pipeline, a management cluster the regional one; a change to Helm values alone
 needs none (Argo CD syncs it).
 
 -o pipelineruns prints the PipelineRuns to create, at the head commit, ready
-for 'kubectl create -f -'.
+for 'kubectl create -f -'; it refuses a working tree with uncommitted changes,
+which no run could deploy.
 
 -o matrix prints the clusters whose pipeline must run as a CI job matrix,
 {"include": [...]} with each entry as -o json prints it, for GitHub Actions'
@@ -65,6 +66,12 @@ validate and render do.`,
 			case "gitlab-ci":
 				return writeGitLabChild(a.stdout, r.Affected, gitlabTemplate)
 			case "pipelineruns":
+				// A run deploys a commit: uncommitted changes would run as
+				// the commit before them.
+				if len(r.Uncommitted) > 0 {
+					return fail(ExitInput, "-o pipelineruns pins each run to a commit, and the working tree holds uncommitted changes (%s): commit them, or pass --head REF",
+						clusterOrFiles(r.Uncommitted))
+				}
 				revision := headCommit.Hash.String()
 				files := headOut.ByPath()
 				for i, c := range diff.Runs(r.Affected) {
