@@ -8,13 +8,17 @@
 package argohealth
 
 import (
+	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/regionctl/regionctl/internal/gitbase"
@@ -77,7 +81,7 @@ func (c *Client) applications(selector string) ([]application, error) {
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("asking Argo CD %s for the Applications of %s: %w", c.base(), selector, err)
+		return nil, fmt.Errorf("cannot reach Argo CD at %s: %s", c.base(), unreachable(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -184,6 +188,26 @@ type Gate struct {
 	Targets func(sector string) ([]Target, error)
 }
 
+// unreachable says why a request reached no Argo CD, in a few words: the
+// name that does not resolve, the connection refused, the timeout.
+func unreachable(err error) string {
+	var dns *net.DNSError
+	var op *net.OpError
+	switch {
+	case errors.As(err, &dns):
+		return fmt.Sprintf("the name %s does not resolve here", dns.Name)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "the connection was refused"
+	case errors.As(err, &op) && op.Timeout(), errors.Is(err, context.DeadlineExceeded):
+		return "no answer in time"
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}
+
 // Check implements rollout.Health.
 func (g *Gate) Check(sector, component, commit string) (string, error) {
 	targets, err := g.Targets(sector)
@@ -223,7 +247,11 @@ func (g *Gate) Check(sector, component, commit string) (string, error) {
 		}
 	}
 	if len(blocked) > 0 {
-		return "", fmt.Errorf("%d of %d clusters of %s block: %s", len(blocked), len(targets), sector, strings.Join(blocked, " | "))
+		msg := fmt.Sprintf("%d of %d clusters of %s block:\n  %s", len(blocked), len(targets), sector, strings.Join(blocked, "\n  "))
+		if g.Client.Token == "" {
+			msg += "\nNo Argo CD token was given (--argocd-auth-token or $ARGOCD_AUTH_TOKEN)."
+		}
+		return "", errors.New(msg)
 	}
 	return fmt.Sprintf("%d Applications on %d clusters of %s Healthy and Synced", n, len(targets), sector), nil
 }

@@ -2,8 +2,10 @@ package argohealth
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -132,7 +134,7 @@ func TestGateAsksEachClustersArgoCD(t *testing.T) {
 		t.Errorf("healthy at or after the commit: %q %v", s, err)
 	}
 	_, err = gate(Target{"eu-west-1", "mc01", mc01.URL}, Target{"eu-west-1", "mc02", mc02.URL}).Check("stage", "hypershift-operator", introduced)
-	if err == nil || !strings.Contains(err.Error(), "1 of 2 clusters of stage block: eu-west-1/mc02: root is synced at 01234567") || strings.Contains(err.Error(), "eu-west-1/mc01:") {
+	if err == nil || !strings.Contains(err.Error(), "1 of 2 clusters of stage block:\n  eu-west-1/mc02: root is synced at 01234567") || strings.Contains(err.Error(), "eu-west-1/mc01:") {
 		t.Errorf("a cluster whose root is behind: %v", err)
 	}
 	// Multi-source Applications carry their commits in revisions: an
@@ -144,8 +146,24 @@ func TestGateAsksEachClustersArgoCD(t *testing.T) {
 	if _, err := gate(Target{"eu-west-1", "mc01", mc01.URL}).Check("stage", "cert-manager", introduced); err == nil || !strings.Contains(err.Error(), "no Application of cert-manager") {
 		t.Errorf("missing component: %v", err)
 	}
-	// An unreachable Argo CD blocks its cluster.
-	if _, err := gate(Target{"eu-west-1", "mc09", "http://127.0.0.1:1"}).Check("stage", "", introduced); err == nil || !strings.Contains(err.Error(), "eu-west-1/mc09:") {
+	// An unreachable Argo CD blocks its cluster, said in a few words, one
+	// line per cluster; without a token the refusal says none was given.
+	_, err = gate(Target{"eu-west-1", "mc09", "http://127.0.0.1:1"}).Check("stage", "", introduced)
+	if err == nil || !strings.Contains(err.Error(), "\n  eu-west-1/mc09: cannot reach Argo CD at http://127.0.0.1:1: the connection was refused") || strings.Contains(err.Error(), "token") {
 		t.Errorf("unreachable: %v", err)
+	}
+	tokenless := &Gate{Client: Client{Repo: repo}, Targets: func(string) ([]Target, error) { return []Target{{"eu-west-1", "mc09", "http://127.0.0.1:1"}}, nil }}
+	if _, err := tokenless.Check("stage", "", introduced); err == nil || !strings.Contains(err.Error(), "No Argo CD token was given (--argocd-auth-token or $ARGOCD_AUTH_TOKEN)") {
+		t.Errorf("no token: %v", err)
+	}
+}
+
+// TestUnreachableSaysWhy: a name that does not resolve is said as such,
+// not as the resolver's whole answer.
+func TestUnreachableSaysWhy(t *testing.T) {
+	err := &url.Error{Op: "Get", URL: "https://argocd.mc01.eu-west-1.internal/api/v1/applications", Err: &net.OpError{Op: "dial", Net: "tcp",
+		Err: &net.DNSError{Err: "no such host", Name: "argocd.mc01.eu-west-1.internal", Server: "10.255.255.53:53", IsNotFound: true}}}
+	if got := unreachable(err); got != "the name argocd.mc01.eu-west-1.internal does not resolve here" {
+		t.Errorf("unreachable(%v) = %q", err, got)
 	}
 }

@@ -88,7 +88,8 @@ func Promote(f *config.Fleet, key, value string, o PromoteOptions) (*Promotion, 
 			}
 			summary, err := o.Health.Check(prev.Name, component(path), since.Commit)
 			if err != nil {
-				return nil, &Refusal{fmt.Sprintf("health gate of sector %s: %v", prev.Name, err)}
+				return nil, &Refusal{fmt.Sprintf("health gate of sector %s: %v\nPoint regionctl at an Argo CD that can see the clusters with --argocd-server (one API server for all), "+
+					"or promote without the gate with --skip-health (the commit message says so).", prev.Name, err)}
 			}
 			health = "health gate: " + summary
 		}
