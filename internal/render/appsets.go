@@ -85,11 +85,13 @@ func (r *renderer) components(c *config.Cluster) ([]argocd.Component, diag.Diagn
 }
 
 // clusterArgo renders what Argo CD applies for c: in the per-cluster
-// topology its root Application, AppProject and component Applications;
-// in the central topology its components' values files.
+// topology its root Application, AppProject and component Applications,
+// the root and project even without components (the pipelines bootstrap
+// every cluster's Argo CD, and a component added later needs no new
+// bootstrap); in the central topology its components' values files.
 func (r *renderer) clusterArgo(c *config.Cluster) ([]Artifact, []argocd.Component, diag.Diagnostics) {
 	comps, diags := r.components(c)
-	if diags.HasErrors() || len(comps) == 0 {
+	if diags.HasErrors() {
 		return nil, comps, diags
 	}
 	at := diag.Pos{File: c.Doc.File}
