@@ -237,15 +237,10 @@ func (w *writer) mapping(at int32, col int) bool {
 		w.order = append(w.order, m)
 	}
 	members := w.order[lo:]
-	slices.SortFunc(members, func(a, b int32) int {
-		switch ka, kb := w.nodes[a].key, w.nodes[b].key; {
-		case keyLess(ka, kb):
-			return -1
-		case keyLess(kb, ka):
-			return 1
-		}
-		return 0
-	})
+	// keyOrder, as the library writer sorts: byte order, then stably by
+	// keyLess.
+	slices.SortFunc(members, func(a, b int32) int { return strings.Compare(w.nodes[a].key, w.nodes[b].key) })
+	slices.SortStableFunc(members, func(a, b int32) int { return keyCompare(w.nodes[a].key, w.nodes[b].key) })
 	defer func() { w.order = w.order[:lo] }()
 	for i, m := range members {
 		key := w.nodes[m].key
@@ -542,6 +537,28 @@ func plainSafe(s string) bool {
 		}
 	}
 	return true
+}
+
+// keyCompare is keyLess as a three-way comparison.
+func keyCompare(a, b string) int {
+	switch {
+	case keyLess(a, b):
+		return -1
+	case keyLess(b, a):
+		return 1
+	}
+	return 0
+}
+
+// sortKeys puts keys in keyOrder: the library's order of mapping keys,
+// made total. go.yaml.in/yaml/v2 compares some keys in a cycle ("001\"" <
+// "0x'" < "1/" < "001\""), and then writes them in whatever order Go's map
+// iteration handed them over; sorting by bytes first and then stably by
+// keyLess gives every key set one order, the library's wherever it has
+// one.
+func sortKeys(keys []string) {
+	slices.Sort(keys)
+	slices.SortStableFunc(keys, keyCompare)
 }
 
 // keyLess is the library's order of mapping keys that are strings: rune

@@ -70,11 +70,37 @@ var decoders = sync.Pool{New: func() any {
 	return d
 }}
 
-// library encodes doc with go.yaml.in/yaml/v2.
+// library encodes doc with go.yaml.in/yaml/v2, its mappings' keys in
+// keyOrder (sortKeys), so that the same document is always written the
+// same way.
 func library(doc any) ([]byte, error) {
-	b, err := yamlv2.Marshal(doc)
+	b, err := yamlv2.Marshal(ordered(doc))
 	if err != nil {
 		return nil, err
 	}
 	return append([]byte(Marker), b...), nil
+}
+
+// ordered is doc with every mapping a yamlv2.MapSlice in keyOrder.
+func ordered(doc any) any {
+	switch x := doc.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sortKeys(keys)
+		out := make(yamlv2.MapSlice, len(keys))
+		for i, k := range keys {
+			out[i] = yamlv2.MapItem{Key: k, Value: ordered(x[k])}
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, v := range x {
+			out[i] = ordered(v)
+		}
+		return out
+	}
+	return doc
 }
