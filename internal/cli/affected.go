@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
@@ -88,7 +89,7 @@ validate and render do.`,
 			}
 			p := a.printer(a.stdout)
 			for _, c := range r.Affected {
-				fmt.Fprintf(p.W, "%-28s %-10s %-9s %-8s %v\n", c.ID, c.Change, c.Pipeline, c.Sector, c.Reasons)
+				fmt.Fprintf(p.W, "%-28s %-10s %-9s %-8s %s\n", c.ID, c.Change, c.Pipeline, c.Sector, strings.Join(c.Reasons, ", "))
 			}
 			return nil
 		},
