@@ -76,9 +76,13 @@ func NextStep(f *config.Fleet, path []string, value string, history Blamer, now 
 	case st.Since == nil:
 		st.Blocked = append(st.Blocked, fmt.Sprintf("sector %s got %s in no commit on main yet (or not in git history): merge it to main and let it soak", st.Prev.Name, value))
 	case st.Since.Time.Add(st.Prev.Soak).After(now):
-		left := st.Since.Time.Add(st.Prev.Soak).Sub(now)
+		left := st.Since.Time.Add(st.Prev.Soak).Sub(now).Round(time.Minute)
+		if left < time.Minute {
+			// Under a minute left is not "0s more".
+			left = st.Since.Time.Add(st.Prev.Soak).Sub(now).Round(time.Second)
+		}
 		st.Blocked = append(st.Blocked, fmt.Sprintf("sector %s soaks %s more: soak %s since %s (%s)",
-			st.Prev.Name, left.Round(time.Minute), st.Prev.Soak, short(st.Since.Commit), st.Since.Time.UTC().Format(time.RFC3339)))
+			st.Prev.Name, left, st.Prev.Soak, short(st.Since.Commit), st.Since.Time.UTC().Format(time.RFC3339)))
 	}
 	return st
 }

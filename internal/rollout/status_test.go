@@ -103,6 +103,10 @@ func TestStatusFollowsSoakAndWaves(t *testing.T) {
 	if since := st.Sectors[0].Values[0].Since; since == nil || !since.Time.Equal(t1) {
 		t.Errorf("stage-a has 1.32 since %+v, want the commit at %s", since, t1)
 	}
+	// Seconds before the soak ends it still says how long, never "0s".
+	if st := h.status(t1.Add(24*time.Hour - 20*time.Second)); len(st.Blocked) != 1 || !strings.Contains(st.Blocked[0], "sector stage-a soaks 20s more") {
+		t.Errorf("20 s before the soak ends: %+v", st.Blocked)
+	}
 	if st := h.status(t1.Add(25 * time.Hour)); st.Next != "prod-1" || len(st.Blocked) != 0 {
 		t.Errorf("after the soak: %+v", st)
 	}
