@@ -9,12 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pmezard/go-difflib/difflib"
-
 	"github.com/spf13/cobra"
 
 	"github.com/regionctl/regionctl/internal/argohealth"
 	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/diff"
 	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/rollout"
 	"github.com/regionctl/regionctl/internal/schema"
@@ -160,9 +159,7 @@ all. It names every cluster that blocks. --argocd-auth-token
 			}
 			pr := a.printer(a.stdout)
 			for _, e := range p.Edits {
-				u, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: difflib.SplitLines(string(e.Before)), B: difflib.SplitLines(string(e.After)),
-					FromFile: "a/" + e.File, ToFile: "b/" + e.File, Context: 2})
-				pr.Unified(u)
+				pr.Unified(diff.Unified("a/"+e.File, "b/"+e.File, e.Before, e.After, 2))
 			}
 			// deploy/ follows config/ in the same change: render it now, or
 			// put config/ back as it was.

@@ -419,14 +419,21 @@ func unified(p string, base, head []byte, inBase, inHead bool) string {
 	case !inHead:
 		to, header = "/dev/null", "deleted file mode 100644\n"
 	}
-	u, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: diffLines(base), B: diffLines(head), FromFile: from, ToFile: to, Context: 3,
-	})
+	u := Unified(from, to, base, head, 3)
 	if u == "" && inBase && inHead {
 		return ""
 	}
-	u = strings.ReplaceAll(u, noEOL+"\n", "\n\\ No newline at end of file\n")
 	return "diff --git a/deploy/" + p + " b/deploy/" + p + "\n" + header + u
+}
+
+// Unified is the unified diff of a and b as git writes it (git apply takes
+// it): context lines around each change, no line that neither side has,
+// and git's marker where a side does not end in a newline.
+func Unified(from, to string, a, b []byte, context int) string {
+	u, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: diffLines(a), B: diffLines(b), FromFile: from, ToFile: to, Context: context,
+	})
+	return strings.ReplaceAll(u, noEOL+"\n", "\n\\ No newline at end of file\n")
 }
 
 // noEOL marks a last line without a newline while difflib compares lines.
