@@ -76,7 +76,7 @@ waits for it least of all. It prints what the plan does before recording it.`,
 	fl := cmd.Flags()
 	fl.StringVar(&region, "region", "", "the cluster's region (required)")
 	fl.StringVar(&cluster, "cluster", "", "the cluster (required)")
-	fl.StringVar(&id, "plan-id", "", "the reviewed plan, as `pipeline ... --plan` names it (required)")
+	fl.StringVar(&id, "plan-id", "", "the reviewed plan's id, as pipeline ... --plan names it (required)")
 	fl.StringVar(&planSHA, "plan-sha256", "", "the hash of the plan you read (its summary shows it): refused when the plan was made again since")
 	fl.StringVar(&reason, "reason", "", "why, recorded with the approval (a change ticket, say)")
 	fl.StringVarP(&output, "output", "o", "text", "output format: text or json")

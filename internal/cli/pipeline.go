@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -108,14 +109,18 @@ internal/tfrun/emulator.go.`,
 			})
 		},
 	}
-	for _, c := range []*cobra.Command{central, regional} {
+	for _, cs := range []struct {
+		cmd   *cobra.Command
+		steps []string
+	}{{central, pipeline.CentralSteps}, {regional, pipeline.RegionalSteps}} {
+		c, steps := cs.cmd, cs.steps
 		fl := c.Flags()
 		fl.StringVar(&f.region, "region", "", "the region to run for (required)")
 		fl.StringVar(&f.cluster, "cluster", "", "only this cluster")
 		fl.BoolVar(&f.dryRun, "dry-run", false, "print the plan of steps; call no AWS or Terraform")
 		fl.BoolVar(&f.plan, "plan", false, "change nothing: find the accounts, plan each Terraform root with the pipeline's identities, keep each plan next to its state for the apply that follows the review, and print what they propose (-o markdown for a pull request)")
 		fl.StringVarP(&f.output, "output", "o", "text", "output format: text or json")
-		fl.StringVar(&f.step, "step", "", "only this step (account, assume-role, terraform, argocd, bootstrap, register, check-destroyed); what earlier steps learned is kept in --work-dir")
+		fl.StringVar(&f.step, "step", "", "only this step ("+strings.Join(steps, ", ")+"); what earlier steps learned is kept in --work-dir")
 		fl.StringVar(&f.requestID, "request-id", "", "id carried into session names, logs and API calls (default: generated)")
 		fl.StringVar(&f.workDir, "work-dir", "", "Terraform workspaces and step state (default: <root>/.regionctl/work)")
 		fl.StringVar(&f.logFile, "log-file", "", "Terraform's output, prefixed by cluster (default: <root>/.regionctl/logs/<pipeline>-<region>-<request id>.log)")

@@ -219,6 +219,13 @@ func Central(f *config.Fleet, regionName, cluster, requestID string) (*Plan, err
 	return p, nil
 }
 
+// CentralSteps and RegionalSteps name each pipeline's steps in the order
+// they run (a plan holds those its clusters need).
+var (
+	CentralSteps  = []string{"account", "assume-role", "terraform", "argocd", "bootstrap"}
+	RegionalSteps = []string{"account", "assume-role", "terraform", "argocd", "register", "check-destroyed"}
+)
+
 // runnerImage is gitops.runner_image: the image the Tekton Tasks run, and
 // the clusters' bootstrap tasks.
 func runnerImage(f *config.Fleet) string { return gitops(f, "runner_image") }

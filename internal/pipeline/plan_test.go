@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -152,5 +153,41 @@ func TestRegionalPlan(t *testing.T) {
 	p, err = pipeline.Regional(g, "eu-central-1", "mc03", "", "r")
 	if err != nil || names(p) != "eu-central-1/mc03:check-destroyed" {
 		t.Errorf("delete_pipeline: %s %v", names(p), err)
+	}
+}
+
+// TestStepListsAreThePlans: the steps each pipeline's help lists are the
+// steps its plans hold, every one of them used by some plan of the golden
+// fleets.
+func TestStepListsAreThePlans(t *testing.T) {
+	seen := map[string]map[string]bool{"central": {}, "regional": {}}
+	for _, dir := range []string{"../../golden/minimal", "../../golden/deletions", "../../golden/uneven-sectors"} {
+		f := load(t, dir)
+		for _, r := range f.Regions {
+			for _, plan := range []func() (*pipeline.Plan, error){
+				func() (*pipeline.Plan, error) { return pipeline.Central(f, r.Name, "", "r") },
+				func() (*pipeline.Plan, error) { return pipeline.Regional(f, r.Name, "", "", "r") },
+			} {
+				p, err := plan()
+				if err != nil {
+					continue // a region without such clusters
+				}
+				for _, s := range p.Steps {
+					seen[p.Pipeline][s.Name] = true
+				}
+			}
+		}
+	}
+	for pipe, list := range map[string][]string{"central": pipeline.CentralSteps, "regional": pipeline.RegionalSteps} {
+		for s := range seen[pipe] {
+			if !slices.Contains(list, s) {
+				t.Errorf("the %s pipeline runs a step %s its list lacks: %v", pipe, s, list)
+			}
+		}
+		for _, s := range list {
+			if !seen[pipe][s] {
+				t.Errorf("the %s pipeline lists a step %s no plan holds", pipe, s)
+			}
+		}
 	}
 }
