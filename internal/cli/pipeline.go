@@ -195,9 +195,6 @@ func (a *app) runPipeline(f *pipelineFlags, plan func() (*pipeline.Plan, error))
 		a.printer(a.stdout).PipelinePlan(p)
 		return nil
 	}
-	if err := a.refuseDrift(); err != nil {
-		return err
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	runner, closeLog, err := a.pipelineRunner(ctx, f, p)
@@ -205,6 +202,8 @@ func (a *app) runPipeline(f *pipelineFlags, plan func() (*pipeline.Plan, error))
 		return err
 	}
 	defer closeLog()
+	// The runner refuses to run unless deploy/ is what the config renders.
+	runner.Tree = a.treeIsRendered
 	runner.PlanOnly = f.plan
 	runner.ApprovalWait = f.approvalWait
 	runner.DeployRoleWait = f.deployRoleWait
@@ -234,7 +233,11 @@ func (a *app) runPipeline(f *pipelineFlags, plan func() (*pipeline.Plan, error))
 	}
 	if err != nil {
 		var held *pipeline.LockHeldError
-		if errors.As(err, &held) {
+		var drift *pipeline.DriftError
+		switch {
+		case errors.As(err, &drift):
+			return fail(ExitInput, "%v", err)
+		case errors.As(err, &held):
 			return fail(ExitExternal, "%v", err)
 		}
 		return fail(ExitExternal, "%v\nThe steps before it are done; run the same command again to resume (request %s; Terraform output in %s).", err, p.RequestID, runner.logPath)
@@ -247,10 +250,9 @@ func (a *app) runPipeline(f *pipelineFlags, plan func() (*pipeline.Plan, error))
 	return nil
 }
 
-// refuseDrift renders the config and refuses to run when deploy/ is not
-// exactly what it renders: a pipeline applies only what the config of its
-// commit renders, never a hand-edited file.
-func (a *app) refuseDrift() error {
+// treeIsRendered is the runner's Tree check: it renders the config and
+// fails, listing the files, when deploy/ is not exactly what it renders.
+func (a *app) treeIsRendered() error {
 	out, err := a.renderFleet()
 	if err != nil {
 		return err
@@ -258,14 +260,14 @@ func (a *app) refuseDrift() error {
 	dir := filepath.Join(a.root, deployDir)
 	ch, _, err := deploytree.Plan(deploytree.OS{}, dir, out)
 	if err != nil {
-		return fail(ExitExternal, "%v", err)
+		return err
 	}
 	if ch.Clean() {
 		return nil
 	}
 	extra := append(append([]string{}, ch.Removed...), ch.Foreign...)
 	a.printer(a.stderr).StaleTree(a.display(dir), ch.Changed, ch.Added, extra)
-	return fail(ExitInput, "refusing to run: %s is not what the config renders (edited by hand, or not rendered); the pipeline applies only what `regionctl render` makes of this commit", a.display(dir))
+	return fmt.Errorf("%s is not what the config renders (edited by hand, or not rendered); the pipeline applies only what `regionctl render` makes of this commit", a.display(dir))
 }
 
 func errString(err error) string {

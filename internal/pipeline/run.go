@@ -69,10 +69,24 @@ type Runner struct {
 	// deploy role into an account just placed in its region's OU
 	// (default 10 minutes).
 	DeployRoleWait time.Duration
+	// Tree checks that the repository's deploy/ is exactly what its config
+	// renders; Run calls it before anything else and refuses to run
+	// without it, or when it fails: a pipeline applies only what the
+	// config of its commit renders, never a file edited by hand.
+	Tree func() error
 
 	plansMu sync.Mutex
 	plans   []PlanSummary
 }
+
+// DriftError is a run refused before its first step: deploy/ is not what
+// the config renders, or nothing checked.
+type DriftError struct{ Err error }
+
+func (e *DriftError) Error() string {
+	return "refusing to run: " + e.Err.Error()
+}
+func (e *DriftError) Unwrap() error { return e.Err }
 
 // Event reports a step starting or ending.
 type Event struct {
@@ -183,6 +197,12 @@ func (r *Runner) saveState(cluster string, st *clusterState) error {
 // clusters run at once and a failure stops only its own cluster;
 // otherwise the run stops at the first failure.
 func (r *Runner) Run(ctx context.Context, p *Plan) ([]StepResult, error) {
+	if r.Tree == nil {
+		return nil, &DriftError{Err: errors.New("nothing checks deploy/ against the config")}
+	}
+	if err := r.Tree(); err != nil {
+		return nil, &DriftError{Err: err}
+	}
 	var order []string
 	steps := map[string][]Step{}
 	for _, s := range p.Steps {

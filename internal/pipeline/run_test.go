@@ -330,7 +330,31 @@ func (f *fakeRegistry) Register(_ context.Context, r pipeline.Registration) (str
 
 func runner(c *fakeCloud, tf *fakeTerraform, reg *fakeRegistry) *pipeline.Runner {
 	return &pipeline.Runner{Cloud: c, Terraform: tf, Registry: reg, Dir: "../..", Host: "h", PID: 100, Process: "boot-1 pid:[4026531836]",
-		Alive: func(pid int) bool { return pid == 100 || pid == 200 }, Now: func() time.Time { return time.Unix(0, 0) }}
+		Alive: func(pid int) bool { return pid == 100 || pid == 200 }, Now: func() time.Time { return time.Unix(0, 0) },
+		Tree: func() error { return nil }}
+}
+
+// TestRunRefusesADriftedTree: a run whose deploy/ is not what its config
+// renders, or that nothing checked, makes no call and applies nothing.
+func TestRunRefusesADriftedTree(t *testing.T) {
+	f := load(t, "../..")
+	p, err := pipeline.Regional(f, "eu-west-1", "mc01", "https://api.flag", "req9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, tree := range map[string]func() error{
+		"drifted":   func() error { return errors.New("deploy/ is not what the config renders") },
+		"unchecked": nil,
+	} {
+		c, tf, reg := newCloud(), &fakeTerraform{}, &fakeRegistry{}
+		r := runner(c, tf, reg)
+		r.Tree = tree
+		_, err := r.Run(context.Background(), p)
+		var drift *pipeline.DriftError
+		if !errors.As(err, &drift) || len(c.calls) != 0 || len(tf.jobs) != 0 || len(reg.regs) != 0 {
+			t.Errorf("%s: %v; %d calls, %d Terraform jobs, %d registrations", what, err, len(c.calls), len(tf.jobs), len(reg.regs))
+		}
+	}
 }
 
 func TestRunRegionalInOrder(t *testing.T) {
