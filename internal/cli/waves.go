@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/regionctl/regionctl/internal/config"
@@ -118,7 +117,7 @@ func (a *app) waveDiagnostics(head *config.Fleet) (diag.Diagnostics, error) {
 	for _, w := range diff.SkippedWaves(baseFleet, head, keys) {
 		d := diag.Diagnostic{
 			Severity: diag.Error,
-			Pos:      parsePos(w.Origin),
+			Pos:      w.Pos,
 			Path:     w.Key,
 			Summary:  fmt.Sprintf("%s %q reaches sector %s before %s (skipped wave)", w.Key, w.Value, w.Sector, strings.Join(w.Missing, ", ")),
 			Detail: fmt.Sprintf("Compared with %s. Roll the value out sector by sector (regionctl rollout status), or say why this sector goes first in config/sectors/%s.yaml:\n"+
@@ -132,19 +131,6 @@ func (a *app) waveDiagnostics(head *config.Fleet) (diag.Diagnostics, error) {
 		out = append(out, d)
 	}
 	return out, nil
-}
-
-// parsePos reads file:line:col back into a position.
-func parsePos(s string) diag.Pos {
-	parts := strings.Split(s, ":")
-	p := diag.Pos{File: parts[0]}
-	if len(parts) > 1 {
-		p.Line, _ = strconv.Atoi(parts[1])
-	}
-	if len(parts) > 2 {
-		p.Col, _ = strconv.Atoi(parts[2])
-	}
-	return p
 }
 
 // deployBranch is the branch the fleet deploys from: gitops.revision as the

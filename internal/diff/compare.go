@@ -11,6 +11,7 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/schema"
 	"github.com/regionctl/regionctl/internal/secrets"
@@ -102,6 +103,7 @@ type SkippedWave struct {
 	Sector    string   `json:"sector"`
 	Missing   []string `json:"missing_in"` // earlier sectors without it
 	Origin    string   `json:"origin"`     // file:line:col that gives the sector the value
+	Pos       diag.Pos `json:"-"`          // Origin as a position
 	Exception string   `json:"exception,omitempty"`
 }
 

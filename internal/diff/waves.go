@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/schema"
 )
 
@@ -21,9 +22,9 @@ func SkippedWaves(base, head *config.Fleet, keys []string) []SkippedWave {
 func skippedWaves(base, head *config.Fleet, keys []string) []SkippedWave {
 	bm := clusterMap(base)
 	type kv struct{ path, value string }
-	bySector := map[string]map[kv]bool{} // values each sector runs somewhere
-	fresh := map[kv]map[string]bool{}    // new values → sectors that got them
-	where := map[kv]map[string]string{}  // new values → sector → origin that sets it
+	bySector := map[string]map[kv]bool{}  // values each sector runs somewhere
+	fresh := map[kv]map[string]bool{}     // new values → sectors that got them
+	where := map[kv]map[string]diag.Pos{} // new values → sector → origin that sets it
 	for _, c := range head.Clusters {
 		if c.Effective == nil || c.Deleting() {
 			continue
@@ -44,11 +45,11 @@ func skippedWaves(base, head *config.Fleet, keys []string) []SkippedWave {
 			}
 			if fresh[k] == nil {
 				fresh[k] = map[string]bool{}
-				where[k] = map[string]string{}
+				where[k] = map[string]diag.Pos{}
 			}
 			fresh[k][s] = true
-			if where[k][s] == "" || v.Origin.Pos.String() < where[k][s] {
-				where[k][s] = v.Origin.Pos.String()
+			if at, ok := where[k][s]; !ok || posBefore(v.Origin.Pos, at) {
+				where[k][s] = v.Origin.Pos
 			}
 		}
 	}
@@ -70,7 +71,7 @@ func skippedWaves(base, head *config.Fleet, keys []string) []SkippedWave {
 			if len(missing) == 0 {
 				continue
 			}
-			out = append(out, SkippedWave{Key: k.path, Value: k.value, Sector: s.Name, Missing: missing, Origin: where[k][s.Name], Exception: exception(s, k.path, k.value, keys)})
+			out = append(out, SkippedWave{Key: k.path, Value: k.value, Sector: s.Name, Missing: missing, Origin: where[k][s.Name].String(), Pos: where[k][s.Name], Exception: exception(s, k.path, k.value, keys)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -138,4 +139,15 @@ func exception(s *config.Sector, path, value string, keys []string) string {
 		}
 	}
 	return ""
+}
+
+// posBefore orders positions by file, then line, then column.
+func posBefore(a, b diag.Pos) bool {
+	if a.File != b.File {
+		return a.File < b.File
+	}
+	if a.Line != b.Line {
+		return a.Line < b.Line
+	}
+	return a.Col < b.Col
 }
