@@ -39,12 +39,30 @@ type Skip struct {
 	Diag            diag.Diagnostic
 }
 
-func skipOf(c *config.Cluster, d diag.Diagnostic) Skip {
+// earlier is a cluster's deletion phase as the earlier state records it:
+// the base fleet, or the last render's index.
+type earlier struct {
+	id, region, typ, file    string
+	deleting, deletePipeline bool
+}
+
+// wording names the steps of a lifecycle in its messages: merged changes
+// against a git base, renders against the last render's index.
+type wording struct {
+	at, step, alone, removal string
+}
+
+var (
+	merged   = wording{at: "At", step: "merged", alone: "merge delete: true alone, let the pipeline run, then set delete_pipeline: true in a later change", removal: "three merged changes"}
+	rendered = wording{at: "In", step: "rendered", alone: "render and run delete: true alone, then set delete_pipeline: true", removal: "three rendered steps"}
+)
+
+func skipOf(id, region, typ string, d diag.Diagnostic) Skip {
 	pipeline := "regional"
-	if c.Type == "regional" {
+	if typ == "regional" {
 		pipeline = "central"
 	}
-	return Skip{Cluster: c.ID(), Region: c.Region.Name, Pipeline: pipeline, Diag: d}
+	return Skip{Cluster: id, Region: region, Pipeline: pipeline, Diag: d}
 }
 
 // LifecycleSkips is Lifecycle by cluster.
@@ -52,47 +70,11 @@ func LifecycleSkips(base, head *config.Fleet, label string) []Skip {
 	if base == nil || len(base.Clusters) == 0 {
 		return nil // the first fleet commit: nothing existed
 	}
-	before := clusterMap(base)
-	var out []Skip
-	for _, c := range head.Clusters {
-		if !c.Bool("delete_pipeline") {
-			continue
-		}
-		b := before[c.ID()]
-		if b != nil && b.Deleting() {
-			continue
-		}
-		was := "did not exist"
-		if b != nil {
-			was = "had delete: false"
-		}
-		pos := diag.Pos{File: c.Doc.File}
-		if v := c.Effective.Get("delete_pipeline"); v != nil {
-			pos = v.Origin.Pos
-		}
-		out = append(out, skipOf(c, diag.Errorf(pos,
-			fmt.Sprintf("At %s the cluster %s. Its pipeline must destroy it first: merge delete: true alone, let the pipeline run, then set delete_pipeline: true in a later change.", label, was),
-			"delete_pipeline: true for %s before a merged delete: true", c.ID())))
+	before := map[string]earlier{}
+	for _, b := range base.Clusters {
+		before[b.ID()] = earlier{id: b.ID(), region: b.Region.Name, typ: b.Type, file: b.Doc.File, deleting: b.Deleting(), deletePipeline: b.Bool("delete_pipeline")}
 	}
-	now := clusterMap(head)
-	var removed []string
-	for id, b := range before {
-		if now[id] == nil && !b.Bool("delete_pipeline") {
-			removed = append(removed, id)
-		}
-	}
-	sort.Strings(removed)
-	for _, id := range removed {
-		b := before[id]
-		phase := "delete: false"
-		if b.Deleting() {
-			phase = "delete: true but not delete_pipeline: true"
-		}
-		out = append(out, skipOf(b, diag.Errorf(diag.Pos{File: b.Doc.File},
-			fmt.Sprintf("At %s the cluster had %s. Removing a cluster takes three merged changes: delete: true (its pipeline destroys the infrastructure), then delete_pipeline: true (its pipeline checks that the destroy completed), then the file (its pipeline run goes with it).", label, phase),
-			"cluster %s removed before a merged delete_pipeline: true", id)))
-	}
-	return out
+	return phases(before, head, label, merged)
 }
 
 // LifecycleOfIndex holds the deletion phases to what the last render
@@ -103,39 +85,60 @@ func LifecycleOfIndex(old *render.Index, head *config.Fleet, label string) diag.
 	if old == nil {
 		return nil
 	}
+	before := map[string]earlier{}
+	for _, b := range old.Clusters {
+		before[b.ID] = earlier{id: b.ID, region: b.Region, typ: b.Type, file: path.Join("config", "clusters", b.Region, b.Name+".yaml"),
+			deleting: b.Delete, deletePipeline: b.DeletePipeline}
+	}
 	var out diag.Diagnostics
-	now := clusterMap(head)
+	for _, s := range phases(before, head, label, rendered) {
+		out = append(out, s.Diag)
+	}
+	return out
+}
+
+// phases is the lifecycle rule: delete_pipeline: true only after an
+// earlier delete: true, and a cluster's file gone only after an earlier
+// delete_pipeline: true.
+func phases(before map[string]earlier, head *config.Fleet, label string, w wording) []Skip {
+	var out []Skip
 	for _, c := range head.Clusters {
 		if !c.Bool("delete_pipeline") {
 			continue
 		}
-		b := old.Cluster(c.ID())
-		if b != nil && b.Delete {
+		b, ok := before[c.ID()]
+		if ok && b.deleting {
 			continue
 		}
 		was := "did not exist"
-		if b != nil {
+		if ok {
 			was = "had delete: false"
 		}
 		pos := diag.Pos{File: c.Doc.File}
 		if v := c.Effective.Get("delete_pipeline"); v != nil {
 			pos = v.Origin.Pos
 		}
-		out = append(out, diag.Errorf(pos,
-			fmt.Sprintf("In %s the cluster %s. Its pipeline must destroy it first: render and run delete: true alone, then set delete_pipeline: true.", label, was),
-			"delete_pipeline: true for %s before a rendered delete: true", c.ID()))
+		out = append(out, skipOf(c.ID(), c.Region.Name, c.Type, diag.Errorf(pos,
+			fmt.Sprintf("%s %s the cluster %s. Its pipeline must destroy it first: %s.", w.at, label, was, w.alone),
+			"delete_pipeline: true for %s before a %s delete: true", c.ID(), w.step)))
 	}
-	for _, b := range old.Clusters {
-		if now[b.ID] != nil || b.DeletePipeline {
-			continue
+	now := clusterMap(head)
+	var removed []string
+	for id, b := range before {
+		if now[id] == nil && !b.deletePipeline {
+			removed = append(removed, id)
 		}
+	}
+	sort.Strings(removed)
+	for _, id := range removed {
+		b := before[id]
 		phase := "delete: false"
-		if b.Delete {
+		if b.deleting {
 			phase = "delete: true but not delete_pipeline: true"
 		}
-		out = append(out, diag.Errorf(diag.Pos{File: path.Join("config", "clusters", b.Region, b.Name+".yaml")},
-			fmt.Sprintf("In %s the cluster had %s. Removing a cluster takes three rendered steps: delete: true (its pipeline destroys the infrastructure), then delete_pipeline: true (its pipeline checks that the destroy completed), then the file.", label, phase),
-			"cluster %s removed before a rendered delete_pipeline: true", b.ID))
+		out = append(out, skipOf(b.id, b.region, b.typ, diag.Errorf(diag.Pos{File: b.file},
+			fmt.Sprintf("%s %s the cluster had %s. Removing a cluster takes %s: delete: true (its pipeline destroys the infrastructure), then delete_pipeline: true (its pipeline checks that the destroy completed), then the file (its pipeline run goes with it).", w.at, label, phase, w.removal),
+			"cluster %s removed before a %s delete_pipeline: true", id, w.step)))
 	}
 	return out
 }
