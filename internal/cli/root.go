@@ -18,6 +18,7 @@ import (
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/fleet"
+	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/schema"
 	"github.com/regionctl/regionctl/internal/view"
@@ -82,6 +83,8 @@ type app struct {
 	// phases is the merge base loaded for deletion phases alone
 	// (phaseBase).
 	phases *baseFleet
+	// notRun are the rules already reported as not run (ruleNotRun).
+	notRun map[string]bool
 }
 
 // Run executes regionctl with args and returns the process exit code.
@@ -126,7 +129,8 @@ committed deploy/ tree (Terraform variables, region-scoped IAM, Argo CD
 ApplicationSets, Tekton PipelineRuns), and shows reviewers what a change does
 and which pipelines it starts.
 
-Run it from the repository root, or point --root at it.`,
+Run it anywhere inside the fleet repository (the root is the directory
+holding config/, found as git finds its work tree), or point --root at it.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       Version,
@@ -139,7 +143,15 @@ Run it from the repository root, or point --root at it.`,
 	root.PersistentFlags().StringVar(&a.cacheDir, "cache-dir", "", "validation cache directory (default: the user cache directory)")
 	root.PersistentFlags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a CPU profile of this run to the file (for bug reports)")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if !cmd.Flags().Changed("root") {
+			// From a subdirectory the fleet is found as git finds its work
+			// tree; file names are then printed relative to where the user
+			// stands.
+			if found, ok := gitbase.FleetRoot(".", configDir); ok {
+				a.root = filepath.Clean(found)
+			}
+		}
 		if a.cpuProfile == "" {
 			return nil
 		}
