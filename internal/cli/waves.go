@@ -59,11 +59,13 @@ func (a *app) phaseBase(head *config.Fleet) (*config.Fleet, string, error) {
 func (a *app) loadBase(b *baseFleet, load func(fs.FS, *schema.Checker) (*config.Fleet, diag.Diagnostics)) error {
 	repo, err := gitbase.Open(a.root)
 	if err != nil {
+		b.missing = err.Error()
 		return nil
 	}
 	defer repo.Close()
 	base, label, err := repo.DefaultBase(a.deployBranch())
 	if err != nil {
+		b.missing = err.Error()
 		return nil
 	}
 	tree, err := repo.FS(base)
@@ -76,9 +78,29 @@ func (a *app) loadBase(b *baseFleet, load func(fs.FS, *schema.Checker) (*config.
 	}
 	f, diags := load(tree, checker)
 	if diags.HasErrors() {
+		b.missing = fmt.Sprintf("the config at the base %s (%s) does not load (first error: %s)", base.Hash.String()[:8], label, firstError(diags))
 		return nil
 	}
 	b.fleet, b.label = f, base.Hash.String()[:8]+" ("+label+")"
+	return nil
+}
+
+// ruleNotRun says on standard error that a rule which compares with the
+// review base did not run, and why; on CI (CI=true, as GitHub Actions and
+// GitLab set it) it fails the run instead, since there a missing base is a
+// clone without the deploy branch's history (a shallow checkout), and a
+// change the rule refuses would pass unseen.
+func (a *app) ruleNotRun(rule, why string) error {
+	if os.Getenv("CI") == "true" {
+		return fail(ExitInput, "the %s cannot run: %s; on CI (CI=true) that fails the run: fetch the deploy branch with its history (fetch-depth: 0 in actions/checkout, GIT_DEPTH: 0 on GitLab) or pass --base", rule, why)
+	}
+	if !a.quiet && !a.notRun[rule] {
+		if a.notRun == nil {
+			a.notRun = map[string]bool{}
+		}
+		a.notRun[rule] = true
+		fmt.Fprintf(a.stderr, "warning: the %s did not run: %s\n", rule, why)
+	}
 	return nil
 }
 
@@ -86,6 +108,9 @@ func (a *app) loadBase(b *baseFleet, load func(fs.FS, *schema.Checker) (*config.
 type baseFleet struct {
 	fleet *config.Fleet
 	label string
+	// missing says why there is no fleet: no repository, no base, or a
+	// base whose config does not load.
+	missing string
 }
 
 // lifecycleDiagnostics holds each cluster's deletion phase to the merge
@@ -103,11 +128,14 @@ func (a *app) lifecycleDiagnostics(head *config.Fleet) (diag.Diagnostics, error)
 // base of HEAD and the deploy branch), while an earlier sector runs
 // them nowhere. A sector's rollout_exceptions entry turns the error into a
 // warning. Outside a git repository, or without a base, there is nothing
-// to compare with and nothing is reported.
+// to compare with: ruleNotRun says so (and fails on CI).
 func (a *app) waveDiagnostics(head *config.Fleet) (diag.Diagnostics, error) {
 	baseFleet, label, err := a.mergeBase()
-	if err != nil || baseFleet == nil {
+	if err != nil {
 		return nil, err
+	}
+	if baseFleet == nil {
+		return nil, a.ruleNotRun("rollout-wave check", a.base.missing)
 	}
 	keys, err := schema.RolloutKeys()
 	if err != nil {
@@ -164,4 +192,17 @@ func (a *app) deployBranch() string {
 		}
 	}
 	return a.branch
+}
+
+// firstError is the first error among ds, as one line.
+func firstError(ds diag.Diagnostics) string {
+	for _, d := range ds {
+		if d.Severity == diag.Error {
+			if d.Pos.File != "" {
+				return fmt.Sprintf("%s:%d: %s", d.Pos.File, d.Pos.Line, d.Summary)
+			}
+			return d.Summary
+		}
+	}
+	return "none"
 }

@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -141,10 +142,13 @@ func (r *Repo) Mainline(branch string) (*object.Commit, string) {
 	return nil, ""
 }
 
-// DefaultBase is the base a review compares HEAD with: the merge base of
-// HEAD and origin/<branch>, else of HEAD and <branch>, where branch is the
-// deploy branch (gitops.revision; "" is DefaultBranch), so that a branch
-// behind it does not report its newer commits as its own.
+// DefaultBase is the base a review compares HEAD with when no --base is
+// given: the merge base of HEAD and the deploy branch (gitops.revision; ""
+// is DefaultBranch), so that a branch behind it does not report its newer
+// commits as its own. The deploy branch is looked for as git would: its
+// configured upstream, then origin/<branch>, then the local <branch>; a
+// clone that has none of them compares with origin/HEAD, the remote's
+// default branch, and says so.
 func (r *Repo) DefaultBase(branch string) (*object.Commit, string, error) {
 	if branch == "" {
 		branch = DefaultBranch
@@ -154,7 +158,7 @@ func (r *Repo) DefaultBase(branch string) (*object.Commit, string, error) {
 		return nil, "", err
 	}
 	var lastErr error
-	for _, ref := range []string{"origin/" + branch, branch} {
+	for _, ref := range r.baseCandidates(branch) {
 		other, err := r.Commit(ref)
 		if err != nil {
 			lastErr = err
@@ -167,9 +171,29 @@ func (r *Repo) DefaultBase(branch string) (*object.Commit, string, error) {
 		if len(bases) == 0 {
 			return nil, "", &UserError{fmt.Sprintf("HEAD and %s share no history; pass --base", ref)}
 		}
-		return bases[0], "merge-base(HEAD, " + ref + ")", nil
+		how := "merge-base(HEAD, " + ref + ")"
+		if ref == "origin/HEAD" {
+			how += ", the remote's default branch: no " + branch + " in this clone"
+		}
+		return bases[0], how, nil
 	}
-	return nil, "", &UserError{fmt.Sprintf("no origin/%s or %s to compare with (%v): the deploy branch is gitops.revision (default %s); pass --base", branch, branch, lastErr, DefaultBranch)}
+	return nil, "", &UserError{fmt.Sprintf("no origin/%s, %s or origin/HEAD to compare with (%v): the deploy branch is gitops.revision (default %s); fetch it or pass --base", branch, branch, lastErr, DefaultBranch)}
+}
+
+// baseCandidates are the refs DefaultBase tries, in order.
+func (r *Repo) baseCandidates(branch string) []string {
+	var out []string
+	if cfg, err := r.repo.Config(); err == nil {
+		if b, ok := cfg.Branches[branch]; ok && b.Remote != "" && b.Remote != "." && b.Merge.IsBranch() {
+			out = append(out, b.Remote+"/"+b.Merge.Short())
+		}
+	}
+	for _, ref := range []string{"origin/" + branch, branch, "origin/HEAD"} {
+		if !slices.Contains(out, ref) {
+			out = append(out, ref)
+		}
+	}
+	return out
 }
 
 // FS returns the tree of commit c as a read-only file system, as the
