@@ -56,35 +56,40 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("REGIONCTL_CACHE_DIR", filepath.Join(env.WorkDir, ".cache"))
-			for _, f := range base.Files {
-				p := filepath.Join(env.WorkDir, f.Name)
-				if _, err := os.Stat(p); err == nil {
-					continue // the script brings its own
-				}
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					return err
-				}
-				if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-					return err
-				}
-			}
-			// Every repository carries the Tekton Pipelines its PipelineRuns
-			// are checked against.
-			pipelines, _ := filepath.Glob("../../pipelines/tekton/pipeline-*.yaml")
-			dir := filepath.Join(env.WorkDir, "pipelines", "tekton")
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return err
-			}
-			for _, p := range pipelines {
-				b, err := os.ReadFile(p)
-				if err != nil {
-					return err
-				}
-				if err := os.WriteFile(filepath.Join(dir, filepath.Base(p)), b, 0o644); err != nil {
-					return err
-				}
-			}
-			return nil
+			return writeBaseFleet(env.WorkDir, base)
 		},
 	})
+}
+
+// writeBaseFleet writes the small valid fleet of base (files dir already
+// holds are kept: a script brings its own) and the Tekton Pipelines its
+// PipelineRuns are checked against.
+func writeBaseFleet(dir string, base *txtar.Archive) error {
+	for _, f := range base.Files {
+		p := filepath.Join(dir, f.Name)
+		if _, err := os.Stat(p); err == nil {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			return err
+		}
+	}
+	pipelines, _ := filepath.Glob("../../pipelines/tekton/pipeline-*.yaml")
+	tekton := filepath.Join(dir, "pipelines", "tekton")
+	if err := os.MkdirAll(tekton, 0o755); err != nil {
+		return err
+	}
+	for _, p := range pipelines {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(tekton, filepath.Base(p)), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -172,10 +172,36 @@ func (a *app) runDispatch(f *dispatchFlags) error {
 	}
 	if len(refused) > 0 {
 		a.printer(a.stderr).Diagnostics(a.relative(diagsOf(refused)))
-		return fail(ExitInput, "the push skips a step of the deletion of %d cluster(s): nothing of theirs started, the push's other clusters did. "+
-			"Their PipelineRuns stay in deploy/ as destroy runs: to destroy, push delete_pipeline: false with delete: true, let the run complete, then set delete_pipeline: true again", len(refused))
+		return fail(ExitInput, "the push skips a step of the deletion of a cluster or a rollout wave: nothing of the %d refused cluster(s) started, the push's other clusters did. "+
+			"A skipped deletion step: the PipelineRuns stay in deploy/ as destroy runs; to destroy, push delete_pipeline: false with delete: true, let the run complete, then set delete_pipeline: true again. "+
+			"A skipped wave: roll the value out to the earlier sectors first, or give the sector a rollout_exceptions entry", len(refused))
 	}
 	return nil
+}
+
+// waveSkips are the clusters of r's affected clusters in a sector a
+// skipped rollout wave (without an exception) reaches.
+func waveSkips(r *diff.Report) []diff.Skip {
+	bySector := map[string]diff.SkippedWave{}
+	for _, w := range r.Waves {
+		if w.Exception == "" {
+			if _, ok := bySector[w.Sector]; !ok {
+				bySector[w.Sector] = w
+			}
+		}
+	}
+	var out []diff.Skip
+	for _, c := range r.Affected {
+		w, ok := bySector[c.Sector]
+		if !ok {
+			continue
+		}
+		out = append(out, diff.Skip{Cluster: c.ID, Region: c.Region, Pipeline: c.Pipeline, Diag: diag.Diagnostic{
+			Severity: diag.Error, Pos: w.Pos, Path: w.Key,
+			Summary: fmt.Sprintf("%s %q reaches sector %s before %s (skipped wave)", w.Key, w.Value, w.Sector, strings.Join(w.Missing, ", ")),
+		}})
+	}
+	return out
 }
 
 func diagsOf(skips []diff.Skip) diag.Diagnostics {
@@ -276,11 +302,20 @@ func (a *app) runsOfScope(f *dispatchFlags, base string) (scopeRuns, error) {
 	var files map[string][]byte
 	var out scopeRuns
 	if base != "" {
-		res, err := a.reviewOf(review.Options{Base: base, Head: f.after, Partial: true})
+		res, err := a.reviewOf(review.Options{Base: base, Head: f.after, Partial: true, Drift: true})
 		if err != nil {
 			return out, err
 		}
+		// A push whose deploy/ is not what its config renders starts
+		// nothing: each run would refuse it (pipeline.Runner.Tree).
+		if err := a.driftError(res.Report, false); err != nil {
+			return out, err
+		}
 		skipped := map[string]bool{}
+		// A push that skips a rollout wave (pushed past review, which
+		// refuses it) starts nothing in the sector it skipped to: the
+		// wave rule decides here as in validate, render and affected.
+		res.Refused = append(res.Refused, waveSkips(res.Report)...)
 		for _, s := range res.Refused {
 			if s.Pipeline == f.scope && (f.region == "" || s.Region == f.region) {
 				out.refused = append(out.refused, s)

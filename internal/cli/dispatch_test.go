@@ -338,3 +338,35 @@ func FuzzDispatchArguments(f *testing.F) {
 		}
 	})
 }
+
+// TestDispatchRefusesASkippedWave: a push that gives a later sector a
+// versioned value no earlier sector runs (pushed past the review, which
+// refuses it) starts nothing in that sector, and exits 1 naming the wave;
+// the push's other clusters start.
+func TestDispatchRefusesASkippedWave(t *testing.T) {
+	d := newDispatchEnv(t)
+	d.repo.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  version: \"1.32\"")
+	d.repo.Edit("config/clusters/us-west-2/mc01.yaml", "type: management", "type: management\neks:\n  node_max: 9")
+	// Rendered out of reach of the wave rule, as a render outside the
+	// repository would be.
+	git := filepath.Join(d.repo.Dir, ".git")
+	if err := os.Rename(git, git+".away"); err != nil {
+		t.Fatal(err)
+	}
+	var errs strings.Builder
+	code := Run([]string{"--root", d.repo.Dir, "--no-cache", "-q", "render"}, &errs, &errs)
+	if err := os.Rename(git+".away", git); err != nil || code != 0 {
+		t.Fatalf("render: exit %d, %v\n%s", code, err, errs.String())
+	}
+	pushed := d.repo.Repo.Commit("1.32 in prod-2 first; a bigger us-west-2/mc01").String()
+	code, out := d.run(t, "--before", d.second, "--after", pushed, "--scope", "regional", "--region", "eu-west-1")
+	if code != ExitInput || !regexp.MustCompile(`eu-west-1/mc01\s+refused\s+eks.version "1.32" reaches sector prod-2 before stage-a, prod-1 \(skipped wave\)`).MatchString(out) {
+		t.Errorf("dispatch of a skipped wave: exit %d, want %d and eu-west-1/mc01 refused by name", code, ExitInput)
+	}
+	if strings.Contains(d.names(), "eu-west-1") {
+		t.Errorf("a run of the skipped sector started: %s", d.names())
+	}
+	if code, out := d.run(t, "--before", d.second, "--after", pushed, "--scope", "regional", "--region", "us-west-2"); code != 0 || !regexp.MustCompile(`us-west-2/mc01\s+started`).MatchString(out) {
+		t.Errorf("the push's other change: exit %d", code)
+	}
+}

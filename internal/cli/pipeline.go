@@ -117,7 +117,7 @@ internal/tfrun/emulator.go.`,
 		fl := c.Flags()
 		fl.StringVar(&f.region, "region", "", "the region to run for (required)")
 		fl.StringVar(&f.cluster, "cluster", "", "only this cluster")
-		fl.BoolVar(&f.dryRun, "dry-run", false, "print the plan of steps; call no AWS or Terraform")
+		fl.BoolVar(&f.dryRun, "dry-run", false, "print the plan of steps; call no AWS or Terraform (refused, as a run is, when deploy/ is not what the config renders)")
 		fl.BoolVar(&f.plan, "plan", false, "change nothing: find the accounts, plan each Terraform root with the pipeline's identities, keep each plan next to its state for the apply that follows the review, and print what they propose (-o markdown for a pull request)")
 		fl.StringVarP(&f.output, "output", "o", "text", "output format: text or json")
 		fl.StringVar(&f.step, "step", "", "only this step ("+strings.Join(steps, ", ")+"); what earlier steps learned is kept in --work-dir")
@@ -163,7 +163,18 @@ func (a *app) runPipeline(f *pipelineFlags, plan func() (*pipeline.Plan, error))
 		_, _ = rand.Read(b)
 		f.requestID = hex.EncodeToString(b)
 	}
-	if _, err := a.validFleet(); err != nil {
+	fl, err := a.validFleet()
+	if err != nil {
+		return err
+	}
+	// A pipeline runs a commit of the deploy branch, whose review base is
+	// itself; run from anywhere else, it is held to the same history
+	// rules as the review would have held it.
+	history, err := a.historyDiagnostics(fl)
+	if err != nil {
+		return err
+	}
+	if err := a.reportDiagnostics(history); err != nil {
 		return err
 	}
 	p, err := plan()
@@ -189,6 +200,11 @@ func (a *app) runPipeline(f *pipelineFlags, plan func() (*pipeline.Plan, error))
 		return err
 	}
 	if f.dryRun {
+		// The plan printed is the plan a run would carry out: a run refuses
+		// a deploy/ that is not what the config renders, and so does this.
+		if err := a.treeIsRendered(); err != nil {
+			return fail(ExitInput, "%v", err)
+		}
 		if f.output == "json" {
 			return writeJSON(a.stdout, p)
 		}

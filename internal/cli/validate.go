@@ -34,16 +34,11 @@ on standard output instead (docs/diff-json.md).`,
 				return err
 			}
 			if !diags.HasErrors() {
-				waves, err := a.waveDiagnostics(f)
+				history, err := a.historyDiagnostics(f)
 				if err != nil {
 					return err
 				}
-				diags = append(diags, a.relative(waves)...)
-				phases, err := a.lifecycleDiagnostics(f)
-				if err != nil {
-					return err
-				}
-				diags = append(diags, phases...)
+				diags = append(diags, history...)
 			}
 			if out.format == "json" {
 				return a.validateJSON(f, diags)

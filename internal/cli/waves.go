@@ -113,6 +113,22 @@ type baseFleet struct {
 	missing string
 }
 
+// historyDiagnostics are the rules that hold a change to the review base:
+// the rollout waves and the clusters' deletion phases. validate and the
+// pipelines apply both; render applies them as renderWaves and
+// renderLifecycle, the reviews as the report's Waves and Lifecycle.
+func (a *app) historyDiagnostics(f *config.Fleet) (diag.Diagnostics, error) {
+	waves, err := a.waveDiagnostics(f)
+	if err != nil {
+		return nil, err
+	}
+	phases, err := a.lifecycleDiagnostics(f)
+	if err != nil {
+		return nil, err
+	}
+	return append(a.relative(waves), phases...), nil
+}
+
 // lifecycleDiagnostics holds each cluster's deletion phase to the merge
 // base's (diff.Lifecycle).
 func (a *app) lifecycleDiagnostics(head *config.Fleet) (diag.Diagnostics, error) {

@@ -27,7 +27,8 @@ type Options struct {
 	Root       string // the repository
 	Base, Head string // refs; an empty Base is the merge base with the deploy branch, an empty Head the working tree
 	// Branch is the deploy branch (gitops.revision; "" is main): an empty
-	// Base is the merge base of HEAD and origin/<Branch>, else <Branch>.
+	// Base is the merge base of HEAD and the branch as gitbase.DefaultBase
+	// finds it (its upstream, origin/<Branch>, <Branch>, then origin/HEAD).
 	Branch string
 	// Drift holds the head's committed deploy/ to its render.
 	Drift bool
