@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -40,7 +41,11 @@ type ruleCase struct {
 	// would), else deploy/ is left as it was.
 	change   func(t *testing.T, dir string)
 	rendered bool
-	want     []int
+	// then edits the tree after the render, if at all.
+	then func(t *testing.T, dir string)
+	want []int
+	// shows is what render --diff must print (stdout and stderr).
+	shows string
 }
 
 // TestOneRuleEveryCommand runs each rule's case through every command that
@@ -79,16 +84,17 @@ func TestOneRuleEveryCommand(t *testing.T) {
 		rendered: true,
 		want:     []int{refused, refused, refused, refused, refused, refused, refused, refused},
 	}, {
-		name: "drift in deploy/",
-		change: func(t *testing.T, dir string) {
-			p := filepath.Join(dir, "deploy/production/us-east-1/terraform/mc01.tfvars.json")
-			b, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			os.WriteFile(p, bytes.Replace(b, []byte("m6i"), []byte("m5"), 1), 0o644)
-		},
-		want: []int{ok, refused, refused, refused, refused, refused, refused, ok},
+		name:   "drift in deploy/",
+		change: handEdit,
+		want:   []int{ok, refused, refused, refused, refused, refused, refused, ok},
+	}, {
+		// The change renders mc01 anew and edits one of its files too.
+		name:     "drift inside a cluster the change touches",
+		change:   writes("config/clusters/us-east-1/mc01.yaml", "type: management\neks:\n  node_max: 9\n"),
+		rendered: true,
+		then:     handEdit,
+		want:     []int{ok, refused, refused, refused, refused, refused, refused, ok},
+		shows:    `drift deploy/production/us-east-1/terraform/mc01.tfvars.json\n(.*\n)*\+\s+"node_instance_type": "m5\.`,
 	}, {
 		name:   "secret in config/",
 		change: writes("config/clusters/us-east-1/mc01.yaml", "type: management\ncomponents:\n  observability:\n    values:\n      db:\n        password: Tr0ub4dor&3\n"),
@@ -110,6 +116,9 @@ func TestOneRuleEveryCommand(t *testing.T) {
 			if rc.rendered {
 				renderOutOfReach(t, dir)
 			}
+			if rc.then != nil {
+				rc.then(t, dir)
+			}
 			git(t, dir, "add", "-A")
 			git(t, dir, "commit", "-q", "-m", rc.name)
 			fmt.Fprintf(table, "| %s |", rc.name)
@@ -121,6 +130,9 @@ func TestOneRuleEveryCommand(t *testing.T) {
 				}
 				got := cli.Run(append([]string{"--root", dir, "--no-cache"}, args...), &stdout, &stderr)
 				fmt.Fprintf(table, " %d |", got)
+				if c.name == "render --diff" && rc.shows != "" && !regexp.MustCompile(rc.shows).MatchString(stdout.String()+stderr.String()) {
+					t.Errorf("render --diff does not show %s:\n%s%s", rc.shows, stdout.String(), stderr.String())
+				}
 				if got != rc.want[i] {
 					t.Errorf("%s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", c.args, got, rc.want[i], stdout.String(), stderr.String())
 				}
@@ -129,6 +141,16 @@ func TestOneRuleEveryCommand(t *testing.T) {
 		})
 	}
 	t.Logf("exit codes, rule × command:\n%s", table)
+}
+
+// handEdit edits us-east-1/mc01's Terraform variables by hand.
+func handEdit(t *testing.T, dir string) {
+	p := filepath.Join(dir, "deploy/production/us-east-1/terraform/mc01.tfvars.json")
+	b, err := os.ReadFile(p)
+	if err != nil || !bytes.Contains(b, []byte("m6i")) {
+		t.Fatalf("%s: %v, or no m6i to edit", p, err)
+	}
+	os.WriteFile(p, bytes.Replace(b, []byte("m6i"), []byte("m5"), 1), 0o644)
 }
 
 // ruleFixture is the small fleet of internal/fleet/testdata/base.txtar,

@@ -48,8 +48,9 @@ type Report struct {
 	Pruned      []string          `json:"pruned"`                // deploy/ files the head no longer renders
 	Changes     []ValueChange     `json:"changes"`
 	Waves       []SkippedWave     `json:"skipped_waves"`
-	Drift       []string          `json:"drift"` // deploy/ files edited by hand: they differ from the render though config did not change them
-	Stale       int               `json:"stale"` // deploy/ files the change's config alters that were not re-rendered yet
+	Drift       []string          `json:"drift"`       // deploy/ files edited by hand: committed bytes that are neither the base's render nor the head's
+	DriftFiles  []FileDiff        `json:"drift_files"` // each drift file as a diff from what config/ renders (a/) to what is committed (b/)
+	Stale       int               `json:"stale"`       // deploy/ files the change's config alters that were not re-rendered yet
 	Files       []FileDiff        `json:"files"`
 	Affected    []AffectedCluster `json:"affected"`
 }
@@ -118,7 +119,7 @@ type FileDiff struct {
 // schema's @rollout() paths (schema.RolloutKeys).
 func Compare(base, head Side, rolloutKeys []string) *Report {
 	r := &Report{Base: base.Label, Head: head.Label, Destroyed: []Cluster{}, Pruned: []string{}, Changes: []ValueChange{},
-		Waves: []SkippedWave{}, Drift: []string{}, Files: []FileDiff{}}
+		Waves: []SkippedWave{}, Drift: []string{}, DriftFiles: []FileDiff{}, Files: []FileDiff{}}
 	// The parts read both sides and write their own fields of r: the
 	// files, the config values and the committed tree are compared at once.
 	var wg sync.WaitGroup
@@ -301,6 +302,15 @@ func Redact(r *Report) {
 	for i := range r.Files {
 		r.Files[i].Unified = secrets.Mask(r.Files[i].Unified)
 	}
+	for i := range r.DriftFiles {
+		r.DriftFiles[i].Unified = secrets.Mask(r.DriftFiles[i].Unified)
+	}
+}
+
+// DriftDiff is drift file p as a diff from what config/ renders to what
+// is committed (either may be absent): the hand edit a reviewer must see.
+func DriftDiff(p string, rendered []byte, isRendered bool, committed []byte, isCommitted bool) FileDiff {
+	return FileDiff{Path: p, Status: "drift", Unified: unified(p, rendered, committed, isRendered, isCommitted)}
 }
 
 func redactScalar(path, s string) string {
@@ -486,9 +496,16 @@ func drift(committed map[string]plumbing.Hash, baseSide Side, head *render.Outpu
 			return
 		}
 		b, inBase := before[p]
-		if inBase == inHead && string(b) == string(h) {
+		switch {
+		case inBase == inHead && string(b) == string(h):
+			// The change's config does not alter the file: an edit.
 			d = append(d, p)
-		} else {
+		case inDeploy && (!inBase || c != plumbing.ComputeHash(plumbing.BlobObject, b)):
+			// The config alters it, but what is committed is neither the
+			// base's render nor the head's: an edit inside a cluster the
+			// change touches, not a file waiting for its render.
+			d = append(d, p)
+		default:
 			stale++
 		}
 	}

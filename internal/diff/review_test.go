@@ -352,3 +352,27 @@ func TestRegionFilesReachTheRegionalCluster(t *testing.T) {
 		}
 	}
 }
+
+// TestHandEditInsideATouchedClusterIsDrift: a change that alters a
+// cluster's config and also edits one of its deploy/ files by hand is
+// drift in that file (its committed bytes are neither the base's render
+// nor the head's), not a file "not re-rendered yet"; a file the change
+// left as the base rendered it is.
+func TestHandEditInsideATouchedClusterIsDrift(t *testing.T) {
+	r, c := newRepo(t), checker(t)
+	r.renderDeploy(c)
+	r.Commit("render")
+	r.Edit("config/clusters/us-east-1/mc01.yaml", "type: management", "type: management\neks:\n  node_max: 9")
+	r.Commit("bigger mc01, not rendered")
+	rep := r.compare(c, "HEAD~1", "HEAD")
+	if len(rep.Drift) != 0 || rep.Stale == 0 {
+		t.Fatalf("a change not rendered yet: drift %v, stale %d", rep.Drift, rep.Stale)
+	}
+	p := "deploy/production/us-east-1/terraform/mc01.tfvars.json"
+	r.Write(p, strings.Replace(r.Read(p), `"node_instance_type": "m6i.xlarge"`, `"node_instance_type": "m5.24xlarge"`, 1))
+	r.Commit("and a hand edit of its variables")
+	rep = r.compare(c, "HEAD~2", "HEAD")
+	if len(rep.Drift) != 1 || rep.Drift[0] != strings.TrimPrefix(p, "deploy/") {
+		t.Errorf("a hand edit inside the touched cluster: drift %v, stale %d", rep.Drift, rep.Stale)
+	}
+}

@@ -318,6 +318,9 @@ func Run(o Options) (*Result, error) {
 	}
 	sort.Strings(keys)
 	r := diff.Compare(baseSide, headSide, keys)
+	if len(r.Drift) > 0 {
+		r.DriftFiles = driftDiffs(r, headSide.Output.ByPath(), headFS, baseFS)
+	}
 	diff.MarkDowngrades(r, orders)
 	diff.Redact(r)
 	r.Uncommitted = uncommitted

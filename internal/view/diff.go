@@ -88,6 +88,12 @@ func (p *Printer) DiffText(r *diff.Report) {
 		for _, f := range r.Drift {
 			fmt.Fprintf(w, "  %s deploy/%s\n", p.paint(red, "drift"), f)
 		}
+		if len(r.DriftFiles) > 0 {
+			fmt.Fprintf(w, "  what config/ renders (a/) against what is committed (b/):\n")
+			for _, f := range r.DriftFiles {
+				p.unified(w, f.Unified)
+			}
+		}
 	}
 	if len(r.Sectors) > 0 {
 		section("BLAST RADIUS (rollout order)")
@@ -219,6 +225,18 @@ func diffMarkdown(r *diff.Report) string {
 		for _, f := range r.Drift {
 			fmt.Fprintf(&b, "- %s\n", code("deploy/"+f))
 		}
+		// Each edit as a diff from the render, within a share of the
+		// comment; render --diff shows them all.
+		budget := MaxComment / 4
+		for i, f := range r.DriftFiles {
+			block := detailsDiff("drift", f)
+			if len(block) > budget {
+				fmt.Fprintf(&b, "\n_%d drift diffs left out to fit one comment; run `regionctl render --diff` to see them._\n", len(r.DriftFiles)-i)
+				break
+			}
+			budget -= len(block)
+			b.WriteString(block)
+		}
 	}
 	if len(r.Sectors) > 0 {
 		b.WriteString("\n#### Blast radius, in rollout order\n\n| sector | environment | regions | changed | added | destroyed | pipelines |\n|---|---|---|---|---|---|---|\n")
@@ -275,10 +293,7 @@ func diffMarkdown(r *diff.Report) string {
 	}
 	budget := MaxComment - b.Len() - len(note(1_000_000, 1_000_000_000)) - 64
 	for i, f := range r.Files {
-		unified := reveal(f.Unified)
-		fence := fenceFor(unified)
-		block := fmt.Sprintf("\n<details><summary>%s <code>deploy/%s</code></summary>\n\n%sdiff\n%s%s\n</details>\n",
-			html.EscapeString(f.Status), html.EscapeString(reveal(f.Path)), fence, unified, fence)
+		block := detailsDiff(f.Status, f)
 		if len(block) > budget {
 			lines := 0
 			for _, g := range r.Files[i:] {
@@ -385,4 +400,14 @@ func contains(s []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// detailsDiff is a file diff as a folded block of a comment: the summary
+// escaped as HTML, the diff in a fence longer than any run of backticks in
+// it.
+func detailsDiff(status string, f diff.FileDiff) string {
+	unified := reveal(f.Unified)
+	fence := fenceFor(unified)
+	return fmt.Sprintf("\n<details><summary>%s <code>deploy/%s</code></summary>\n\n%sdiff\n%s%s\n</details>\n",
+		html.EscapeString(status), html.EscapeString(reveal(f.Path)), fence, unified, fence)
 }
