@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"slices"
@@ -22,6 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/regionctl/regionctl/internal/pipeline"
 )
@@ -37,6 +39,11 @@ type Options struct {
 	// MaxAttempts bounds the SDK's retries of throttling and 5xx answers
 	// (AWS_MAX_ATTEMPTS, when set, wins).
 	MaxAttempts int
+	// Log receives the SDK's own warnings (a retry it gave up on, a
+	// checksum it could not validate), with the run's Terraform output,
+	// rather than standard error, where they would break into the
+	// pipeline's progress. Nil keeps the SDK's default (standard error).
+	Log io.Writer
 }
 
 // Client is a pipeline.Cloud over aws-sdk-go-v2.
@@ -74,6 +81,11 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
+	}
+	if opts.Log != nil {
+		cfg.Logger = logging.LoggerFunc(func(c logging.Classification, format string, v ...any) {
+			fmt.Fprintf(opts.Log, "aws-sdk-go-v2 %s: %s\n", c, fmt.Sprintf(format, v...))
+		})
 	}
 	return &Client{cfg: cfg, opts: opts}, nil
 }

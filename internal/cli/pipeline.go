@@ -326,7 +326,7 @@ func (a *app) pipelineRunner(ctx context.Context, f *pipelineFlags, p *pipeline.
 		return nil, nil, fail(ExitExternal, "opening the log file: %v", err)
 	}
 	fmt.Fprintf(logFile, "# regionctl %s pipeline of %s, request %s, started %s\n", p.Pipeline, p.Region, p.RequestID, time.Now().UTC().Format(time.RFC3339))
-	cloud, err := awsx.New(ctx, awsx.Options{Region: p.Region, RequestID: p.RequestID, AccountWait: f.accountWait})
+	cloud, err := awsx.New(ctx, awsx.Options{Region: p.Region, RequestID: p.RequestID, AccountWait: f.accountWait, Log: logFile})
 	if err != nil {
 		logFile.Close()
 		return nil, nil, fail(ExitExternal, "%v", err)
