@@ -22,6 +22,10 @@ func TestMain(m *testing.M) {
 		// script): the CI variable of the machine running them is not the
 		// fleet's, and would make rules that cannot run here fail.
 		os.Unsetenv("CI")
+		// The suite's date: fixtures' EKS versions are held to EKS's
+		// support calendar at it, so the suite answers the same whenever
+		// it runs (internal/ekscalendar tests the calendar at other dates).
+		os.Setenv("SOURCE_DATE_EPOCH", suiteDate)
 	}
 	testscript.Main(m, map[string]func(){
 		"regionctl": func() { os.Exit(cli.Run(os.Args[1:], os.Stdout, os.Stderr)) },
@@ -42,6 +46,10 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// suiteDate is 2026-11-27T00:00:00Z, the date the tests hold EKS versions
+// to the support calendar at.
+const suiteDate = "1795737600"
+
 // TestScripts runs testdata/script/*.txtar. Each starts in a directory
 // holding the small valid fleet of internal/fleet/testdata/base.txtar, which
 // the script's own files may overwrite.
@@ -56,6 +64,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("REGIONCTL_CACHE_DIR", filepath.Join(env.WorkDir, ".cache"))
+			env.Setenv("SOURCE_DATE_EPOCH", suiteDate)
 			return writeBaseFleet(env.WorkDir, base)
 		},
 	})

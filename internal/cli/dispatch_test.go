@@ -345,7 +345,7 @@ func FuzzDispatchArguments(f *testing.F) {
 // the push's other clusters start.
 func TestDispatchRefusesASkippedWave(t *testing.T) {
 	d := newDispatchEnv(t)
-	d.repo.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  version: \"1.32\"")
+	d.repo.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  version: \"1.34\"")
 	d.repo.Edit("config/clusters/us-west-2/mc01.yaml", "type: management", "type: management\neks:\n  node_max: 9")
 	// Rendered out of reach of the wave rule, as a render outside the
 	// repository would be.
@@ -358,9 +358,9 @@ func TestDispatchRefusesASkippedWave(t *testing.T) {
 	if err := os.Rename(git+".away", git); err != nil || code != 0 {
 		t.Fatalf("render: exit %d, %v\n%s", code, err, errs.String())
 	}
-	pushed := d.repo.Repo.Commit("1.32 in prod-2 first; a bigger us-west-2/mc01").String()
+	pushed := d.repo.Repo.Commit("1.34 in prod-2 first; a bigger us-west-2/mc01").String()
 	code, out := d.run(t, "--before", d.second, "--after", pushed, "--scope", "regional", "--region", "eu-west-1")
-	if code != ExitInput || !regexp.MustCompile(`eu-west-1/mc01\s+refused\s+eks.version "1.32" reaches sector prod-2 before stage-a, prod-1 \(skipped wave\)`).MatchString(out) {
+	if code != ExitInput || !regexp.MustCompile(`eu-west-1/mc01\s+refused\s+eks.version "1.34" reaches sector prod-2 before stage-a, prod-1 \(skipped wave\)`).MatchString(out) {
 		t.Errorf("dispatch of a skipped wave: exit %d, want %d and eu-west-1/mc01 refused by name", code, ExitInput)
 	}
 	if strings.Contains(d.names(), "eu-west-1") {

@@ -311,7 +311,11 @@ func (a *app) renderWaves() error {
 	if err != nil {
 		return err
 	}
-	return a.reportDiagnostics(ds)
+	calendar, err := a.calendarDiagnostics(a.fleet)
+	if err != nil {
+		return err
+	}
+	return a.reportDiagnostics(append(a.relative(ds), calendar...))
 }
 
 // reportUnchanged says that deploy/ is up to date without rendering: its

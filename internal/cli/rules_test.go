@@ -73,7 +73,7 @@ func TestOneRuleEveryCommand(t *testing.T) {
 		want:     []int{ok, ok, ok, ok, ok, ok, ok, ok},
 	}, {
 		name:     "skipped wave",
-		change:   writes("config/sectors/prod.yaml", "order: 1\nenvironment: production\neks:\n  version: \"1.32\"\n"),
+		change:   writes("config/sectors/prod.yaml", "order: 1\nenvironment: production\neks:\n  version: \"1.34\"\n"),
 		rendered: true,
 		want:     []int{refused, refused, refused, refused, refused, refused, refused, refused},
 	}, {

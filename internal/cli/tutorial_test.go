@@ -59,6 +59,7 @@ func TestTutorial(t *testing.T) {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("REGIONCTL_SRC", src)
 			env.Setenv("REGIONCTL_CACHE_DIR", filepath.Join(env.WorkDir, ".cache"))
+			env.Setenv("SOURCE_DATE_EPOCH", suiteDate)
 			for k, v := range map[string]string{"GIT_AUTHOR_NAME": "Tutorial", "GIT_COMMITTER_NAME": "Tutorial",
 				"GIT_AUTHOR_EMAIL": "tutorial@example.com", "GIT_COMMITTER_EMAIL": "tutorial@example.com"} {
 				env.Setenv(k, v)

@@ -6,11 +6,14 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/diff"
+	"github.com/regionctl/regionctl/internal/ekscalendar"
 	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/schema"
@@ -113,10 +116,11 @@ type baseFleet struct {
 	missing string
 }
 
-// historyDiagnostics are the rules that hold a change to the review base:
-// the rollout waves and the clusters' deletion phases. validate and the
-// pipelines apply both; render applies them as renderWaves and
-// renderLifecycle, the reviews as the report's Waves and Lifecycle.
+// historyDiagnostics are the rules that hold a change to the review base
+// (the rollout waves and the clusters' deletion phases) and to the date
+// of its commit (EKS's support calendar). validate and the pipelines apply
+// them all; render applies them as renderWaves and renderLifecycle, the
+// reviews as the report's Waves and Lifecycle.
 func (a *app) historyDiagnostics(f *config.Fleet) (diag.Diagnostics, error) {
 	waves, err := a.waveDiagnostics(f)
 	if err != nil {
@@ -126,7 +130,49 @@ func (a *app) historyDiagnostics(f *config.Fleet) (diag.Diagnostics, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(a.relative(waves), phases...), nil
+	calendar, err := a.calendarDiagnostics(f)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(a.relative(waves), phases...), calendar...), nil
+}
+
+// calendarDiagnostics holds the clusters' EKS versions to EKS's support
+// calendar at calendarDate.
+func (a *app) calendarDiagnostics(f *config.Fleet) (diag.Diagnostics, error) {
+	cal, err := ekscalendar.Load()
+	if err != nil {
+		return nil, fail(ExitExternal, "%v", err)
+	}
+	at, when := a.calendarDate()
+	return a.relative(cal.Check(f, at, when)), nil
+}
+
+// calendarDate is the date the support calendar is held at, and what it
+// is: SOURCE_DATE_EPOCH when set (a reproducible build's date), else the
+// date of the commit whose config this is (HEAD, when config/ holds no
+// uncommitted change), so that checking an old commit again gives the
+// same answer; else today.
+func (a *app) calendarDate() (time.Time, string) {
+	if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return time.Unix(n, 0).UTC(), "SOURCE_DATE_EPOCH"
+		}
+	}
+	now := time.Now().UTC()
+	repo, err := gitbase.Open(a.root)
+	if err != nil {
+		return now, "today"
+	}
+	defer repo.Close()
+	head, err := repo.Commit("HEAD")
+	if err != nil {
+		return now, "today"
+	}
+	if changed, err := repo.Changed(head, a.root, configDir); err != nil || len(changed) > 0 {
+		return now, "today: config/ has uncommitted changes"
+	}
+	return head.Committer.When.UTC(), "the date of commit " + head.Hash.String()[:8]
 }
 
 // lifecycleDiagnostics holds each cluster's deletion phase to the merge

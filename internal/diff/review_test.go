@@ -98,8 +98,8 @@ func ids(as []diff.AffectedCluster) string {
 
 func TestGlobalChangeReachesEveryCluster(t *testing.T) {
 	r, c := newRepo(t), checker(t)
-	r.Write("config/global/defaults.yaml", strings.Replace(r.Read("config/global/defaults.yaml"), `version: "1.31"`, `version: "1.32"`, 1))
-	r.Commit("eks 1.32 everywhere")
+	r.Write("config/global/defaults.yaml", strings.Replace(r.Read("config/global/defaults.yaml"), `version: "1.33"`, `version: "1.34"`, 1))
+	r.Commit("eks 1.34 everywhere")
 	rep := r.compare(c, "HEAD~1", "HEAD")
 	if len(rep.Affected) != 11 || len(diff.Runs(rep.Affected)) != 11 {
 		t.Errorf("affected %d clusters, %d runs: %s", len(rep.Affected), len(diff.Runs(rep.Affected)), ids(rep.Affected))
@@ -294,16 +294,16 @@ func TestDefaultBaseIsTheMergeBase(t *testing.T) {
 
 func TestSkippedWaveAndException(t *testing.T) {
 	r, c := newRepo(t), checker(t)
-	r.Write("config/sectors/prod-2.yaml", r.Read("config/sectors/prod-2.yaml")+"eks:\n  version: \"1.32\"\n")
-	r.Commit("1.32 straight to prod-2")
+	r.Write("config/sectors/prod-2.yaml", r.Read("config/sectors/prod-2.yaml")+"eks:\n  version: \"1.34\"\n")
+	r.Commit("1.34 straight to prod-2")
 	rep := r.compare(c, "HEAD~1", "HEAD")
 	if len(rep.Waves) != 1 || rep.Waves[0].Sector != "prod-2" || strings.Join(rep.Waves[0].Missing, ",") != "stage-a,prod-1" || rep.Waves[0].Exception != "" {
 		t.Errorf("waves %+v", rep.Waves)
 	}
-	r.Write("config/sectors/prod-2.yaml", r.Read("config/sectors/prod-2.yaml")+"rollout_exceptions:\n  - key: eks.version\n    value: \"1.32\"\n    reason: CVE-2026-1234 is fixed only in 1.32\n")
+	r.Write("config/sectors/prod-2.yaml", r.Read("config/sectors/prod-2.yaml")+"rollout_exceptions:\n  - key: eks.version\n    value: \"1.34\"\n    reason: CVE-2026-1234 is fixed only in 1.34\n")
 	r.Commit("say why")
 	rep = r.compare(c, "HEAD~2", "HEAD")
-	if len(rep.Waves) != 1 || rep.Waves[0].Exception != "CVE-2026-1234 is fixed only in 1.32" {
+	if len(rep.Waves) != 1 || rep.Waves[0].Exception != "CVE-2026-1234 is fixed only in 1.34" {
 		t.Errorf("waves with exception %+v", rep.Waves)
 	}
 }

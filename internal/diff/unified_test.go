@@ -18,7 +18,7 @@ func TestUnifiedAppliesWithGit(t *testing.T) {
 		t.Skip("no git")
 	}
 	for _, tt := range []struct{ what, before, after string }{
-		{"appended at the end", "order: 0\nenvironment: staging\n", "order: 0\nenvironment: staging\neks:\n  version: \"1.32\"\n"},
+		{"appended at the end", "order: 0\nenvironment: staging\n", "order: 0\nenvironment: staging\neks:\n  version: \"1.34\"\n"},
 		{"changed in the middle", "a: 1\nb: 2\nc: 3\nd: 4\ne: 5\n", "a: 1\nb: 2\nc: 30\nd: 4\ne: 5\n"},
 		{"no newline at the end", "a: 1\nb: 2", "a: 1\nb: 3"},
 		{"newline added at the end", "a: 1", "a: 1\n"},

@@ -115,7 +115,7 @@ network:
   public_subnets: [10.0.96.0/22, 10.0.100.0/22, 10.0.104.0/22]
   availability_zones: 3
 eks:
-  version: "1.30"
+  version: "1.33"
   node_instance_family: m6i
   node_instance_size: 2xlarge
   node_min: 3
@@ -197,7 +197,7 @@ func sectorFile(s int) string {
 	out := fmt.Sprintf("# Generated sector %d.\norder: %d\nenvironment: %s\nsoak: %dh\nmax_update: 25%%\n", s, s, env, 24*(s+1))
 	if s == 0 {
 		// A rollout pin: stage runs a newer operator and EKS version first.
-		out += "eks:\n  version: \"1.31\"\nhypershift:\n  operator_image: quay.io/platform/hypershift-operator@sha256:" + strings.Repeat("9b8a", 16) + "\n"
+		out += "eks:\n  version: \"1.34\"\nhypershift:\n  operator_image: quay.io/platform/hypershift-operator@sha256:" + strings.Repeat("9b8a", 16) + "\n"
 	}
 	if s%2 == 1 {
 		out += "eks:\n  node_instance_family: m7i\n"

@@ -79,14 +79,14 @@ func TestFullRolloutToGlobalThenRollback(t *testing.T) {
 	now := t0.Add(time.Hour)
 	order := []string{"stage-a", "prod-1", "prod-2", "prod-3"}
 	for i, sector := range order {
-		p, err := h.promote("1.32", now, ok, false)
+		p, err := h.promote("1.34", now, ok, false)
 		if err != nil {
 			t.Fatalf("promote to %s: %v", sector, err)
 		}
 		if p.Sector != sector || len(p.Edits) != 1 || p.Edits[0].File != "config/sectors/"+sector+".yaml" {
 			t.Fatalf("step %d: %+v", i, p)
 		}
-		if !strings.Contains(string(p.Edits[0].After), "version: \"1.32\"") || !strings.HasPrefix(p.Message, "rollout: eks.version 1.32 to sector "+sector) {
+		if !strings.Contains(string(p.Edits[0].After), "version: \"1.34\"") || !strings.HasPrefix(p.Message, "rollout: eks.version 1.34 to sector "+sector) {
 			t.Errorf("step %d edit:\n%s\nmessage: %s", i, p.Edits[0].After, p.Message)
 		}
 		if i > 0 && !strings.Contains(p.Message, "health gate: 3 Applications Healthy and Synced") {
@@ -95,7 +95,7 @@ func TestFullRolloutToGlobalThenRollback(t *testing.T) {
 		h.apply(p, now)
 		now = now.Add(25 * time.Hour) // past stage-a's 24h soak; the others have none
 	}
-	p, err := h.promote("1.32", now, ok, false)
+	p, err := h.promote("1.34", now, ok, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,26 +103,26 @@ func TestFullRolloutToGlobalThenRollback(t *testing.T) {
 		t.Fatalf("to global: %+v", p)
 	}
 	for _, e := range p.Edits[1:] {
-		if strings.Contains(string(e.After), "1.32") {
+		if strings.Contains(string(e.After), "1.34") {
 			t.Errorf("%s keeps its pin:\n%s", e.File, e.After)
 		}
 	}
 	h.apply(p, now)
 	f := h.fleet()
 	for _, c := range f.Clusters {
-		if v := c.Effective.Lookup("eks", "version"); v.Str != "1.32" || v.Origin.Layer != config.LayerGlobal {
+		if v := c.Effective.Lookup("eks", "version"); v.Str != "1.34" || v.Origin.Layer != config.LayerGlobal {
 			t.Errorf("%s runs %s from %s", c.ID(), v.Str, v.Origin)
 		}
 	}
-	if _, err := h.promote("1.32", now, ok, false); err == nil {
+	if _, err := h.promote("1.34", now, ok, false); err == nil {
 		t.Error("promoting a value every layer holds is not refused")
 	}
 	// A rollback is a rollout of the older value: it starts again at stage,
 	// as a downgrade that must be asked for.
-	if _, err := h.promote("1.31", now.Add(time.Hour), ok, false); err == nil || !strings.Contains(err.Error(), "--allow-downgrade") {
+	if _, err := h.promote("1.33", now.Add(time.Hour), ok, false); err == nil || !strings.Contains(err.Error(), "--allow-downgrade") {
 		t.Fatalf("a rollback without --allow-downgrade: %v", err)
 	}
-	p, err = h.promoteWith("1.31", now.Add(time.Hour), ok, false, true)
+	p, err = h.promoteWith("1.33", now.Add(time.Hour), ok, false, true)
 	if err != nil || p.Sector != "stage-a" {
 		t.Fatalf("rollback: %+v %v", p, err)
 	}
@@ -131,41 +131,41 @@ func TestFullRolloutToGlobalThenRollback(t *testing.T) {
 func TestPromoteRefusals(t *testing.T) {
 	h := newHistory(t)
 	t1 := t0.Add(time.Hour)
-	p, err := h.promote("1.32", t1, healthy{}, false)
+	p, err := h.promote("1.34", t1, healthy{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.apply(p, t1)
 
-	_, err = h.promote("1.32", t1.Add(2*time.Hour), healthy{}, false)
+	_, err = h.promote("1.34", t1.Add(2*time.Hour), healthy{}, false)
 	refusal(t, err, "sector stage-a soaks 22h0m0s more")
 
-	_, err = h.promote("1.32", t1.Add(25*time.Hour), healthy{err: errors.New("us-west-2-mc01-hypershift-operator is Degraded")}, false)
+	_, err = h.promote("1.34", t1.Add(25*time.Hour), healthy{err: errors.New("us-west-2-mc01-hypershift-operator is Degraded")}, false)
 	refusal(t, err, "health gate of sector stage-a: us-west-2-mc01-hypershift-operator is Degraded")
 
-	_, err = h.promote("1.32", t1.Add(25*time.Hour), nil, false)
+	_, err = h.promote("1.34", t1.Add(25*time.Hour), nil, false)
 	refusal(t, err, "no health gate")
 
-	p, err = h.promote("1.32", t1.Add(25*time.Hour), nil, true)
+	p, err = h.promote("1.34", t1.Add(25*time.Hour), nil, true)
 	if err != nil || !strings.Contains(p.Message, "health gate skipped (--skip-health)") {
 		t.Fatalf("--skip-health: %v\n%+v", err, p)
 	}
 
 	// A region of the next sector pins another value.
-	h.edit("config/regions/us-east-1.yaml", func(s string) string { return s + "eks:\n  version: \"1.31\"\n" })
+	h.edit("config/regions/us-east-1.yaml", func(s string) string { return s + "eks:\n  version: \"1.33\"\n" })
 	h.commit(t1.Add(26 * time.Hour))
-	_, err = h.promote("1.32", t1.Add(27*time.Hour), healthy{}, false)
-	refusal(t, err, "us-east-1/mc01 pins \"1.31\" at config/regions/us-east-1.yaml:3:12")
+	_, err = h.promote("1.34", t1.Add(27*time.Hour), healthy{}, false)
+	refusal(t, err, "us-east-1/mc01 pins \"1.33\" at config/regions/us-east-1.yaml:3:12")
 }
 
 // eks.version is ordered: giving a sector a version older than one it runs
 // is refused unless allowed, and the commit message says it was.
 func TestPromoteRefusesADowngrade(t *testing.T) {
 	h := newHistory(t)
-	h.edit("config/sectors/stage-a.yaml", func(s string) string { return s + "eks:\n  version: \"1.32\"\n" })
+	h.edit("config/sectors/stage-a.yaml", func(s string) string { return s + "eks:\n  version: \"1.34\"\n" })
 	h.commit(t0.Add(time.Hour))
 	_, err := h.promote("1.30", t0.Add(2*time.Hour), healthy{}, true)
-	refusal(t, err, `1.30 is older than what sector stage-a runs: us-west-2/mc01 runs 1.32 (config/sectors/stage-a.yaml:6:12)`)
+	refusal(t, err, `1.30 is older than what sector stage-a runs: us-west-2/mc01 runs 1.34 (config/sectors/stage-a.yaml:6:12)`)
 	refusal(t, err, "--allow-downgrade")
 	p, err := h.promoteWith("1.30", t0.Add(2*time.Hour), healthy{}, true, true)
 	if err != nil || p.Sector != "stage-a" || !strings.Contains(p.Message, "A downgrade, allowed (--allow-downgrade)") {

@@ -93,15 +93,15 @@ func (h *history) status(now time.Time) rollout.KeyStatus {
 func TestStatusFollowsSoakAndWaves(t *testing.T) {
 	h := newHistory(t)
 	t1 := t0.Add(time.Hour)
-	h.edit("config/sectors/stage-a.yaml", func(s string) string { return s + "eks:\n  version: \"1.32\"\n" })
+	h.edit("config/sectors/stage-a.yaml", func(s string) string { return s + "eks:\n  version: \"1.34\"\n" })
 	h.commit(t1)
 
 	st := h.status(t1.Add(2 * time.Hour))
-	if st.Target != "1.32" || st.Next != "prod-1" || len(st.Blocked) != 1 || !strings.Contains(st.Blocked[0], "sector stage-a soaks 22h0m0s more") {
+	if st.Target != "1.34" || st.Next != "prod-1" || len(st.Blocked) != 1 || !strings.Contains(st.Blocked[0], "sector stage-a soaks 22h0m0s more") {
 		t.Fatalf("after 2h: %+v", st)
 	}
 	if since := st.Sectors[0].Values[0].Since; since == nil || !since.Time.Equal(t1) {
-		t.Errorf("stage-a has 1.32 since %+v, want the commit at %s", since, t1)
+		t.Errorf("stage-a has 1.34 since %+v, want the commit at %s", since, t1)
 	}
 	// Seconds before the soak ends it still says how long, never "0s".
 	if st := h.status(t1.Add(24*time.Hour - 20*time.Second)); len(st.Blocked) != 1 || !strings.Contains(st.Blocked[0], "sector stage-a soaks 20s more") {
@@ -114,28 +114,28 @@ func TestStatusFollowsSoakAndWaves(t *testing.T) {
 	// prod-1 gets it, but one of prod-2's regions is pinned back: prod-2
 	// is next and ready; once prod-2 has it partly, prod-3 waits for it.
 	t2 := t1.Add(30 * time.Hour)
-	h.edit("config/sectors/prod-1.yaml", func(s string) string { return s + "eks:\n  version: \"1.32\"\n" })
+	h.edit("config/sectors/prod-1.yaml", func(s string) string { return s + "eks:\n  version: \"1.34\"\n" })
 	h.commit(t2)
 	if st := h.status(t2.Add(time.Minute)); st.Next != "prod-2" || len(st.Blocked) != 0 {
 		t.Errorf("prod-1 done, no soak: %+v", st)
 	}
-	h.edit("config/sectors/prod-2.yaml", func(s string) string { return s + "eks:\n  version: \"1.32\"\n" })
-	h.edit("config/clusters/eu-west-1/mc02.yaml", func(s string) string { return s + "eks:\n  version: \"1.31\"\n" })
+	h.edit("config/sectors/prod-2.yaml", func(s string) string { return s + "eks:\n  version: \"1.34\"\n" })
+	h.edit("config/clusters/eu-west-1/mc02.yaml", func(s string) string { return s + "eks:\n  version: \"1.33\"\n" })
 	h.commit(t2.Add(time.Hour))
 	st = h.status(t2.Add(2 * time.Hour))
-	// prod-2 still has a cluster pinned on 1.31: it is the next step
+	// prod-2 still has a cluster pinned on 1.33: it is the next step
 	// itself, blocked by that pin exactly as promote refuses it.
-	if st.Next != "prod-2" || len(st.Blocked) != 1 || !strings.Contains(st.Blocked[0], `eu-west-1/mc02 pins "1.31" at config/clusters/eu-west-1/mc02.yaml:7:12`) {
+	if st.Next != "prod-2" || len(st.Blocked) != 1 || !strings.Contains(st.Blocked[0], `eu-west-1/mc02 pins "1.33" at config/clusters/eu-west-1/mc02.yaml:7:12`) {
 		t.Errorf("prod-2 partly done: %+v", st)
 	}
-	if _, err := h.promote("1.32", t2.Add(2*time.Hour), healthy{}, false); err == nil || !strings.Contains(err.Error(), st.Blocked[0]) {
+	if _, err := h.promote("1.34", t2.Add(2*time.Hour), healthy{}, false); err == nil || !strings.Contains(err.Error(), st.Blocked[0]) {
 		t.Errorf("status blocks with %q, promote says %v", st.Blocked, err)
 	}
-	h.edit("config/clusters/eu-west-1/mc02.yaml", func(s string) string { return strings.Replace(s, "eks:\n  version: \"1.31\"\n", "", 1) })
-	h.edit("config/sectors/prod-3.yaml", func(s string) string { return s + "eks:\n  version: \"1.32\"\n" })
+	h.edit("config/clusters/eu-west-1/mc02.yaml", func(s string) string { return strings.Replace(s, "eks:\n  version: \"1.33\"\n", "", 1) })
+	h.edit("config/sectors/prod-3.yaml", func(s string) string { return s + "eks:\n  version: \"1.34\"\n" })
 	h.commit(t2.Add(3 * time.Hour))
 	if st := h.status(t2.Add(4 * time.Hour)); !st.Done {
-		t.Errorf("every sector runs 1.32: %+v", st)
+		t.Errorf("every sector runs 1.34: %+v", st)
 	}
 }
 
@@ -143,17 +143,17 @@ func TestStatusFollowsSoakAndWaves(t *testing.T) {
 // without git history the soak cannot be judged, and the status says so.
 func TestStatusNextAndNoHistory(t *testing.T) {
 	h := newHistory(t)
-	h.edit("config/sectors/stage-a.yaml", func(s string) string { return s + "eks:\n  version: \"1.32\"\n" })
-	h.edit("config/sectors/prod-1.yaml", func(s string) string { return s + "eks:\n  version: \"1.32\"\n" })
-	h.edit("config/regions/us-east-1.yaml", func(s string) string { return s + "eks:\n  version: \"1.31\"\n" })
+	h.edit("config/sectors/stage-a.yaml", func(s string) string { return s + "eks:\n  version: \"1.34\"\n" })
+	h.edit("config/sectors/prod-1.yaml", func(s string) string { return s + "eks:\n  version: \"1.34\"\n" })
+	h.edit("config/regions/us-east-1.yaml", func(s string) string { return s + "eks:\n  version: \"1.33\"\n" })
 	h.commit(t0.Add(time.Hour))
 	st := h.status(t0.Add(48 * time.Hour))
 	if st.Next != "prod-1" {
 		t.Fatalf("next %q: %+v", st.Next, st)
 	}
-	h.edit("config/regions/us-east-1.yaml", func(s string) string { return strings.Replace(s, "eks:\n  version: \"1.31\"\n", "", 1) })
-	h.edit("config/sectors/prod-2.yaml", func(s string) string { return s + "eks:\n  version: \"1.32\"\n" })
-	h.edit("config/regions/eu-west-1.yaml", func(s string) string { return s + "eks:\n  version: \"1.31\"\n" })
+	h.edit("config/regions/us-east-1.yaml", func(s string) string { return strings.Replace(s, "eks:\n  version: \"1.33\"\n", "", 1) })
+	h.edit("config/sectors/prod-2.yaml", func(s string) string { return s + "eks:\n  version: \"1.34\"\n" })
+	h.edit("config/regions/eu-west-1.yaml", func(s string) string { return s + "eks:\n  version: \"1.33\"\n" })
 	h.commit(t0.Add(2 * time.Hour))
 	st = h.status(t0.Add(48 * time.Hour))
 	if st.Next != "prod-2" {
