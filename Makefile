@@ -5,7 +5,7 @@ PKGS    := ./...
 # Binaries say which commit they were built from when built in a checkout.
 BUILDVCS := $(shell git rev-parse --git-dir >/dev/null 2>&1 && echo -buildvcs=true)
 
-.PHONY: help build static dist dist-host cross image test conformance-argocd argocd-warm validate render check fuzz bench demo clean iamsim
+.PHONY: help build static dist dist-host cross image test conformance-argocd argocd-warm validate render check fuzz bench demo clean iamsim markdown
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -75,7 +75,16 @@ $(IAMSIM): tools/iamsim/package.json tools/iamsim/package-lock.json
 
 iamsim: $(IAMSIM) ## install the second IAM judge the tests compare with (npm ci in tools/iamsim)
 
-test: build static dist-host iamsim ## run every test (this platform's release build in snapshot mode included), then check the repository's own deploy/
+# The CommonMark renderer the tutorial's test reads it through
+# (tools/markdown): markdown-it at the version package-lock.json pins.
+MARKDOWN := tools/markdown/node_modules/.package-lock.json
+
+$(MARKDOWN): tools/markdown/package.json tools/markdown/package-lock.json
+	cd tools/markdown && npm ci --no-audit --no-fund --loglevel=error
+
+markdown: $(MARKDOWN) ## install the CommonMark renderer the documentation tests read through (npm ci in tools/markdown)
+
+test: build static dist-host iamsim markdown ## run every test (this platform's release build in snapshot mode included), then check the repository's own deploy/
 	$(GO) vet $(PKGS)
 	GOOS=darwin GOARCH=arm64 $(GO) test -c -o /dev/null ./internal/deploytree
 	GOOS=windows GOARCH=amd64 $(GO) test -c -o /dev/null ./internal/deploytree

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -67,6 +68,9 @@ func (a *app) loadBase(b *baseFleet, load func(fs.FS, *schema.Checker) (*config.
 	}
 	defer repo.Close()
 	base, label, err := repo.DefaultBase(a.deployBranch())
+	if errors.Is(err, gitbase.ErrNoHistory) {
+		return nil // the first commit: everything is new, nothing to hold it to
+	}
 	if err != nil {
 		b.missing = err.Error()
 		return nil
@@ -197,6 +201,9 @@ func (a *app) waveDiagnostics(head *config.Fleet) (diag.Diagnostics, error) {
 		return nil, err
 	}
 	if baseFleet == nil {
+		if a.base.missing == "" {
+			return nil, nil
+		}
 		return nil, a.ruleNotRun("rollout-wave check", a.base.missing)
 	}
 	keys, err := schema.RolloutKeys()

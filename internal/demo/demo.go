@@ -45,7 +45,7 @@ type Options struct {
 }
 
 // Run runs the demo, writing its story to w.
-func Run(ctx context.Context, o Options, w io.Writer) error {
+func Run(ctx context.Context, o Options, w io.Writer) (err error) {
 	start := time.Now()
 	root, err := filepath.Abs(o.Root)
 	if err != nil {
@@ -58,11 +58,21 @@ func Run(ctx context.Context, o Options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if o.Keep {
-		defer say("kept the working copy %s", work)
-	} else {
-		defer os.RemoveAll(work)
-	}
+	// A failed run keeps its working copy: its logs are what says why.
+	// It cannot be resumed (its emulator is gone with it), so a step's
+	// advice to run the same command again does not hold here.
+	defer func() {
+		switch {
+		case err != nil:
+			say("the demo failed; kept its working copy %s (Terraform's output in %s, the emulator's in %s). "+
+				"A demo starts over on every run: its emulator stopped with it, so nothing above can be resumed; run make demo again", work,
+				filepath.Join(work, ".regionctl", "logs"), filepath.Join(work, "moto.log"))
+		case o.Keep:
+			say("kept the working copy %s", work)
+		default:
+			os.RemoveAll(work)
+		}
+	}()
 	for _, dir := range []string{"config", "charts", "pipelines"} { // deploy/ is rendered
 		if err := os.CopyFS(filepath.Join(work, dir), os.DirFS(filepath.Join(o.Root, dir))); err != nil {
 			return fmt.Errorf("copying %s: %w", dir, err)

@@ -142,6 +142,10 @@ func (r *Repo) Mainline(branch string) (*object.Commit, string) {
 	return nil, ""
 }
 
+// ErrNoHistory is DefaultBase's answer in a repository without a commit:
+// there is no base, and nothing that existed before the change.
+var ErrNoHistory = errors.New("the repository has no commit yet")
+
 // DefaultBase is the base a review compares HEAD with when no --base is
 // given: the merge base of HEAD and the deploy branch (gitops.revision; ""
 // is DefaultBranch), so that a branch behind it does not report its newer
@@ -152,6 +156,9 @@ func (r *Repo) Mainline(branch string) (*object.Commit, string) {
 func (r *Repo) DefaultBase(branch string) (*object.Commit, string, error) {
 	if branch == "" {
 		branch = DefaultBranch
+	}
+	if _, err := r.repo.Head(); errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return nil, "", ErrNoHistory
 	}
 	head, err := r.Commit("HEAD")
 	if err != nil {
