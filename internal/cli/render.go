@@ -292,14 +292,9 @@ func (a *app) renderLifecycle(old *render.Index) error {
 	if !need {
 		return nil
 	}
-	ds, err := a.lifecycleDiagnostics(a.fleet)
+	ds, err := a.lifecycleDiagnostics(a.fleet, old)
 	if err != nil {
 		return err
-	}
-	if base, _, _ := a.phaseBase(a.fleet); base == nil {
-		// No git base (a fleet outside a repository): the last render's
-		// index is what remembers each cluster's phase.
-		ds = append(ds, a.relative(diff.LifecycleOfIndex(old, a.fleet, "deploy/index.json (the last render)"))...)
 	}
 	return a.reportDiagnostics(ds)
 }

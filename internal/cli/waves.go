@@ -12,11 +12,13 @@ import (
 	"time"
 
 	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/deploytree"
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/diff"
 	"github.com/regionctl/regionctl/internal/ekscalendar"
 	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/gitbase"
+	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/schema"
 )
 
@@ -130,7 +132,7 @@ func (a *app) historyDiagnostics(f *config.Fleet) (diag.Diagnostics, error) {
 	if err != nil {
 		return nil, err
 	}
-	phases, err := a.lifecycleDiagnostics(f)
+	phases, err := a.lifecycleDiagnostics(f, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -181,12 +183,42 @@ func (a *app) calendarDate() (time.Time, string) {
 
 // lifecycleDiagnostics holds each cluster's deletion phase to the merge
 // base's (diff.Lifecycle).
-func (a *app) lifecycleDiagnostics(head *config.Fleet) (diag.Diagnostics, error) {
+//
+// Without a base (a fleet outside a repository, a clone without the deploy
+// branch), the last render's deploy/index.json remembers each cluster's
+// phase; old is that index when the caller has read it already. With
+// neither, the rule cannot run: ruleNotRun says so.
+func (a *app) lifecycleDiagnostics(head *config.Fleet, old *render.Index) (diag.Diagnostics, error) {
 	base, label, err := a.phaseBase(head)
-	if err != nil || base == nil {
+	if err != nil {
 		return nil, err
 	}
-	return a.relative(diff.Lifecycle(base, head, label)), nil
+	if base != nil {
+		return a.relative(diff.Lifecycle(base, head, label)), nil
+	}
+	if old == nil {
+		old, _ = deploytree.ReadIndex(deploytree.OS{}, filepath.Join(a.root, deployDir))
+	}
+	if old != nil {
+		return a.relative(diff.LifecycleOfIndex(old, head, "deploy/index.json (the last render)")), nil
+	}
+	missing := a.phaseMissing()
+	if missing == "" {
+		return nil, nil // the first commit: no cluster existed before
+	}
+	return nil, a.ruleNotRun("deletion-phase check", missing)
+}
+
+// phaseMissing is why phaseBase found no base ("" when there is nothing to
+// find: a repository without a commit).
+func (a *app) phaseMissing() string {
+	if a.base != nil {
+		return a.base.missing
+	}
+	if a.phases != nil {
+		return a.phases.missing
+	}
+	return ""
 }
 
 // waveDiagnostics refuses skipped rollout waves: versioned values the
