@@ -763,16 +763,48 @@ func EtcdBackupBucketPolicy(r Region) Document {
 // organisation's guardrails, the AccessRole of the accounts it makes, the
 // central state buckets of regions, the minting and approver roles it
 // bootstraps, and the StackSets that deploy the deploy roles. Its size
-// does not grow with regions but for their state buckets (CheckQuotas
-// holds it under IAM's limit for every commercial region).
+// does not grow with regions but for state buckets named otherwise than by
+// default (CheckQuotas holds it under IAM's limit for every commercial
+// region).
 func CentralPipelinePolicy(partition string, regions []Region) Document {
-	var buckets []string
+	// The regions' central state buckets, by the default name
+	// (regionctl-tfstate-<region>-<cluster>) under one pattern held to the
+	// management account, whatever the number of regions; a bucket named
+	// otherwise by state_bucket is named here.
+	var named []string
+	patterned := false
 	for _, r := range regions {
-		buckets = append(buckets, r.CentralStateBucket)
+		if strings.HasPrefix(r.CentralStateBucket, CentralStatePrefix) {
+			patterned = true
+			continue
+		}
+		named = append(named, r.CentralStateBucket)
 	}
-	sort.Strings(buckets)
-	buckets = slices.Compact(buckets)
-	return Document{Version: "2012-10-17", ID: "regionctl-generated-central-pipeline-" + partition, Statement: []Statement{
+	sort.Strings(named)
+	named = slices.Compact(named)
+	var state []Statement
+	own := map[string]map[string]Strings{"StringEquals": {"aws:ResourceAccount": {PrincipalAccountVariable}}}
+	var creatable []string
+	if patterned {
+		creatable = append(creatable, "arn:"+partition+":s3:::"+CentralStatePrefix+"*")
+	}
+	for _, b := range named {
+		creatable = append(creatable, "arn:"+partition+":s3:::"+b)
+	}
+	if len(creatable) > 0 {
+		// A bucket being created has no owner to compare yet: creating it
+		// makes it the caller's account's.
+		state = append(state, Statement{Sid: "CreateCentralStateBuckets", Effect: "Allow", Action: Strings{"s3:CreateBucket"}, Resource: creatable})
+	}
+	if patterned {
+		state = append(state, Statement{Sid: "CentralStateOfRegions", Effect: "Allow", Action: Strings{"s3:*"},
+			Resource: bucketARNs(partition, CentralStatePrefix+"*"), Condition: own})
+	}
+	if len(named) > 0 {
+		state = append(state, Statement{Sid: "CentralState", Effect: "Allow", Action: Strings{"s3:*"},
+			Resource: bucketARNs(partition, named...), Condition: own})
+	}
+	return Document{Version: "2012-10-17", ID: "regionctl-generated-central-pipeline-" + partition, Statement: append([]Statement{
 		{
 			Sid: "ManageAccounts", Effect: "Allow",
 			Action: Strings{"organizations:CreateAccount", "organizations:CreateOrganizationalUnit", "organizations:DescribeCreateAccountStatus",
@@ -811,15 +843,16 @@ func CentralPipelinePolicy(partition string, regions []Region) Document {
 			Action: Strings{"sts:AssumeRole"}, Resource: Strings{RoleARN(partition, "*", AccessRole)},
 		},
 		{
-			Sid: "CentralState", Effect: "Allow",
-			Action: Strings{"s3:*"}, Resource: bucketARNs(partition, buckets...),
-		},
-		{
 			Sid: "MintingAndApproverRoles", Effect: "Allow",
 			Action: Strings{"iam:CreateRole", "iam:DeleteRole", "iam:GetRole", "iam:TagRole", "iam:UntagRole", "iam:ListRoleTags",
 				"iam:UpdateAssumeRolePolicy", "iam:PutRolePolicy", "iam:GetRolePolicy", "iam:DeleteRolePolicy", "iam:ListRolePolicies",
 				"iam:ListAttachedRolePolicies", "iam:ListInstanceProfilesForRole"},
 			Resource: Strings{RoleARN(partition, "*", MintingRoleName("*")), RoleARN(partition, "*", ApproverRoleName("*"))},
 		},
-	}}
+	}, state...)}
 }
+
+// CentralStatePrefix begins the default name of a region's central state
+// bucket, regionctl-tfstate-<region>-<regional cluster> (schema/cluster.cue
+// #Derived.state_bucket_regional), in the management account.
+const CentralStatePrefix = "regionctl-tfstate-"
