@@ -259,6 +259,17 @@ func (r *renderer) chainArtifacts(reg *config.Region, cr *chainRegion) ([]Artifa
 		files = append(files, chainFile{"approver-trust.json", docs.ApproverTrust}, chainFile{"approver-policy.json", docs.Approver},
 			chainFile{"central-approver-policy.json", docs.CentralApprover})
 	}
+	for _, f := range files {
+		if !strings.HasSuffix(f.name, "bucket-policy.json") {
+			continue
+		}
+		// Every bucket of the chain has Block Public Access on: S3 would
+		// refuse the policy at apply.
+		if sid, why := iam.PublicStatement(f.doc); why != "" {
+			return nil, diag.Diagnostics{diag.Errorf(at, "Statement "+sid+": "+why+". Its bucket has Block Public Access on, so S3 refuses the policy (the Amazon S3 User Guide, \"The meaning of public\").",
+				"%s of %s is public by S3's definition", f.name, cr.Name)}
+		}
+	}
 	encoded := map[string]string{}
 	var arts []Artifact
 	var over []string

@@ -46,6 +46,8 @@ func TestCentralStateUnderOnePattern(t *testing.T) {
 		want iamjudge.Decision
 	}{
 		{"create its region's state bucket", req("s3:CreateBucket", "arn:aws:s3:::regionctl-tfstate-us-east-1-regional", ""), iamjudge.Allow},
+		{"find a state bucket not made yet (HeadBucket)", req("s3:ListBucket", "arn:aws:s3:::regionctl-tfstate-us-east-1-regional", ""), iamjudge.Allow},
+		{"configure a stranger's bucket of the pattern", baited(req("s3:PutBucketPolicy", "arn:aws:s3:::regionctl-tfstate-evil-regional", stranger)), iamjudge.ImplicitDeny},
 		{"its region's state", req("s3:PutObject", "arn:aws:s3:::regionctl-tfstate-eu-west-1-regional/regional-cluster/eu-west-1/regional.tfstate", management), iamjudge.Allow},
 		{"its region's state bucket", req("s3:ListBucket", "arn:aws:s3:::regionctl-tfstate-eu-west-1-regional", management), iamjudge.Allow},
 		{"a state bucket named by state_bucket", req("s3:GetObject", "arn:aws:s3:::acme-central-state-eu-central-1/x.tfstate", management), iamjudge.Allow},

@@ -733,7 +733,12 @@ func EtcdBackupBucketPolicy(r Region) Document {
 			Principal: &Principal{Any: true},
 			Action:    Strings{"s3:PutObject"},
 			Resource:  Strings{bucket + "/" + PrincipalAccountVariable + "/*"},
+			// The organisation's id, a fixed value once Terraform fills it
+			// in, is what keeps the policy from being public by S3's
+			// definition (iam.PublicStatement): the bucket has Block
+			// Public Access on, and S3 refuses a public policy for it.
 			Condition: map[string]map[string]Strings{
+				"StringEquals":           {"aws:PrincipalOrgID": {OrganizationID}},
 				"ForAnyValue:StringLike": {"aws:PrincipalOrgPaths": {OrganizationID + "/" + RootID + "/*" + ManagementOU + "/"}},
 				"ArnLike":                {"aws:PrincipalArn": {RoleARN(p, "*", r.Name+"-*-"+EtcdBackupRoleSuffix)}},
 			},
@@ -792,9 +797,11 @@ func CentralPipelinePolicy(partition string, regions []Region) Document {
 		creatable = append(creatable, "arn:"+partition+":s3:::"+b)
 	}
 	if len(creatable) > 0 {
-		// A bucket being created has no owner to compare yet: creating it
-		// makes it the caller's account's.
-		state = append(state, Statement{Sid: "CreateCentralStateBuckets", Effect: "Allow", Action: Strings{"s3:CreateBucket"}, Resource: creatable})
+		// A bucket not made yet has no owner to compare: finding it
+		// (HeadBucket, s3:ListBucket) and creating it, which makes it the
+		// caller's account's, are granted without the owner condition;
+		// they give no access to a bucket's objects or settings.
+		state = append(state, Statement{Sid: "FindOrCreateCentralStateBuckets", Effect: "Allow", Action: Strings{"s3:CreateBucket", "s3:ListBucket"}, Resource: creatable})
 	}
 	if patterned {
 		state = append(state, Statement{Sid: "CentralStateOfRegions", Effect: "Allow", Action: Strings{"s3:*"},

@@ -598,6 +598,7 @@ func TestEtcdBackupIsolation(t *testing.T) {
 		ctx := map[string][]string{"aws:RequestedRegion": {a.name}, "aws:PrincipalArn": {c.RoleARN}, "aws:PrincipalAccount": {c.Account}}
 		if path != "" {
 			ctx["aws:PrincipalOrgPaths"] = []string{path}
+			ctx["aws:PrincipalOrgID"] = []string{org}
 		}
 		return iamjudge.Authorization{Request: iamjudge.Request{Caller: c, Action: action, Resource: object(key), Context: ctx},
 			Identity: identity, ResourceAccount: a.drAccount, ResourcePolicy: policy}
