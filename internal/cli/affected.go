@@ -5,17 +5,19 @@ import (
 	"io"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
 	"github.com/regionctl/regionctl/internal/diff"
+	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/render/tekton"
 	"github.com/regionctl/regionctl/internal/view"
 )
 
 func (a *app) affectedCommand() *cobra.Command {
 	var base, head, gitlabTemplate string
-	var allowDrift, planOnly bool
+	var allowDrift, planOnly, exitCode bool
 	var out *output
 	cmd := &cobra.Command{
 		Use:   "affected --base REF [--head REF] [-o text|json|pipelineruns|matrix|gitlab-ci]",
@@ -43,7 +45,10 @@ both recipes.
 affected fails (exit 1) when the head's deploy/ holds files that are not what
 its config renders to (drift): a pipeline must never run from such a tree.
 --allow-drift only warns. It also fails on a skipped rollout wave, as
-validate and render do.`,
+validate and render do.
+
+--exit-code: exit 2 when the change affects a cluster, 0 when it affects
+none, 1 on any error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, headOut, headCommit, err := a.review(base, head, true)
@@ -59,39 +64,10 @@ validate and render do.`,
 			if err := wavesError(r); err != nil {
 				return err
 			}
-			switch out.format {
-			case "json":
-				return writeJSON(a.stdout, r.Affected)
-			case "matrix":
-				return writeJSON(a.stdout, jobMatrix(r.Affected))
-			case "gitlab-ci":
-				return writeGitLabChild(a.stdout, r.Affected, gitlabTemplate)
-			case "pipelineruns":
-				// A run deploys a commit: uncommitted changes would run as
-				// the commit before them.
-				if len(r.Uncommitted) > 0 {
-					return fail(ExitInput, "-o pipelineruns pins each run to a commit, and the working tree holds uncommitted changes (%s): commit them, or pass --head REF",
-						clusterOrFiles(r.Uncommitted))
-				}
-				revision := headCommit.Hash.String()
-				files := headOut.ByPath()
-				for i, c := range diff.Runs(r.Affected) {
-					run, err := pipelineRunAt(files[tekton.Path(c.Environment, c.Region, c.Cluster)], revision, planOnly)
-					if err != nil {
-						return fail(ExitInput, "PipelineRun of %s: %v", c.ID, err)
-					}
-					if i > 0 {
-						fmt.Fprintln(a.stdout, "---")
-					}
-					a.stdout.Write(run)
-				}
-				return nil
+			if err := a.printAffected(r, headOut, headCommit, out.format, gitlabTemplate, planOnly); err != nil {
+				return err
 			}
-			p := a.printer(a.stdout)
-			for _, c := range r.Affected {
-				fmt.Fprintf(p.W, "%-28s %-10s %-9s %-8s %s\n", c.ID, c.Change, c.Pipeline, c.Sector, strings.Join(c.Reasons, ", "))
-			}
-			return nil
+			return changesExit(exitCode && len(r.Affected) > 0)
 		},
 	}
 	cmd.Flags().StringVar(&base, "base", "", "git ref before the change (default: merge base of HEAD and the deploy branch, gitops.revision: origin/<branch>, else <branch>)")
@@ -101,7 +77,45 @@ validate and render do.`,
 	cmd.Flags().BoolVar(&allowDrift, "allow-drift", false, "list the clusters even when deploy/ has drift (warn only)")
 	cmd.Flags().BoolVar(&planOnly, "plan", false, "with -o pipelineruns: runs that change nothing and plan each root, keeping the plans for the review and the apply that follows it")
 	cmd.Flags().BoolVar(&a.fullReview, "full", false, "render every cluster on both sides, not only those whose inputs differ")
+	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 2 when the change affects a cluster, 0 when it affects none, 1 on any error (as terraform plan -detailed-exitcode)")
 	return cmd
+}
+
+// printAffected prints the clusters a change affects in format.
+func (a *app) printAffected(r *diff.Report, headOut *render.Output, headCommit *object.Commit, format, gitlabTemplate string, planOnly bool) error {
+	switch format {
+	case "json":
+		return writeJSON(a.stdout, r.Affected)
+	case "matrix":
+		return writeJSON(a.stdout, jobMatrix(r.Affected))
+	case "gitlab-ci":
+		return writeGitLabChild(a.stdout, r.Affected, gitlabTemplate)
+	case "pipelineruns":
+		// A run deploys a commit: uncommitted changes would run as
+		// the commit before them.
+		if len(r.Uncommitted) > 0 {
+			return fail(ExitInput, "-o pipelineruns pins each run to a commit, and the working tree holds uncommitted changes (%s): commit them, or pass --head REF",
+				clusterOrFiles(r.Uncommitted))
+		}
+		revision := headCommit.Hash.String()
+		files := headOut.ByPath()
+		for i, c := range diff.Runs(r.Affected) {
+			run, err := pipelineRunAt(files[tekton.Path(c.Environment, c.Region, c.Cluster)], revision, planOnly)
+			if err != nil {
+				return fail(ExitInput, "PipelineRun of %s: %v", c.ID, err)
+			}
+			if i > 0 {
+				fmt.Fprintln(a.stdout, "---")
+			}
+			a.stdout.Write(run)
+		}
+		return nil
+	}
+	p := a.printer(a.stdout)
+	for _, c := range r.Affected {
+		fmt.Fprintf(p.W, "%-28s %-10s %-9s %-8s %s\n", c.ID, c.Change, c.Pipeline, c.Sector, strings.Join(c.Reasons, ", "))
+	}
+	return nil
 }
 
 // pipelineRunAt sets a rendered PipelineRun's git-revision to the commit the

@@ -23,7 +23,7 @@ import (
 const deployDir = "deploy"
 
 func (a *app) renderCommand() *cobra.Command {
-	var check, pruneForeign, showDiff, allowDrift bool
+	var check, pruneForeign, showDiff, allowDrift, exitCode bool
 	var base string
 	var out *output
 	cmd := &cobra.Command{
@@ -48,7 +48,9 @@ the working tree, and shows what the change does: destroyed clusters and
 pruned files, skipped rollout waves, drift, the blast radius by sector in
 rollout order with the pipelines that will run, every changed value with the
 file and line that set it, and the rendered files' diffs. -o markdown fits one
-pull request comment; -o json is for bots (docs/diff-json.md).
+pull request comment; -o json is for bots (docs/diff-json.md). With
+--exit-code it exits 2 when the change does something, 0 when it does
+nothing and 1 on any error.
 
 -o json also describes a render (the files added, changed and pruned) and a
 --check (the stale, missing and extra files) for scripts.
@@ -68,10 +70,10 @@ the base already had is left to render --check. A development build, and
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if showDiff {
-				return a.runDiff(base, out.format, allowDrift)
+				return a.runDiff(base, out.format, allowDrift, exitCode)
 			}
-			if cmd.Flags().Changed("base") || cmd.Flags().Changed("full") || cmd.Flags().Changed("allow-drift") {
-				return fail(ExitUsage, "--base, --full and --allow-drift go with --diff")
+			if cmd.Flags().Changed("base") || cmd.Flags().Changed("full") || cmd.Flags().Changed("allow-drift") || exitCode {
+				return fail(ExitUsage, "--base, --full, --allow-drift and --exit-code go with --diff")
 			}
 			if out.format == "markdown" {
 				return fail(ExitUsage, "-o markdown goes with --diff")
@@ -123,6 +125,7 @@ the base already had is left to render --check. A development build, and
 	out = outputFlag(cmd, "format", "text", "json", "markdown")
 	cmd.Flags().BoolVar(&a.fullReview, "full", false, "with --diff: render every cluster on both sides, not only those whose inputs differ")
 	cmd.Flags().BoolVar(&allowDrift, "allow-drift", false, "with --diff: report drift in deploy/ without failing")
+	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "with --diff: exit 2 when the change does something, 0 when it does nothing, 1 on any error (as terraform plan -detailed-exitcode)")
 	cmd.MarkFlagsMutuallyExclusive("check", "diff")
 	return cmd
 }
@@ -351,7 +354,7 @@ type checkResult struct {
 	Extra    []string `json:"extra"`
 }
 
-func (a *app) runDiff(base, format string, allowDrift bool) error {
+func (a *app) runDiff(base, format string, allowDrift, exitCode bool) error {
 	r, _, _, err := a.review(base, "", true)
 	if err != nil {
 		return err
@@ -370,7 +373,19 @@ func (a *app) runDiff(base, format string, allowDrift bool) error {
 	if err := a.driftError(r, allowDrift); err != nil {
 		return err
 	}
-	return wavesError(r)
+	if err := wavesError(r); err != nil {
+		return err
+	}
+	return changesExit(exitCode && !r.Empty())
+}
+
+// changesExit is the answer of a review that found changes, with
+// --exit-code: Run turns it into ExitChanges.
+func changesExit(changed bool) error {
+	if !changed {
+		return nil
+	}
+	return &exitError{code: exitChanges, err: errReported}
 }
 
 // wavesError fails a review whose change skips a rollout wave without a

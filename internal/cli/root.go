@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"slices"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -30,7 +31,15 @@ const (
 	ExitInput    = 1 // the user's input is wrong or a check failed
 	ExitUsage    = 2
 	ExitExternal = 3 // AWS, Terraform or git failed
+	// ExitChanges is render --diff's and affected's answer with --exit-code
+	// when the change does something; with --exit-code every failure is
+	// ExitInput (as terraform plan -detailed-exitcode, git diff --exit-code).
+	ExitChanges = 2
 )
+
+// exitChanges is how a command says "changes" to Run, which turns it into
+// ExitChanges (with --exit-code) or success.
+const exitChanges = -2
 
 // Version is regionctl's version; release builds (make dist) set it with
 // -ldflags -X. It names the renderer in deploy/index.json.
@@ -89,6 +98,23 @@ type app struct {
 
 // Run executes regionctl with args and returns the process exit code.
 func Run(args []string, stdout, stderr io.Writer) int {
+	code := run(args, stdout, stderr)
+	if !slices.ContainsFunc(args, func(a string) bool { return a == "--exit-code" || a == "--exit-code=true" }) {
+		if code == exitChanges {
+			return ExitOK
+		}
+		return code
+	}
+	switch code {
+	case ExitOK:
+		return ExitOK
+	case exitChanges:
+		return ExitChanges
+	}
+	return ExitInput
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
 	a := &app{stdout: stdout, stderr: stderr}
 	cmd := a.rootCommand()
 	cmd.SetArgs(args)
