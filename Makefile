@@ -5,7 +5,7 @@ PKGS    := ./...
 # Binaries say which commit they were built from when built in a checkout.
 BUILDVCS := $(shell git rev-parse --git-dir >/dev/null 2>&1 && echo -buildvcs=true)
 
-.PHONY: help build static dist dist-host cross image test conformance-argocd argocd-warm validate render check fuzz bench demo clean iamsim markdown
+.PHONY: help build static dist dist-host cross image test conformance-argocd argocd-warm validate render check fuzz bench demo clean iamsim markdown kube-apiserver
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -84,7 +84,22 @@ $(MARKDOWN): tools/markdown/package.json tools/markdown/package-lock.json
 
 markdown: $(MARKDOWN) ## install the CommonMark renderer the documentation tests read through (npm ci in tools/markdown)
 
-test: build static dist-host iamsim markdown ## run every test (this platform's release build in snapshot mode included), then check the repository's own deploy/
+# The Kubernetes API server the tests judge rendered objects by
+# (internal/kube/apiserver): kube-apiserver built from the k8s.io/kubernetes
+# module tools/kube-apiserver/go.mod pins, kept in the user cache by version
+# so that every clone shares one build (about 6 minutes of CPU, once); etcd
+# is Debian's etcd-server.
+KUBE_VERSION := v1.37.2
+KUBE_APISERVER := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/regionctl/envtest/$(KUBE_VERSION)/kube-apiserver
+
+$(KUBE_APISERVER):
+	mkdir -p $(dir $@)
+	cd tools/kube-apiserver && $(GO) build -trimpath -o $@.tmp . && mv $@.tmp $@
+
+kube-apiserver: $(KUBE_APISERVER) ## build the Kubernetes API server the tests judge rendered objects by (tools/kube-apiserver)
+	@command -v etcd >/dev/null || { echo "no etcd: apt-get install etcd-server" >&2; exit 1; }
+
+test: build static dist-host iamsim markdown kube-apiserver ## run every test (this platform's release build in snapshot mode included), then check the repository's own deploy/
 	$(GO) vet $(PKGS)
 	GOOS=darwin GOARCH=arm64 $(GO) test -c -o /dev/null ./internal/deploytree
 	GOOS=windows GOARCH=amd64 $(GO) test -c -o /dev/null ./internal/deploytree

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"slices"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -11,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"

@@ -206,6 +206,10 @@ func (in Install) cronJob() map[string]any {
 				"backoffLimit": 0, "activeDeadlineSeconds": 600,
 				"template": map[string]any{"spec": map[string]any{
 					"serviceAccountName": "regionctl-dispatch", "restartPolicy": "Never",
+					// The restricted Pod Security Standard asks for the
+					// runtime's default seccomp profile (a real
+					// kube-apiserver refuses the Pod without it).
+					"securityContext": map[string]any{"runAsNonRoot": true, "seccompProfile": map[string]any{"type": "RuntimeDefault"}},
 					"volumes": []any{map[string]any{"name": "work", "emptyDir": map[string]any{}},
 						map[string]any{"name": "git-credentials", "secret": map[string]any{"secretName": "regionctl-git", "optional": true}}},
 					"initContainers": []any{map[string]any{
