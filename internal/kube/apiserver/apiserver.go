@@ -30,6 +30,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -233,6 +234,56 @@ func (s *Server) Create(ctx context.Context, path string, obj map[string]any) (*
 	return s.Do(ctx, "POST", path, obj, nil)
 }
 
+// DryRun creates obj at path with ?dryRun=All: admission and validation
+// decide in full, and nothing is stored (objects of the same name, of
+// different clusters, can all be judged in one namespace).
+func (s *Server) DryRun(ctx context.Context, path string, obj map[string]any) (*Response, error) {
+	return s.Do(ctx, "POST", path+"?dryRun=All", obj, nil)
+}
+
+// InstallCRDs creates CustomResourceDefinitions (decoded manifests) and
+// waits until each is Established, so that its kind can be created.
+func (s *Server) InstallCRDs(ctx context.Context, crds []map[string]any) error {
+	var names []string
+	for _, crd := range crds {
+		resp, err := s.Create(ctx, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+		if err != nil {
+			return err
+		}
+		if resp.Status != http.StatusCreated {
+			return fmt.Errorf("creating a CRD: %d %s", resp.Status, resp.Message())
+		}
+		names = append(names, crd["metadata"].(map[string]any)["name"].(string))
+	}
+	deadline := time.Now().Add(time.Minute)
+	for _, name := range names {
+		for {
+			resp, err := s.Do(ctx, "GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+name, nil, nil)
+			if err != nil {
+				return err
+			}
+			var crd struct {
+				Status struct {
+					Conditions []struct{ Type, Status string } `json:"conditions"`
+				} `json:"status"`
+			}
+			_ = json.Unmarshal(resp.Body, &crd)
+			established := false
+			for _, c := range crd.Status.Conditions {
+				established = established || c.Type == "Established" && c.Status == "True"
+			}
+			if established {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("CRD %s not established within a minute", name)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
 // Message is the message of a refusal's Status body.
 func (r *Response) Message() string {
 	var st struct {
@@ -288,4 +339,29 @@ func certPool(dir string) (*x509.CertPool, error) {
 		return nil, errors.New("no certificate in apiserver.crt")
 	}
 	return pool, nil
+}
+
+// Required reports whether a missing API server fails a test rather than
+// skipping it: on CI (CI=true) and wherever REGIONCTL_REQUIRE_JUDGES=1.
+func Required() bool {
+	return os.Getenv("CI") == "true" || os.Getenv("REGIONCTL_REQUIRE_JUDGES") == "1"
+}
+
+// StartTest starts a control plane for t in a temporary directory and
+// stops it when t ends; without one, t skips with the command that builds
+// it, or fails where the judge is required.
+func StartTest(t testing.TB) *Server {
+	t.Helper()
+	if _, _, err := Binaries(); err != nil {
+		if Required() {
+			t.Fatalf("the Kubernetes API server judge: %v", err)
+		}
+		t.Skipf("no Kubernetes API server: %v", err)
+	}
+	s, err := Start(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	return s
 }

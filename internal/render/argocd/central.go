@@ -186,7 +186,7 @@ func buildSet(env, comp string, src ChartSource, steps []Step, g GitOps) *Applic
 						"sector": label("sector"), "region": label("region"), "cluster": label("cluster"),
 						"environment": label("environment"), "cluster_type": label("cluster_type"), "component": comp,
 					},
-					Finalizers: []string{"resources-finalizer.argocd.argoproj.io"},
+					Finalizers: []string{ForegroundFinalizer},
 				},
 				Spec: AppSpec{
 					Project:     g.Project,

@@ -68,7 +68,7 @@ func PerClusterDocs(c *config.Cluster, comps []Component, g GitOps) map[string]a
 		docs[path.Join(dir, "apps", comp.Name+".yaml")] = &Application{
 			APIVersion: "argoproj.io/v1alpha1", Kind: "Application",
 			Metadata: AppMeta{Name: comp.Name, Namespace: g.Namespace, Labels: withComponent(comp.Name),
-				Finalizers: []string{"resources-finalizer.argocd.argoproj.io"}},
+				Finalizers: []string{ForegroundFinalizer}},
 			Spec: AppSpec{Project: g.Project, Source: src, Destination: Destination{Server: InCluster, Namespace: comp.Namespace}, SyncPolicy: syncPolicy(true)},
 		}
 	}
@@ -106,3 +106,12 @@ func sortedSet(m map[string]bool) []string {
 	sort.Strings(out)
 	return out
 }
+
+// ForegroundFinalizer makes deleting an Application delete its resources
+// first, in the foreground: Argo CD's ForegroundPropagationPolicyFinalizer
+// (pkg/apis/application/v1alpha1/application_defaults.go of the release the
+// bootstrap installs), the same deletion as its legacy name
+// resources-finalizer.argocd.argoproj.io, which a real kube-apiserver
+// admits with a warning (a finalizer name should be domain-qualified with
+// a path).
+const ForegroundFinalizer = "resources-finalizer.argocd.argoproj.io/foreground"

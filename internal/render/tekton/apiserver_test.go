@@ -23,18 +23,8 @@ import (
 // Security Standards are Kubernetes' (pod-security.kubernetes.io), decided
 // by its own admission plugin.
 func TestARealAPIServerAdmitsTheInstall(t *testing.T) {
-	if _, _, err := apiserver.Binaries(); err != nil {
-		if os.Getenv("REGIONCTL_REQUIRE_JUDGES") == "1" || os.Getenv("CI") == "true" {
-			t.Fatalf("the Kubernetes API server judge: %v", err)
-		}
-		t.Skipf("no Kubernetes API server: %v", err)
-	}
+	s := apiserver.StartTest(t)
 	ctx := context.Background()
-	s, err := apiserver.Start(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Stop()
 	const ns = "regionctl-pipelines"
 	created := func(what, path string, obj map[string]any) {
 		t.Helper()
