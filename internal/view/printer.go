@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 
+	"golang.org/x/term"
+
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/secrets"
 )
@@ -24,13 +26,12 @@ func New(w io.Writer, noColor bool) *Printer {
 	return &Printer{W: w, Color: !noColor && os.Getenv("NO_COLOR") == "" && isTerminal(w)}
 }
 
+// isTerminal asks the terminal driver (golang.org/x/term): a character
+// device is not a terminal for that alone (/dev/null is one, and output
+// sent there or through a pipe gets no colour codes or live progress).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 const (
