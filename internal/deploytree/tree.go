@@ -5,10 +5,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/regionctl/regionctl/internal/par"
 	"github.com/regionctl/regionctl/internal/render"
 )
 
@@ -47,18 +46,7 @@ func Plan(disk Disk, dir string, out *render.Output) (*Changes, *render.Index, e
 func ReadFiles(paths []string, read func(string) ([]byte, error)) ([][]byte, []error) {
 	contents := make([][]byte, len(paths))
 	errs := make([]error, len(paths))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < 8; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
-				contents[i], errs[i] = read(paths[i])
-			}
-		}()
-	}
-	wg.Wait()
+	par.Workers(8, len(paths), func(_, i int) { contents[i], errs[i] = read(paths[i]) })
 	return contents, errs
 }
 

@@ -5,13 +5,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/par"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/schema"
 	"github.com/regionctl/regionctl/internal/secrets"
@@ -122,15 +122,10 @@ func Compare(base, head Side, rolloutKeys []string) *Report {
 		Waves: []SkippedWave{}, Drift: []string{}, DriftFiles: []FileDiff{}, Files: []FileDiff{}}
 	// The parts read both sides and write their own fields of r: the
 	// files, the config values and the committed tree are compared at once.
-	var wg sync.WaitGroup
-	wg.Add(3)
-	go func() {
-		defer wg.Done()
+	par.All(func() {
 		r.Affected = Affected(base.Output, head.Output)
 		r.Files, r.Pruned = fileDiffs(base.Output.ByPath(), head.Output.ByPath())
-	}()
-	go func() {
-		defer wg.Done()
+	}, func() {
 		changedInputs := changedFiles(base.Fleet, head.Fleet)
 		r.Changes = valueChanges(base.Fleet, head.Fleet, head.Output.Skipped, changedInputs, rolloutKeys)
 		if len(base.Fleet.Clusters) > 0 {
@@ -139,12 +134,9 @@ func Compare(base, head Side, rolloutKeys []string) *Report {
 			r.Waves = skippedWaves(base.Fleet, head.Fleet, rolloutKeys)
 		}
 		r.Destroyed = destroyed(base.Fleet, head.Fleet)
-	}()
-	go func() {
-		defer wg.Done()
+	}, func() {
 		r.Drift, r.Stale = drift(head.Deploy, base, head.Output)
-	}()
-	wg.Wait()
+	})
 	r.Sectors = sectors(head.Fleet, base.Fleet, r.Affected)
 	return r
 }

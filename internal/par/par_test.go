@@ -17,3 +17,33 @@ func TestDoRunsEachIndexOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkersNumbersEachGoroutine: a worker's number is below the count
+// and no two goroutines share one at a time; every index runs once.
+func TestWorkersNumbersEachGoroutine(t *testing.T) {
+	for _, tc := range []struct{ workers, n int }{{3, 100}, {8, 2}, {0, 5}, {4, 0}} {
+		busy := make([]atomic.Int32, max(tc.workers, 1))
+		seen := make([]atomic.Int32, tc.n)
+		Workers(tc.workers, tc.n, func(w, i int) {
+			if w < 0 || w >= len(busy) {
+				t.Errorf("worker %d of %d", w, tc.workers)
+				return
+			}
+			if busy[w].Add(1) != 1 {
+				t.Errorf("worker %d runs twice at once", w)
+			}
+			seen[i].Add(1)
+			busy[w].Add(-1)
+		})
+		for i := range seen {
+			if c := seen[i].Load(); c != 1 {
+				t.Errorf("%+v: index %d ran %d times", tc, i, c)
+			}
+		}
+	}
+	var a, b atomic.Bool
+	All(func() { a.Store(true) }, func() { b.Store(true) })
+	if !a.Load() || !b.Load() {
+		t.Error("All did not run every function")
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/par"
 )
 
 // Cache stores check results by content key. Implementations must be safe
@@ -67,15 +68,7 @@ func New(opts Options) (*Checker, error) {
 	}
 	c := &Checker{opts: opts, src: src, pool: make([]*compiled, opts.Workers)}
 	errs := make([]error, opts.Workers)
-	var wg sync.WaitGroup
-	for i := range c.pool {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c.pool[i], errs[i] = src.compile()
-		}()
-	}
-	wg.Wait()
+	par.Workers(len(c.pool), len(c.pool), func(_, i int) { c.pool[i], errs[i] = src.compile() })
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -86,26 +79,7 @@ func New(opts Options) (*Checker, error) {
 
 // parallel runs fn for 0..n-1 across the workers, each with its own context.
 func (c *Checker) parallel(n int, fn func(w *compiled, i int)) {
-	var next int
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for _, w := range c.pool {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= n {
-					return
-				}
-				fn(w, i)
-			}
-		}()
-	}
-	wg.Wait()
+	par.Workers(len(c.pool), n, func(w, i int) { fn(c.pool[w], i) })
 }
 
 func (c *Checker) key(kind string, parts ...[]byte) string {
