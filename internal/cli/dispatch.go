@@ -179,31 +179,6 @@ func (a *app) runDispatch(f *dispatchFlags) error {
 	return nil
 }
 
-// waveSkips are the clusters of r's affected clusters in a sector a
-// skipped rollout wave (without an exception) reaches.
-func waveSkips(r *diff.Report) []diff.Skip {
-	bySector := map[string]diff.SkippedWave{}
-	for _, w := range r.Waves {
-		if w.Exception == "" {
-			if _, ok := bySector[w.Sector]; !ok {
-				bySector[w.Sector] = w
-			}
-		}
-	}
-	var out []diff.Skip
-	for _, c := range r.Affected {
-		w, ok := bySector[c.Sector]
-		if !ok {
-			continue
-		}
-		out = append(out, diff.Skip{Cluster: c.ID, Region: c.Region, Pipeline: c.Pipeline, Diag: diag.Diagnostic{
-			Severity: diag.Error, Pos: w.Pos, Path: w.Key,
-			Summary: fmt.Sprintf("%s %q reaches sector %s before %s (skipped wave)", w.Key, w.Value, w.Sector, strings.Join(w.Missing, ", ")),
-		}})
-	}
-	return out
-}
-
 func diagsOf(skips []diff.Skip) diag.Diagnostics {
 	var ds diag.Diagnostics
 	for _, s := range skips {
@@ -315,7 +290,7 @@ func (a *app) runsOfScope(f *dispatchFlags, base string) (scopeRuns, error) {
 		// A push that skips a rollout wave (pushed past review, which
 		// refuses it) starts nothing in the sector it skipped to: the
 		// wave rule decides here as in validate, render and affected.
-		res.Refused = append(res.Refused, waveSkips(res.Report)...)
+		res.Refused = append(res.Refused, diff.WaveSkips(res.Report)...)
 		for _, s := range res.Refused {
 			if s.Pipeline == f.scope && (f.region == "" || s.Region == f.region) {
 				out.refused = append(out.refused, s)

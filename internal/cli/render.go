@@ -395,7 +395,7 @@ func wavesError(r *diff.Report) error {
 	var skipped []string
 	for _, w := range r.Waves {
 		if w.Exception == "" {
-			skipped = append(skipped, fmt.Sprintf("%s %q reaches sector %s before %s (%s)", w.Key, w.Value, w.Sector, strings.Join(w.Missing, ", "), w.Origin))
+			skipped = append(skipped, fmt.Sprintf("%s (%s)", w.Reach(), w.Origin))
 		}
 	}
 	if len(skipped) == 0 {

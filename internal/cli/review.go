@@ -67,5 +67,19 @@ func (a *app) reviewOf(o review.Options) (*review.Result, error) {
 	case err != nil:
 		return nil, gitFail(err)
 	}
+	// The head is held to EKS's support calendar as validate and render
+	// hold it: at its commit's date, or, for the working tree, at
+	// calendarDate's.
+	at, when := a.calendarDate()
+	if o.Head != "" && res.HeadCommit != nil {
+		at, when = res.HeadCommit.Committer.When.UTC(), "the date of commit "+res.HeadCommit.Hash.String()[:8]
+	}
+	ds, err := a.calendarAt(res.HeadFleet, at, when)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.reportDiagnostics(ds); err != nil {
+		return nil, err
+	}
 	return res, nil
 }

@@ -96,6 +96,13 @@ func TestOneRuleEveryCommand(t *testing.T) {
 		want:     []int{ok, refused, refused, refused, refused, refused, refused, ok},
 		shows:    `drift deploy/production/us-east-1/terraform/mc01.tfvars.json\n(.*\n)*\+\s+"node_instance_type": "m5\.`,
 	}, {
+		// Past its end of extended support at the suite's date
+		// (2026-11-27): EKS creates no cluster of it.
+		name:     "EKS version past support",
+		change:   writes("config/sectors/stage.yaml", "order: 0\nenvironment: staging\neks:\n  version: \"1.31\"\n"),
+		rendered: true,
+		want:     []int{refused, refused, refused, refused, refused, refused, refused, refused},
+	}, {
 		name:   "secret in config/",
 		change: writes("config/clusters/us-east-1/mc01.yaml", "type: management\ncomponents:\n  observability:\n    values:\n      db:\n        password: Tr0ub4dor&3\n"),
 		want:   []int{refused, refused, refused, refused, refused, refused, refused, refused},
@@ -177,7 +184,7 @@ func ruleFixture(t *testing.T) string {
 }
 
 // renderOutOfReach renders dir's config into a fresh deploy/ with git out
-// of reach, so that no rule comparing with the base refuses: the tree a
+// of reach, so that no rule comparing with the base or the date refuses: the tree a
 // change would commit if an old regionctl rendered it.
 func renderOutOfReach(t *testing.T, dir string) {
 	t.Helper()
@@ -185,6 +192,10 @@ func renderOutOfReach(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	defer os.Rename(filepath.Join(dir, ".git.away"), filepath.Join(dir, ".git"))
+	// And at a date (2026-01-01) when every EKS version the cases use was
+	// supported, as when an old commit was rendered.
+	defer os.Setenv("SOURCE_DATE_EPOCH", os.Getenv("SOURCE_DATE_EPOCH"))
+	os.Setenv("SOURCE_DATE_EPOCH", "1767225600")
 	os.RemoveAll(filepath.Join(dir, "deploy"))
 	var out bytes.Buffer
 	if code := cli.Run([]string{"--root", dir, "--no-cache", "-q", "render"}, &out, &out); code != 0 {

@@ -146,11 +146,17 @@ func (a *app) historyDiagnostics(f *config.Fleet) (diag.Diagnostics, error) {
 // calendarDiagnostics holds the clusters' EKS versions to EKS's support
 // calendar at calendarDate.
 func (a *app) calendarDiagnostics(f *config.Fleet) (diag.Diagnostics, error) {
+	at, when := a.calendarDate()
+	return a.calendarAt(f, at, when)
+}
+
+// calendarAt holds f's EKS versions to the support calendar at date at,
+// which when names.
+func (a *app) calendarAt(f *config.Fleet, at time.Time, when string) (diag.Diagnostics, error) {
 	cal, err := ekscalendar.Load()
 	if err != nil {
 		return nil, fail(ExitExternal, "%v", err)
 	}
-	at, when := a.calendarDate()
 	return a.relative(cal.Check(f, at, when)), nil
 }
 
@@ -248,13 +254,13 @@ func (a *app) waveDiagnostics(head *config.Fleet) (diag.Diagnostics, error) {
 			Severity: diag.Error,
 			Pos:      w.Pos,
 			Path:     w.Key,
-			Summary:  fmt.Sprintf("%s %q reaches sector %s before %s (skipped wave)", w.Key, w.Value, w.Sector, strings.Join(w.Missing, ", ")),
+			Summary:  w.Reach() + " (skipped wave)",
 			Detail: fmt.Sprintf("Compared with %s. Roll the value out sector by sector (regionctl rollout status), or say why this sector goes first in config/sectors/%s.yaml:\n"+
 				"  rollout_exceptions:\n    - key: %s\n      value: %q\n      reason: <why>", label, w.Sector, w.Key, w.Value),
 		}
 		if w.Exception != "" {
 			d.Severity = diag.Warning
-			d.Summary = fmt.Sprintf("%s %q reaches sector %s before %s by exception", w.Key, w.Value, w.Sector, strings.Join(w.Missing, ", "))
+			d.Summary = w.Reach() + " by exception"
 			d.Detail = "Reason given: " + w.Exception
 		}
 		out = append(out, d)

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -150,4 +151,36 @@ func posBefore(a, b diag.Pos) bool {
 		return a.Line < b.Line
 	}
 	return a.Col < b.Col
+}
+
+// WaveSkips are r's affected clusters in a sector that a skipped rollout
+// wave (without an exception) reaches: a push's runs that must not start,
+// as LifecycleSkips are those of a deletion that skips a step.
+func WaveSkips(r *Report) []Skip {
+	bySector := map[string]SkippedWave{}
+	for _, w := range r.Waves {
+		if w.Exception == "" {
+			if _, ok := bySector[w.Sector]; !ok {
+				bySector[w.Sector] = w
+			}
+		}
+	}
+	var out []Skip
+	for _, c := range r.Affected {
+		w, ok := bySector[c.Sector]
+		if !ok {
+			continue
+		}
+		out = append(out, Skip{Cluster: c.ID, Region: c.Region, Pipeline: c.Pipeline, Diag: diag.Diagnostic{
+			Severity: diag.Error, Pos: w.Pos, Path: w.Key,
+			Summary: w.Reach() + " (skipped wave)",
+		}})
+	}
+	return out
+}
+
+// Reach says what the wave skips: key "value" reaches sector S before the
+// earlier sectors that run it nowhere.
+func (w SkippedWave) Reach() string {
+	return fmt.Sprintf("%s %q reaches sector %s before %s", w.Key, w.Value, w.Sector, strings.Join(w.Missing, ", "))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/deploytree"
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/diff"
@@ -56,7 +57,8 @@ type Result struct {
 	Report     *diff.Report
 	HeadOut    *render.Output
 	HeadCommit *object.Commit
-	Refused    []diff.Skip // with Options.Partial: clusters whose deletion skips a step
+	HeadFleet  *config.Fleet // the head's fleet, for the rules held to its date (EKS's support calendar)
+	Refused    []diff.Skip   // with Options.Partial: clusters whose deletion skips a step
 }
 
 // NotRendered says one side of the review does not render.
@@ -324,7 +326,7 @@ func Run(o Options) (*Result, error) {
 	diff.MarkDowngrades(r, orders)
 	diff.Redact(r)
 	r.Uncommitted = uncommitted
-	return &Result{Report: r, HeadOut: headSide.Output, HeadCommit: head, Refused: skips}, nil
+	return &Result{Report: r, HeadOut: headSide.Output, HeadCommit: head, HeadFleet: pair.Head, Refused: skips}, nil
 }
 
 // asCommitted is the base's render with each file as the base committed it:
