@@ -44,6 +44,23 @@ type Options struct {
 	Regionctl func(args ...string) int
 }
 
+// cleanUp removes the demo's working copy, but for a failed run (its
+// logs are what says why) or one asked to keep it. A failed run cannot be
+// resumed (its emulator is gone with it), so a step's advice to run the
+// same command again does not hold here, and the demo says so.
+func cleanUp(work string, err error, keep bool, say func(string, ...any)) {
+	switch {
+	case err != nil:
+		say("the demo failed; kept its working copy %s (Terraform's output in %s, the emulator's in %s). "+
+			"A demo starts over on every run: its emulator stopped with it, so nothing above can be resumed; run make demo again", work,
+			filepath.Join(work, ".regionctl", "logs"), filepath.Join(work, "moto.log"))
+	case keep:
+		say("kept the working copy %s", work)
+	default:
+		os.RemoveAll(work)
+	}
+}
+
 // Run runs the demo, writing its story to w.
 func Run(ctx context.Context, o Options, w io.Writer) (err error) {
 	start := time.Now()
@@ -58,21 +75,7 @@ func Run(ctx context.Context, o Options, w io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	// A failed run keeps its working copy: its logs are what says why.
-	// It cannot be resumed (its emulator is gone with it), so a step's
-	// advice to run the same command again does not hold here.
-	defer func() {
-		switch {
-		case err != nil:
-			say("the demo failed; kept its working copy %s (Terraform's output in %s, the emulator's in %s). "+
-				"A demo starts over on every run: its emulator stopped with it, so nothing above can be resumed; run make demo again", work,
-				filepath.Join(work, ".regionctl", "logs"), filepath.Join(work, "moto.log"))
-		case o.Keep:
-			say("kept the working copy %s", work)
-		default:
-			os.RemoveAll(work)
-		}
-	}()
+	defer func() { cleanUp(work, err, o.Keep, say) }()
 	for _, dir := range []string{"config", "charts", "pipelines"} { // deploy/ is rendered
 		if err := os.CopyFS(filepath.Join(work, dir), os.DirFS(filepath.Join(o.Root, dir))); err != nil {
 			return fmt.Errorf("copying %s: %w", dir, err)
