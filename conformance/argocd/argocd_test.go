@@ -132,6 +132,17 @@ func exampleCentral(t *testing.T) string {
 		[]byte("gitops:\n  argocd_topology: central\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A fleet is a git repository: render checks waves against its history,
+	// and on CI (CI=true) refuses to render outside one.
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"add", "-A"},
+		{"-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", "commit", "-q", "-m", "fleet"},
+	} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
 	regionctl(t, dir, "render")
 	return dir
 }

@@ -585,6 +585,17 @@ func renderGitLab(t *testing.T) (string, string) {
 	if err := os.WriteFile(g, bytes.Replace(b, []byte("webhook: github"), []byte("webhook: gitlab"), 1), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A fleet is a git repository: render checks waves against its history,
+	// and on CI (CI=true) refuses to render outside one.
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", "add", "-A"},
+		{"-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", "commit", "-q", "-m", "fleet"},
+	} {
+		if out, err := execCommand("git", append([]string{"-C", dir}, args...)...); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
 	if out, err := execCommand(bin, "--root", dir, "--no-cache", "render"); err != nil {
 		t.Fatalf("render: %v\n%s", err, out)
 	}
