@@ -21,9 +21,11 @@ import (
 	"github.com/tektoncd/triggers/pkg/interceptors/cel"
 	"github.com/tektoncd/triggers/pkg/interceptors/github"
 	"github.com/tektoncd/triggers/pkg/interceptors/gitlab"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/component-helpers/auth/rbac/validation"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -104,6 +106,11 @@ type installed struct {
 	cronJobs      []*batchv1.CronJob
 	configMaps    []*corev1.ConfigMap
 	namespaceSeen map[string]bool
+
+	namespaces     []*corev1.Namespace
+	storageClasses []*storagev1.StorageClass
+	policies       []*admissionv1.ValidatingAdmissionPolicy
+	policyBindings []*admissionv1.ValidatingAdmissionPolicyBinding
 }
 
 func decodeInstall(t *testing.T, out []byte, where string) *installed {
@@ -174,6 +181,22 @@ func decodeInstall(t *testing.T, out []byte, where string) *installed {
 			var x corev1.ConfigMap
 			strict(d, &x)
 			in.configMaps = append(in.configMaps, &x)
+		case "Namespace":
+			var x corev1.Namespace
+			strict(d, &x)
+			in.namespaces = append(in.namespaces, &x)
+		case "StorageClass":
+			var x storagev1.StorageClass
+			strict(d, &x)
+			in.storageClasses = append(in.storageClasses, &x)
+		case "ValidatingAdmissionPolicy":
+			var x admissionv1.ValidatingAdmissionPolicy
+			strict(d, &x)
+			in.policies = append(in.policies, &x)
+		case "ValidatingAdmissionPolicyBinding":
+			var x admissionv1.ValidatingAdmissionPolicyBinding
+			strict(d, &x)
+			in.policyBindings = append(in.policyBindings, &x)
 		default:
 			t.Errorf("%s: unexpected %s", where, tm.Kind)
 		}

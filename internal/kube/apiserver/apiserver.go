@@ -32,6 +32,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/regionctl/regionctl/internal/kube"
 )
 
 // Version is the Kubernetes release tools/kube-apiserver/go.mod pins.
@@ -196,8 +198,9 @@ type Response struct {
 	Warnings []string
 }
 
-// Do sends a request as the admin (or with headers' Authorization).
-func (s *Server) Do(ctx context.Context, method, path string, body any, headers map[string]string) (*Response, error) {
+// Do sends a request as the admin (or as headers' Authorization or
+// impersonation say).
+func (s *Server) Do(ctx context.Context, method, path string, body any, headers http.Header) (*Response, error) {
 	var r io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -213,8 +216,11 @@ func (s *Server) Do(ctx context.Context, method, path string, body any, headers 
 	req.Header.Set("Authorization", "Bearer "+s.AdminToken)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	for k, v := range headers {
-		req.Header.Set(k, v)
+	for k, vs := range headers {
+		req.Header.Del(k)
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
@@ -282,6 +288,88 @@ func (s *Server) InstallCRDs(ctx context.Context, crds []map[string]any) error {
 		}
 	}
 	return nil
+}
+
+// As are the headers that make a request on user's behalf (the admin may
+// impersonate anyone), with the groups its token would carry: the API
+// server authorizes and admits it as that user.
+func As(user string) http.Header {
+	h := http.Header{"Impersonate-User": {user}}
+	for _, g := range groups(user) {
+		h.Add("Impersonate-Group", g)
+	}
+	return h
+}
+
+// groups are the groups Kubernetes puts a user's token in: every
+// ServiceAccount is in system:serviceaccounts and that of its namespace.
+func groups(user string) []string {
+	out := []string{"system:authenticated"}
+	if rest, ok := strings.CutPrefix(user, "system:serviceaccount:"); ok {
+		ns, _, _ := strings.Cut(rest, ":")
+		out = append(out, "system:serviceaccounts", "system:serviceaccounts:"+ns)
+	}
+	return out
+}
+
+// Apply server-side applies obj (a decoded manifest) as manager, the way
+// kubectl apply --server-side and Argo CD's server-side sync do, into ns
+// when its kind is namespaced and it names none; with dryRun, admission
+// and validation decide in full and nothing is stored. A refusal is a
+// Response, not an error.
+func (s *Server) Apply(ctx context.Context, obj map[string]any, ns, manager string, dryRun bool, headers http.Header) (*Response, error) {
+	p, err := s.ObjectPath(ctx, obj, ns)
+	if err != nil {
+		return nil, err
+	}
+	q := "?fieldManager=" + manager + "&force=true"
+	if dryRun {
+		q += "&dryRun=All"
+	}
+	h := http.Header{"Content-Type": {"application/apply-patch+yaml"}}
+	for k, v := range headers {
+		h[k] = v
+	}
+	return s.Do(ctx, "PATCH", p+q, obj, h)
+}
+
+// ObjectPath is obj's REST path, its kind's resource found by the API
+// server's discovery (regionctl's own client, as the bootstrap finds it),
+// in its own namespace or else ns when namespaced.
+func (s *Server) ObjectPath(ctx context.Context, obj map[string]any, ns string) (string, error) {
+	apiVersion, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	meta, _ := obj["metadata"].(map[string]any)
+	name, _ := meta["name"].(string)
+	if n, _ := meta["namespace"].(string); n != "" {
+		ns = n
+	}
+	// A client per call: discovery is asked afresh, after any CRD.
+	c := &kube.Client{Base: s.URL, Token: s.AdminToken, HTTP: s.client}
+	return c.ObjectPath(ctx, apiVersion, kind, ns, name)
+}
+
+// Can asks the API server's own authorizer (a SubjectAccessReview)
+// whether user may verb the resource of group in ns ("" for a
+// cluster-scoped resource or every namespace).
+func (s *Server) Can(ctx context.Context, user, verb, group, resource, ns string) (bool, error) {
+	resp, err := s.Create(ctx, "/apis/authorization.k8s.io/v1/subjectaccessreviews", map[string]any{
+		"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+		"spec": map[string]any{"user": user, "groups": groups(user), "resourceAttributes": map[string]any{
+			"namespace": ns, "verb": verb, "group": group, "resource": resource}},
+	})
+	if err != nil {
+		return false, err
+	}
+	var review struct {
+		Status struct {
+			Allowed bool `json:"allowed"`
+		} `json:"status"`
+	}
+	if resp.Status != http.StatusCreated || json.Unmarshal(resp.Body, &review) != nil {
+		return false, fmt.Errorf("a SubjectAccessReview: %d %s", resp.Status, resp.Message())
+	}
+	return review.Status.Allowed, nil
 }
 
 // Message is the message of a refusal's Status body.

@@ -3,6 +3,7 @@ package tekton
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 
 	"github.com/regionctl/regionctl/internal/render/encode"
@@ -49,9 +50,10 @@ func (in Install) Files() (map[string][]byte, error) {
 	files := map[string]any{
 		"kustomization.yaml": map[string]any{
 			"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-			"namespace":      in.Namespace,
-			"patches":        patches,
-			"resources":      []string{path.Join(in.Pipelines, "tekton"), path.Join(in.Pipelines, "rbac"), "serviceaccount.yaml", "triggers.yaml", "cronjob.yaml"},
+			"namespace": in.Namespace,
+			"patches":   patches,
+			"resources": []string{"namespace.yaml", path.Join(in.Pipelines, "tekton"), path.Join(in.Pipelines, "rbac"), "serviceaccount.yaml",
+				"triggers.yaml", "cronjob.yaml", "storageclass.yaml", "admission.yaml"},
 			"configurations": []string{"kustomizeconfig.yaml"},
 			"images":         []map[string]string{{"name": "regionctl", "newName": name, "digest": digest}},
 			"configMapGenerator": []map[string]any{{"name": "regionctl-install", "envs": []string{"account.env"},
@@ -76,6 +78,28 @@ func (in Install) Files() (map[string][]byte, error) {
 			"automountServiceAccountToken": false,
 		},
 		"cronjob.yaml": in.cronJob(),
+		// The namespace enforces the restricted Pod Security Standard:
+		// every pod of the installation (the reconcile's, and each
+		// TaskRun's as Tekton builds it with set-security-context) meets
+		// it, and so must anything else started in it.
+		"namespace.yaml": map[string]any{
+			"apiVersion": "v1", "kind": "Namespace",
+			"metadata": map[string]any{"name": in.Namespace, "labels": map[string]string{
+				"app.kubernetes.io/part-of":          "regionctl",
+				"pod-security.kubernetes.io/enforce": "restricted",
+				"pod-security.kubernetes.io/audit":   "restricted",
+				"pod-security.kubernetes.io/warn":    "restricted",
+			}},
+		},
+		"storageclass.yaml": map[string]any{
+			"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+			"metadata":    map[string]any{"name": StorageClass, "labels": map[string]string{"app.kubernetes.io/part-of": "regionctl"}},
+			"provisioner": "ebs.csi.aws.com",
+			"parameters":  map[string]string{"type": "gp3", "encrypted": "true"},
+			// A run's volume is made in the zone its first pod is scheduled
+			// to, and goes with the run.
+			"volumeBindingMode": "WaitForFirstConsumer", "reclaimPolicy": "Delete", "allowVolumeExpansion": true,
+		},
 	}
 	out := map[string][]byte{}
 	for p, doc := range files {
@@ -90,6 +114,80 @@ func (in Install) Files() (map[string][]byte, error) {
 		return nil, err
 	}
 	out[path.Join(in.Dir, "triggers.yaml")] = triggers
+	admission, err := in.admission()
+	if err != nil {
+		return nil, err
+	}
+	out[path.Join(in.Dir, "admission.yaml")] = admission
+	return out, nil
+}
+
+// admission is a ValidatingAdmissionPolicy that holds the two identities
+// allowed to create PipelineRuns to the runs they exist for, which RBAC
+// cannot say (it grants "create pipelineruns", whatever the run): the
+// EventListener's ServiceAccount creates only the dispatch run, as
+// regionctl-dispatch, and the dispatch only runs of this cluster's
+// Pipeline, as the pipeline's ServiceAccount (which holds the AWS role).
+// Neither may inline a Pipeline, resolve one remotely, or override a
+// task's ServiceAccount or pod. Kubernetes evaluates the policy itself
+// (admissionregistration.k8s.io/v1, GA since 1.30).
+func (in Install) admission() ([]byte, error) {
+	pipeline := Central
+	if in.Scope == "regional" {
+		pipeline = Regional
+	}
+	user := func(sa string) string { return "system:serviceaccount:" + in.Namespace + ":" + sa }
+	const name = "regionctl-pipelineruns"
+	labels := map[string]string{"app.kubernetes.io/part-of": "regionctl"}
+	policy := map[string]any{
+		"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+		"metadata": map[string]any{"name": name, "labels": labels},
+		"spec": map[string]any{
+			"failurePolicy": "Fail",
+			"matchConstraints": map[string]any{"resourceRules": []any{map[string]any{
+				"apiGroups": []string{"tekton.dev"}, "apiVersions": []string{"*"},
+				"operations": []string{"CREATE", "UPDATE"}, "resources": []string{"pipelineruns"},
+			}}},
+			"matchConditions": []any{map[string]any{"name": "created-by-regionctl",
+				"expression": fmt.Sprintf("request.userInfo.username in ['%s', '%s']", user("regionctl-triggers"), user("regionctl-dispatch"))}},
+			"validations": []any{
+				map[string]any{
+					"expression": "has(object.spec.pipelineRef) && has(object.spec.pipelineRef.name) && !has(object.spec.pipelineRef.resolver) && " +
+						"!has(object.spec.pipelineSpec) && !has(object.spec.taskRunSpecs) && " +
+						"has(object.spec.taskRunTemplate) && !has(object.spec.taskRunTemplate.podTemplate)",
+					"message": "regionctl's identities run only an installed Pipeline by name: no pipelineSpec, resolver, taskRunSpecs or podTemplate",
+				},
+				map[string]any{
+					"expression": fmt.Sprintf("request.userInfo.username == '%s' ? "+
+						"(object.spec.pipelineRef.name == 'regionctl-dispatch' && object.spec.taskRunTemplate.serviceAccountName == 'regionctl-dispatch') : "+
+						"(object.spec.pipelineRef.name == '%s' && object.spec.taskRunTemplate.serviceAccountName == '%s')",
+						user("regionctl-triggers"), pipeline, in.ServiceAccount),
+					"message": fmt.Sprintf("the EventListener starts only regionctl-dispatch as regionctl-dispatch; the dispatch only %s as %s", pipeline, in.ServiceAccount),
+				},
+			},
+		},
+	}
+	binding := map[string]any{
+		"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+		"metadata": map[string]any{"name": name, "labels": labels},
+		"spec":     map[string]any{"policyName": name, "validationActions": []string{"Deny"}},
+	}
+	return marshalDocuments(policy, binding)
+}
+
+// marshalDocuments is a multi-document YAML stream of docs.
+func marshalDocuments(docs ...any) ([]byte, error) {
+	var out []byte
+	for i, d := range docs {
+		b, err := marshalYAML(d)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			out = append(out, "---\n"...)
+		}
+		out = append(out, b...)
+	}
 	return out, nil
 }
 
@@ -102,6 +200,9 @@ func (in Install) check() error {
 			return fmt.Errorf("the %s %q cannot reach a trigger or a Task: it holds a quote, space, $ or bracket", what, v)
 		}
 	}
+	if !dnsLabel.MatchString(in.Namespace) || !dnsLabel.MatchString(in.ServiceAccount) {
+		return fmt.Errorf("the namespace %q and ServiceAccount %q must be DNS labels: they reach an admission policy's CEL", in.Namespace, in.ServiceAccount)
+	}
 	if !strings.Contains(in.RunnerImage, "@sha256:") {
 		return fmt.Errorf("the runner image %q is not pinned by digest", in.RunnerImage)
 	}
@@ -110,6 +211,9 @@ func (in Install) check() error {
 	}
 	return nil
 }
+
+// dnsLabel is an RFC 1123 label, the grammar of a namespace's name.
+var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 
 func (in Install) labels() map[string]string {
 	l := map[string]string{"app.kubernetes.io/part-of": "regionctl", "regionctl.io/pipeline": in.Scope}
@@ -150,8 +254,7 @@ func (in Install) triggers() ([]byte, error) {
 						},
 						"taskRunTemplate": map[string]string{"serviceAccountName": "regionctl-dispatch"},
 						"timeouts":        map[string]string{"pipeline": "30m"},
-						"workspaces": []any{map[string]any{"name": "source", "volumeClaimTemplate": map[string]any{"spec": map[string]any{
-							"accessModes": []string{"ReadWriteOnce"}, "resources": map[string]any{"requests": map[string]string{"storage": "1Gi"}}}}}},
+						"workspaces":      []any{map[string]any{"name": "source", "volumeClaimTemplate": ClaimTemplate("1Gi")}},
 					},
 				}},
 			}},
@@ -174,18 +277,7 @@ func (in Install) triggers() ([]byte, error) {
 				}},
 			}},
 	}
-	var out []byte
-	for i, d := range docs {
-		b, err := marshalYAML(d)
-		if err != nil {
-			return nil, err
-		}
-		if i > 0 {
-			out = append(out, "---\n"...)
-		}
-		out = append(out, b...)
-	}
-	return out, nil
+	return marshalDocuments(docs...)
 }
 
 // cronJob runs the reconcile: every five minutes it starts the newest

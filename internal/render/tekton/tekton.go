@@ -124,6 +124,22 @@ type TaskRunTemplate struct {
 // it), and the roots' workspaces and logs (under 10 MiB). Twice the need.
 const WorkspaceSize = "2Gi"
 
+// StorageClass is the class of every run's workspace: gp3 volumes of the
+// EBS CSI driver, rendered into each installation (storageclass.yaml).
+// EKS marks no StorageClass default since Kubernetes 1.30, so a claim
+// that names none is never provisioned and its run never starts.
+const StorageClass = "regionctl-gp3"
+
+// ClaimTemplate is a run workspace's volumeClaimTemplate of size, in the
+// installation's StorageClass.
+func ClaimTemplate(size string) map[string]any {
+	return map[string]any{"spec": map[string]any{
+		"accessModes":      []string{"ReadWriteOnce"},
+		"storageClassName": StorageClass,
+		"resources":        map[string]any{"requests": map[string]any{"storage": size}},
+	}}
+}
+
 // PipelineTimeout bounds a whole run: an EKS cluster takes 10 to 20
 // minutes to create or destroy and its node group as long again, and the
 // terraform Task may first wait out a dead run's lease (lease TTL 10m);
@@ -207,14 +223,9 @@ func ForCluster(c *config.Cluster, tfvarsPath string, src Source) *PipelineRun {
 			},
 		},
 		Spec: RunSpec{
-			PipelineRef: Ref{Name: pipeline},
-			Params:      params,
-			Workspaces: []Workspace{{Name: "source", VolumeClaimTemplate: map[string]any{
-				"spec": map[string]any{
-					"accessModes": []string{"ReadWriteOnce"},
-					"resources":   map[string]any{"requests": map[string]any{"storage": WorkspaceSize}},
-				},
-			}}},
+			PipelineRef:     Ref{Name: pipeline},
+			Params:          params,
+			Workspaces:      []Workspace{{Name: "source", VolumeClaimTemplate: ClaimTemplate(WorkspaceSize)}},
 			TaskRunTemplate: TaskRunTemplate{ServiceAccountName: sa},
 			Timeouts:        &Timeouts{Pipeline: timeout},
 		},
