@@ -221,8 +221,16 @@ func (g *Gate) bucketPolicy(ctx context.Context, w http.ResponseWriter, req *req
 	}
 	switch req.Operation {
 	case "PutBucketPolicy":
-		if _, err := iampolicy.ParseAWS(body); err != nil {
+		doc, err := iampolicy.ParseAWS(body)
+		if err != nil {
 			s3Error(http.StatusBadRequest, "MalformedPolicy", err.Error())
+			return true
+		}
+		// S3 refuses a policy it deems public on a bucket whose public
+		// access block sets BlockPublicPolicy ("The meaning of public",
+		// S3 User Guide), whoever asks.
+		if sid, why := iam.PublicStatement(doc); b.BlockPublicPolicy && sid != "" {
+			s3Error(http.StatusForbidden, "AccessDenied", fmt.Sprintf("Access Denied: the bucket blocks public policies (BlockPublicPolicy) and %s is public: %s", sid, why))
 			return true
 		}
 		g.policies.Store(bucket, append([]byte(nil), body...))

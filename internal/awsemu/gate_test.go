@@ -205,6 +205,16 @@ func TestGateDecidesAsAWS(t *testing.T) {
 	if c := anonymous("GET", "/member-bucket/k"); c != http.StatusForbidden {
 		t.Errorf("an anonymous read of a bucket that restricts public buckets: %d", c)
 	}
+	// With BlockPublicPolicy S3 refuses a public policy, even of the
+	// bucket's owner, and takes one that is not public.
+	must(t)(s3m.PutPublicAccessBlock(ctx, &s3.PutPublicAccessBlockInput{Bucket: aws.String("member-bucket"),
+		PublicAccessBlockConfiguration: &s3types.PublicAccessBlockConfiguration{RestrictPublicBuckets: aws.Bool(true), BlockPublicPolicy: aws.Bool(true)}}))
+	_, err = s3m.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String("member-bucket"), Policy: doc(map[string]any{
+		"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::member-bucket/*"})})
+	denied(t, "a public policy of a bucket that blocks them", err, "AccessDenied")
+	must(t)(s3m.PutBucketPolicy(ctx, &s3.PutBucketPolicyInput{Bucket: aws.String("member-bucket"), Policy: doc(map[string]any{
+		"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::member-bucket/*",
+		"Condition": map[string]any{"StringEquals": map[string]any{"aws:PrincipalOrgID": "o-exampleorg"}}})}))
 
 	// A web identity: the member's OIDC provider and a role trusting one
 	// ServiceAccount of it.

@@ -58,6 +58,9 @@ type bucketView struct {
 	// RestrictPublicBuckets: a public policy then admits no one outside
 	// the owner's account.
 	RestrictPublic bool
+	// BlockPublicPolicy is its BlockPublicPolicy: S3 refuses a public
+	// bucket policy.
+	BlockPublicPolicy bool
 }
 
 type orgView struct {
@@ -282,6 +285,7 @@ func (v *view) bucket(ctx context.Context, name string, accounts []string) (*buc
 		found = &bucketView{Owner: account}
 		if pab, err := client.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: aws.String(name)}); err == nil && pab.PublicAccessBlockConfiguration != nil {
 			found.RestrictPublic = aws.ToBool(pab.PublicAccessBlockConfiguration.RestrictPublicBuckets)
+			found.BlockPublicPolicy = aws.ToBool(pab.PublicAccessBlockConfiguration.BlockPublicPolicy)
 		}
 		if pol := v.policy(name); pol != nil {
 			if found.Policy, err = decodeDoc(string(pol)); err != nil {
