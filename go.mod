@@ -2,6 +2,8 @@ module github.com/regionctl/regionctl
 
 go 1.26.8
 
+toolchain go1.27.3
+
 require (
 	cuelang.org/go v0.17.1
 	github.com/CycloneDX/cyclonedx-go v0.10.0

@@ -2,6 +2,8 @@ module github.com/regionctl/regionctl/image
 
 go 1.26.8
 
+toolchain go1.27.3
+
 require github.com/google/go-containerregistry v0.22.1
 
 require (

@@ -2,6 +2,8 @@ module github.com/regionctl/regionctl/conformance/secrets
 
 go 1.26.8
 
+toolchain go1.27.3
+
 require (
 	github.com/lucasjones/reggen v0.0.0-20200904144131-37ba4fa293bb
 	github.com/spf13/viper v1.21.0

@@ -2,6 +2,8 @@ module github.com/regionctl/regionctl/conformance/tekton
 
 go 1.26.8
 
+toolchain go1.27.3
+
 require (
 	github.com/tektoncd/pipeline v1.15.1
 	github.com/tektoncd/triggers v0.37.0
