@@ -62,6 +62,81 @@ func JSONSchemas() (map[string][]byte, error) {
 	return out, nil
 }
 
+// Draft07 is a layer's JSON Schema (as JSONSchemas makes it) in draft-07,
+// the draft VS Code's YAML extension (yaml-language-server) enforces:
+// $defs become definitions, and the top level's $ref to the settings,
+// closed by unevaluatedProperties (a 2020-12 keyword draft-07 consumers
+// ignore, with every keyword beside a $ref), is inlined, so that
+// additionalProperties: false refuses a mistyped top-level key there too.
+func Draft07(name string, b []byte) ([]byte, error) {
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, err
+	}
+	defs, _ := doc["$defs"].(map[string]any)
+	delete(doc, "$defs")
+	if ref, ok := doc["$ref"].(string); ok {
+		def, ok := defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any)
+		if !ok || doc["unevaluatedProperties"] != false {
+			return nil, fmt.Errorf("%s: a top-level $ref draft-07 cannot express: %s", name, ref)
+		}
+		props, _ := doc["properties"].(map[string]any)
+		if props == nil {
+			props = map[string]any{}
+		}
+		defProps, _ := def["properties"].(map[string]any)
+		for k, v := range defProps {
+			if _, both := props[k]; both {
+				return nil, fmt.Errorf("%s: %s is a key of both the file and %s", name, k, ref)
+			}
+			props[k] = v
+		}
+		doc["properties"] = props
+		delete(doc, "$ref")
+		delete(doc, "unevaluatedProperties")
+		doc["additionalProperties"] = false
+	}
+	var walk func(v any) error
+	walk = func(v any) error {
+		switch n := v.(type) {
+		case map[string]any:
+			for k, x := range n {
+				switch k {
+				case "unevaluatedProperties", "unevaluatedItems", "prefixItems", "dependentRequired", "dependentSchemas", "$defs":
+					return fmt.Errorf("%s: %s has no draft-07 form", name, k)
+				case "$ref":
+					if r, ok := x.(string); ok {
+						n[k] = strings.Replace(r, "#/$defs/", "#/definitions/", 1)
+					}
+				}
+				if err := walk(x); err != nil {
+					return err
+				}
+			}
+		case []any:
+			for _, x := range n {
+				if err := walk(x); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if len(defs) > 0 {
+		doc["definitions"] = defs
+	}
+	if err := walk(doc); err != nil {
+		return nil, err
+	}
+	doc["$schema"] = "http://json-schema.org/draft-07/schema#"
+	doc["$id"] = "https://regionctl.dev/schemas/" + name + ".draft-07.schema.json"
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '\n'), nil
+}
+
 // openEmbedded lets string constraints admit references (pending), and
 // repairs two things CUE's generator (v0.17, experimental)
 // gets wrong here. An open struct ({...}) becomes const {}: it is any
