@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aymanbagabas/go-udiff"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
@@ -432,30 +432,15 @@ func unified(p string, base, head []byte, inBase, inHead bool) string {
 
 // Unified is the unified diff of a and b as git writes it (git apply takes
 // it): context lines around each change, no line that neither side has,
-// and git's marker where a side does not end in a newline.
+// and git's marker where a side does not end in a newline. go-udiff (the
+// Go tools' diff, maintained) computes and writes it.
 func Unified(from, to string, a, b []byte, context int) string {
-	u, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: diffLines(a), B: diffLines(b), FromFile: from, ToFile: to, Context: context,
-	})
-	return strings.ReplaceAll(u, noEOL+"\n", "\n\\ No newline at end of file\n")
-}
-
-// noEOL marks a last line without a newline while difflib compares lines.
-const noEOL = "\x00regionctl:no-newline"
-
-// diffLines splits b into lines, each with its newline (difflib's
-// SplitLines adds an empty last line to text that ends in one).
-func diffLines(b []byte) []string {
-	if len(b) == 0 {
-		return nil
+	u, err := udiff.ToUnified(from, to, string(a), udiff.Lines(string(a), string(b)), context)
+	if err != nil {
+		// Cannot happen: the edits are a's own.
+		return ""
 	}
-	ls := strings.SplitAfter(string(b), "\n")
-	if last := len(ls) - 1; ls[last] == "" {
-		ls = ls[:last]
-	} else {
-		ls[last] += noEOL + "\n"
-	}
-	return ls
+	return u
 }
 
 // drift splits the head's deploy/ files that are not what the head renders
