@@ -12,13 +12,17 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
 	"github.com/regionctl/regionctl/internal/pipeline"
@@ -32,9 +36,48 @@ type Client struct {
 	HTTP        *http.Client
 	Credentials aws.CredentialsProvider // the pipeline's own identity
 	LiveWait    time.Duration           // bound on waiting for GET /api/v0/live (default 5m)
-	Attempts    int                     // POST attempts on 5xx and throttling (default 6)
-	Backoff     time.Duration           // first retry delay, doubled each time (default 1s)
-	Now         func() time.Time
+	Backoff     time.Duration           // first delay between live checks, doubled each time (default 1s)
+	// Retryer decides which failed POSTs are tried again and after how
+	// long (default: the AWS SDK's standard retryer, 6 attempts, jittered
+	// exponential backoff up to 20s, on 429, 5xx and broken connections);
+	// a Retry-After the API sends lengthens the delay, up to a minute.
+	Retryer aws.Retryer
+	Now     func() time.Time
+}
+
+// retryAfterCap bounds how long a Retry-After makes a retry wait.
+const retryAfterCap = time.Minute
+
+// StatusError is an answer of the platform API that is not a success: the
+// retryer reads its status (HTTPStatusCode).
+type StatusError struct {
+	Status     int
+	Body       string
+	RetryAfter time.Duration // what the answer's Retry-After asks, 0 if none
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("HTTP %d %s", e.Status, strings.TrimSpace(e.Body))
+}
+
+// HTTPStatusCode is the answer's status, for the SDK's retryables.
+func (e *StatusError) HTTPStatusCode() int { return e.Status }
+
+// DefaultRetryer is the SDK's standard retryer for the platform API.
+func DefaultRetryer() aws.Retryer {
+	return retry.NewStandard(func(o *retry.StandardOptions) {
+		o.MaxAttempts = 6
+		o.MaxBackoff = 20 * time.Second
+		o.Retryables = []retry.IsErrorRetryable{
+			retry.RetryableConnectionError{},
+			retry.RetryableHTTPStatusCode{Codes: map[int]struct{}{
+				http.StatusTooManyRequests: {}, http.StatusInternalServerError: {}, http.StatusBadGateway: {},
+				http.StatusServiceUnavailable: {}, http.StatusGatewayTimeout: {},
+			}},
+		}
+		// Registrations are few: no retry quota to run out of.
+		o.RateLimiter = ratelimit.None
+	})
 }
 
 var _ pipeline.Registry = (*Client)(nil)
@@ -54,30 +97,58 @@ func (c *Client) Register(ctx context.Context, reg pipeline.Registration) (strin
 	if err != nil {
 		return "", err
 	}
-	delay := c.backoff()
-	var last string
-	for attempt := 1; attempt <= c.attempts(); attempt++ {
-		status, answer, err := c.call(ctx, reg, http.MethodPost, "/api/v0/management_clusters", body)
+	retryer := c.Retryer
+	if retryer == nil {
+		retryer = DefaultRetryer()
+	}
+	for attempt := 1; ; attempt++ {
+		status, answer, header, err := c.call(ctx, reg, http.MethodPost, "/api/v0/management_clusters", body)
 		switch {
 		case err != nil:
-			last = err.Error()
 		case status == http.StatusCreated:
 			return "created", nil
 		case status == http.StatusConflict:
 			return "already registered", nil
-		case status == http.StatusTooManyRequests || status >= 500:
-			last = fmt.Sprintf("HTTP %d %s", status, strings.TrimSpace(answer))
 		default:
-			return "", fmt.Errorf("POST %s/api/v0/management_clusters: HTTP %d: %s", reg.Endpoint, status, strings.TrimSpace(answer))
+			err = &StatusError{Status: status, Body: answer, RetryAfter: retryAfter(header.Get("Retry-After"), c.now())}
 		}
-		if attempt < c.attempts() {
-			if err := sleep(ctx, delay); err != nil {
-				return "", err
-			}
-			delay *= 2
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		if !retryer.IsErrorRetryable(err) {
+			return "", fmt.Errorf("POST %s/api/v0/management_clusters: %w", reg.Endpoint, err)
+		}
+		if attempt >= retryer.MaxAttempts() {
+			return "", fmt.Errorf("POST %s/api/v0/management_clusters failed %d times; last: %w", reg.Endpoint, attempt, err)
+		}
+		delay, derr := retryer.RetryDelay(attempt, err)
+		if derr != nil {
+			return "", derr
+		}
+		var se *StatusError
+		if errors.As(err, &se) && se.RetryAfter > delay {
+			delay = se.RetryAfter
+		}
+		if err := sleep(ctx, delay); err != nil {
+			return "", err
 		}
 	}
-	return "", fmt.Errorf("POST %s/api/v0/management_clusters failed %d times; last: %s", reg.Endpoint, c.attempts(), last)
+}
+
+// retryAfter reads a Retry-After header (seconds, or an HTTP date), capped
+// at retryAfterCap; 0 when there is none or it cannot be read.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	var d time.Duration
+	if secs, err := strconv.Atoi(v); err == nil && secs > 0 {
+		d = time.Duration(secs) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = t.Sub(now)
+	}
+	return max(0, min(d, retryAfterCap))
 }
 
 func (c *Client) waitLive(ctx context.Context, reg pipeline.Registration) error {
@@ -96,7 +167,7 @@ func (c *Client) waitLive(ctx context.Context, reg pipeline.Registration) error 
 			bound = time.Now().Add(firstCall)
 		}
 		callCtx, cancel := context.WithDeadline(ctx, bound)
-		status, answer, err := c.call(callCtx, reg, http.MethodGet, "/api/v0/live", nil)
+		status, answer, _, err := c.call(callCtx, reg, http.MethodGet, "/api/v0/live", nil)
 		timedOut := callCtx.Err() != nil && ctx.Err() == nil
 		cancel()
 		if timedOut {
@@ -123,11 +194,11 @@ func (c *Client) waitLive(ctx context.Context, reg pipeline.Registration) error 
 	}
 }
 
-// call sends one signed request and returns its status and body.
-func (c *Client) call(ctx context.Context, reg pipeline.Registration, method, path string, body []byte) (int, string, error) {
+// call sends one signed request and returns its status, body and headers.
+func (c *Client) call(ctx context.Context, reg pipeline.Registration, method, path string, body []byte) (int, string, http.Header, error) {
 	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(reg.Endpoint, "/")+path, bytes.NewReader(body))
 	if err != nil {
-		return 0, "", err
+		return 0, "", nil, err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -135,11 +206,11 @@ func (c *Client) call(ctx context.Context, reg pipeline.Registration, method, pa
 	req.Header.Set("X-Request-Id", reg.RequestID)
 	creds, err := c.credentials(ctx, reg)
 	if err != nil {
-		return 0, "", err
+		return 0, "", nil, err
 	}
 	sum := sha256.Sum256(body)
 	if err := v4.NewSigner().SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), Service, reg.Region, c.now()); err != nil {
-		return 0, "", fmt.Errorf("signing %s %s: %w", method, path, err)
+		return 0, "", nil, fmt.Errorf("signing %s %s: %w", method, path, err)
 	}
 	client := c.HTTP
 	if client == nil {
@@ -147,11 +218,11 @@ func (c *Client) call(ctx context.Context, reg pipeline.Registration, method, pa
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, "", err
+		return 0, "", nil, err
 	}
 	defer resp.Body.Close()
 	answer, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	return resp.StatusCode, string(answer), nil
+	return resp.StatusCode, string(answer), resp.Header, nil
 }
 
 func (c *Client) credentials(ctx context.Context, _ pipeline.Registration) (aws.Credentials, error) {
@@ -159,13 +230,6 @@ func (c *Client) credentials(ctx context.Context, _ pipeline.Registration) (aws.
 		return aws.Credentials{}, fmt.Errorf("no AWS credentials to sign the platform API calls with")
 	}
 	return c.Credentials.Retrieve(ctx)
-}
-
-func (c *Client) attempts() int {
-	if c.Attempts > 0 {
-		return c.Attempts
-	}
-	return 6
 }
 
 func (c *Client) backoff() time.Duration {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"github.com/regionctl/regionctl/internal/pipeline"
@@ -23,7 +25,7 @@ func setup(t *testing.T, inject func(*http.Request) int) (*platformapi.Server, *
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
 	c := &platformapi.Client{Credentials: credentials.NewStaticCredentialsProvider(creds.AccessKeyID, creds.SecretAccessKey, creds.SessionToken),
-		LiveWait: 2 * time.Second, Backoff: 10 * time.Millisecond, Attempts: 4}
+		LiveWait: 2 * time.Second, Backoff: 10 * time.Millisecond, Retryer: quickRetryer(4)}
 	reg := pipeline.Registration{Endpoint: ts.URL, Name: "mc01", Region: "eu-west-1", RequestID: "req-1",
 		Labels: map[string]string{"cluster_type": "management", "region": "eu-west-1"}}
 	return s, c, reg
@@ -78,7 +80,7 @@ func TestRetriesThrottlingAnd5xx(t *testing.T) {
 // happens to say "already exists", is not.
 func TestOnlyCreatedAndConflictRegister(t *testing.T) {
 	_, c, reg := setup(t, nil)
-	c.Backoff, c.Attempts = time.Millisecond, 2
+	c.Backoff, c.Retryer = time.Millisecond, quickRetryer(2)
 	for _, tc := range []struct {
 		status int
 		body   string
@@ -180,5 +182,59 @@ func TestLiveRefusalEndsTheWait(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("Register keeps waiting on an API that refuses the caller")
+	}
+}
+
+// quickRetryer is the SDK's standard retryer with attempts attempts and a
+// fixed 10ms delay, for tests.
+func quickRetryer(attempts int) aws.Retryer {
+	return retry.NewStandard(func(o *retry.StandardOptions) {
+		o.MaxAttempts = attempts
+		o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return 10 * time.Millisecond, nil })
+		o.Retryables = append(o.Retryables, retry.RetryableHTTPStatusCode{Codes: map[int]struct{}{429: {}, 500: {}, 502: {}, 503: {}, 504: {}}})
+		o.RateLimiter = ratelimit.None
+	})
+}
+
+// A throttled POST waits what the API's Retry-After asks, longer than the
+// retryer's own delay, before it tries again.
+func TestRetryAfterIsHonoured(t *testing.T) {
+	var posts atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		if posts.Add(1) == 1 {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		w.WriteHeader(http.StatusCreated)
+	}))
+	t.Cleanup(ts.Close)
+	c := &platformapi.Client{Credentials: credentials.NewStaticCredentialsProvider(creds.AccessKeyID, creds.SecretAccessKey, ""),
+		LiveWait: 2 * time.Second, Backoff: 10 * time.Millisecond, Retryer: quickRetryer(3)}
+	start := time.Now()
+	got, err := c.Register(context.Background(), pipeline.Registration{Endpoint: ts.URL, Name: "mc01", Region: "eu-west-1", RequestID: "r"})
+	if err != nil || got != "created" || posts.Load() != 2 {
+		t.Fatalf("%q %v after %d posts", got, err, posts.Load())
+	}
+	if waited := time.Since(start); waited < time.Second {
+		t.Errorf("retried after %s, before the Retry-After of 1s", waited)
+	}
+}
+
+// The default retryer is the SDK's: it retries throttling, 5xx and a
+// broken connection, never a 4xx the API means.
+func TestDefaultRetryerRetriesWhatPasses(t *testing.T) {
+	r := platformapi.DefaultRetryer()
+	for status, want := range map[int]bool{429: true, 500: true, 502: true, 503: true, 504: true, 400: false, 403: false, 404: false, 200: false} {
+		if got := r.IsErrorRetryable(&platformapi.StatusError{Status: status}); got != want {
+			t.Errorf("HTTP %d retried: %v, want %v", status, got, want)
+		}
+	}
+	if r.MaxAttempts() != 6 {
+		t.Errorf("%d attempts", r.MaxAttempts())
 	}
 }
