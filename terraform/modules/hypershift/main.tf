@@ -109,7 +109,7 @@ module "trust" {
   source = "../irsa-trust"
   for_each = {
     hypershift   = "hypershift:operator"
-    external-dns = "hypershift:external-dns"
+    external-dns = "external-dns:external-dns" # the external-dns component's namespace
     cert-manager = "cert-manager:cert-manager"
     etcd-backup  = var.etcd_backup_service_account
   }
