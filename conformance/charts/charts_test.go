@@ -1,0 +1,212 @@
+package charts_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"sigs.k8s.io/yaml"
+
+	"github.com/regionctl/regionctl/internal/kube/apiserver"
+)
+
+const repo = "../.."
+
+// app is what a rendered Application gives one of the platform's charts.
+type app struct {
+	file, chart, release, namespace string
+	values                          map[string]any
+}
+
+// platformApps are the rendered Applications of charts in charts/ (the
+// fleet repository's own), one per distinct chart, namespace and values.
+func platformApps(t *testing.T) []app {
+	t.Helper()
+	var global struct {
+		Gitops struct {
+			RepoURL string `json:"repo_url"`
+		} `json:"gitops"`
+	}
+	b, err := os.ReadFile(filepath.Join(repo, "config", "global", "00-platform.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, &global); err != nil || global.Gitops.RepoURL == "" {
+		t.Fatalf("the fleet's gitops.repo_url: %v", err)
+	}
+	files, _ := filepath.Glob(filepath.Join(repo, "deploy", "*", "*", "argocd", "*", "apps", "*.yaml"))
+	seen := map[string]bool{}
+	var out []app
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a struct {
+			Kind string `json:"kind"`
+			Spec struct {
+				Destination struct{ Namespace string } `json:"destination"`
+				Source      struct {
+					RepoURL string `json:"repoURL"`
+					Path    string `json:"path"`
+					Helm struct {
+						ReleaseName  string         `json:"releaseName"`
+						ValuesObject map[string]any `json:"valuesObject"`
+					} `json:"helm"`
+				} `json:"source"`
+			} `json:"spec"`
+		}
+		if err := yaml.Unmarshal(b, &a); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if a.Kind != "Application" || a.Spec.Source.RepoURL != global.Gitops.RepoURL || !strings.HasPrefix(a.Spec.Source.Path, "charts/") {
+			continue
+		}
+		v, _ := json.Marshal(a.Spec.Source.Helm.ValuesObject)
+		key := a.Spec.Source.Path + "|" + a.Spec.Destination.Namespace + "|" + string(v)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		rel, _ := filepath.Rel(repo, f)
+		out = append(out, app{file: rel, chart: a.Spec.Source.Path, release: a.Spec.Source.Helm.ReleaseName,
+			namespace: a.Spec.Destination.Namespace, values: a.Spec.Source.Helm.ValuesObject})
+	}
+	return out
+}
+
+// render renders a chart as helm template does (Helm's own Go SDK,
+// client-only), validating values against the chart's values.schema.json.
+func render(chartDir, release, namespace string, values map[string]any) ([]map[string]any, error) {
+	ch, err := loader.Load(filepath.Join(repo, chartDir))
+	if err != nil {
+		return nil, err
+	}
+	install := action.NewInstall(&action.Configuration{})
+	install.DryRun, install.ClientOnly, install.Replace = true, true, true
+	install.ReleaseName, install.Namespace = release, namespace
+	install.KubeVersion = &chartutil.KubeVersion{Version: "v1.37.2", Major: "1", Minor: "37"}
+	rel, err := install.Run(ch, values)
+	if err != nil {
+		return nil, err
+	}
+	var objs []map[string]any
+	for _, doc := range strings.Split(rel.Manifest, "\n---") {
+		var o map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
+			return nil, err
+		}
+		if o != nil {
+			objs = append(objs, o)
+		}
+	}
+	return objs, nil
+}
+
+// TestPlatformChartsAreAdmitted renders each of the platform's own charts
+// with the values every rendered Application gives it, with Helm's own Go
+// SDK (which holds the values to the chart's values.schema.json), and
+// applies every object it makes, as a server-side dry run, to a real
+// kube-apiserver in the Application's namespace, labelled to enforce and
+// warn on the restricted Pod Security Standard: each is admitted without
+// a warning (PodSecurity warns on a Deployment whose pods it would refuse).
+func TestPlatformChartsAreAdmitted(t *testing.T) {
+	apps := platformApps(t)
+	charts := map[string]bool{}
+	for _, a := range apps {
+		charts[a.chart] = true
+	}
+	dirs, _ := filepath.Glob(filepath.Join(repo, "charts", "*", "Chart.yaml"))
+	if len(charts) != len(dirs) || len(dirs) < 4 {
+		t.Fatalf("the rendered Applications use %d of the %d charts in charts/", len(charts), len(dirs))
+	}
+	s := apiserver.StartTest(t)
+	ctx := context.Background()
+	namespaces := map[string]bool{}
+	objects := 0
+	for _, a := range apps {
+		objs, err := render(a.chart, a.release, a.namespace, a.values)
+		if err != nil {
+			t.Errorf("%s: Helm renders %s: %v", a.file, a.chart, err)
+			continue
+		}
+		if !namespaces[a.namespace] {
+			namespaces[a.namespace] = true
+			resp, err := s.Create(ctx, "/api/v1/namespaces", map[string]any{"apiVersion": "v1", "kind": "Namespace",
+				"metadata": map[string]any{"name": a.namespace, "labels": map[string]any{
+					"pod-security.kubernetes.io/enforce": "restricted", "pod-security.kubernetes.io/warn": "restricted"}}})
+			if err != nil || resp.Status != http.StatusCreated {
+				t.Fatalf("namespace %s: %v %v", a.namespace, err, resp)
+			}
+		}
+		for _, o := range objs {
+			objects++
+			resp, err := s.Apply(ctx, o, a.namespace, "argocd-controller", true, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", a.file, err)
+			}
+			meta, _ := o["metadata"].(map[string]any)
+			what := fmt.Sprintf("%s: %v %v", a.file, o["kind"], meta["name"])
+			if resp.Status != http.StatusOK && resp.Status != http.StatusCreated {
+				t.Errorf("%s: refused (%d): %s", what, resp.Status, resp.Message())
+			}
+			for _, w := range resp.Warnings {
+				t.Errorf("%s: admitted with a warning: %s", what, w)
+			}
+		}
+	}
+	t.Logf("%d Applications of %d charts, %d objects admitted", len(apps), len(charts), objects)
+}
+
+// TestChartsHoldValuesToTheirSchemas: each chart of charts/ has a
+// values.schema.json, and Helm refuses values it does not allow (a typo
+// of a key, a wrong type) instead of rendering them.
+func TestChartsHoldValuesToTheirSchemas(t *testing.T) {
+	apps := platformApps(t)
+	sort.Slice(apps, func(i, j int) bool { return apps[i].file < apps[j].file })
+	done := map[string]bool{}
+	for _, a := range apps {
+		if done[a.chart] {
+			continue
+		}
+		done[a.chart] = true
+		if _, err := os.Stat(filepath.Join(repo, a.chart, "values.schema.json")); err != nil {
+			t.Errorf("%s has no values.schema.json", a.chart)
+			continue
+		}
+		for name, change := range map[string]func(v map[string]any){
+			"replicas as a string":    func(v map[string]any) { v["replicas"] = "two" },
+			"no cluster identity":     func(v map[string]any) { delete(v, "global") },
+			"a cluster of no type":    func(v map[string]any) { v["global"].(map[string]any)["regionctl"].(map[string]any)["cluster_type"] = "other" },
+		} {
+			v := deepCopy(t, a.values)
+			change(v)
+			if _, err := render(a.chart, a.release, a.namespace, v); err == nil || !strings.Contains(err.Error(), "schema") {
+				t.Errorf("%s with %s: %v, want a schema error", a.chart, name, err)
+			}
+		}
+	}
+}
+
+func deepCopy(t *testing.T, v map[string]any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
