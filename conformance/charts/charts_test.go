@@ -26,6 +26,9 @@ const repo = "../.."
 type app struct {
 	file, chart, release, namespace string
 	values                          map[string]any
+	// namespaceLabels are what Argo CD puts on the namespace it creates
+	// (managedNamespaceMetadata).
+	namespaceLabels map[string]any
 }
 
 // platformApps are the rendered Applications of charts in charts/ (the
@@ -59,11 +62,16 @@ func platformApps(t *testing.T) []app {
 				Source      struct {
 					RepoURL string `json:"repoURL"`
 					Path    string `json:"path"`
-					Helm struct {
+					Helm    struct {
 						ReleaseName  string         `json:"releaseName"`
 						ValuesObject map[string]any `json:"valuesObject"`
 					} `json:"helm"`
 				} `json:"source"`
+				SyncPolicy struct {
+					ManagedNamespaceMetadata struct {
+						Labels map[string]any `json:"labels"`
+					} `json:"managedNamespaceMetadata"`
+				} `json:"syncPolicy"`
 			} `json:"spec"`
 		}
 		if err := yaml.Unmarshal(b, &a); err != nil {
@@ -80,7 +88,8 @@ func platformApps(t *testing.T) []app {
 		seen[key] = true
 		rel, _ := filepath.Rel(repo, f)
 		out = append(out, app{file: rel, chart: a.Spec.Source.Path, release: a.Spec.Source.Helm.ReleaseName,
-			namespace: a.Spec.Destination.Namespace, values: a.Spec.Source.Helm.ValuesObject})
+			namespace: a.Spec.Destination.Namespace, values: a.Spec.Source.Helm.ValuesObject,
+			namespaceLabels: a.Spec.SyncPolicy.ManagedNamespaceMetadata.Labels})
 	}
 	return out
 }
@@ -117,8 +126,9 @@ func render(chartDir, release, namespace string, values map[string]any) ([]map[s
 // with the values every rendered Application gives it, with Helm's own Go
 // SDK (which holds the values to the chart's values.schema.json), and
 // applies every object it makes, as a server-side dry run, to a real
-// kube-apiserver in the Application's namespace, labelled to enforce and
-// warn on the restricted Pod Security Standard: each is admitted without
+// kube-apiserver in the Application's namespace, made as Argo CD makes it
+// (with the Application's managedNamespaceMetadata, which must enforce and
+// warn on the restricted Pod Security Standard): each is admitted without
 // a warning (PodSecurity warns on a Deployment whose pods it would refuse).
 func TestPlatformChartsAreAdmitted(t *testing.T) {
 	apps := platformApps(t)
@@ -140,11 +150,13 @@ func TestPlatformChartsAreAdmitted(t *testing.T) {
 			t.Errorf("%s: Helm renders %s: %v", a.file, a.chart, err)
 			continue
 		}
+		if a.namespaceLabels["pod-security.kubernetes.io/enforce"] != "restricted" || a.namespaceLabels["pod-security.kubernetes.io/warn"] != "restricted" {
+			t.Errorf("%s: Argo CD makes namespace %s with labels %v: it neither enforces nor warns on the restricted standard", a.file, a.namespace, a.namespaceLabels)
+		}
 		if !namespaces[a.namespace] {
 			namespaces[a.namespace] = true
 			resp, err := s.Create(ctx, "/api/v1/namespaces", map[string]any{"apiVersion": "v1", "kind": "Namespace",
-				"metadata": map[string]any{"name": a.namespace, "labels": map[string]any{
-					"pod-security.kubernetes.io/enforce": "restricted", "pod-security.kubernetes.io/warn": "restricted"}}})
+				"metadata": map[string]any{"name": a.namespace, "labels": a.namespaceLabels}})
 			if err != nil || resp.Status != http.StatusCreated {
 				t.Fatalf("namespace %s: %v %v", a.namespace, err, resp)
 			}
@@ -185,9 +197,11 @@ func TestChartsHoldValuesToTheirSchemas(t *testing.T) {
 			continue
 		}
 		for name, change := range map[string]func(v map[string]any){
-			"replicas as a string":    func(v map[string]any) { v["replicas"] = "two" },
-			"no cluster identity":     func(v map[string]any) { delete(v, "global") },
-			"a cluster of no type":    func(v map[string]any) { v["global"].(map[string]any)["regionctl"].(map[string]any)["cluster_type"] = "other" },
+			"replicas as a string": func(v map[string]any) { v["replicas"] = "two" },
+			"no cluster identity":  func(v map[string]any) { delete(v, "global") },
+			"a cluster of no type": func(v map[string]any) {
+				v["global"].(map[string]any)["regionctl"].(map[string]any)["cluster_type"] = "other"
+			},
 		} {
 			v := deepCopy(t, a.values)
 			change(v)

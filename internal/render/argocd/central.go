@@ -195,7 +195,7 @@ func buildSet(env, comp string, src ChartSource, steps []Step, g GitOps) *Applic
 					// RollingSync syncs each step itself; an automated policy
 					// would be turned off by it, and without progressive
 					// syncs would send the change everywhere at once.
-					SyncPolicy: syncPolicy(false),
+					SyncPolicy: syncPolicy(false, podSecurity(ownChart(src, g))),
 				},
 			},
 			SyncPolicy: &SetPolicy{PreserveResourcesOnDeletion: true},

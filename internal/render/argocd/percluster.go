@@ -3,6 +3,7 @@ package argocd
 import (
 	"path"
 	"sort"
+	"strings"
 
 	"github.com/regionctl/regionctl/internal/config"
 )
@@ -29,10 +30,30 @@ func ClusterLabels(c *config.Cluster) map[string]string {
 	}
 }
 
-func syncPolicy(automated bool) SyncPolicy {
+// podSecurity are the Pod Security Standard labels of a component's
+// namespace: every namespace warns and audits on what the restricted
+// standard would refuse; one of a chart the fleet owns (charts/, which
+// conformance/charts has a real API server admit under restricted)
+// enforces it. Other projects' charts are not judged here, so theirs only
+// warn until they are.
+func podSecurity(enforce bool) *NamespaceMetadata {
+	l := map[string]string{"pod-security.kubernetes.io/warn": "restricted", "pod-security.kubernetes.io/audit": "restricted"}
+	if enforce {
+		l["pod-security.kubernetes.io/enforce"] = "restricted"
+	}
+	return &NamespaceMetadata{Labels: l}
+}
+
+// ownChart reports whether src is a chart of the fleet repository's own.
+func ownChart(src ChartSource, g GitOps) bool {
+	return src.RepoURL == g.RepoURL && strings.HasPrefix(src.Path, "charts/")
+}
+
+func syncPolicy(automated bool, ns *NamespaceMetadata) SyncPolicy {
 	p := SyncPolicy{
-		SyncOptions: []string{"CreateNamespace=true", "ServerSideApply=true"},
-		Retry:       &Retry{Limit: 5, Backoff: &Backoff{Duration: "30s", Factor: 2, MaxDuration: "10m"}},
+		SyncOptions:              []string{"CreateNamespace=true", "ServerSideApply=true"},
+		ManagedNamespaceMetadata: ns,
+		Retry:                    &Retry{Limit: 5, Backoff: &Backoff{Duration: "30s", Factor: 2, MaxDuration: "10m"}},
 	}
 	if automated {
 		p.Automated = &Automated{Prune: true, SelfHeal: true}
@@ -69,7 +90,8 @@ func PerClusterDocs(c *config.Cluster, comps []Component, g GitOps) map[string]a
 			APIVersion: "argoproj.io/v1alpha1", Kind: "Application",
 			Metadata: AppMeta{Name: comp.Name, Namespace: g.Namespace, Labels: withComponent(comp.Name),
 				Finalizers: []string{ForegroundFinalizer}},
-			Spec: AppSpec{Project: g.Project, Source: src, Destination: Destination{Server: InCluster, Namespace: comp.Namespace}, SyncPolicy: syncPolicy(true)},
+			Spec: AppSpec{Project: g.Project, Source: src, Destination: Destination{Server: InCluster, Namespace: comp.Namespace},
+				SyncPolicy: syncPolicy(true, podSecurity(ownChart(comp.Source, g)))},
 		}
 	}
 	var dests []Destination
@@ -93,7 +115,7 @@ func PerClusterDocs(c *config.Cluster, comps []Component, g GitOps) map[string]a
 		Metadata: AppMeta{Name: RootName, Namespace: g.Namespace, Labels: withComponent(RootName)},
 		Spec: AppSpec{Project: g.Project,
 			Source:      &Source{RepoURL: g.RepoURL, Path: path.Join("deploy", dir, "apps"), TargetRevision: g.Revision, Directory: &Directory{}},
-			Destination: Destination{Server: InCluster, Namespace: g.Namespace}, SyncPolicy: syncPolicy(true)},
+			Destination: Destination{Server: InCluster, Namespace: g.Namespace}, SyncPolicy: syncPolicy(true, nil)},
 	}
 	return docs
 }

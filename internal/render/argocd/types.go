@@ -154,7 +154,14 @@ type Destination struct {
 type SyncPolicy struct {
 	Automated   *Automated `json:"automated,omitempty"`
 	SyncOptions []string   `json:"syncOptions,omitempty"`
-	Retry       *Retry     `json:"retry,omitempty"`
+	// ManagedNamespaceMetadata is what Argo CD puts on the namespace it
+	// creates for the Application (CreateNamespace=true).
+	ManagedNamespaceMetadata *NamespaceMetadata `json:"managedNamespaceMetadata,omitempty"`
+	Retry                    *Retry             `json:"retry,omitempty"`
+}
+
+type NamespaceMetadata struct {
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
 type Automated struct {
