@@ -202,6 +202,14 @@ func iamChecks(e *env) ([]check, error) {
 	case req.str("RoleName") != "":
 		path := strings.TrimPrefix(req.str("Path"), "/")
 		res = arn("role", path+req.str("RoleName"))
+		// An existing role is authorized on its ARN, which holds its path
+		// (a service-linked role's is aws-service-role/<service>/).
+		if req.Operation != "CreateRole" {
+			if r, err := e.view.role(e.ctx, res); err == nil && r != nil && strings.Trim(r.Path, "/") != "" {
+				res = arn("role", strings.TrimPrefix(r.Path, "/")+req.str("RoleName"))
+			}
+			req.role = res
+		}
 	case req.Operation == "CreatePolicy":
 		res = arn("policy", strings.TrimPrefix(req.str("Path"), "/")+req.str("PolicyName"))
 	case req.str("PolicyArn") != "":
@@ -217,6 +225,13 @@ func iamChecks(e *env) ([]check, error) {
 		res = arn("instance-profile", req.str("InstanceProfileName"))
 	case req.str("UserName") != "":
 		res = arn("user", req.str("UserName"))
+	case req.Operation == "GetServiceLinkedRoleDeletionStatus":
+		// Authorized on the role (Service Authorization Reference), which
+		// the task's id names: task/<path><name>/<id> (IAM API Reference,
+		// DeleteServiceLinkedRole).
+		if id, ok := strings.CutPrefix(req.str("DeletionTaskId"), "task/"); ok && strings.Contains(id, "/") {
+			res = arn("role", id[:strings.LastIndex(id, "/")])
+		}
 	case req.Operation == "CreateServiceLinkedRole":
 		svc := req.str("AWSServiceName")
 		res = arn("role", "aws-service-role/"+svc+"/")

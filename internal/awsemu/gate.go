@@ -437,6 +437,9 @@ func (g *Gate) relay(w http.ResponseWriter, r *http.Request, body []byte, p *pri
 	if resp.StatusCode < 300 {
 		g.learn(r.Context(), req, answer)
 		answer = g.mends.answer(p.Account, req, answer)
+		if req.Service == "iam" && req.Operation == "DeleteServiceLinkedRole" && req.role != "" {
+			answer = deletionTask(answer, req.role)
+		}
 		answer = g.features.mendAnswer(req, answer)
 		answer = g.stackSets.mendDescribe(req, answer)
 		if req.Service == "iot" {

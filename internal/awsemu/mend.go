@@ -187,3 +187,20 @@ func hasKey(m map[string]any, k string) bool {
 	_, ok := m[k]
 	return ok
 }
+
+// deletionTask mends moto's answer to DeleteServiceLinkedRole: moto's
+// DeletionTaskId is a bare UUID, AWS's task/<path><name>/<id> (IAM API
+// Reference, DeleteServiceLinkedRole), and GetServiceLinkedRoleDeletionStatus
+// is authorized on the role that id names.
+func deletionTask(answer []byte, role string) []byte {
+	_, pathName, ok := strings.Cut(role, ":role/")
+	if !ok {
+		return answer
+	}
+	const open = "<DeletionTaskId>"
+	i := bytes.Index(answer, []byte(open))
+	if i < 0 || bytes.HasPrefix(answer[i+len(open):], []byte("task/")) {
+		return answer
+	}
+	return append(append(append([]byte{}, answer[:i+len(open)]...), "task/"+pathName+"/"...), answer[i+len(open):]...)
+}

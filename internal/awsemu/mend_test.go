@@ -105,3 +105,17 @@ func TestMendsECSContainerSizes(t *testing.T) {
 		t.Errorf("a task definition's container cpu is a number in ECS too: %s", got)
 	}
 }
+
+// moto's DeletionTaskId is a bare UUID; the mend gives it AWS's form, which
+// names the role its status is authorized on.
+func TestDeletionTaskNamesItsRole(t *testing.T) {
+	moto := []byte("<DeleteServiceLinkedRoleResponse><DeleteServiceLinkedRoleResult><DeletionTaskId>1a2b</DeletionTaskId></DeleteServiceLinkedRoleResult></DeleteServiceLinkedRoleResponse>")
+	got := string(deletionTask(moto, "arn:aws:iam::111122223333:role/aws-service-role/elasticloadbalancing.amazonaws.com/AWSServiceRoleForElasticLoadBalancing"))
+	want := "<DeletionTaskId>task/aws-service-role/elasticloadbalancing.amazonaws.com/AWSServiceRoleForElasticLoadBalancing/1a2b</DeletionTaskId>"
+	if !strings.Contains(got, want) {
+		t.Errorf("%s", got)
+	}
+	if again := string(deletionTask([]byte(got), "arn:aws:iam::111122223333:role/x")); again != got {
+		t.Errorf("mended twice: %s", again)
+	}
+}

@@ -22,6 +22,9 @@ type request struct {
 	Header    http.Header
 	Method    string
 	Path      string
+	// role is the ARN (with its path) of the existing role an IAM
+	// request acts on, as the authorization resolved it.
+	role string
 }
 
 // protocols of the signing names whose protocol is not REST.

@@ -44,7 +44,10 @@ type view struct {
 }
 
 type roleView struct {
-	ARN      string
+	ARN string
+	// Path is the role's path ("/" or "/aws-service-role/<service>/"):
+	// IAM authorizes an action on an existing role on its ARN with it.
+	Path     string
 	Trust    *iam.Document
 	Policies []iam.Document // inline and attached
 	Boundary *iam.Document
@@ -159,7 +162,7 @@ func (v *view) readRole(ctx context.Context, arn string) (*roleView, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading role %s: %w", arn, err)
 	}
-	r := &roleView{ARN: arn, Tags: map[string]string{}}
+	r := &roleView{ARN: arn, Path: aws.ToString(got.Role.Path), Tags: map[string]string{}}
 	if r.Trust, err = decodeDoc(aws.ToString(got.Role.AssumeRolePolicyDocument)); err != nil {
 		return nil, fmt.Errorf("the trust policy of %s: %w", arn, err)
 	}

@@ -74,3 +74,15 @@ moved {
   from = module.oidc_bucket.aws_s3_bucket_public_access_block.this
   to   = module.hypershift.aws_s3_bucket_public_access_block.oidc
 }
+
+# Elastic Load Balancing's service-linked role. ELB creates it the first
+# time a load balancer is made in an account, as the principal making it
+# ("Service-linked roles for Elastic Load Balancing", ELB User Guide:
+# that principal needs iam:CreateServiceLinkedRole). Here that principal
+# is the load balancer controller, whose permissions boundary denies every
+# IAM action, so its first load balancer would fail: the role is made
+# here, by the deploy role (ServiceLinkedRolesOfClusterServices), before
+# any Service asks for one.
+resource "aws_iam_service_linked_role" "elb" {
+  aws_service_name = "elasticloadbalancing.amazonaws.com"
+}

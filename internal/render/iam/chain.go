@@ -554,6 +554,14 @@ func DeployRolePolicy(r Region) Document {
 			}}},
 		},
 		{
+			// The root makes ELB's service-linked role (the load balancer
+			// controller, under the boundary, cannot), reads it, tags it
+			// as it tags everything it makes, and deletes it on destroy.
+			Sid: "LoadBalancingServiceLinkedRole", Effect: "Allow",
+			Action:   ServiceLinkedRoleUpkeep,
+			Resource: Strings{RoleARN(p, "*", "aws-service-role/elasticloadbalancing.amazonaws.com/*")},
+		},
+		{
 			Sid: "DenyOutsideRegion", Effect: "Deny",
 			NotAction: Strings{"iam:*", "route53:*", "sts:GetCallerIdentity"}, Resource: Strings{"*"},
 			Condition: map[string]map[string]Strings{"StringNotEquals": {"aws:RequestedRegion": {r.Name}}},
@@ -863,3 +871,8 @@ func CentralPipelinePolicy(partition string, regions []Region) Document {
 // bucket, regionctl-tfstate-<region>-<regional cluster> (schema/cluster.cue
 // #Derived.state_bucket_regional), in the management account.
 const CentralStatePrefix = "regionctl-tfstate-"
+
+// ServiceLinkedRoleUpkeep is what Terraform does to a service-linked role
+// it made, besides creating it: read, tag, delete.
+var ServiceLinkedRoleUpkeep = Strings{"iam:GetRole", "iam:TagRole", "iam:UntagRole", "iam:ListRoleTags",
+	"iam:DeleteServiceLinkedRole", "iam:GetServiceLinkedRoleDeletionStatus"}

@@ -291,6 +291,10 @@ func CheckDeployRole(r Region, doc Document) []string {
 			case roleOfRegion(res, r.Name+"-"):
 			case strings.Contains(res, ":oidc-provider/oidc.eks."+r.Name+".amazonaws.com/"):
 			case strings.Contains(res, ":role/aws-service-role/") && s.Condition["StringEquals"]["iam:AWSServiceName"] != nil:
+			// A service-linked role is the account's (the cluster's alone),
+			// and its trust and permissions are AWS's: reading, tagging and
+			// deleting it change no one's rights.
+			case strings.Contains(res, ":role/aws-service-role/") && onlyUpkeep(s.Action):
 			default:
 				add("%s: IAM resource %s is not named for %s", name, res, r.Name)
 			}
@@ -486,4 +490,14 @@ func checkGuardrails(r Region, scp, rcp Document) []string {
 		}
 	}
 	return problems
+}
+
+// onlyUpkeep reports whether actions are only ServiceLinkedRoleUpkeep.
+func onlyUpkeep(actions Strings) bool {
+	for _, a := range actions {
+		if !slices.Contains(ServiceLinkedRoleUpkeep, a) {
+			return false
+		}
+	}
+	return len(actions) > 0
 }

@@ -129,6 +129,30 @@ data "aws_iam_policy_document" "lb_controller" {
     }
   }
   statement {
+    # Tags given at creation are authorized as AddTags on the new load
+    # balancer or target group, which has no tags yet: ItsOwnLoadBalancers
+    # cannot grant them (elasticloadbalancing:CreateAction, Service
+    # Authorization Reference for Elastic Load Balancing V2; the
+    # controller's own published policy grants the same).
+    sid     = "TagWhatItCreates"
+    actions = ["elasticloadbalancing:AddTags"]
+    resources = [
+      "arn:${data.aws_partition.current.partition}:elasticloadbalancing:*:*:loadbalancer/net/*/*",
+      "arn:${data.aws_partition.current.partition}:elasticloadbalancing:*:*:loadbalancer/app/*/*",
+      "arn:${data.aws_partition.current.partition}:elasticloadbalancing:*:*:targetgroup/*/*",
+    ]
+    condition {
+      test     = "StringEquals"
+      variable = "elasticloadbalancing:CreateAction"
+      values   = ["CreateTargetGroup", "CreateLoadBalancer"]
+    }
+    condition {
+      test     = "Null"
+      variable = "aws:RequestTag/elbv2.k8s.aws/cluster"
+      values   = ["false"]
+    }
+  }
+  statement {
     sid = "ListenersAndRules"
     actions = ["elasticloadbalancing:CreateListener", "elasticloadbalancing:DeleteListener", "elasticloadbalancing:CreateRule",
     "elasticloadbalancing:DeleteRule"]
