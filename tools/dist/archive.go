@@ -15,8 +15,12 @@ import (
 	"time"
 )
 
-// docs are the files every archive carries beside the binary.
-var docs = []string{"README.md"}
+// docs are the files every archive carries beside the binary: the
+// licence the binary is distributed under, and the README.
+var docs = []string{"LICENSE", "README.md"}
+
+// License is the SPDX identifier of LICENSE.
+const License = "Apache-2.0"
 
 // writeArchive packs the binary and the docs into path, reproducibly: fixed
 // order, owner root, every timestamp the commit's, no gzip name or time.

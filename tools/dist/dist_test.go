@@ -45,6 +45,9 @@ func TestArchivesAreReproducible(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if !bytes.HasPrefix(bytes.TrimSpace(files["LICENSE"]), []byte("Apache License")) {
+			t.Errorf("%s: the archive's LICENSE is not the Apache License (%d bytes)", tg, len(files["LICENSE"]))
+		}
 		if string(files[tg.exe()]) != "binary" || len(files["README.md"]) == 0 {
 			t.Errorf("%s: unpacked %d files, binary %q", tg, len(files), files[tg.exe()])
 		}

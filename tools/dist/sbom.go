@@ -47,6 +47,7 @@ func sbomOf(info *buildinfo.BuildInfo, r release, t target, binSHA256 string) *c
 		Version:    r.version,
 		PackageURL: goPURL(info.Main.Path, "v"+r.version, qualifiers),
 		Hashes:     &[]cdx.Hash{{Algorithm: cdx.HashAlgoSHA256, Value: binSHA256}},
+		Licenses:   &cdx.Licenses{{License: &cdx.License{ID: License}}},
 		Properties: &[]cdx.Property{
 			{Name: "regionctl:commit", Value: r.src.commit},
 			{Name: "regionctl:platform", Value: t.String()},
