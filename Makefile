@@ -55,8 +55,8 @@ check: build ## fail when deploy/ is stale
 # arm64) with version and commit stamped, a CycloneDX SBOM each, SHA256SUMS;
 # checked after building (tools/dist). A clean checkout of a v* tag is that
 # release; anything else is a snapshot. VERSION=1.2.3 names it.
-dist: ## build the release archives, SBOMs and checksums into dist/ and check them
-	$(GO) run ./tools/dist -out dist $(if $(VERSION),-version $(VERSION))
+dist: ## build the release archives, SBOMs and checksums into dist/ and check them (SIGN_KEY=<ed25519 key> signs SHA256SUMS)
+	$(GO) run ./tools/dist -out dist $(if $(VERSION),-version $(VERSION)) $(if $(SIGN_KEY),-sign-key $(SIGN_KEY))
 
 # make test checks the release build of this machine's platform only (the
 # same build and checks, one archive): all six take most of a test run's

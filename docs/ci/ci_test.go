@@ -293,11 +293,12 @@ func TestInstallScriptChecksTheRelease(t *testing.T) {
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644)
 
-	var pinned string
+	var pinned, signers string
 	install := func(base string) (string, string, error) {
 		bin := filepath.Join(t.TempDir(), "bin")
 		cmd := exec.Command("bash", "install-regionctl.sh", bin)
-		cmd.Env = append(os.Environ(), "REGIONCTL_VERSION=1.2.3", "REGIONCTL_BASE_URL="+base, "CURL_CA_BUNDLE="+ca, "REGIONCTL_SHA256SUMS_SHA256="+pinned)
+		cmd.Env = append(os.Environ(), "REGIONCTL_VERSION=1.2.3", "REGIONCTL_BASE_URL="+base, "CURL_CA_BUNDLE="+ca,
+			"REGIONCTL_SHA256SUMS_SHA256="+pinned, "REGIONCTL_ALLOWED_SIGNERS="+signers)
 		out, err := cmd.CombinedOutput()
 		return bin, string(out), err
 	}
@@ -347,5 +348,56 @@ func TestInstallScriptChecksTheRelease(t *testing.T) {
 	pinned = hex.EncodeToString(sum[:])
 	if _, out, err := install(strings.Replace(srv.URL, "https://", "http://", 1)); err == nil {
 		t.Errorf("a release over http was installed:\n%s", out)
+	}
+
+	// Signed releases: the release key's allowed_signers line pinned once,
+	// no hash per version.
+	if _, err := exec.LookPath("ssh-keygen"); err != nil {
+		t.Skip("no ssh-keygen (apt-get install openssh-client)")
+	}
+	keygen := func(name string) (string, string) {
+		key := filepath.Join(t.TempDir(), name)
+		if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", key).CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		pub, _ := os.ReadFile(key + ".pub")
+		return key, `releases@regionctl.dev namespaces="regionctl-release" ` + strings.TrimSpace(string(pub))
+	}
+	signWith := func(key string) {
+		dir := t.TempDir()
+		sums := filepath.Join(dir, "SHA256SUMS")
+		os.WriteFile(sums, files["/v1.2.3/SHA256SUMS"], 0o644)
+		if out, err := exec.Command("ssh-keygen", "-q", "-Y", "sign", "-f", key, "-n", "regionctl-release", sums).CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		files["/v1.2.3/SHA256SUMS.sig"], _ = os.ReadFile(sums + ".sig")
+	}
+	key, line := keygen("release")
+	otherKey, _ := keygen("other")
+	pinned, signers = "", line
+	release("regionctl 1.2.3")
+	signWith(key)
+	if _, out, err := install(srv.URL); err != nil || !strings.Contains(out, "regionctl 1.2.3") {
+		t.Errorf("a release signed by the pinned key: %v\n%s", err, out)
+	}
+	// A tampered archive with checksums to match, signed by another key.
+	release("pwned")
+	signWith(otherKey)
+	if _, out, err := install(srv.URL); err == nil || strings.Contains(out, "pwned") || !strings.Contains(out, "not signed by the pinned release key") {
+		t.Errorf("a release signed by another key was installed:\n%s", out)
+	}
+	// The old signature beside new checksums.
+	release("regionctl 1.2.3")
+	signWith(key)
+	sig := files["/v1.2.3/SHA256SUMS.sig"]
+	release("pwned")
+	files["/v1.2.3/SHA256SUMS.sig"] = sig
+	if _, out, err := install(srv.URL); err == nil || strings.Contains(out, "pwned") {
+		t.Errorf("checksums under another release's signature were installed:\n%s", out)
+	}
+	// No pin at all.
+	pinned, signers = "", ""
+	if _, out, err := install(srv.URL); err == nil || !strings.Contains(out, "pin the release") {
+		t.Errorf("an unpinned release was installed:\n%s", out)
 	}
 }

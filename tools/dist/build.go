@@ -128,6 +128,11 @@ func run(cfg config) error {
 	if err := verify(stage, r); err != nil {
 		return fmt.Errorf("checking the artifacts: %w", err)
 	}
+	if cfg.signKey != "" {
+		if err := sign(stage, cfg.signKey); err != nil {
+			return err
+		}
+	}
 	if err := os.RemoveAll(out); err != nil {
 		return err
 	}

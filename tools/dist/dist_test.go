@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"debug/buildinfo"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -165,4 +166,44 @@ func chdir(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chdir(old) })
+}
+
+// A signed SHA256SUMS verifies with the key's allowed_signers line and
+// with no other key, and not once the file changes.
+func TestSignatureVerifies(t *testing.T) {
+	if _, err := exec.LookPath("ssh-keygen"); err != nil {
+		t.Skip("no ssh-keygen (apt-get install openssh-client)")
+	}
+	dir := t.TempDir()
+	keygen := func(name string) (string, string) {
+		key := filepath.Join(t.TempDir(), name)
+		if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", key).CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		pub, err := os.ReadFile(key + ".pub")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return key, strings.TrimSpace(string(pub))
+	}
+	key, pub := keygen("release")
+	_, other := keygen("other")
+	if err := os.WriteFile(filepath.Join(dir, checksumsFile), []byte(strings.Repeat("a", 64)+"  regionctl_1.2.3_linux_amd64.tar.gz\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := sign(dir, key); err != nil {
+		t.Fatal(err)
+	}
+	if err := verifySignature(dir, AllowedSigners(pub)); err != nil {
+		t.Errorf("the release key: %v", err)
+	}
+	if err := verifySignature(dir, AllowedSigners(other)); err == nil {
+		t.Error("another key verifies the signature")
+	}
+	if err := os.WriteFile(filepath.Join(dir, checksumsFile), []byte(strings.Repeat("b", 64)+"  regionctl_1.2.3_linux_amd64.tar.gz\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := verifySignature(dir, AllowedSigners(pub)); err == nil {
+		t.Error("a changed SHA256SUMS verifies")
+	}
 }

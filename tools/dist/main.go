@@ -21,6 +21,7 @@ func main() {
 	flag.StringVar(&cfg.version, "version", "", "release version (default: the v* tag of a clean checkout, else a snapshot version)")
 	flag.StringVar(&cfg.targets, "targets", strings.Join(defaultTargets, ","), "os/arch pairs to build")
 	flag.StringVar(&cfg.goCmd, "go", "go", "the go command")
+	flag.StringVar(&cfg.signKey, "sign-key", "", "an SSH private key (ed25519) to sign SHA256SUMS with, into SHA256SUMS.sig (ssh-keygen -Y sign)")
 	flag.Parse()
 	if err := run(cfg); err != nil {
 		fmt.Fprintf(os.Stderr, "dist: %v\n", err)
@@ -36,5 +37,5 @@ var defaultTargets = []string{
 }
 
 type config struct {
-	out, version, targets, goCmd string
+	out, version, targets, goCmd, signKey string
 }
