@@ -119,7 +119,7 @@ func runScripts(t *testing.T, file string) []string {
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Kind == yaml.MappingNode && (n.Content[i].Value == "run" || n.Content[i].Value == "script" || n.Content[i].Value == "before_script") {
+			if n.Kind == yaml.MappingNode && (n.Content[i].Value == "run" || n.Content[i].Value == "script" || n.Content[i].Value == "before_script" || n.Content[i].Value == "after_script") {
 				v := n.Content[i+1]
 				if v.Kind == yaml.ScalarNode {
 					out = append(out, v.Value)
@@ -399,5 +399,44 @@ func TestInstallScriptChecksTheRelease(t *testing.T) {
 	pinned, signers = "", ""
 	if _, out, err := install(srv.URL); err == nil || !strings.Contains(out, "pin the release") {
 		t.Errorf("an unpinned release was installed:\n%s", out)
+	}
+}
+
+// The plan job of the GitHub recipe plans every run of its matrix entry,
+// each name one argument, and fails when any of them fails, after trying
+// them all. Run with the shell GitHub runs it with (bash -eo pipefail)
+// and a stand-in regionctl that records its arguments.
+func TestPlanJobPlansEveryRunOfItsBatch(t *testing.T) {
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Skip("no jq (apt-get install jq); GitHub's runners have it")
+	}
+	var script string
+	for _, s := range runScripts(t, "github/regionctl.yml") {
+		if strings.Contains(s, "--dry-run") {
+			script = s
+		}
+	}
+	if script == "" {
+		t.Fatal("no plan step in github/regionctl.yml")
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls")
+	stub := "#!/bin/sh\nprintf '%s|' \"$@\" >> " + log + "\necho >> " + log + "\n[ \"$6\" != failing ] || exit 1\n"
+	if err := os.WriteFile(filepath.Join(dir, "regionctl"), []byte(stub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	runs := `[{"pipeline":"regional","region":"eu-west-1","cluster":"mc01"},{"pipeline":"central","region":"eu-west-1","cluster":"failing"},{"pipeline":"regional","region":"us-east-1","cluster":"mc02"}]`
+	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
+	cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), "RUNS="+runs)
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Errorf("a batch with a failing plan succeeded:\n%s", out)
+	}
+	calls, _ := os.ReadFile(log)
+	want := "pipeline|regional|--region|eu-west-1|--cluster|mc01|--dry-run|\n" +
+		"pipeline|central|--region|eu-west-1|--cluster|failing|--dry-run|\n" +
+		"pipeline|regional|--region|us-east-1|--cluster|mc02|--dry-run|\n"
+	if string(calls) != want {
+		t.Errorf("the job ran:\n%s\nwant:\n%s", calls, want)
 	}
 }

@@ -32,9 +32,10 @@ needs none (Argo CD syncs it).
 for 'kubectl create -f -'; it refuses a working tree with uncommitted changes,
 which no run could deploy.
 
--o matrix prints the clusters whose pipeline must run as a CI job matrix,
-{"include": [...]} with each entry as -o json prints it, for GitHub Actions'
-strategy.matrix (fromJSON).
+-o matrix prints the clusters whose pipeline must run as a CI job matrix
+for GitHub Actions' strategy.matrix (fromJSON): {"include": [{"id", "runs"}]},
+one job per cluster (runs holds it, as -o json prints it), or, past the 256
+jobs a matrix may make, 256 jobs of consecutive clusters each.
 -o gitlab-ci prints a GitLab child pipeline with one job per such cluster:
 each extends the hidden job .regionctl-affected, defined in the file
 --gitlab-template names (included from the repository), and gets the cluster
@@ -87,7 +88,7 @@ func (a *app) printAffected(r *diff.Report, headOut *render.Output, headCommit *
 	case "json":
 		return writeJSON(a.stdout, r.Affected)
 	case "matrix":
-		return writeJSON(a.stdout, jobMatrix(r.Affected))
+		return writeJSON(a.stdout, jobMatrix(r.Affected, maxJobs))
 	case "gitlab-ci":
 		return writeGitLabChild(a.stdout, r.Affected, gitlabTemplate)
 	case "pipelineruns":

@@ -12,10 +12,39 @@ import (
 	"github.com/regionctl/regionctl/internal/diff"
 )
 
-// jobMatrix is the shape of GitHub Actions' strategy.matrix: one entry per
-// cluster whose pipeline must run.
-func jobMatrix(as []diff.AffectedCluster) map[string][]diff.AffectedCluster {
-	return map[string][]diff.AffectedCluster{"include": diff.Runs(as)}
+// maxJobs is how many jobs one GitHub Actions matrix may make ("a job
+// matrix can generate a maximum of 256 jobs per workflow run", GitHub
+// Actions' workflow syntax reference).
+const maxJobs = 256
+
+// matrixJob is one job of the matrix: the runs it plans, in rollout order.
+type matrixJob struct {
+	// ID names the job: the cluster's id for a job of one run, else
+	// "batch <k> of <n>".
+	ID   string                 `json:"id"`
+	Runs []diff.AffectedCluster `json:"runs"`
+}
+
+// jobMatrix is the shape of GitHub Actions' strategy.matrix: a job per
+// cluster whose pipeline must run, or, when there are more of those than
+// a matrix may hold, up to maxJobs jobs of consecutive runs each.
+func jobMatrix(as []diff.AffectedCluster, max int) map[string][]matrixJob {
+	runs := diff.Runs(as)
+	per := (len(runs) + max - 1) / max
+	if per < 1 {
+		per = 1
+	}
+	n := (len(runs) + per - 1) / per
+	jobs := []matrixJob{}
+	for i := 0; i < len(runs); i += per {
+		batch := runs[i:min(i+per, len(runs))]
+		id := batch[0].ID
+		if per > 1 {
+			id = fmt.Sprintf("batch %d of %d", len(jobs)+1, n)
+		}
+		jobs = append(jobs, matrixJob{ID: id, Runs: batch})
+	}
+	return map[string][]matrixJob{"include": jobs}
 }
 
 // gitlabTemplateFile is what --gitlab-template may name: a relative path
