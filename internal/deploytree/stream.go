@@ -10,6 +10,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/regionctl/regionctl/internal/par"
 	"github.com/regionctl/regionctl/internal/render"
 )
 
@@ -350,44 +351,36 @@ func (s *Stream) linkUnchanged(paths []string) error {
 }
 
 // byDirectory runs fn over the runs of items (sorted by path) that share a
-// directory, on GOMAXPROCS goroutines, and returns the first error.
+// directory, on GOMAXPROCS goroutines, and returns the first error; after
+// one, no further run starts.
 func byDirectory[T any](items []T, pathOf func(T) string, fn func([]T) error) error {
 	sorted := append([]T(nil), items...)
 	sort.SliceStable(sorted, func(i, j int) bool { return pathOf(sorted[i]) < pathOf(sorted[j]) })
-	work := make(chan []T)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var first error
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for group := range work {
-				if err := fn(group); err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-					}
-					mu.Unlock()
-				}
-			}
-		}()
-	}
+	var groups [][]T
 	for len(sorted) > 0 {
-		mu.Lock()
-		failed := first != nil
-		mu.Unlock()
-		if failed {
-			break
-		}
 		n := 1
 		for n < len(sorted) && path.Dir(pathOf(sorted[n])) == path.Dir(pathOf(sorted[0])) {
 			n++
 		}
-		work <- sorted[:n]
+		groups = append(groups, sorted[:n])
 		sorted = sorted[n:]
 	}
-	close(work)
-	wg.Wait()
+	var mu sync.Mutex
+	var first error
+	par.Workers(runtime.GOMAXPROCS(0), len(groups), func(_, i int) {
+		mu.Lock()
+		failed := first != nil
+		mu.Unlock()
+		if failed {
+			return
+		}
+		if err := fn(groups[i]); err != nil {
+			mu.Lock()
+			if first == nil {
+				first = err
+			}
+			mu.Unlock()
+		}
+	})
 	return first
 }

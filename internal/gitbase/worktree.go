@@ -13,6 +13,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/regionctl/regionctl/internal/par"
 )
 
 // notAFile stands for a directory entry git cannot hold as a blob (a
@@ -75,34 +77,22 @@ func (r *Repo) WorktreeHashes(root, dir string) (map[string]plumbing.Hash, error
 	}
 	// The files the index cannot vouch for are read by a few readers at
 	// once: on a fresh checkout that can be all of them.
-	var wg sync.WaitGroup
 	var firstErr error
-	next := make(chan string)
-	for w := 0; w < 8; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for rel := range next {
-				b, err := os.ReadFile(filepath.Join(top, filepath.FromSlash(rel)))
-				var h plumbing.Hash
-				if err == nil {
-					h = plumbing.ComputeHash(plumbing.BlobObject, b)
-				}
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = fmt.Errorf("reading %s: %w", filepath.Join(dir, rel), err)
-				} else if err == nil {
-					out[rel] = h
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, rel := range toRead {
-		next <- rel
-	}
-	close(next)
-	wg.Wait()
+	par.Workers(8, len(toRead), func(_, i int) {
+		rel := toRead[i]
+		b, err := os.ReadFile(filepath.Join(top, filepath.FromSlash(rel)))
+		var h plumbing.Hash
+		if err == nil {
+			h = plumbing.ComputeHash(plumbing.BlobObject, b)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("reading %s: %w", filepath.Join(dir, rel), err)
+		} else if err == nil {
+			out[rel] = h
+		}
+	})
 	if firstErr != nil {
 		return nil, firstErr
 	}
