@@ -205,8 +205,8 @@ func iamChecks(e *env) ([]check, error) {
 		// An existing role is authorized on its ARN, which holds its path
 		// (a service-linked role's is aws-service-role/<service>/).
 		if req.Operation != "CreateRole" {
-			if r, err := e.view.role(e.ctx, res); err == nil && r != nil && strings.Trim(r.Path, "/") != "" {
-				res = arn("role", strings.TrimPrefix(r.Path, "/")+req.str("RoleName"))
+			if path := e.view.rolePath(e.ctx, res); strings.Trim(path, "/") != "" {
+				res = arn("role", strings.TrimPrefix(path, "/")+req.str("RoleName"))
 			}
 			req.role = res
 		}

@@ -41,13 +41,33 @@ type view struct {
 	// orgGeneration counts the changes of the organisation (orgChanged);
 	// guards holds what was read since the last.
 	orgGeneration int
+	// paths are the paths of the roles looked up by rolePath (role ARN
+	// without its path → path), which a role keeps for its life.
+	paths sync.Map
+}
+
+// rolePath is the path of the existing role arn names without one ("/"
+// when it has none or does not exist): one GetRole per role, remembered,
+// since IAM authorizes an action on a role on its ARN with its path.
+func (v *view) rolePath(ctx context.Context, arn string) string {
+	if p, ok := v.paths.Load(arn); ok {
+		return p.(string)
+	}
+	cfg, err := v.admin(ctx, accountOf(arn))
+	if err != nil {
+		return "/"
+	}
+	got, err := awsiam.NewFromConfig(cfg).GetRole(ctx, &awsiam.GetRoleInput{RoleName: aws.String(arn[strings.LastIndex(arn, "/")+1:])})
+	if err != nil || got.Role == nil {
+		return "/"
+	}
+	p := aws.ToString(got.Role.Path)
+	v.paths.Store(arn, p)
+	return p
 }
 
 type roleView struct {
-	ARN string
-	// Path is the role's path ("/" or "/aws-service-role/<service>/"):
-	// IAM authorizes an action on an existing role on its ARN with it.
-	Path     string
+	ARN      string
 	Trust    *iam.Document
 	Policies []iam.Document // inline and attached
 	Boundary *iam.Document
@@ -162,7 +182,7 @@ func (v *view) readRole(ctx context.Context, arn string) (*roleView, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading role %s: %w", arn, err)
 	}
-	r := &roleView{ARN: arn, Path: aws.ToString(got.Role.Path), Tags: map[string]string{}}
+	r := &roleView{ARN: arn, Tags: map[string]string{}}
 	if r.Trust, err = decodeDoc(aws.ToString(got.Role.AssumeRolePolicyDocument)); err != nil {
 		return nil, fmt.Errorf("the trust policy of %s: %w", arn, err)
 	}
