@@ -104,7 +104,8 @@ func render(chartDir, release, namespace string, values map[string]any) ([]map[s
 	install := action.NewInstall(&action.Configuration{})
 	install.DryRun, install.ClientOnly, install.Replace = true, true, true
 	install.ReleaseName, install.Namespace = release, namespace
-	install.KubeVersion = &chartutil.KubeVersion{Version: "v1.37.2", Major: "1", Minor: "37"}
+	// The Kubernetes the API server judge runs (apiserver.Version).
+	install.KubeVersion = &chartutil.KubeVersion{Version: apiserver.Version, Major: "1", Minor: strings.Split(apiserver.Version, ".")[1]}
 	rel, err := install.Run(ch, values)
 	if err != nil {
 		return nil, err

@@ -132,7 +132,6 @@ func buildObjects(t *testing.T, dir string) []map[string]any {
 // what the installation's identities may do (see the subtests).
 func TestARealAPIServerAppliesEachInstall(t *testing.T) {
 	s := tektonServer(t)
-	ctx := context.Background()
 	dirs := installs(t)
 	for _, dir := range dirs {
 		rel, _ := filepath.Rel(repo, dir)
@@ -170,7 +169,6 @@ func TestARealAPIServerAppliesEachInstall(t *testing.T) {
 	t.Run("central admission policy", func(t *testing.T) {
 		checkRunPolicy(t, s, central[0], "regionctl-central", "regionctl-central-pipeline", regionalRun[0])
 	})
-	_ = ctx
 }
 
 // right is one request a ServiceAccount might make.
