@@ -59,14 +59,7 @@ func record(r result) {
 	results[fmt.Sprintf("%s/%d", r.op, r.clusters)] = r
 }
 
-// benchVersion is the version the benchmarks' regionctl renders as.
-const benchVersion = "0.1.0-bench"
-
 func TestMain(m *testing.M) {
-	// A stamped build, as a release is: only such a build trusts a base's
-	// deploy/ and leaves the clusters whose inputs did not change out of a
-	// review (the peak helper runs in this binary too).
-	cli.Version = benchVersion
 	if os.Getenv(peakHelper) != "" {
 		os.Exit(runForPeak())
 	}
@@ -356,7 +349,7 @@ func BenchmarkScale(b *testing.B) {
 				settle()
 				peak(b, "validate+render cold", s.clusters, root, "render", "--no-cache")
 				measure(b, "validate+render cold", s.clusters, func() {
-					_, out, d, err := render.FromFS(fsys, checker(b, nil), render.Options{Version: "bench"})
+					_, out, d, err := render.FromFS(fsys, checker(b, nil), render.Options{Renderer: "bench"})
 					if err != nil || d.HasErrors() {
 						b.Fatal(err, d)
 					}
@@ -370,10 +363,10 @@ func BenchmarkScale(b *testing.B) {
 				// A fresh clone: deploy/ is committed and current, nothing is
 				// cached (CI's render --check --no-cache, a first render).
 				dir := filepath.Join(leftover(b, "deploy-"), "deploy")
-				_, out, _, _ := render.FromFS(fsys, checker(b, nil), render.Options{Version: "bench"})
+				_, out, _, _ := render.FromFS(fsys, checker(b, nil), render.Options{Renderer: "bench"})
 				deploytree.Write(deploytree.OS{}, dir, out, deploytree.Options{})
 				measure(b, "validate+render cold, current", s.clusters, func() {
-					_, out, d, err := render.FromFS(fsys, checker(b, nil), render.Options{Version: "bench"})
+					_, out, d, err := render.FromFS(fsys, checker(b, nil), render.Options{Renderer: "bench"})
 					if err != nil || d.HasErrors() {
 						b.Fatal(err, d)
 					}
@@ -385,10 +378,10 @@ func BenchmarkScale(b *testing.B) {
 			b.Run("render-unchanged", func(b *testing.B) {
 				mem := cache.NewMemory()
 				dir := filepath.Join(leftover(b, "deploy-"), "deploy")
-				_, out, _, _ := render.FromFS(fsys, checker(b, mem), render.Options{Version: "bench", Cache: mem})
+				_, out, _, _ := render.FromFS(fsys, checker(b, mem), render.Options{Renderer: "bench", Cache: mem})
 				deploytree.Write(deploytree.OS{}, dir, out, deploytree.Options{})
 				measure(b, "render unchanged", s.clusters, func() {
-					_, out, d, err := render.FromFS(fsys, checker(b, mem), render.Options{Version: "bench", Cache: mem})
+					_, out, d, err := render.FromFS(fsys, checker(b, mem), render.Options{Renderer: "bench", Cache: mem})
 					if err != nil || d.HasErrors() {
 						b.Fatal(err, d)
 					}
@@ -416,11 +409,11 @@ func BenchmarkScale(b *testing.B) {
 				var mem *cache.Memory
 				measureEach(b, "render changed sector, warm", s.clusters, func() {
 					mem = cache.NewMemory()
-					if _, _, d, err := render.FromFS(baseFS, checker(b, mem), render.Options{Version: "bench", Cache: mem}); err != nil || d.HasErrors() {
+					if _, _, d, err := render.FromFS(baseFS, checker(b, mem), render.Options{Renderer: "bench", Cache: mem}); err != nil || d.HasErrors() {
 						b.Fatal(err, d)
 					}
 				}, func() {
-					_, out, d, err := render.FromFS(fsys, checker(b, mem), render.Options{Version: "bench", Cache: mem})
+					_, out, d, err := render.FromFS(fsys, checker(b, mem), render.Options{Renderer: "bench", Cache: mem})
 					if err != nil || d.HasErrors() {
 						b.Fatal(err, d)
 					}

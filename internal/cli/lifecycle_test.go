@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/testrepo"
 )
 
@@ -65,7 +66,6 @@ func TestRemovalOutsideGitTakesEveryStep(t *testing.T) {
 // unchanged review affects nothing and starts nothing; one changed cluster
 // is one.
 func TestFleetInASubdirectory(t *testing.T) {
-	stampVersion(t, "0.1.0-test.1")
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -185,19 +185,30 @@ func TestPipelinesRefuseDrift(t *testing.T) {
 	}
 }
 
-// TestCacheKeysNameTheBuild: a rebuilt regionctl (another executable)
-// never trusts what an older build cached: the schema checker's cache
-// keys, the render cache's salt and the render state all carry the
-// executable's stamp, which changes with it.
+// TestCacheKeysNameTheBuild: the schema checker's cache keys, the render
+// cache's salt and the render state name this build's renderer; a build of
+// modified sources adds the executable's stamp, so that a rebuilt one never
+// trusts what an older build cached, while builds of committed sources
+// share their renderer's cache.
 func TestCacheKeysNameTheBuild(t *testing.T) {
-	a := &app{root: t.TempDir(), noCache: true}
-	checker, err := a.checker()
-	if err != nil {
-		t.Fatal(err)
+	keys := func() (string, string, string) {
+		a := &app{root: t.TempDir(), noCache: true}
+		checker, err := a.checker()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return checker.Identity(), a.renderOptions().CacheSalt, buildIdentity()
 	}
+	id := renderer().ID
+	withRenderer(t, render.Renderer{ID: id})
+	if c, salt, st := keys(); c != id+"+" || salt != "" || st != id+"+" {
+		t.Fatalf("a build of committed sources: keys %q, salt %q, state %q; renderer %q", c, salt, st, id)
+	}
+	withRenderer(t, render.Renderer{ID: id, Modified: true})
 	before := binaryStamp()
-	if checker.Identity() != Version+"+"+before || a.renderOptions().CacheSalt != before || buildIdentity() != Version+"+"+before {
-		t.Fatalf("keys %q, salt %q, state %q; stamp %q", checker.Identity(), a.renderOptions().CacheSalt, buildIdentity(), before)
+	checker, salt, st := keys()
+	if checker != id+"+"+before || salt != before || st != id+"+"+before {
+		t.Fatalf("a build of modified sources: keys %q, salt %q, state %q; stamp %q", checker, salt, st, before)
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -215,8 +226,7 @@ func TestCacheKeysNameTheBuild(t *testing.T) {
 	if binaryStamp() == before {
 		t.Error("the stamp did not change with the executable")
 	}
-	b := &app{root: t.TempDir(), noCache: true}
-	if c2, err := b.checker(); err != nil || c2.Identity() == checker.Identity() {
-		t.Errorf("a rebuilt binary's checker keys its cache as the old one did: %v", err)
+	if c2, _, _ := keys(); c2 == checker {
+		t.Error("a rebuilt binary's checker keys its cache as the old one did")
 	}
 }

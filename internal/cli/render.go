@@ -59,14 +59,15 @@ The base is what it committed to deploy/: a file a newer regionctl renders
 differently shows as changed in the commit that re-renders it, and its
 pipelines run.
 
-When the base's committed deploy/ was rendered by this very release (a
-stamped build whose version its index.json names), --diff checks only the
+When the base's committed deploy/ was rendered by this renderer (its
+index.json names the renderer "regionctl version" prints, which every build
+of the same renderer source shares, however built), --diff checks only the
 clusters whose inputs differ between the two sides and renders them for the
 head alone (the base's files are the ones its index.json lists): the others
 render the same on both, so they cannot change. Their committed files are
 held to the base's instead, so drift the change adds is reported and drift
-the base already had is left to render --check. A development build, and
---full, render every cluster on both sides.`,
+the base already had is left to render --check. A build of modified sources,
+and --full, render every cluster on both sides.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if showDiff {
@@ -236,7 +237,7 @@ func (a *app) renderOptions() render.Options {
 	if a.renderMemo == nil {
 		a.renderMemo = &render.Memo{}
 	}
-	opts := render.Options{Version: Version, CacheSalt: binaryStamp(), Memo: a.renderMemo}
+	opts := render.Options{Renderer: renderer().ID, CacheSalt: cacheSalt(), Memo: a.renderMemo}
 	if a.store != nil {
 		opts.Cache = a.store
 	}

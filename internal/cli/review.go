@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
 
@@ -22,14 +21,6 @@ func gitFail(err error) error {
 	return fail(ExitExternal, "%v", err)
 }
 
-// stamped reports whether this build's version names exactly one renderer:
-// a release or snapshot (make dist, go install @version), not a
-// development build, whose 0.1.0-dev every build shares, nor a build of
-// modified sources.
-func stamped(version string) bool {
-	return version != devVersion && !strings.HasSuffix(version, ".dirty")
-}
-
 // review compares a base ref and a head (a ref, or the working tree when
 // headRef is empty) with review.Run, and maps its errors to exit codes.
 func (a *app) review(baseRef, headRef string, drift bool) (*diff.Report, *render.Output, *object.Commit, error) {
@@ -47,7 +38,7 @@ func (a *app) reviewOf(o review.Options) (*review.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.Root, o.Full, o.Hold, o.Checker, o.Render, o.Trusted = a.root, a.fullReview, a.holdReview, checker, a.renderOptions(), stamped(Version)
+	o.Root, o.Full, o.Hold, o.Checker, o.Render, o.Trusted = a.root, a.fullReview, a.holdReview, checker, a.renderOptions(), !renderer().Modified
 	if o.Branch == "" {
 		o.Branch = a.deployBranch()
 	}

@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/regionctl/regionctl/internal/diff"
+	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/render/tekton"
 	"github.com/regionctl/regionctl/internal/testrepo"
 )
@@ -21,20 +23,17 @@ type reviewRepo struct{ *testrepo.Repo }
 
 func newReviewRepo(t *testing.T) *reviewRepo {
 	t.Helper()
-	stampVersion(t, "0.1.0-test.1")
 	r := &reviewRepo{testrepo.Golden(t, "uneven-sectors")}
 	r.render()
 	r.Commit("fleet")
 	return r
 }
 
-// stampVersion makes this test's regionctl a stamped build, as a release
-// is: only such a build leaves the clusters whose inputs did not change
-// unrendered in a review.
-func stampVersion(t *testing.T, v string) {
-	old := Version
-	Version = v
-	t.Cleanup(func() { Version = old })
+// withRenderer makes this test's regionctl a build whose renderer is r.
+func withRenderer(t *testing.T, r render.Renderer) {
+	old := renderer
+	renderer = func() render.Renderer { return r }
+	t.Cleanup(func() { renderer = old })
 }
 
 func (r *reviewRepo) render() {
@@ -194,7 +193,12 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 			if d := cmp.Diff(held, full); d != "" {
 				t.Errorf("the full review differs from one that holds every file (-held +full):\n%s", d)
 			}
-			if d := cmp.Diff(held, inc); d != "" {
+			// The incremental review says why it rendered the base (a
+			// base without deploy/); the rest is the same.
+			if tc.noDeploy != (inc.BaseRendered != "") {
+				t.Errorf("base re-rendered: %q", inc.BaseRendered)
+			}
+			if d := cmp.Diff(held, inc, cmpopts.IgnoreFields(diff.Report{}, "BaseRendered")); d != "" {
 				t.Errorf("the incremental review differs from the full one (-full +incremental):\n%s", d)
 			}
 			if !tc.noDeploy && len(fullFiles) >= len(heldFiles) {
@@ -340,8 +344,8 @@ func TestRendererChangeStartsPipelines(t *testing.T) {
 	// What an older renderer wrote: another layout of the same variables,
 	// under its own version.
 	r.Write(file, strings.ReplaceAll(rendered, "\n  ", "\n    "))
-	r.Edit("deploy/index.json", `"generator": "regionctl 0.1.0-test.1"`, `"generator": "regionctl 0.0.9"`)
-	r.Commit("deployed by regionctl 0.0.9")
+	r.Edit("deploy/index.json", `"renderer": "`+renderer().ID+`"`, `"renderer": "sha256:0000"`)
+	r.Commit("deployed by another renderer")
 	r.render()
 	r.Commit("re-rendered by this regionctl")
 	for _, full := range []bool{false, true} {
@@ -349,6 +353,9 @@ func TestRendererChangeStartsPipelines(t *testing.T) {
 		rep, _, _, err := a.review("HEAD~1", "HEAD", true)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if want := "rendered by another renderer (sha256:0000; this is sha256:"; !full && !strings.Contains(rep.BaseRendered, want) {
+			t.Errorf("the review does not say why it rendered the base: %q", rep.BaseRendered)
 		}
 		var files []string
 		for _, f := range rep.Files {
@@ -370,23 +377,27 @@ func TestRendererChangeStartsPipelines(t *testing.T) {
 	}
 }
 
-// TestDevelopmentBuildsRenderEverything: a development build's version
-// names no renderer in particular, so its review renders every cluster.
-func TestDevelopmentBuildsRenderEverything(t *testing.T) {
+// TestModifiedBuildsRenderEverything: a build of modified sources may not
+// be the renderer its ID names, so its review renders every cluster, even
+// against a deploy/ whose index.json names its ID; the same build from
+// committed sources leaves the unchanged clusters out.
+func TestModifiedBuildsRenderEverything(t *testing.T) {
 	r := newReviewRepo(t)
-	stampVersion(t, devVersion)
-	r.render()
-	r.Commit("rendered by a development build")
 	r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
 	r.render()
 	r.Commit("sector change")
-	a := &app{stdout: io.Discard, stderr: io.Discard, root: r.Dir, noCache: true}
-	_, out, _, err := a.review("HEAD~1", "HEAD", true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("skipped %d, version %s", len(out.Skipped), Version)
-	if len(out.Skipped) != 0 {
-		t.Errorf("a development build left out %d clusters", len(out.Skipped))
+	for _, modified := range []bool{false, true} {
+		withRenderer(t, render.Renderer{ID: renderer().ID, Modified: modified})
+		a := &app{stdout: io.Discard, stderr: io.Discard, root: r.Dir, noCache: true}
+		rep, out, _, err := a.review("HEAD~1", "HEAD", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if modified && (len(out.Skipped) != 0 || !strings.Contains(rep.BaseRendered, "modified sources")) {
+			t.Errorf("a build of modified sources left out %d clusters; base re-rendered: %q", len(out.Skipped), rep.BaseRendered)
+		}
+		if !modified && (len(out.Skipped) == 0 || rep.BaseRendered != "") {
+			t.Errorf("a build of committed sources rendered every cluster of a base its renderer wrote: %q", rep.BaseRendered)
+		}
 	}
 }

@@ -9,9 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -296,9 +298,26 @@ func legacyCachePath(path string) string {
 	return filepath.Join(dir, "validate-"+strings.TrimSuffix(strings.TrimPrefix(name, "results-"), ".cache")+".gob")
 }
 
+// renderer is this build's renderer, from its build information (tests
+// replace it).
+var renderer = sync.OnceValue(func() render.Renderer {
+	bi, _ := debug.ReadBuildInfo()
+	return render.Identity(bi)
+})
+
+// cacheSalt is what sets this build apart from other builds of its
+// renderer in cache keys: nothing, when its renderer is known by its
+// source, else the executable's stamp.
+func cacheSalt() string {
+	if renderer().Modified {
+		return binaryStamp()
+	}
+	return ""
+}
+
 // buildIdentity names this build in every cache key and in the render
-// state: the version and the executable's stamp.
-func buildIdentity() string { return Version + "+" + binaryStamp() }
+// state: its renderer and cacheSalt.
+func buildIdentity() string { return renderer().ID + "+" + cacheSalt() }
 
 // binaryStamp identifies the running executable, so that a rebuilt
 // regionctl never trusts results cached by an older build.

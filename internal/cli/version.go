@@ -12,16 +12,21 @@ import (
 	"golang.org/x/mod/semver"
 )
 
-// buildInfo is what a binary says of itself: the version it renders as
-// (deploy/index.json's generator) and the commit it was built from, when
-// the build recorded one.
+// buildInfo is what a binary says of itself: its version, its renderer
+// (deploy/index.json's renderer: builds of one renderer's source share it
+// however they are stamped, and take one another's deploy/ on trust) and
+// the commit it was built from, when the build recorded one.
 type buildInfo struct {
 	Version  string `json:"version"`
-	Commit   string `json:"commit,omitempty"`
-	Time     string `json:"commit_time,omitempty"`
-	Modified bool   `json:"modified,omitempty"`
-	Go       string `json:"go"`
-	Platform string `json:"platform"`
+	Renderer string `json:"renderer"`
+	// RendererModified: built from modified sources, this build's renderer
+	// may not be the one its ID names, so it trusts no committed deploy/.
+	RendererModified bool   `json:"renderer_modified,omitempty"`
+	Commit           string `json:"commit,omitempty"`
+	Time             string `json:"commit_time,omitempty"`
+	Modified         bool   `json:"modified,omitempty"`
+	Go               string `json:"go"`
+	Platform         string `json:"platform"`
 }
 
 // Commit and CommitTime are set with -ldflags -X by builds that have no VCS
@@ -32,8 +37,8 @@ var Commit, CommitTime string
 // `go install github.com/regionctl/regionctl/cmd/regionctl@v1.2.3`, or a
 // build of a clean checkout of a release tag, stamps the module version and
 // no -X flag: that is the version then. Pseudo-versions and +dirty builds
-// keep the development version, so that a development build renders what
-// every other development build renders.
+// keep the development version. The version is not what a render depends
+// on: that is the renderer (render.Identity).
 func init() {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok || Version != devVersion {
@@ -45,7 +50,8 @@ func init() {
 }
 
 func readBuildInfo() buildInfo {
-	out := buildInfo{Version: Version, Commit: Commit, Time: CommitTime, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	r := renderer()
+	out := buildInfo{Version: Version, Renderer: r.ID, RendererModified: r.Modified, Commit: Commit, Time: CommitTime, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return out
@@ -74,7 +80,11 @@ func (bi buildInfo) text() string {
 	if bi.Time != "" {
 		commit += " of " + bi.Time
 	}
-	return fmt.Sprintf("regionctl %s\ncommit %s\n%s %s\n", bi.Version, commit, bi.Go, bi.Platform)
+	rend := bi.Renderer
+	if bi.RendererModified {
+		rend += " (modified sources: trusts no committed deploy/)"
+	}
+	return fmt.Sprintf("regionctl %s\ncommit %s\nrenderer %s\n%s %s\n", bi.Version, commit, rend, bi.Go, bi.Platform)
 }
 
 func (a *app) versionCommand() *cobra.Command {

@@ -40,19 +40,22 @@ type Side struct {
 
 // Report is what a change does. Its JSON form is stable (docs/diff-json.md).
 type Report struct {
-	Base        string            `json:"base"`
-	Head        string            `json:"head"`
-	Uncommitted []string          `json:"uncommitted,omitempty"` // working-tree files included on the head side
-	Sectors     []SectorSummary   `json:"sectors"`               // rollout order
-	Destroyed   []Cluster         `json:"destroyed"`             // delete: true newly set, or gone
-	Pruned      []string          `json:"pruned"`                // deploy/ files the head no longer renders
-	Changes     []ValueChange     `json:"changes"`
-	Waves       []SkippedWave     `json:"skipped_waves"`
-	Drift       []string          `json:"drift"`       // deploy/ files edited by hand: committed bytes that are neither the base's render nor the head's
-	DriftFiles  []FileDiff        `json:"drift_files"` // each drift file as a diff from what config/ renders (a/) to what is committed (b/)
-	Stale       int               `json:"stale"`       // deploy/ files the change's config alters that were not re-rendered yet
-	Files       []FileDiff        `json:"files"`
-	Affected    []AffectedCluster `json:"affected"`
+	Base        string   `json:"base"`
+	Head        string   `json:"head"`
+	Uncommitted []string `json:"uncommitted,omitempty"` // working-tree files included on the head side
+	// BaseRendered says why the base was rendered rather than taken from
+	// its committed deploy/ ("" when it was taken, or with --full).
+	BaseRendered string            `json:"base_rendered,omitempty"`
+	Sectors      []SectorSummary   `json:"sectors"`   // rollout order
+	Destroyed    []Cluster         `json:"destroyed"` // delete: true newly set, or gone
+	Pruned       []string          `json:"pruned"`    // deploy/ files the head no longer renders
+	Changes      []ValueChange     `json:"changes"`
+	Waves        []SkippedWave     `json:"skipped_waves"`
+	Drift        []string          `json:"drift"`       // deploy/ files edited by hand: committed bytes that are neither the base's render nor the head's
+	DriftFiles   []FileDiff        `json:"drift_files"` // each drift file as a diff from what config/ renders (a/) to what is committed (b/)
+	Stale        int               `json:"stale"`       // deploy/ files the change's config alters that were not re-rendered yet
+	Files        []FileDiff        `json:"files"`
+	Affected     []AffectedCluster `json:"affected"`
 }
 
 // Empty reports whether the change does nothing to the fleet.

@@ -33,7 +33,7 @@ func newRepo(t *testing.T) *repo {
 
 // renderDeploy renders the working tree into deploy/, as `regionctl render`.
 func (r *repo) renderDeploy(c *schema.Checker) {
-	_, out, diags, err := render.FromFS(os.DirFS(r.Dir), c, render.Options{Version: "test"})
+	_, out, diags, err := render.FromFS(os.DirFS(r.Dir), c, render.Options{Renderer: "test"})
 	if err != nil || diags.HasErrors() {
 		r.T.Fatal(err, diags)
 	}
@@ -60,7 +60,7 @@ func (r *repo) compare(c *schema.Checker, base, head string) *diff.Report {
 		if err != nil {
 			r.T.Fatal(err)
 		}
-		f, out, diags, err := render.FromFS(fsys, c, render.Options{Version: "test"})
+		f, out, diags, err := render.FromFS(fsys, c, render.Options{Renderer: "test"})
 		if err != nil || diags.HasErrors() {
 			r.T.Fatalf("%s: %v %v", rev, err, diags)
 		}

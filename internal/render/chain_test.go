@@ -22,7 +22,7 @@ import (
 func TestDRAccountNameOfAnotherRegionsCluster(t *testing.T) {
 	load := func(fsys fstest.MapFS) *config.Fleet { return loadFS(t, fsys, "the generated fleet") }
 	fsys := fleetgen.Generate(fleetgen.Options{Sectors: 1, RegionsPerSector: 2, ClustersPerRegion: 2}).FS()
-	opts := render.Options{Version: "test", Charts: fleetgen.Charts, Pipelines: repoPipelines(t)}
+	opts := render.Options{Renderer: "test", Charts: fleetgen.Charts, Pipelines: repoPipelines(t)}
 	if _, diags := render.Render(load(fsys), opts); diags.HasErrors() {
 		t.Fatalf("the generated fleet does not render: %v", diags)
 	}
@@ -63,7 +63,7 @@ func TestDRAccountNameOfAnotherRegionsCluster(t *testing.T) {
 func TestEveryCommercialRegionUnderIAMQuotas(t *testing.T) {
 	fsys := fleetgen.Generate(fleetgen.Options{Sectors: 2, RegionsPerSector: 20, ClustersPerRegion: 4}).FS()
 	f := loadFS(t, fsys, "the generated fleet")
-	out, diags := render.Render(f, render.Options{Version: "test", Charts: fleetgen.Charts, Pipelines: repoPipelines(t)})
+	out, diags := render.Render(f, render.Options{Renderer: "test", Charts: fleetgen.Charts, Pipelines: repoPipelines(t)})
 	if diags.HasErrors() {
 		t.Fatalf("%d regions do not render: %v", len(f.Regions), diags)
 	}
@@ -100,7 +100,7 @@ func TestQuotaOverflowIsRefused(t *testing.T) {
 		fmt.Fprintf(&approvers, "    - arn:aws:iam::123456789012:role/platform-approvers-of-the-on-call-rotation-%02d\n", i)
 	}
 	fsys["config/global/zz-approvers.yaml"] = &fstest.MapFile{Data: []byte(approvers.String())}
-	_, diags := render.Render(loadFS(t, fsys, "the generated fleet"), render.Options{Version: "test", Charts: fleetgen.Charts, Pipelines: repoPipelines(t)})
+	_, diags := render.Render(loadFS(t, fsys, "the generated fleet"), render.Options{Renderer: "test", Charts: fleetgen.Charts, Pipelines: repoPipelines(t)})
 	for _, d := range diags {
 		if strings.Contains(d.Detail, "approver-trust.json is ") && strings.Contains(d.Detail, "over AWS's limit of 2048 for a role trust policy") {
 			return

@@ -82,7 +82,7 @@ func fidelityRender(t *testing.T, topology string) *render.Output {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, diags := render.Render(f, render.Options{Version: "test", Pipelines: pipelines,
+	out, diags := render.Render(f, render.Options{Renderer: "test", Pipelines: pipelines,
 		Charts: []string{"cluster-lifecycle-manager", "hypershift-operator", "observability", "platform-api"}})
 	if diags.HasErrors() {
 		t.Fatal(diags)

@@ -22,7 +22,7 @@ func TestGeneratedFleetRenders(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	if _, diags := render.Render(f, render.Options{Version: "test",
+	if _, diags := render.Render(f, render.Options{Renderer: "test",
 		Charts: []string{"cluster-lifecycle-manager", "hypershift-operator", "observability", "platform-api"}}); diags.HasErrors() {
 		t.Fatal(diags)
 	}

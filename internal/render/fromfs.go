@@ -49,6 +49,10 @@ type Pair struct {
 	// Trusted is the base's index.json when trust gave it: written by
 	// this renderer.
 	Trusted *Index
+	// BaseRendered says why a review that would have taken the base from
+	// its committed deploy/ rendered it ("" when it did not, or was not
+	// asked to take it: a whole review).
+	BaseRendered string
 }
 
 // Streams hand the files of a whole review's renders to Sinks
@@ -67,8 +71,8 @@ type Streams struct {
 // FromFSPair loads and renders the base and head of a review; head is the
 // head's fleet as parsed already (fleet.Parse), or nil. trust, when set,
 // returns the base's committed index.json if this renderer wrote it, else
-// nil; it is called once the fleets are loaded, so that it may wait for
-// the index to be read. With that index (trusted), and
+// nil and why not; it is called once the fleets are loaded, so that it may
+// wait for the index to be read. With that index (trusted), and
 // when both sides have the same charts and Pipelines, the clusters whose
 // effective configs are identical on both sides are neither checked nor
 // rendered: they render the same on both sides, so they cannot differ. With
@@ -77,12 +81,13 @@ type Streams struct {
 // committed, and the index names those files and their owners
 // (CommittedOutput). Without trusted each side is loaded and rendered whole;
 // streams, when set, then take each side's files as they are rendered.
-func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checker, opts Options, trust func() *Index, streams *Streams) (*Pair, error) {
+func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checker, opts Options, trust func() (*Index, string), streams *Streams) (*Pair, error) {
 	if head == nil {
 		head = fleet.Parse(headFS, "config", checker)
 	}
 	incremental := trust != nil
 	var trusted *Index
+	var why string
 	var charts [2][]string
 	var pipelines [2]tekton.Pipelines
 	for i, fsys := range []fs.FS{baseFS, headFS} {
@@ -114,7 +119,10 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 	if incremental && reflect.DeepEqual(charts[0], charts[1]) && (pipelines[0] == nil) == (pipelines[1] == nil) &&
 		pipelines[0].Signature() == pipelines[1].Signature() {
 		p.Pair = fleet.LoadPair(baseFS, head, "config", checker, gitOpsDigest)
-		if trusted = trust(); trusted == nil || !trusted.lists(p.Unchanged) {
+		if trusted, why = trust(); trusted == nil || !trusted.lists(p.Unchanged) {
+			if trusted != nil {
+				why = "the base's deploy/index.json does not list every cluster whose inputs did not change"
+			}
 			// The base's deploy/ was not rendered by this renderer, or
 			// does not list some unchanged cluster (it was not rendered
 			// when committed): its files cannot stand in for a render, so
@@ -124,7 +132,10 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 	} else {
 		whole()
 		if incremental {
-			trusted = trust()
+			trusted, why = trust()
+			if why == "" {
+				why = "charts/ or the Pipelines differ between the sides, so every cluster's inputs do"
+			}
 		}
 	}
 	p.Trusted = trusted
@@ -164,6 +175,12 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 		p.BaseOut = CommittedOutput(trusted, p.Unchanged, p.SameRegions)
 	} else {
 		p.BaseOut = render(p.Base, &p.BaseDiags, 0)
+		if incremental {
+			if why == "" {
+				why = "the base's deploy/index.json does not list every cluster of the base"
+			}
+			p.BaseRendered = why
+		}
 	}
 	p.HeadOut = render(p.Head, &p.HeadDiags, 1)
 	return p, nil

@@ -49,7 +49,7 @@ func FuzzTFVarsAndRunsRoundTrip(f *testing.F) {
 		if diags.HasErrors() {
 			return // refused with a message: allowed
 		}
-		out, diags := render.Render(fl, render.Options{Version: "fuzz", Pipelines: pipelines, Charts: []string{"cluster-lifecycle-manager", "hypershift-operator", "observability", "platform-api"}})
+		out, diags := render.Render(fl, render.Options{Renderer: "fuzz", Pipelines: pipelines, Charts: []string{"cluster-lifecycle-manager", "hypershift-operator", "observability", "platform-api"}})
 		if diags.HasErrors() {
 			return
 		}

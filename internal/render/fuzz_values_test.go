@@ -45,7 +45,7 @@ func FuzzValuesRoundTrip(f *testing.F) {
 		if diags.HasErrors() {
 			return // refused with a message: allowed
 		}
-		out, diags := render.Render(fl, render.Options{Version: "fuzz", Charts: []string{"cluster-lifecycle-manager", "hypershift-operator", "observability", "platform-api"}})
+		out, diags := render.Render(fl, render.Options{Renderer: "fuzz", Charts: []string{"cluster-lifecycle-manager", "hypershift-operator", "observability", "platform-api"}})
 		if diags.HasErrors() {
 			return
 		}

@@ -51,7 +51,7 @@ func renderDir(t testing.TB, root string) *render.Output {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, diags := render.Render(load(t, root), render.Options{Version: testVersion, Charts: charts, Pipelines: repoPipelines(t)})
+	out, diags := render.Render(load(t, root), render.Options{Renderer: testVersion, Charts: charts, Pipelines: repoPipelines(t)})
 	if diags.HasErrors() {
 		t.Fatalf("%s: %v", root, diags)
 	}
@@ -130,8 +130,9 @@ func TestRepositoryDeployIsFresh(t *testing.T) {
 	}
 }
 
-// withVersion re-renders the index with the version the committed tree was
-// written by, so the test does not depend on the test's version string.
+// withVersion re-renders the index with the renderer the committed tree
+// was written by, so the test does not depend on the Go release the test
+// runs with (make test's last step holds the built binary to deploy/ whole).
 func withVersion(t *testing.T, out *render.Output) *render.Output {
 	t.Helper()
 	old, err := deploytree.ReadIndex(deploytree.OS{}, "../../deploy")
@@ -139,7 +140,7 @@ func withVersion(t *testing.T, out *render.Output) *render.Output {
 		t.Fatalf("reading deploy/index.json: %v", err)
 	}
 	idx := *out.Index
-	idx.Generator = old.Generator
+	idx.Renderer = old.Renderer
 	b, err := render.MarshalIndex(&idx)
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +186,7 @@ func TestByteStable(t *testing.T) {
 		t.Fatal(diags)
 	}
 	charts, _ := render.ReadCharts(os.DirFS("../.."))
-	out, diags := render.Render(f, render.Options{Version: testVersion, Charts: charts, Pipelines: repoPipelines(t)})
+	out, diags := render.Render(f, render.Options{Renderer: testVersion, Charts: charts, Pipelines: repoPipelines(t)})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -215,7 +216,7 @@ func BenchmarkRender(b *testing.B) {
 	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {
 			dir := filepath.Join(b.TempDir(), "deploy")
-			out, diags := render.Render(f, render.Options{Version: "bench"})
+			out, diags := render.Render(f, render.Options{Renderer: "bench"})
 			if diags.HasErrors() {
 				b.Fatal(diags)
 			}
@@ -226,7 +227,7 @@ func BenchmarkRender(b *testing.B) {
 	})
 	b.Run("unchanged", func(b *testing.B) {
 		dir := filepath.Join(b.TempDir(), "deploy")
-		opts := render.Options{Version: "bench", Cache: cache.NewMemory()}
+		opts := render.Options{Renderer: "bench", Cache: cache.NewMemory()}
 		out, _ := render.Render(f, opts)
 		if _, err := deploytree.Write(deploytree.OS{}, dir, out, deploytree.Options{}); err != nil {
 			b.Fatal(err)

@@ -14,7 +14,7 @@ import (
 // each field (TestCacheKeyCoversEveryInput). A new input of renderCluster
 // belongs here, or cached renders return what the old input made.
 type clusterInputs struct {
-	Renderer    string // regionctl's version and build stamp
+	Renderer    string // the renderer (Options.Renderer) and the cache salt
 	ID          string
 	Type        string
 	Sector      string
@@ -28,7 +28,7 @@ type clusterInputs struct {
 
 func (r *renderer) inputsOf(c *config.Cluster) clusterInputs {
 	return clusterInputs{
-		Renderer:    r.opts.Version + "+" + r.opts.CacheSalt,
+		Renderer:    r.opts.Renderer + "+" + r.opts.CacheSalt,
 		ID:          c.ID(),
 		Type:        c.Type,
 		Sector:      c.SectorName(),

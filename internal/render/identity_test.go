@@ -39,7 +39,7 @@ func TestCacheKeyCoversEveryInput(t *testing.T) {
 		return f
 	}
 	pipelines := repoPipelines(t)
-	base := render.Options{Version: "test", CacheSalt: "build-1", Charts: fleetgen.Charts, Pipelines: pipelines}
+	base := render.Options{Renderer: "test", CacheSalt: "build-1", Charts: fleetgen.Charts, Pipelines: pipelines}
 	baseFleet := load(nil)
 
 	// A Pipeline that no longer declares a param the PipelineRuns pass.

@@ -64,7 +64,7 @@ func TestRenderRefusesRunsTheirPipelineRejects(t *testing.T) {
 		t.Run(tc.what, func(t *testing.T) {
 			p := clone()
 			tc.change(p)
-			_, diags := render.Render(f, render.Options{Version: testVersion, Charts: charts, Pipelines: p})
+			_, diags := render.Render(f, render.Options{Renderer: testVersion, Charts: charts, Pipelines: p})
 			if !diags.HasErrors() {
 				t.Fatalf("rendered")
 			}
@@ -79,7 +79,7 @@ func TestRenderRefusesRunsTheirPipelineRejects(t *testing.T) {
 	}
 	// The repository's own Pipelines accept every run: the cases above fail
 	// for the change alone.
-	if _, diags := render.Render(f, render.Options{Version: testVersion, Charts: charts, Pipelines: clone()}); diags.HasErrors() {
+	if _, diags := render.Render(f, render.Options{Renderer: testVersion, Charts: charts, Pipelines: clone()}); diags.HasErrors() {
 		t.Fatal(diags)
 	}
 }

@@ -60,7 +60,7 @@ func TestVersionedValueThatDeploysNothingIsRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			charts, _ := render.ReadCharts(os.DirFS(dir))
-			_, diags := render.Render(load(t, dir), render.Options{Version: testVersion, Charts: charts, Pipelines: repoPipelines(t)})
+			_, diags := render.Render(load(t, dir), render.Options{Renderer: testVersion, Charts: charts, Pipelines: repoPipelines(t)})
 			if !diags.HasErrors() || !strings.Contains(diags.Error(), tc.want) || !strings.Contains(diags.Error(), "reaches nothing") || !strings.Contains(diags.Error(), "defaults.yaml:") {
 				t.Errorf("diagnostics: %v", diags)
 			}

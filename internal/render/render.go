@@ -32,7 +32,10 @@ type Artifact struct {
 
 // Options configure a render.
 type Options struct {
-	Version string // regionctl's version, recorded in index.json
+	// Renderer names the renderer (Identity's ID); index.json records it,
+	// and a review takes a base's deploy/ on trust only when its index
+	// names the same renderer.
+	Renderer string
 	// Roots holds the Terraform roots whose variables tfvars are checked
 	// against; nil means the embedded terraform.Roots.
 	Roots fs.FS
@@ -49,8 +52,10 @@ type Options struct {
 	// Memo, when set with Cache, shares decoded artifacts between renders
 	// of one invocation (both sides of a review).
 	Memo *Memo
-	// CacheSalt is mixed into every cache key; the CLI passes a stamp of
-	// its own binary so that a rebuilt regionctl re-renders.
+	// CacheSalt is mixed into every cache key beside Renderer; the CLI
+	// passes a stamp of its own binary when its renderer is not known by
+	// its source alone (Renderer.Modified), so that a rebuilt regionctl
+	// re-renders.
 	CacheSalt string
 	// Skip names clusters (by ID) not to render: a review leaves out the
 	// clusters whose inputs are the same on both sides (fleet.LoadPair).
@@ -205,7 +210,7 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	}
 	arts, _ = r.held(arts, nil) // the central and installation files
 	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
-	idx := buildIndex(f, arts, opts.Version, hashes, regionHashes)
+	idx := buildIndex(f, arts, opts.Renderer, hashes, regionHashes)
 	b, err := MarshalIndex(idx)
 	if err != nil {
 		return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "deploy/index.json"}, err.Error(), "cannot encode index.json")}
@@ -270,7 +275,7 @@ func (r *renderer) cachedRegion(reg *config.Region, cr *chainRegion) ([]Artifact
 	if r.opts.Cache == nil && r.opts.Memo == nil {
 		return r.held(r.chainArtifacts(reg, cr))
 	}
-	key := regionInputs{Renderer: r.opts.Version + "+" + r.opts.CacheSalt, Region: reg.Name, Sector: reg.Sector.Name, Chain: cr}.key()
+	key := regionInputs{Renderer: r.opts.Renderer + "+" + r.opts.CacheSalt, Region: reg.Name, Sector: reg.Sector.Name, Chain: cr}.key()
 	return r.cached(key, func() ([]Artifact, diag.Diagnostics) { return r.held(r.chainArtifacts(reg, cr)) })
 }
 

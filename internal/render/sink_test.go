@@ -18,7 +18,7 @@ import (
 // (its per-region and per-cluster hashes) included.
 func TestSinkTakesEveryRegionAndClusterFile(t *testing.T) {
 	f := loadFS(t, fleetgen.Generate(fleetgen.Options{Sectors: 2, RegionsPerSector: 2, ClustersPerRegion: 11}).FS(), "generated")
-	opts := render.Options{Version: testVersion, Charts: []string{"cluster-lifecycle-manager", "hypershift-operator", "observability", "platform-api"},
+	opts := render.Options{Renderer: testVersion, Charts: []string{"cluster-lifecycle-manager", "hypershift-operator", "observability", "platform-api"},
 		Pipelines: repoPipelines(t), Cache: cache.NewMemory(), Memo: &render.Memo{}}
 	whole, diags := render.Render(f, opts)
 	if diags.HasErrors() {
@@ -89,8 +89,8 @@ func TestHeldFilesTakeTheirSize(t *testing.T) {
 	f := loadFS(t, fleetgen.Generate(fleetgen.Options{Sectors: 1, RegionsPerSector: 2, ClustersPerRegion: 3}).FS(), "generated")
 	charts := []string{"cluster-lifecycle-manager", "hypershift-operator", "observability", "platform-api"}
 	for _, opts := range []render.Options{
-		{Version: testVersion, Pipelines: repoPipelines(t), Charts: charts},
-		{Version: testVersion, Pipelines: repoPipelines(t), Charts: charts, Cache: cache.NewMemory(), Memo: &render.Memo{}},
+		{Renderer: testVersion, Pipelines: repoPipelines(t), Charts: charts},
+		{Renderer: testVersion, Pipelines: repoPipelines(t), Charts: charts, Cache: cache.NewMemory(), Memo: &render.Memo{}},
 	} {
 		out, diags := render.Render(f, opts)
 		if diags.HasErrors() {

@@ -40,11 +40,12 @@ type Options struct {
 	Hold    bool
 	Checker *schema.Checker
 	Render  render.Options
-	// Trusted says Render.Version names exactly one renderer (a stamped
-	// release or snapshot build): only then is a base's deploy/ whose
-	// index.json names that version taken as what this renderer makes of
-	// the base's inputs, and the clusters whose inputs did not change left
-	// unrendered. A development build renders every cluster.
+	// Trusted says Render.Renderer names this build's renderer by its
+	// source (render.Renderer.Modified is false): only then is a base's
+	// deploy/ whose index.json names that renderer taken as what this
+	// renderer makes of the base's inputs, and the clusters whose inputs
+	// did not change left unrendered. A build of modified sources renders
+	// every cluster.
 	Trusted bool
 	// Partial lets a change that skips a step of some clusters' deletion
 	// through: those clusters are in Result.Refused, for the caller to
@@ -192,13 +193,10 @@ func Run(o Options) (*Result, error) {
 		return baseDeploy
 	}
 	defer waitDeployed()
-	var trust func() *render.Index
-	if !o.Full && o.Trusted {
-		trust = func() *render.Index {
-			if idx := waitDeployed().index; idx != nil && idx.Generator == "regionctl "+o.Render.Version {
-				return idx
-			}
-			return nil
+	var trust func() (*render.Index, string)
+	if !o.Full {
+		trust = func() (*render.Index, string) {
+			return trustIndex(waitDeployed().index, o.Render.Renderer, o.Trusted)
 		}
 	}
 	if o.Head == "" {
@@ -326,6 +324,7 @@ func Run(o Options) (*Result, error) {
 	diff.MarkDowngrades(r, orders)
 	diff.Redact(r)
 	r.Uncommitted = uncommitted
+	r.BaseRendered = pair.BaseRendered
 	return &Result{Report: r, HeadOut: headSide.Output, HeadCommit: head, HeadFleet: pair.Head, Refused: skips}, nil
 }
 
@@ -452,3 +451,30 @@ func readIndex(fsys fs.FS) *render.Index {
 }
 
 func short(c *object.Commit) string { return c.Hash.String()[:8] }
+
+// trustIndex is the base's committed index.json when a review may take the
+// base's deploy/ as what this renderer makes of its inputs (idx names
+// renderer, and this build is known by its source: trusted), else nil and
+// why not, for the review's header.
+func trustIndex(idx *render.Index, renderer string, trusted bool) (*render.Index, string) {
+	switch {
+	case !trusted:
+		return nil, "this regionctl is built from modified sources, so it trusts no committed deploy/ (regionctl version)"
+	case idx == nil:
+		return nil, "the base committed no readable deploy/index.json"
+	case idx.Renderer == "":
+		return nil, "the base's deploy/index.json names no renderer (written before regionctl recorded one)"
+	case idx.Renderer != renderer:
+		return nil, fmt.Sprintf("the base's deploy/ was rendered by another renderer (%s; this is %s)", shortID(idx.Renderer), shortID(renderer))
+	}
+	return idx, ""
+}
+
+// shortID is a renderer's ID as a reader compares them: sha256: and 12
+// hex digits.
+func shortID(id string) string {
+	if len(id) > len("sha256:")+12 {
+		return id[:len("sha256:")+12]
+	}
+	return id
+}

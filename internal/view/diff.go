@@ -52,6 +52,9 @@ func (p *Printer) DiffText(r *diff.Report) {
 	if len(r.Uncommitted) > 0 {
 		fmt.Fprintf(w, "  includes %s not yet committed: %s\n", plural1(len(r.Uncommitted), "file"), strings.Join(r.Uncommitted, ", "))
 	}
+	if r.BaseRendered != "" {
+		fmt.Fprintf(w, "  base re-rendered: %s\n", r.BaseRendered)
+	}
 	fmt.Fprintf(w, "  %s\n", Headline(r))
 	if r.Stale > 0 {
 		fmt.Fprintf(w, "  %s in deploy/ not re-rendered yet: run regionctl render and commit them\n", plural1(r.Stale, "file"))
@@ -190,6 +193,9 @@ func diffMarkdown(r *diff.Report) string {
 	fmt.Fprintf(&b, "### regionctl render --diff\n\n%s → %s", code(r.Base), code(r.Head))
 	if len(r.Uncommitted) > 0 {
 		fmt.Fprintf(&b, " (with %s not yet committed)", plural1(len(r.Uncommitted), "file"))
+	}
+	if r.BaseRendered != "" {
+		fmt.Fprintf(&b, "\n\nBase re-rendered: %s", text(r.BaseRendered))
 	}
 	fmt.Fprintf(&b, "\n\n**%s**\n", Headline(r))
 	if r.Stale > 0 {

@@ -22,14 +22,15 @@ import (
 )
 
 func main() {
-	bin := flag.String("bin", "bin/regionctl", "the regionctl binary to measure (a stamped build, as releases are)")
+	bin := flag.String("bin", "bin/regionctl", "the regionctl binary to measure (a release build)")
+	plain := flag.String("plain", "", "a plain go build of the same source, whose reviews are measured beside -bin's")
 	sectors := flag.Int("sectors", 5, "sectors of the generated fleet")
 	regions := flag.Int("regions", 40, "regions per sector")
 	clusters := flag.Int("clusters", 11, "clusters per region")
 	rounds := flag.Int("rounds", 5, "rounds; each runs every command once, in turn")
 	write := flag.String("write", "", "replace the whole-process section of this markdown file (BENCHMARKS.md)")
 	flag.Parse()
-	if err := run(*bin, *sectors, *regions, *clusters, *rounds, *write); err != nil {
+	if err := run(*bin, *plain, *sectors, *regions, *clusters, *rounds, *write); err != nil {
 		fmt.Fprintf(os.Stderr, "procbench: %v\n", err)
 		os.Exit(1)
 	}
@@ -42,16 +43,22 @@ type op struct {
 	args  []string // the command
 	env   []string
 	setup func() error // before each run, not timed
+	at    func(*op)    // before each run: sets the round's directory or arguments
 	times []time.Duration
 	peaks []int64 // KiB
 	user  []time.Duration
 	sys   []time.Duration
 }
 
-func run(bin string, sectors, regions, clusters, rounds int, write string) error {
+func run(bin, plain string, sectors, regions, clusters, rounds int, write string) error {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return err
+	}
+	if plain != "" {
+		if plain, err = filepath.Abs(plain); err != nil {
+			return err
+		}
 	}
 	src, _ := os.Getwd()
 	work, err := os.MkdirTemp("", "regionctl-procbench-")
@@ -65,14 +72,26 @@ func run(bin string, sectors, regions, clusters, rounds int, write string) error
 	if err := fixture(bin, src, fleet, sectors, regions, clusters); err != nil {
 		return err
 	}
-	// cold runs in a clone whose deploy/ is removed before each run; the
-	// rest in a clone left as checked out.
-	cold, warm := filepath.Join(work, "cold"), filepath.Join(work, "warm")
-	for _, d := range []string{cold, warm} {
-		if err := sh(work, "git", "clone", "-q", fleet, d); err != nil {
+	// The rest run in a clone left as checked out. Each cold render has a
+	// clone of its own, made before any timed run, holding the inputs only
+	// (nothing deleted, so no render creates files beside just-freed
+	// inodes), and each cp -r a fresh target: both sides of the ratio
+	// create the same tree on the same disk in the same state.
+	warm := filepath.Join(work, "warm")
+	if err := sh(work, "git", "clone", "-q", fleet, warm); err != nil {
+		return err
+	}
+	colds := make([]string, rounds)
+	for r := range colds {
+		colds[r] = filepath.Join(work, fmt.Sprintf("cold-%d", r))
+		if err := sh(work, "git", "clone", "-q", "--no-checkout", fleet, colds[r]); err != nil {
+			return err
+		}
+		if err := sh(colds[r], "git", "checkout", "HEAD", "--", ".", ":(exclude)deploy"); err != nil {
 			return err
 		}
 	}
+	round := 0
 	cacheDir := filepath.Join(work, "cache")
 	freshCache := func() error { return os.RemoveAll(cacheDir) }
 	env := []string{"REGIONCTL_CACHE_DIR=" + cacheDir, "NO_COLOR=1"}
@@ -92,25 +111,30 @@ func run(bin string, sectors, regions, clusters, rounds int, write string) error
 	copyTo := filepath.Join(work, "copy")
 	ops := []*op{
 		{name: "git status --porcelain (reference)", dir: warm, args: []string{"git", "status", "--porcelain"}},
-		{name: "cp -r deploy (reference)", dir: warm, args: []string{"cp", "-r", "deploy", copyTo}, setup: func() error { return os.RemoveAll(copyTo) }},
-		{name: "validate, cold", dir: warm, args: []string{bin, "validate"}, env: env, setup: freshCache},
-		{name: "render into an empty deploy/, cold", dir: cold, args: []string{bin, "render"}, env: env, setup: func() error {
-			if err := freshCache(); err != nil {
-				return err
-			}
-			if err := os.RemoveAll(filepath.Join(cold, ".regionctl")); err != nil {
-				return err
-			}
-			return os.RemoveAll(filepath.Join(cold, "deploy"))
+		{name: "cp -r deploy (reference)", dir: warm, args: []string{"cp", "-r", "deploy", copyTo}, at: func(o *op) {
+			o.args[len(o.args)-1] = fmt.Sprintf("%s-%d", copyTo, round)
 		}},
+		{name: "validate, cold", dir: warm, args: []string{bin, "validate"}, env: env, setup: freshCache},
+		{name: "render into an empty deploy/, cold", args: []string{bin, "render"}, env: env, setup: freshCache, at: func(o *op) { o.dir = colds[round] }},
 		{name: "render, nothing changed", dir: warm, args: []string{bin, "render"}, env: warmEnv},
 		{name: "render --diff --base HEAD~1, cold", dir: warm, args: []string{bin, "render", "--diff", "--base", "HEAD~1"}, env: env, setup: freshCache},
 		{name: "affected --base HEAD~1, cold", dir: warm, args: []string{bin, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache},
 	}
+	if plain != "" {
+		// One program however built: a plain go build trusts what the
+		// release build trusts, so its reviews take as long.
+		ops = append(ops,
+			&op{name: "render --diff --base HEAD~1, cold, plain go build", dir: warm, args: []string{plain, "render", "--diff", "--base", "HEAD~1"}, env: env, setup: freshCache},
+			&op{name: "affected --base HEAD~1, cold, plain go build", dir: warm, args: []string{plain, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache})
+	}
 	loadBefore := loadavg()
 	for r := 0; r < rounds; r++ {
+		round = r
 		fmt.Fprintf(os.Stderr, "procbench: round %d of %d\n", r+1, rounds)
 		for _, o := range ops {
+			if o.at != nil {
+				o.at(o)
+			}
 			if o.setup != nil {
 				if err := o.setup(); err != nil {
 					return err

@@ -60,7 +60,7 @@ func install(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, diags := render.Render(f, render.Options{Version: "test", Charts: charts})
+	out, diags := render.Render(f, render.Options{Renderer: "test", Charts: charts})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

@@ -100,7 +100,7 @@ func TestRenderedTfvarsMatchTheirRoots(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, diags := render.Render(f, render.Options{Version: "test", Charts: charts})
+		out, diags := render.Render(f, render.Options{Renderer: "test", Charts: charts})
 		if diags.HasErrors() {
 			t.Fatal(diags)
 		}
