@@ -14,13 +14,15 @@ import (
 // An unchanged render only looks, as git status does: after a clean render
 // (no diagnostic at all), the size and modification time of every file it
 // read (config/, charts/, pipelines/tekton/, the git refs the merge base
-// comes from) and wrote (deploy/) are kept in .regionctl/render-state.json.
-// The next render (not render --check, the gate CI runs: it compares
-// bytes) stats the same files; when nothing
-// differs, the same regionctl built it, and no file was modified too close
-// to the snapshot to tell, there is nothing to render: it says so. Any
-// difference, --no-cache, or a repository it cannot see whole (--root inside
-// another repository) renders as before.
+// comes from) and wrote (deploy/) are kept in .regionctl/render-state.json,
+// with the contents' hashes of the files it wrote too close to that record
+// for their times to prove anything (renderstate.Record). The next render
+// (not render --check, the gate CI runs: it compares bytes) stats the same
+// files and reads those few; when nothing differs and the same regionctl
+// built it, there is nothing to render: it says so. Any difference, an
+// input modified while the render that recorded ran, --no-cache, or a
+// repository it cannot see whole (--root inside another repository)
+// renders as before.
 
 const stateFile = "render-state.json"
 
@@ -76,7 +78,7 @@ func (a *app) unchangedSinceLastRender() (int, bool) {
 		return 0, false
 	}
 	now, err := a.snapshot()
-	if err != nil || !st.Unchanged(buildIdentity(), now) {
+	if err != nil || !st.Unchanged(buildIdentity(), a.root, now) {
 		return 0, false
 	}
 	return st.Rendered, true
@@ -94,14 +96,12 @@ func (a *app) recordRender(files int) {
 		_ = os.Remove(path)
 		return
 	}
-	taken := time.Now().UnixNano()
+	snapped := time.Now()
 	now, err := a.snapshot()
-	if err != nil {
-		_ = os.Remove(path)
-		return
+	if err == nil {
+		err = renderstate.Record(path, a.root, buildIdentity(), files, a.began, snapped, now, deployDir)
 	}
-	st := &renderstate.State{Renderer: buildIdentity(), Taken: taken, Files: now, Rendered: files}
-	if err := st.Save(path); err != nil {
+	if err != nil {
 		// An old record must not outlive the render it described.
 		_ = os.Remove(path)
 	}

@@ -154,6 +154,45 @@ func TestCheckComparesBytes(t *testing.T) {
 	}
 }
 
+// TestRenderAfterAWritingRenderOnlyLooks: the render right after one that
+// wrote deploy/ finds nothing to do by size and time, the files written
+// within a clock tick of the record held to their recorded contents; a
+// same-size edit of one of them, keeping its time, is rendered over.
+func TestRenderAfterAWritingRenderOnlyLooks(t *testing.T) {
+	r := testrepo.Golden(t, "minimal")
+	run := func(args ...string) (int, string) {
+		var out strings.Builder
+		code := Run(append([]string{"--root", r.Dir}, args...), &out, &out)
+		return code, out.String()
+	}
+	// The inputs were copied an hour ago, not while the render ran.
+	old := time.Now().Add(-time.Hour)
+	filepath.WalkDir(r.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil {
+			os.Chtimes(p, old, old)
+		}
+		return nil
+	})
+	if code, out := run("render"); code != 0 || !strings.Contains(out, "added") {
+		t.Fatalf("render: exit %d\n%s", code, out)
+	}
+	if code, out := run("render"); code != 0 || !strings.Contains(out, "by size and time") {
+		t.Fatalf("the render right after a writing one rendered again: exit %d\n%s", code, out)
+	}
+	file := filepath.Join(r.Dir, "deploy", "index.json")
+	fi, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(file)
+	b[strings.Index(string(b), `"generator": "regionctl`)+len(`"generator": "`)] = 'R' // same size
+	os.WriteFile(file, b, fi.Mode())
+	os.Chtimes(file, fi.ModTime(), fi.ModTime())
+	if code, out := run("render"); code != 0 || strings.Contains(out, "by size and time") || !strings.Contains(out, "changed index.json") {
+		t.Errorf("a same-size, same-time edit of a just-written file was trusted: exit %d\n%s", code, out)
+	}
+}
+
 // TestPipelinesRefuseDrift: a pipeline applies only what the config of its
 // commit renders: with a file of deploy/ edited by hand, it refuses before
 // any step, naming the file, and reaches for no cloud at all.

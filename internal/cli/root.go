@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -68,11 +69,14 @@ var errReported = errors.New("reported")
 // app is the state shared by the commands of one invocation.
 type app struct {
 	stdout, stderr io.Writer
-	root           string
-	noColor        bool
-	quiet          bool
-	noCache        bool
-	cacheDir       string
+	// began is when this invocation started, before it read anything: a
+	// render's record holds no input modified after it (renderstate).
+	began    time.Time
+	root     string
+	noColor  bool
+	quiet    bool
+	noCache  bool
+	cacheDir string
 
 	// store is the result cache of this invocation, nil with --no-cache.
 	store         *cache.File
@@ -117,7 +121,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	a := &app{stdout: stdout, stderr: stderr}
+	a := &app{stdout: stdout, stderr: stderr, began: time.Now()}
 	cmd := a.rootCommand()
 	cmd.SetArgs(args)
 	cmd.SetOut(stdout)

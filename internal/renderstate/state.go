@@ -5,11 +5,14 @@
 package renderstate
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -72,10 +75,14 @@ func Take(root string, trees, files []string) (Snapshot, error) {
 type State struct {
 	// Renderer identifies the regionctl build that rendered.
 	Renderer string `json:"renderer"`
-	// Taken is when the snapshot was taken: a file modified at or after it
-	// (in the same clock tick) cannot be told unchanged by its time.
-	Taken int64    `json:"taken_ns"`
-	Files Snapshot `json:"files"`
+	// RacyFrom is the first modification time, in the file system's own
+	// clock, that cannot prove a file unchanged: a file modified after the
+	// snapshot, in the clock tick of the time recorded, keeps its size and
+	// time. Files modified at or after it are held to Hashes instead.
+	RacyFrom int64    `json:"racy_from_ns"`
+	Files    Snapshot `json:"files"`
+	// Hashes are the SHA-256 of the racy files' contents, by path.
+	Hashes map[string]string `json:"hashes,omitempty"`
 	// Rendered is how many files deploy/ holds.
 	Rendered int `json:"rendered"`
 }
@@ -118,23 +125,124 @@ func (s *State) Save(path string) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// racyWindow is how close to the snapshot a modification time may be and
-// still prove nothing: file systems keep times in ticks of up to a few
-// milliseconds (2 s on FAT), so a file written just after the snapshot can
-// carry its time.
-const racyWindow = 2 * time.Second
+// tick is how far apart two modifications of a file may be and still get
+// one time: file systems keep times in ticks of up to 2 s (FAT). One that
+// keeps nanoseconds (any time off the millisecond shows it) stamps them
+// from the kernel's coarse clock, whose tick is a jiffy (at most 10 ms);
+// 100 ms leaves room.
+func tick(s Snapshot) time.Duration {
+	for _, st := range s {
+		if st.MTime%int64(time.Millisecond) != 0 {
+			return 100 * time.Millisecond
+		}
+	}
+	return 2 * time.Second
+}
 
-// Unchanged reports whether now, taken by the same renderer, is the
-// recorded snapshot: the same files with the same sizes and times, none of
-// them modified too close to the snapshot to tell.
-func (s *State) Unchanged(renderer string, now Snapshot) bool {
-	if s == nil || s.Renderer != renderer || len(now) != len(s.Files) {
+// fsClock is how far the file system's clock (the times it stamps, which
+// a network file system takes from its server) is ahead of this process's,
+// as a file created in dir shows; erring low, so that times compared with
+// it are taken as later than they are.
+func fsClock(dir string) (time.Duration, error) {
+	f, err := os.CreateTemp(dir, ".clock-*")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	if _, err := f.Write([]byte{0}); err != nil {
+		return 0, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return info.ModTime().Sub(time.Now()), nil
+}
+
+// Record keeps at path the state of a render of root by renderer that
+// began at began and wrote the tree written (deploy), with now, the
+// snapshot Take took from snapped on, after the render. A file the render
+// read (any outside written) modified since shortly before began may have
+// changed after the render read it: then nothing is recorded, and the
+// next render renders. Files of written modified too close to the
+// snapshot for their time to prove anything are hashed, so that the
+// render right after one that wrote files need not render again.
+func Record(path, root, renderer string, rendered int, began, snapped time.Time, now Snapshot, written string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	ahead, err := fsClock(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	window := tick(now)
+	readFrom := began.Add(ahead).Add(-window).UnixNano()
+	racyFrom := snapped.Add(ahead).Add(-window).UnixNano()
+	st := &State{Renderer: renderer, RacyFrom: racyFrom, Files: now, Rendered: rendered}
+	prefix := written + "/"
+	for p, f := range now {
+		if !strings.HasPrefix(p, prefix) {
+			if f.MTime >= readFrom {
+				return errRacyInput
+			}
+			continue
+		}
+		if f.MTime < racyFrom {
+			continue
+		}
+		sum, err := hashFile(root, p, f)
+		if err != nil {
+			return err
+		}
+		if st.Hashes == nil {
+			st.Hashes = map[string]string{}
+		}
+		st.Hashes[p] = sum
+	}
+	return st.Save(path)
+}
+
+var errRacyInput = errors.New("an input was modified while the render ran")
+
+// hashFile is the SHA-256 of root/p, which must still be as st says (a
+// file that changes while it is read proves nothing).
+func hashFile(root, p string, st Stat) (string, error) {
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+	if err != nil {
+		return "", err
+	}
+	info, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p)))
+	if err != nil {
+		return "", err
+	}
+	if !info.Mode().IsRegular() || (Stat{info.Size(), info.ModTime().UnixNano()}) != st || int64(len(b)) != st.Size {
+		return "", errors.New("changed while it was read: " + p)
+	}
+	return fmt.Sprintf("%x", sha256.Sum256(b)), nil
+}
+
+// Unchanged reports whether now, taken of root by the same renderer, is
+// the recorded snapshot: the same files with the same sizes and times, and
+// those modified too close to the snapshot to tell by their time with the
+// contents recorded.
+func (s *State) Unchanged(renderer, root string, now Snapshot) bool {
+	if s == nil || s.Renderer != renderer || len(now) != len(s.Files) || s.RacyFrom == 0 {
 		return false
 	}
-	racy := s.Taken - int64(racyWindow)
 	for p, st := range now {
 		old, ok := s.Files[p]
-		if !ok || old != st || st.MTime >= racy {
+		if !ok || old != st {
+			return false
+		}
+		if st.MTime < s.RacyFrom {
+			continue
+		}
+		want, ok := s.Hashes[p]
+		if !ok {
+			return false
+		}
+		if got, err := hashFile(root, p, st); err != nil || got != want {
 			return false
 		}
 	}

@@ -7,50 +7,66 @@ import (
 	"time"
 )
 
-func TestUnchangedOnlyWhenEverythingIsAndNothingIsRacy(t *testing.T) {
-	root := t.TempDir()
-	os.MkdirAll(filepath.Join(root, "config"), 0o755)
-	file := filepath.Join(root, "config", "a.yaml")
-	os.WriteFile(file, []byte("a: 1\n"), 0o644)
-	old := time.Now().Add(-time.Hour)
-	os.Chtimes(file, old, old)
-	snap, err := Take(root, []string{"config", "missing"}, []string{".git/HEAD"})
-	if err != nil || len(snap) != 1 {
-		t.Fatalf("snapshot %v, %v", snap, err)
+// tree is a repository with one input and one written file.
+func tree(t *testing.T) (root, input, output string) {
+	t.Helper()
+	root = t.TempDir()
+	for _, d := range []string{"config", "deploy"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
-	st := &State{Renderer: "r1", Taken: time.Now().UnixNano(), Files: snap}
-	path := filepath.Join(root, ".regionctl", "state.json")
-	if err := st.Save(path); err != nil {
+	input, output = filepath.Join(root, "config", "a.yaml"), filepath.Join(root, "deploy", "a.json")
+	os.WriteFile(input, []byte("a: 1\n"), 0o644)
+	os.WriteFile(output, []byte(`{"a":1}`+"\n"), 0o644)
+	return root, input, output
+}
+
+func take(t *testing.T, root string) Snapshot {
+	t.Helper()
+	s, err := Take(root, []string{"config", "deploy", "missing"}, []string{".git/HEAD"})
+	if err != nil {
 		t.Fatal(err)
 	}
-	st = Load(path)
-	again, _ := Take(root, []string{"config"}, nil)
-	if !st.Unchanged("r1", again) {
+	return s
+}
+
+func TestUnchangedOnlyWhenEverythingIs(t *testing.T) {
+	root, input, output := tree(t)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(input, old, old)
+	os.Chtimes(output, old, old)
+	path := filepath.Join(root, ".regionctl", "state.json")
+	began := time.Now()
+	if err := Record(path, root, "r1", 1, began, time.Now(), take(t, root), "deploy"); err != nil {
+		t.Fatal(err)
+	}
+	st := Load(path)
+	if !st.Unchanged("r1", root, take(t, root)) {
 		t.Fatal("an untouched tree is not unchanged")
 	}
-	if st.Unchanged("r2", again) {
+	if len(st.Hashes) != 0 {
+		t.Errorf("files written an hour ago were hashed: %v", st.Hashes)
+	}
+	if st.Unchanged("r2", root, take(t, root)) {
 		t.Error("another renderer trusted the state")
 	}
 	// Same size, another time: changed.
-	os.WriteFile(file, []byte("a: 2\n"), 0o644)
-	os.Chtimes(file, old.Add(time.Second), old.Add(time.Second))
-	if now, _ := Take(root, []string{"config"}, nil); st.Unchanged("r1", now) {
+	os.WriteFile(input, []byte("a: 2\n"), 0o644)
+	os.Chtimes(input, old.Add(time.Second), old.Add(time.Second))
+	if st.Unchanged("r1", root, take(t, root)) {
 		t.Error("a rewritten file is unchanged")
 	}
+	os.WriteFile(input, []byte("a: 1\n"), 0o644)
+	os.Chtimes(input, old, old)
 	// A file added: changed.
 	os.WriteFile(filepath.Join(root, "config", "b.yaml"), []byte("b: 1\n"), 0o644)
-	if now, _ := Take(root, []string{"config"}, nil); st.Unchanged("r1", now) {
+	if st.Unchanged("r1", root, take(t, root)) {
 		t.Error("an added file is unchanged")
 	}
 	os.Remove(filepath.Join(root, "config", "b.yaml"))
-	// Racy: recorded as it is now, but modified within the clock's reach
-	// of the snapshot: it proves nothing.
-	recent := time.Now()
-	os.Chtimes(file, recent, recent)
-	now, _ := Take(root, []string{"config"}, nil)
-	racy := &State{Renderer: "r1", Taken: recent.Add(time.Second).UnixNano(), Files: now}
-	if racy.Unchanged("r1", now) {
-		t.Error("a file modified just before the snapshot was trusted by its time")
+	if !st.Unchanged("r1", root, take(t, root)) {
+		t.Error("the tree as recorded again is not unchanged")
 	}
 	// A link is not looked at: the render must see it (and refuse it).
 	os.Symlink("/etc/passwd", filepath.Join(root, "config", "l.yaml"))
@@ -59,5 +75,64 @@ func TestUnchangedOnlyWhenEverythingIsAndNothingIsRacy(t *testing.T) {
 	}
 	if Load(filepath.Join(root, "nope.json")) != nil {
 		t.Error("a missing state loaded")
+	}
+}
+
+// TestWrittenJustNowIsHeldToItsContent: the render right after one that
+// wrote files finds them modified within a clock tick of the record; their
+// times prove nothing, so the record holds their contents' hashes, and a
+// same-size, same-time edit is still found.
+func TestWrittenJustNowIsHeldToItsContent(t *testing.T) {
+	root, input, output := tree(t)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(input, old, old)
+	now := time.Now()
+	os.Chtimes(output, now, now) // written by the render, just now
+	path := filepath.Join(root, ".regionctl", "state.json")
+	if err := Record(path, root, "r1", 1, now.Add(-time.Second), time.Now(), take(t, root), "deploy"); err != nil {
+		t.Fatal(err)
+	}
+	st := Load(path)
+	if _, ok := st.Hashes["deploy/a.json"]; !ok || len(st.Hashes) != 1 {
+		t.Fatalf("hashes %v, want deploy/a.json's", st.Hashes)
+	}
+	if !st.Unchanged("r1", root, take(t, root)) {
+		t.Fatal("the render right after a writing one is not unchanged")
+	}
+	// Edited after the record, in the same tick: same size, same time.
+	fi, _ := os.Stat(output)
+	os.WriteFile(output, []byte(`{"a":2}`+"\n"), 0o644)
+	os.Chtimes(output, fi.ModTime(), fi.ModTime())
+	if st.Unchanged("r1", root, take(t, root)) {
+		t.Error("a racy edit of a written file was trusted by its size and time")
+	}
+}
+
+// TestInputModifiedDuringTheRenderRecordsNothing: an input modified after
+// the render began may have been read before the change; its hash now
+// would vouch for content the render never saw, so nothing is recorded.
+func TestInputModifiedDuringTheRenderRecordsNothing(t *testing.T) {
+	root, input, output := tree(t)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(output, old, old)
+	began := time.Now().Add(-3 * time.Second)
+	edited := time.Now().Add(-time.Second)
+	os.Chtimes(input, edited, edited)
+	path := filepath.Join(root, ".regionctl", "state.json")
+	if err := Record(path, root, "r1", 1, began, time.Now(), take(t, root), "deploy"); err == nil {
+		t.Error("a render whose input changed while it ran was recorded")
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Error("a record was written")
+	}
+}
+
+// TestOldRecordsAreNotTrusted: a record without the racy boundary (as
+// earlier regionctl wrote them) proves nothing.
+func TestOldRecordsAreNotTrusted(t *testing.T) {
+	root, _, _ := tree(t)
+	st := &State{Renderer: "r1", Files: take(t, root)}
+	if st.Unchanged("r1", root, take(t, root)) {
+		t.Error("a record without racy_from_ns was trusted")
 	}
 }

@@ -116,6 +116,7 @@ func run(bin, plain string, sectors, regions, clusters, rounds int, write string
 		}},
 		{name: "validate, cold", dir: warm, args: []string{bin, "validate"}, env: env, setup: freshCache},
 		{name: "render into an empty deploy/, cold", args: []string{bin, "render"}, env: env, setup: freshCache, at: func(o *op) { o.dir = colds[round] }},
+		{name: "render right after the render that wrote deploy/", args: []string{bin, "render"}, env: env, at: func(o *op) { o.dir = colds[round] }},
 		{name: "render, nothing changed", dir: warm, args: []string{bin, "render"}, env: warmEnv},
 		{name: "render --diff --base HEAD~1, cold", dir: warm, args: []string{bin, "render", "--diff", "--base", "HEAD~1"}, env: env, setup: freshCache},
 		{name: "affected --base HEAD~1, cold", dir: warm, args: []string{bin, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache},
