@@ -52,6 +52,9 @@ type Step struct {
 	SessionTags bool   `json:"session_tags,omitempty"`
 	Root        string `json:"terraform_root,omitempty"`
 	VarFile     string `json:"var_file,omitempty"`
+	// Documents is the repository's directory of rendered documents the
+	// root reads (staged as its DocumentsDir): the region's IAM documents.
+	Documents string `json:"documents,omitempty"`
 	// Vars are the root's run-time variables (terraform.Runtime).
 	Vars    map[string]string `json:"terraform_vars,omitempty"`
 	Backend map[string]string `json:"backend,omitempty"`
@@ -214,7 +217,7 @@ func Central(f *config.Fleet, regionName, cluster, requestID string) (*Plan, err
 	p.Steps = append(p.Steps, Step{Cluster: rc.ID(), Name: "bootstrap", Command: "apply",
 		Action: fmt.Sprintf("bootstrap the regional pipeline: role %s (trusted by the regional cluster's Tekton ServiceAccount), its state bucket %s, the handoff parameter, and the minting role %s of the management account; in the DR account, the etcd snapshot bucket %s",
 			iam.PipelineRoleName(regionName), str(firstManagement(f, r, rc), "state_bucket"), iam.MintingRoleName(regionName), str(rc, "etcd_backup", "bucket")),
-		Root: path.Join("terraform", terraform.CentralBootstrap), VarFile: path.Join(dir, "terraform", terraform.CentralBootstrap+".tfvars.json"), Vars: boot, Approval: rc.NeedsApproval(),
+		Root: path.Join("terraform", terraform.CentralBootstrap), VarFile: path.Join(dir, "terraform", terraform.CentralBootstrap+".tfvars.json"), Documents: path.Join(dir, "iam"), Vars: boot, Approval: rc.NeedsApproval(),
 		Backend: backend(bucket, path.Join(terraform.CentralBootstrap, regionName+".tfstate"), regionName), BucketOwner: "${management_account_id}"})
 	return p, nil
 }

@@ -140,6 +140,10 @@ var (
 	ErrChanged  = errors.New("object changed since it was read")
 )
 
+// DocumentsDir is where a root reads the rendered documents a job stages
+// beside its files (terraform/central-bootstrap: iam/).
+const DocumentsDir = "iam"
+
 // TerraformJob is one init + apply (or destroy) of a root for a cluster.
 // Terraform acts with the runner's own identity for its state and through
 // the role in Vars (assume_role_arn) for the resources.
@@ -147,6 +151,10 @@ type TerraformJob struct {
 	Cluster string // region/cluster, the prefix of its log lines
 	Root    string // root name, e.g. management-cluster
 	VarFile string // absolute path of the rendered tfvars
+	// Documents is the absolute path of the rendered documents the root
+	// reads from DocumentsDir beside its files (the region's IAM
+	// documents), or "".
+	Documents string
 	// Vars are the root's run-time variables (terraform.Runtime).
 	Vars    map[string]string
 	Backend map[string]string

@@ -362,6 +362,9 @@ func (r *Runner) terraformJob(ctx context.Context, s Step, st *clusterState, cre
 	state = Object{Bucket: bucket, Key: key, Owner: owner}
 	job = TerraformJob{Cluster: s.Cluster, Root: strings.TrimPrefix(s.Root, "terraform/"), VarFile: filepath.Join(r.Dir, s.VarFile),
 		Vars: vars, Backend: s.Backend, Region: region, Destroy: s.Command == "destroy", Log: r.Log}
+	if s.Documents != "" {
+		job.Documents = filepath.Join(r.Dir, s.Documents)
+	}
 	return job, state, created, nil
 }
 

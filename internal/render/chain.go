@@ -270,7 +270,6 @@ func (r *renderer) chainArtifacts(reg *config.Region, cr *chainRegion) ([]Artifa
 				"%s of %s is public by S3's definition", f.name, cr.Name)}
 		}
 	}
-	encoded := map[string]string{}
 	var arts []Artifact
 	var over []string
 	for _, f := range files {
@@ -294,41 +293,25 @@ func (r *renderer) chainArtifacts(reg *config.Region, cr *chainRegion) ([]Artifa
 		if strings.Contains(string(b), "%{") {
 			return nil, diag.Diagnostics{diag.Errorf(at, "A template directive would run when Terraform fills in the document's account ids.", "rendered IAM document %s of %s holds %%{", f.name, cr.Name)}
 		}
-		encoded[f.name] = string(b)
 		arts = append(arts, Artifact{Path: path.Join(dir, "iam", f.name), Bytes: b, Owner: cr.Name})
 	}
 	vars := tfvars.Vars{
-		"region":                           cr.Name,
-		"environment":                      cr.Environment,
-		"sector":                           reg.Sector.Name,
-		"pipeline_role_name":               iam.PipelineRoleName(cr.Name),
-		"pipeline_trust_json":              encoded["regional-pipeline-trust.json"],
-		"pipeline_policy_json":             encoded["regional-pipeline-policy.json"],
-		"minting_role_name":                iam.MintingRoleName(cr.Name),
-		"minting_trust_json":               encoded["minting-role-trust.json"],
-		"minting_policy_json":              encoded["minting-role-policy.json"],
-		"deploy_role_stack_set_name":       iam.DeployRoleStackSet(cr.Name),
-		"deploy_role_trust_json":           encoded["management-cluster-deploy-role-trust.json"],
-		"deploy_role_policy_json":          encoded["management-cluster-deploy-role-policy.json"],
-		"boundary_json":                    encoded["management-cluster-boundary.json"],
-		"guardrail_policy_name":            iam.GuardrailPolicy(cr.Name),
-		"guardrail_scp_json":               encoded["scp-guardrails.json"],
-		"data_perimeter_policy_name":       iam.DataPerimeterPolicy(cr.Name),
-		"data_perimeter_rcp_json":          encoded["rcp-data-perimeter.json"],
-		"state_bucket":                     cr.ManagementStateBucket,
-		"state_bucket_policy_json":         encoded["management-cluster-state-bucket-policy.json"],
-		"central_state_bucket":             cr.CentralStateBucket,
-		"central_state_bucket_policy_json": encoded["central-state-bucket-policy.json"],
-		"handoff_parameter":                iam.ParameterName(cr.Name),
-		"etcd_backup_bucket":               cr.EtcdBackupBucket,
-		"etcd_backup_retention_days":       cr.EtcdBackupRetention,
-		"etcd_backup_bucket_policy_json":   encoded["etcd-backup-bucket-policy.json"],
-		"approver_role_name":               iam.ApproverRoleName(cr.Name),
-		"approver_trust_json":              encoded["approver-trust.json"],
-		"approver_policy_json":             encoded["approver-policy.json"],
-		"central_approver_policy_json":     encoded["central-approver-policy.json"],
-		"mint_accounts":                    len(cr.Clusters) > 0,
-		"tags":                             map[string]any{"managed-by": "regionctl", iam.RegionTag: cr.Name, "environment": cr.Environment, "sector": reg.Sector.Name},
+		"region":                     cr.Name,
+		"environment":                cr.Environment,
+		"sector":                     reg.Sector.Name,
+		"pipeline_role_name":         iam.PipelineRoleName(cr.Name),
+		"minting_role_name":          iam.MintingRoleName(cr.Name),
+		"deploy_role_stack_set_name": iam.DeployRoleStackSet(cr.Name),
+		"guardrail_policy_name":      iam.GuardrailPolicy(cr.Name),
+		"data_perimeter_policy_name": iam.DataPerimeterPolicy(cr.Name),
+		"state_bucket":               cr.ManagementStateBucket,
+		"central_state_bucket":       cr.CentralStateBucket,
+		"handoff_parameter":          iam.ParameterName(cr.Name),
+		"etcd_backup_bucket":         cr.EtcdBackupBucket,
+		"etcd_backup_retention_days": cr.EtcdBackupRetention,
+		"approver_role_name":         iam.ApproverRoleName(cr.Name),
+		"mint_accounts":              len(cr.Clusters) > 0,
+		"tags":                       map[string]any{"managed-by": "regionctl", iam.RegionTag: cr.Name, "environment": cr.Environment, "sector": reg.Sector.Name},
 	}
 	if problems := r.tf.Check(terraform.CentralBootstrap, vars); len(problems) > 0 {
 		return nil, diag.Diagnostics{diag.Errorf(at, strings.Join(problems, "\n"), "Terraform variables of the %s bootstrap do not match terraform/%s", cr.Name, terraform.CentralBootstrap)}

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 87 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "b2cb6df30983687a5202eb131bc29c65dffce5b701fea58988b43f9289c4ced9"
+const sourceDigest = "4a7471919616dc9ddf3265a6682bb0d4217eb9769f11a27bfb7feae40c6e996f"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -184,7 +184,7 @@ func (r *Runner) ShowPlan(ctx context.Context, job pipeline.TerraformJob) (*tfjs
 // the command.
 func (r *Runner) InputID(job pipeline.TerraformJob) (string, error) {
 	ws := r.Workspace(job)
-	if err := r.stage(job.Root, ws); err != nil {
+	if err := r.stage(job, ws); err != nil {
 		return "", fmt.Errorf("preparing the workspace %s: %w", ws, err)
 	}
 	h := sha256.New()
@@ -280,7 +280,7 @@ func (r *Runner) ForceUnlock(ctx context.Context, job pipeline.TerraformJob, loc
 
 func (r *Runner) prepare(job pipeline.TerraformJob) (*tfexec.Terraform, error) {
 	ws := r.Workspace(job)
-	if err := r.stage(job.Root, ws); err != nil {
+	if err := r.stage(job, ws); err != nil {
 		return nil, fmt.Errorf("preparing the workspace %s: %w", ws, err)
 	}
 	execPath := r.ExecPath
@@ -325,7 +325,8 @@ func (r *Runner) prepare(job pipeline.TerraformJob) (*tfexec.Terraform, error) {
 
 // stage copies the root and the modules into the workspace, keeping its
 // .terraform directory so that a re-run does not install again.
-func (r *Runner) stage(root, ws string) error {
+func (r *Runner) stage(job pipeline.TerraformJob, ws string) error {
+	root := job.Root
 	for _, dir := range []string{root, "modules"} {
 		src := filepath.Join(r.Source, dir)
 		if _, err := os.Stat(src); os.IsNotExist(err) && dir == "modules" {
@@ -336,6 +337,9 @@ func (r *Runner) stage(root, ws string) error {
 		}
 	}
 	rootWS := filepath.Join(ws, root)
+	if err := stageDocuments(job.Documents, filepath.Join(rootWS, pipeline.DocumentsDir)); err != nil {
+		return err
+	}
 	if r.Emulator != "" {
 		for rel, text := range emulatorOverrides(root, r.Emulator, providerAliases(rootWS)) {
 			if !declaresAWS(filepath.Dir(filepath.Join(ws, rel))) {
@@ -366,6 +370,42 @@ func (r *Runner) stage(root, ws string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(rootWS, ".terraform.lock.hcl"), lock, 0o644)
+}
+
+// stageDocuments makes dst hold exactly the rendered documents in src
+// (none when src is ""): its regular *.json files, never a link or anything
+// else a hostile deploy/ might hold there. InputID hashes them with the
+// root, so an approval binds them.
+func stageDocuments(src, dst string) error {
+	if err := os.RemoveAll(dst); err != nil {
+		return err
+	}
+	if src == "" {
+		return nil
+	}
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		return fmt.Errorf("the rendered documents: %w", err)
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		if !e.Type().IsRegular() {
+			return fmt.Errorf("the rendered document %s is not a regular file", filepath.Join(src, e.Name()))
+		}
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // copyTree mirrors src's files into dst (skipping .terraform), replacing

@@ -18,8 +18,11 @@
 # there), and the organisation's guardrails on the region's OUs: a service
 # control policy and a resource control policy.
 #
-# Every IAM document comes rendered from deploy/<env>/<region>/iam/ with
-# ${...} placeholders for the ids only AWS knows; templatestring fills them.
+# Every IAM document is read from iam/ beside this file: the region's
+# deploy/<env>/<region>/iam/, which the pipeline stages there (so the file
+# a reviewer reads is the document applied, and a saved plan names no path
+# of the machine that made it), with ${...} placeholders for the ids only
+# AWS knows; templatestring fills them.
 
 data "aws_caller_identity" "regional" {}
 
@@ -28,6 +31,20 @@ data "aws_caller_identity" "management" {
 }
 
 locals {
+  # The region's rendered IAM documents by name; {} for one not staged
+  # (the approvers', without gitops.approvers), and the plan fails when a
+  # required one is missing (the handoff parameter's precondition).
+  iam_files = fileset("${path.module}/iam", "*.json")
+  required_documents = [
+    "regional-pipeline-trust", "regional-pipeline-policy", "minting-role-trust", "minting-role-policy",
+    "management-cluster-deploy-role-trust", "management-cluster-deploy-role-policy", "management-cluster-boundary",
+    "scp-guardrails", "rcp-data-perimeter", "management-cluster-state-bucket-policy", "central-state-bucket-policy",
+    "etcd-backup-bucket-policy",
+  ]
+  iam = {
+    for n in concat(local.required_documents, ["approver-trust", "approver-policy", "central-approver-policy"]) :
+    n => contains(local.iam_files, "${n}.json") ? file("${path.module}/iam/${n}.json") : "{}"
+  }
   ids = {
     pipeline_account_id   = data.aws_caller_identity.regional.account_id
     management_account_id = data.aws_caller_identity.management.account_id
@@ -49,7 +66,7 @@ module "etcd_backup" {
   source         = "../modules/etcd-backup"
   name           = var.etcd_backup_bucket
   retention_days = var.etcd_backup_retention_days
-  policy_json    = templatestring(var.etcd_backup_bucket_policy_json, local.ids)
+  policy_json    = templatestring(local.iam["etcd-backup-bucket-policy"], local.ids)
   tags           = { "regionctl:region" = var.region }
   providers = {
     aws = aws.dr
@@ -59,8 +76,8 @@ module "etcd_backup" {
 module "pipeline_role" {
   source            = "../modules/iam-role"
   name              = var.pipeline_role_name
-  trust_policy_json = templatestring(var.pipeline_trust_json, local.ids)
-  policy_json       = templatestring(var.pipeline_policy_json, local.ids)
+  trust_policy_json = templatestring(local.iam["regional-pipeline-trust"], local.ids)
+  policy_json       = templatestring(local.iam["regional-pipeline-policy"], local.ids)
   tags              = { "regionctl:region" = var.region }
 }
 
@@ -71,15 +88,15 @@ module "state_bucket" {
 
 resource "aws_s3_bucket_policy" "state_bucket" {
   bucket = module.state_bucket.name
-  policy = templatestring(var.state_bucket_policy_json, local.ids)
+  policy = templatestring(local.iam["management-cluster-state-bucket-policy"], local.ids)
 }
 
 module "minting_role" {
   count             = var.mint_accounts ? 1 : 0
   source            = "../modules/iam-role"
   name              = var.minting_role_name
-  trust_policy_json = templatestring(var.minting_trust_json, local.ids)
-  policy_json       = templatestring(var.minting_policy_json, local.ids)
+  trust_policy_json = templatestring(local.iam["minting-role-trust"], local.ids)
+  policy_json       = templatestring(local.iam["minting-role-policy"], local.ids)
   tags              = { "regionctl:region" = var.region }
   providers = {
     aws = aws.management
@@ -92,20 +109,20 @@ module "minting_role" {
 # to a state (the buckets' policies deny it to every other principal), and
 # a run that needs one refuses without it.
 module "approver_role" {
-  count             = var.approver_trust_json == "" ? 0 : 1
+  count             = contains(local.iam_files, "approver-trust.json") ? 1 : 0
   source            = "../modules/iam-role"
   name              = var.approver_role_name
-  trust_policy_json = templatestring(var.approver_trust_json, local.ids)
-  policy_json       = templatestring(var.approver_policy_json, local.ids)
+  trust_policy_json = templatestring(local.iam["approver-trust"], local.ids)
+  policy_json       = templatestring(local.iam["approver-policy"], local.ids)
   tags              = { "regionctl:region" = var.region }
 }
 
 module "central_approver_role" {
-  count             = var.approver_trust_json == "" ? 0 : 1
+  count             = contains(local.iam_files, "approver-trust.json") ? 1 : 0
   source            = "../modules/iam-role"
   name              = var.approver_role_name
-  trust_policy_json = templatestring(var.approver_trust_json, local.ids)
-  policy_json       = templatestring(var.central_approver_policy_json, local.ids)
+  trust_policy_json = templatestring(local.iam["approver-trust"], local.ids)
+  policy_json       = templatestring(local.iam["central-approver-policy"], local.ids)
   tags              = { "regionctl:region" = var.region }
   providers = {
     aws = aws.management
@@ -115,7 +132,7 @@ module "central_approver_role" {
 resource "aws_s3_bucket_policy" "central_state" {
   provider = aws.management
   bucket   = var.central_state_bucket
-  policy   = templatestring(var.central_state_bucket_policy_json, local.ids)
+  policy   = templatestring(local.iam["central-state-bucket-policy"], local.ids)
 }
 
 resource "aws_ssm_parameter" "handoff" {
@@ -131,6 +148,13 @@ resource "aws_ssm_parameter" "handoff" {
     central_state_bucket  = var.central_state_bucket
     platform_api_endpoint = var.platform_api_endpoint
   })
+  lifecycle {
+    # The documents every run needs, or the plan stops here, naming them.
+    precondition {
+      condition     = length(setsubtract([for n in local.required_documents : "${n}.json"], local.iam_files)) == 0
+      error_message = "The region's IAM documents are not all in iam/ beside this root: regionctl's pipeline stages deploy/<env>/<region>/iam/ there (missing: ${join(", ", setsubtract([for n in local.required_documents : "${n}.json"], local.iam_files))})."
+    }
+  }
 }
 
 # The deploy role of every management cluster account of the region. AWS
@@ -156,17 +180,17 @@ resource "aws_cloudformation_stack_set" "deploy_role" {
         Type = "AWS::IAM::ManagedPolicy"
         Properties = {
           ManagedPolicyName = "regionctl-management-cluster-boundary"
-          PolicyDocument    = jsondecode(templatestring(var.boundary_json, local.ids))
+          PolicyDocument    = jsondecode(templatestring(local.iam["management-cluster-boundary"], local.ids))
         }
       }
       DeployRole = {
         Type = "AWS::IAM::Role"
         Properties = {
           RoleName                 = "ManagementClusterDeployRole"
-          AssumeRolePolicyDocument = jsondecode(templatestring(var.deploy_role_trust_json, local.ids))
+          AssumeRolePolicyDocument = jsondecode(templatestring(local.iam["management-cluster-deploy-role-trust"], local.ids))
           Policies = [{
             PolicyName     = "ManagementClusterDeployRole"
-            PolicyDocument = jsondecode(templatestring(var.deploy_role_policy_json, local.ids))
+            PolicyDocument = jsondecode(templatestring(local.iam["management-cluster-deploy-role-policy"], local.ids))
           }]
           Tags = [{ Key = "regionctl:region", Value = var.region }]
         }
@@ -192,7 +216,7 @@ resource "aws_organizations_policy" "guardrails" {
   name        = var.guardrail_policy_name
   description = "regionctl: no root user, no leaving, no other region, no change to the identity chain, no outside data (${var.region})"
   type        = "SERVICE_CONTROL_POLICY"
-  content     = jsonencode(jsondecode(templatestring(var.guardrail_scp_json, local.ids)))
+  content     = jsonencode(jsondecode(templatestring(local.iam["scp-guardrails"], local.ids)))
 }
 
 resource "aws_organizations_policy_attachment" "guardrails" {
@@ -207,7 +231,7 @@ resource "aws_organizations_policy" "data_perimeter" {
   name        = var.data_perimeter_policy_name
   description = "regionctl: S3, STS, KMS and Secrets Manager of ${var.region}'s accounts answer the organisation only"
   type        = "RESOURCE_CONTROL_POLICY"
-  content     = jsonencode(jsondecode(templatestring(var.data_perimeter_rcp_json, local.ids)))
+  content     = jsonencode(jsondecode(templatestring(local.iam["rcp-data-perimeter"], local.ids)))
 }
 
 resource "aws_organizations_policy_attachment" "data_perimeter" {

@@ -15,28 +15,8 @@ variable "pipeline_role_name" {
   description = "Name of the regional pipeline's IAM role."
 }
 
-variable "pipeline_trust_json" {
-  type        = string
-  description = "The rendered trust policy of the regional pipeline's role (deploy/<env>/<region>/iam/regional-pipeline-trust.json)."
-}
-
-variable "pipeline_policy_json" {
-  type        = string
-  description = "The rendered region-scoped policy of the regional pipeline (deploy/<env>/<region>/iam/regional-pipeline-policy.json)."
-}
-
 variable "minting_role_name" {
   type = string
-}
-
-variable "minting_trust_json" {
-  type        = string
-  description = "The rendered trust policy of the region's minting role (minting-role-trust.json)."
-}
-
-variable "minting_policy_json" {
-  type        = string
-  description = "The rendered policy of the region's minting role (minting-role-policy.json)."
 }
 
 variable "deploy_role_stack_set_name" {
@@ -44,37 +24,12 @@ variable "deploy_role_stack_set_name" {
   description = "The StackSet that deploys ManagementClusterDeployRole and its boundary into every account of the region's management cluster OU."
 }
 
-variable "deploy_role_trust_json" {
-  type        = string
-  description = "The rendered trust of ManagementClusterDeployRole (management-cluster-deploy-role-trust.json)."
-}
-
-variable "deploy_role_policy_json" {
-  type        = string
-  description = "The rendered policy of ManagementClusterDeployRole (management-cluster-deploy-role-policy.json)."
-}
-
-variable "boundary_json" {
-  type        = string
-  description = "The rendered boundary of every role the deploy role makes (management-cluster-boundary.json)."
-}
-
 variable "guardrail_policy_name" {
   type = string
 }
 
-variable "guardrail_scp_json" {
-  type        = string
-  description = "The rendered service control policy of the region's OUs (scp-guardrails.json)."
-}
-
 variable "data_perimeter_policy_name" {
   type = string
-}
-
-variable "data_perimeter_rcp_json" {
-  type        = string
-  description = "The rendered resource control policy of the region's OUs (rcp-data-perimeter.json)."
 }
 
 variable "state_bucket" {
@@ -82,17 +37,9 @@ variable "state_bucket" {
   description = "Bucket of the region's management cluster state, in the regional account."
 }
 
-variable "state_bucket_policy_json" {
-  type = string
-}
-
 variable "central_state_bucket" {
   type        = string
   description = "Bucket of the region's central state (the regional cluster's and this root's), in the management account."
-}
-
-variable "central_state_bucket_policy_json" {
-  type = string
 }
 
 variable "handoff_parameter" {
@@ -184,27 +131,7 @@ variable "etcd_backup_retention_days" {
   type = number
 }
 
-variable "etcd_backup_bucket_policy_json" {
-  type        = string
-  description = "deploy/<env>/<region>/iam/etcd-backup-bucket-policy.json: management clusters add their own snapshots, only the central pipeline deletes."
-}
-
 variable "approver_role_name" {
   type = string
 }
 
-variable "approver_trust_json" {
-  type        = string
-  default     = ""
-  description = "The approver roles' trust (gitops.approvers); empty: no approver roles, and no run that needs an approval can run."
-}
-
-variable "approver_policy_json" {
-  type    = string
-  default = ""
-}
-
-variable "central_approver_policy_json" {
-  type    = string
-  default = ""
-}
