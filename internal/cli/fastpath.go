@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"time"
 
 	"github.com/regionctl/regionctl/internal/deploytree"
+	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/renderstate"
 )
@@ -105,4 +109,49 @@ func (a *app) recordRender(files int) {
 		// An old record must not outlive the render it described.
 		_ = os.Remove(path)
 	}
+}
+
+// committedByThisRenderer reports whether deploy/ needs no render because
+// the checkout is a commit the deploy branch's CI held to render --check:
+// HEAD on the deploy branch's first-parent history, its committed
+// index.json naming this very renderer (a build of committed sources),
+// and the working tree's inputs and deploy/ exactly that commit's, nothing
+// added. It returns how many files deploy/ holds and the commit. The first
+// render of a fresh clone of the deploy branch then only looks, as the
+// render after a recorded one does.
+func (a *app) committedByThisRenderer() (int, string, bool) {
+	if a.noCache || renderer().Modified {
+		return 0, "", false
+	}
+	repo, err := gitbase.Open(a.root)
+	if err != nil {
+		return 0, "", false
+	}
+	defer repo.Close()
+	head, err := repo.Commit("HEAD")
+	if err != nil {
+		return 0, "", false
+	}
+	if ok, err := repo.OnFirstParentHistory(a.deployBranch(), head.Hash); err != nil || !ok {
+		return 0, "", false
+	}
+	tree, err := repo.FS(head)
+	if err != nil {
+		return 0, "", false
+	}
+	b, err := fs.ReadFile(tree, path.Join(deployDir, render.IndexPath))
+	if err != nil {
+		return 0, "", false
+	}
+	var idx render.Index
+	if json.Unmarshal(b, &idx) != nil || idx.Renderer == "" || idx.Renderer != renderer().ID {
+		return 0, "", false
+	}
+	changed, err := repo.Changed(head, a.root, append(append([]string{}, render.Inputs...), deployDir)...)
+	if err != nil || len(changed) > 0 {
+		return 0, "", false
+	}
+	// Exactly the files index.json lists, and it: nothing foreign a render
+	// would report.
+	return len(idx.Files) + 1, head.Hash.String()[:12], true
 }

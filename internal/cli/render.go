@@ -59,9 +59,17 @@ The base is what it committed to deploy/: a file a newer regionctl renders
 differently shows as changed in the commit that re-renders it, and its
 pipelines run.
 
+A render that finds every file it read and wrote as its last clean render
+left them (by size and time, or by content for files written just before)
+renders nothing; nor does the first render of a clean checkout of a commit
+on the deploy branch's first-parent history whose index.json names this
+renderer, since that commit's CI held it to render --check. --check always
+renders and compares bytes.
+
 When the base's committed deploy/ was rendered by this renderer (its
 index.json names the renderer "regionctl version" prints, which every build
-of the same renderer source shares, however built), --diff checks only the
+of the same renderer source shares, however built) and the base is on the
+deploy branch's first-parent history, --diff checks only the
 clusters whose inputs differ between the two sides and renders them for the
 head alone (the base's files are the ones its index.json lists): the others
 render the same on both, so they cannot change. Their committed files are
@@ -83,6 +91,12 @@ and --full, render every cluster on both sides.`,
 			// only redo; --check, the gate CI runs, compares the bytes.
 			if n, ok := a.unchangedSinceLastRender(); ok && !pruneForeign && !check {
 				return a.reportUnchanged(check, n, out.format)
+			}
+			if !pruneForeign && !check {
+				if n, commit, ok := a.committedByThisRenderer(); ok {
+					a.recordRender(n)
+					return a.reportCommitted(n, commit, out.format)
+				}
 			}
 			if !check {
 				rendered, err := a.renderDeploy(pruneForeign, out.format)
@@ -332,6 +346,17 @@ func (a *app) reportUnchanged(check bool, files int, format string) error {
 	} else {
 		a.printer(a.stdout).OK("%s is up to date (%d files; nothing changed since the last render, by size and time), nothing written", dir, files)
 	}
+	return nil
+}
+
+// reportCommitted says a render found deploy/ as the deploy branch's
+// commit holds it, rendered by this renderer (committedByThisRenderer).
+func (a *app) reportCommitted(files int, commit, format string) error {
+	dir := a.display(filepath.Join(a.root, deployDir))
+	if format == "json" {
+		return writeJSON(a.stdout, renderResult{Dir: dir, Files: files, Unchanged: files})
+	}
+	a.printer(a.stdout).OK("%s is up to date (%d files; as commit %s of %s holds them, rendered by this renderer and checked by its CI), nothing written", dir, files, commit, a.deployBranch())
 	return nil
 }
 

@@ -2,11 +2,15 @@ package cli
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -399,5 +403,116 @@ func TestModifiedBuildsRenderEverything(t *testing.T) {
 		if !modified && (len(out.Skipped) == 0 || rep.BaseRendered != "") {
 			t.Errorf("a build of committed sources rendered every cluster of a base its renderer wrote: %q", rep.BaseRendered)
 		}
+	}
+}
+
+// TestBaseOffTheDeployBranchIsNotTrusted: a base on another branch was not
+// checked by the deploy branch's CI, so its deploy/ may be edited by hand
+// though its index.json names this renderer. The review renders it and says
+// why, and a hand edit the change carries along shows as a file the head
+// has not rendered yet, where a trusted base would have vouched for it.
+func TestBaseOffTheDeployBranchIsNotTrusted(t *testing.T) {
+	r := newReviewRepo(t)
+	const file = "deploy/production/us-east-1/terraform/mc01.tfvars.json" // an unchanged cluster's
+	if err := r.WT.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("feature"), Create: true, Keep: true}); err != nil {
+		t.Fatal(err)
+	}
+	r.Edit(file, `"node_max": 6`, `"node_max": 60`)
+	r.Commit("hand edit on a branch")
+	r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
+	r.render()
+	r.Edit(file, `"node_max": 6`, `"node_max": 60`) // carried along
+	r.Commit("sector change")
+	a := &app{stdout: io.Discard, stderr: io.Discard, root: r.Dir, noCache: true}
+	rep, out, _, err := a.review("HEAD~1", "HEAD", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rep.BaseRendered, "is not on the first-parent history of main") || len(out.Skipped) != 0 {
+		t.Errorf("a base off the deploy branch was trusted: base re-rendered %q, %d clusters left out", rep.BaseRendered, len(out.Skipped))
+	}
+	var files []string
+	for _, f := range rep.Files {
+		files = append(files, f.Path)
+	}
+	if !strings.Contains(strings.Join(files, " "), "production/us-east-1/terraform/mc01.tfvars.json") || rep.Stale == 0 {
+		t.Errorf("the hand edit the change carries is not shown (files %v, %d stale)", files, rep.Stale)
+	}
+	// The same two commits on main: the base is vouched for.
+	r2 := newReviewRepo(t)
+	r2.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
+	r2.render()
+	r2.Commit("sector change")
+	a2 := &app{stdout: io.Discard, stderr: io.Discard, root: r2.Dir, noCache: true}
+	if rep, out, _, err := a2.review("HEAD~1", "HEAD", true); err != nil || rep.BaseRendered != "" || len(out.Skipped) == 0 {
+		t.Errorf("a base on main was not trusted: %v, %q", err, rep.BaseRendered)
+	}
+}
+
+// TestFirstRenderOfACheckoutOfTheDeployBranchOnlyLooks: with no record of
+// a render yet (a fresh clone), a render of a clean checkout of the deploy
+// branch whose committed index.json names this renderer writes nothing and
+// renders nothing: that commit's CI held its deploy/ to render --check.
+// Anything else renders: an uncommitted input, a file added to deploy/,
+// another renderer, a commit off the branch.
+func TestFirstRenderOfACheckoutOfTheDeployBranchOnlyLooks(t *testing.T) {
+	r := newReviewRepo(t)
+	// Cloned a while ago: nothing, refs included, was written just now.
+	old := time.Now().Add(-time.Hour)
+	filepath.WalkDir(r.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil {
+			os.Chtimes(p, old, old)
+		}
+		return nil
+	})
+	run := func() string {
+		t.Helper()
+		os.RemoveAll(filepath.Join(r.Dir, ".regionctl")) // no record: a fresh clone
+		var out strings.Builder
+		Run([]string{"--root", r.Dir, "render"}, &out, &out)
+		return out.String()
+	}
+	const trusted = "rendered by this renderer and checked by its CI), nothing written"
+	if out := run(); !strings.Contains(out, trusted) {
+		t.Fatalf("a clean checkout of main rendered:\n%s", out)
+	}
+	// The record it leaves lets the next render only look by size and time.
+	var out strings.Builder
+	if Run([]string{"--root", r.Dir, "render"}, &out, &out); !strings.Contains(out.String(), "by size and time") {
+		t.Errorf("no record after a render that trusted the commit:\n%s", out.String())
+	}
+	index := r.Read("deploy/index.json")
+	for name, tc := range map[string]struct{ do, undo func() }{
+		"an uncommitted input": {
+			do:   func() { r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\n") },
+			undo: func() { r.Edit("config/sectors/prod-2.yaml", "max_update: 50%\n", "max_update: 50%") },
+		},
+		"a file added to deploy/": {
+			do:   func() { r.Write("deploy/notes.txt", "hand-written\n") },
+			undo: func() { r.Remove("deploy/notes.txt") },
+		},
+		"another renderer": {
+			do: func() { withRenderer(t, render.Renderer{ID: "sha256:0000"}) },
+			// That render wrote its own index.json: put the commit's back.
+			undo: func() { r.Write("deploy/index.json", index) },
+		},
+	} {
+		id := renderer().ID
+		tc.do()
+		if out := run(); strings.Contains(out, trusted) {
+			t.Errorf("%s: the render trusted the commit:\n%s", name, out)
+		}
+		tc.undo()
+		withRenderer(t, render.Renderer{ID: id})
+		if out := run(); !strings.Contains(out, trusted) {
+			t.Fatalf("after undoing %s, a clean checkout rendered:\n%s", name, out)
+		}
+	}
+	if err := r.WT.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("feature"), Create: true, Keep: true}); err != nil {
+		t.Fatal(err)
+	}
+	r.Commit("a commit off main")
+	if out := run(); strings.Contains(out, trusted) {
+		t.Errorf("a commit off the deploy branch was trusted:\n%s", out)
 	}
 }

@@ -107,6 +107,22 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	baseLabel = fmt.Sprintf("%s (%s)", short(base), baseLabel)
+	// Only a base the deploy branch's own history holds was checked by its
+	// CI (render --check): any other base's deploy/ may be edited by hand,
+	// and is rendered, not trusted.
+	var unvouched string
+	if !o.Full && o.Trusted {
+		branch := o.Branch
+		if branch == "" {
+			branch = gitbase.DefaultBranch
+		}
+		switch ok, err := repo.OnFirstParentHistory(branch, base.Hash); {
+		case err != nil:
+			unvouched = fmt.Sprintf("nothing vouches for the base %s: %v", short(base), err)
+		case !ok:
+			unvouched = fmt.Sprintf("the base %s is not on the first-parent history of %s, whose CI checked its deploy/", short(base), branch)
+		}
+	}
 
 	var headFS fs.FS
 	var head *object.Commit
@@ -196,6 +212,9 @@ func Run(o Options) (*Result, error) {
 	var trust func() (*render.Index, string)
 	if !o.Full {
 		trust = func() (*render.Index, string) {
+			if unvouched != "" {
+				return nil, unvouched
+			}
 			return trustIndex(waitDeployed().index, o.Render.Renderer, o.Trusted)
 		}
 	}
