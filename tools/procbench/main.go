@@ -91,6 +91,15 @@ func run(bin, plain string, sectors, regions, clusters, rounds int, write string
 			return err
 		}
 	}
+	// And a fresh clone per round, checked out whole, for the first render
+	// a clone gets.
+	fresh := make([]string, rounds)
+	for r := range fresh {
+		fresh[r] = filepath.Join(work, fmt.Sprintf("fresh-%d", r))
+		if err := sh(work, "git", "clone", "-q", fleet, fresh[r]); err != nil {
+			return err
+		}
+	}
 	round := 0
 	cacheDir := filepath.Join(work, "cache")
 	freshCache := func() error { return os.RemoveAll(cacheDir) }
@@ -118,6 +127,7 @@ func run(bin, plain string, sectors, regions, clusters, rounds int, write string
 		{name: "render into an empty deploy/, cold", args: []string{bin, "render"}, env: env, setup: freshCache, at: func(o *op) { o.dir = colds[round] }},
 		{name: "render right after the render that wrote deploy/", args: []string{bin, "render"}, env: env, at: func(o *op) { o.dir = colds[round] }},
 		{name: "render, nothing changed", dir: warm, args: []string{bin, "render"}, env: warmEnv},
+		{name: "render, the first in a fresh clone", args: []string{bin, "render"}, env: env, setup: freshCache, at: func(o *op) { o.dir = fresh[round] }},
 		{name: "render --diff --base HEAD~1, cold", dir: warm, args: []string{bin, "render", "--diff", "--base", "HEAD~1"}, env: env, setup: freshCache},
 		{name: "affected --base HEAD~1, cold", dir: warm, args: []string{bin, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache},
 	}
