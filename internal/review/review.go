@@ -215,7 +215,8 @@ func Run(o Options) (*Result, error) {
 			if unvouched != "" {
 				return nil, unvouched
 			}
-			return trustIndex(waitDeployed().index, o.Render.Renderer, o.Trusted)
+			d := waitDeployed()
+			return trustIndex(d.index, d.hashes, o.Render.Renderer, o.Trusted)
 		}
 	}
 	if o.Head == "" {
@@ -475,7 +476,7 @@ func short(c *object.Commit) string { return c.Hash.String()[:8] }
 // base's deploy/ as what this renderer makes of its inputs (idx names
 // renderer, and this build is known by its source: trusted), else nil and
 // why not, for the review's header.
-func trustIndex(idx *render.Index, renderer string, trusted bool) (*render.Index, string) {
+func trustIndex(idx *render.Index, committed map[string]plumbing.Hash, renderer string, trusted bool) (*render.Index, string) {
 	switch {
 	case !trusted:
 		return nil, "this regionctl is built from modified sources, so it trusts no committed deploy/ (regionctl version)"
@@ -485,6 +486,9 @@ func trustIndex(idx *render.Index, renderer string, trusted bool) (*render.Index
 		return nil, "the base's deploy/index.json names no renderer (written before regionctl recorded one)"
 	case idx.Renderer != renderer:
 		return nil, fmt.Sprintf("the base's deploy/ was rendered by another renderer (%s; this is %s)", shortID(idx.Renderer), shortID(renderer))
+	}
+	if why := describes(idx, committed); why != "" {
+		return nil, "the base's deploy/index.json does not describe its deploy/: " + why
 	}
 	return idx, ""
 }
@@ -496,4 +500,38 @@ func shortID(id string) string {
 		return id[:len("sha256:")+12]
 	}
 	return id
+}
+
+// describes says how idx fails to describe a committed deploy/ (its files
+// by path relative to deploy/), or "": a render writes exactly the files
+// index.json lists, and every region's and cluster's among them, so any
+// other tree was written or edited by something else.
+func describes(idx *render.Index, committed map[string]plumbing.Hash) string {
+	listed := make(map[string]bool, len(idx.Files))
+	for _, f := range idx.Files {
+		if _, ok := committed[f]; !ok {
+			return "it lists " + f + ", which is not committed"
+		}
+		listed[f] = true
+	}
+	for f := range committed {
+		if f != render.IndexPath && !listed[f] {
+			return f + " is committed but not listed"
+		}
+	}
+	for _, r := range idx.Regions {
+		for _, f := range r.Files {
+			if !listed[f] {
+				return "region " + r.Name + "'s " + f + " is not among its files"
+			}
+		}
+	}
+	for _, c := range idx.Clusters {
+		for _, f := range c.Files {
+			if !listed[f] {
+				return "cluster " + c.ID + "'s " + f + " is not among its files"
+			}
+		}
+	}
+	return ""
 }

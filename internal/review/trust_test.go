@@ -1,0 +1,59 @@
+package review
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/regionctl/regionctl/internal/render"
+)
+
+// TestTrustIndexFallsBack: each reason a committed deploy/ is not taken as
+// what this renderer makes of its inputs, and the one case it is.
+func TestTrustIndexFallsBack(t *testing.T) {
+	const me = "sha256:0123456789abcdef0123"
+	index := func() *render.Index {
+		return &render.Index{Renderer: me, Files: []string{"p/r/iam/a.json", "p/r/terraform/mc01.tfvars.json"},
+			Regions:  []render.IndexRegion{{Name: "r", Files: []string{"p/r/iam/a.json"}}},
+			Clusters: []render.IndexCluster{{ID: "r/mc01", Files: []string{"p/r/terraform/mc01.tfvars.json"}}}}
+	}
+	tree := func() map[string]plumbing.Hash {
+		return map[string]plumbing.Hash{"index.json": {1}, "p/r/iam/a.json": {2}, "p/r/terraform/mc01.tfvars.json": {3}}
+	}
+	if idx, why := trustIndex(index(), tree(), me, true); idx == nil || why != "" {
+		t.Fatalf("a deploy/ its index describes, by this renderer: not trusted (%s)", why)
+	}
+	for _, tc := range []struct {
+		name    string
+		idx     func() *render.Index
+		tree    func() map[string]plumbing.Hash
+		trusted bool
+		want    string
+	}{
+		{"a build of modified sources", index, tree, false, "modified sources"},
+		{"no index", func() *render.Index { return nil }, tree, true, "no readable deploy/index.json"},
+		{"an index without a renderer", func() *render.Index { x := index(); x.Renderer = ""; return x }, tree, true, "names no renderer"},
+		{"another renderer", func() *render.Index { x := index(); x.Renderer = "sha256:ffff"; return x }, tree, true, "another renderer (sha256:ffff; this is sha256:0123456789ab)"},
+		{"a committed file the index does not list", index, func() map[string]plumbing.Hash {
+			m := tree()
+			m["p/r/terraform/extra.tfvars.json"] = plumbing.Hash{4}
+			return m
+		}, true, "p/r/terraform/extra.tfvars.json is committed but not listed"},
+		{"a listed file not committed", index, func() map[string]plumbing.Hash {
+			m := tree()
+			delete(m, "p/r/iam/a.json")
+			return m
+		}, true, "it lists p/r/iam/a.json, which is not committed"},
+		{"a cluster's file outside the list", func() *render.Index {
+			x := index()
+			x.Clusters[0].Files = append(x.Clusters[0].Files, "p/r/terraform/mc02.tfvars.json")
+			return x
+		}, tree, true, "cluster r/mc01's p/r/terraform/mc02.tfvars.json is not among its files"},
+	} {
+		idx, why := trustIndex(tc.idx(), tc.tree(), me, tc.trusted)
+		if idx != nil || !strings.Contains(why, tc.want) {
+			t.Errorf("%s: trusted %v, why %q, want %q", tc.name, idx != nil, why, tc.want)
+		}
+	}
+}
