@@ -404,7 +404,8 @@ func TestInstallScriptChecksTheRelease(t *testing.T) {
 
 // The plan job of the GitHub recipe plans every run of its matrix entry,
 // each name one argument, and fails when any of them fails, after trying
-// them all. Run with the shell GitHub runs it with (bash -eo pipefail)
+// them all: dry runs, or with a plan role plan-only runs whose JSON it
+// keeps for the plans job. Run with the shell GitHub runs it with (bash -eo pipefail)
 // and a stand-in regionctl that records its arguments.
 func TestPlanJobPlansEveryRunOfItsBatch(t *testing.T) {
 	if _, err := exec.LookPath("jq"); err != nil {
@@ -438,5 +439,28 @@ func TestPlanJobPlansEveryRunOfItsBatch(t *testing.T) {
 		"pipeline|regional|--region|us-east-1|--cluster|mc02|--dry-run|\n"
 	if string(calls) != want {
 		t.Errorf("the job ran:\n%s\nwant:\n%s", calls, want)
+	}
+
+	// With a plan role: plan-only runs, each one's JSON in plans/ under a
+	// name of its own, for the plans job.
+	os.Remove(log)
+	work := t.TempDir()
+	cmd = exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), "RUNS="+runs, "PLAN_ROLE=arn:aws:iam::111111111111:role/plan", "JOB_INDEX=7")
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Errorf("a batch with a failing plan succeeded:\n%s", out)
+	}
+	calls, _ = os.ReadFile(log)
+	want = "pipeline|regional|--region|eu-west-1|--cluster|mc01|--plan|-o|json|\n" +
+		"pipeline|central|--region|eu-west-1|--cluster|failing|--plan|-o|json|\n" +
+		"pipeline|regional|--region|us-east-1|--cluster|mc02|--plan|-o|json|\n"
+	if string(calls) != want {
+		t.Errorf("the job ran:\n%s\nwant:\n%s", calls, want)
+	}
+	for _, f := range []string{"7-1.json", "7-2.json", "7-3.json"} {
+		if _, err := os.Stat(filepath.Join(work, "plans", f)); err != nil {
+			t.Errorf("no plans/%s: %v", f, err)
+		}
 	}
 }

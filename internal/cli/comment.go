@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/url"
@@ -65,8 +67,69 @@ The API must be https (http only on a loopback address, for tests).`,
 	fl.StringVar(&f.project, "project", "", "GitLab: project id or path (default $CI_PROJECT_ID)")
 	fl.IntVar(&f.number, "number", 0, "the pull or merge request's number (default: from the CI environment)")
 	_ = comment.RegisterFlagCompletionFunc("host", cobra.FixedCompletions([]string{"github", "gitlab"}, noFiles))
-	cmd.AddCommand(comment)
+	cmd.AddCommand(comment, a.ciPlansCommand())
 	return cmd
+}
+
+// ciPlansCommand is `regionctl ci plans`: one comment of many plan-only
+// runs.
+func (a *app) ciPlansCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "plans FILE...",
+		Short: "Fold the JSON of many plan-only pipeline runs into one pull request comment",
+		Long: `plans reads what each "regionctl pipeline ... --plan -o json" wrote (one
+file per run: a CI recipe plans each affected cluster in a job of its own) and
+prints one markdown comment of them all, for "regionctl ci comment --key plans":
+the totals, every resource destroyed or replaced and every run that did not
+plan first, then the table of every plan with the sha256 an approval binds,
+folded. It fits one comment (65,536 characters); what is cut is the table's
+end, and the comment says so.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, files []string) error {
+			runs := make([]view.PlanRun, 0, len(files))
+			for _, f := range files {
+				run, err := readPlanRun(f)
+				if err != nil {
+					return fail(ExitInput, "%s: %v", f, err)
+				}
+				runs = append(runs, run)
+			}
+			fmt.Fprint(a.stdout, view.PlanRunsMarkdown(runs))
+			return nil
+		},
+	}
+}
+
+// maxPlanRun bounds one run's JSON: a plan-only run of one cluster is
+// kilobytes; anything near this is not one.
+const maxPlanRun = 16 << 20
+
+// readPlanRun reads one run's JSON, a regular file of at most maxPlanRun
+// bytes holding one object that names its pipeline and region.
+func readPlanRun(file string) (view.PlanRun, error) {
+	var run view.PlanRun
+	fh, err := os.Open(file)
+	if err != nil {
+		return run, err
+	}
+	defer fh.Close()
+	if fi, err := fh.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return run, errors.New("not a regular file")
+	}
+	b, err := io.ReadAll(io.LimitReader(fh, maxPlanRun+1))
+	if err != nil {
+		return run, err
+	}
+	if len(b) > maxPlanRun {
+		return run, fmt.Errorf("over %d MiB: not the JSON of one plan-only run", maxPlanRun>>20)
+	}
+	if err := json.Unmarshal(b, &run); err != nil {
+		return run, fmt.Errorf("not the JSON of regionctl pipeline --plan -o json: %v", err)
+	}
+	if run.Pipeline == "" || run.Region == "" {
+		return run, errors.New("names no pipeline and region: not the JSON of regionctl pipeline --plan -o json")
+	}
+	return run, nil
 }
 
 var (

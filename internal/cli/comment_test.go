@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,5 +93,43 @@ func TestCICommentRefusesWhatItCannotTrust(t *testing.T) {
 		if code := Run(append([]string{"ci", "comment", "--body-file", body}, args...), &out, &errs); code != ExitUsage {
 			t.Errorf("%v: exit %d, want %d: %s", args, code, ExitUsage, errs.String())
 		}
+	}
+}
+
+// TestCIPlansFoldsRuns: ci plans reads each run's JSON (as pipeline --plan
+// -o json writes it) into one comment, and refuses, naming the file, what
+// is not such a run.
+func TestCIPlansFoldsRuns(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a.json", `{"pipeline":"regional","region":"eu-west-1","request_id":"r1","steps":[{"name":"terraform"}],"plans":[{"cluster":"eu-west-1/mc01","terraform_root":"management-cluster","plan_id":"p1","add":2,"change":0,"destroy":1,"resources":[{"address":"aws_eks_cluster.this","action":"delete"}],"plan_sha256":"ab"}],"error":""}`)
+	b := write("b.json", `{"pipeline":"central","region":"eu-west-1","request_id":"r2","steps":[],"plans":[],"error":"assume-role: AccessDenied"}`)
+	var out, errs strings.Builder
+	if code := Run([]string{"ci", "plans", a, b}, &out, &errs); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errs.String())
+	}
+	for _, want := range []string{"**1 plan in 2 runs: 2 to add, 0 to change, 1 to destroy**", "**delete** `aws_eks_cluster.this`", "`assume-role: AccessDenied`"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in\n%s", want, out.String())
+		}
+	}
+	for name, body := range map[string]string{
+		"notjson.json": "plan: 3 to add",
+		"other.json":   `{"base":"main","head":"HEAD"}`,
+	} {
+		p := write(name, body)
+		errs.Reset()
+		if code := Run([]string{"ci", "plans", a, p}, io.Discard, &errs); code != ExitInput || !strings.Contains(errs.String(), name) {
+			t.Errorf("%s: exit %d\n%s", name, code, errs.String())
+		}
+	}
+	if code := Run([]string{"ci", "plans", dir}, io.Discard, &errs); code != ExitInput {
+		t.Errorf("a directory: exit %d", code)
 	}
 }

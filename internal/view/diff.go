@@ -156,10 +156,14 @@ func DiffMarkdown(r *diff.Report) string { return Fit(diffMarkdown(r), MaxCommen
 // or values) at a line boundary, closes the code fence and <details> the
 // cut left open, and says so.
 func Fit(s string, limit int) string {
+	return fitWith(s, limit, "\n\n_This comment was cut to fit 65,536 characters; run `regionctl render --diff` to see all of it._\n")
+}
+
+// fitWith is Fit with the note a cut comment ends with.
+func fitWith(s string, limit int, note string) string {
 	if len(s) <= limit {
 		return s
 	}
-	const note = "\n\n_This comment was cut to fit 65,536 characters; run `regionctl render --diff` to see all of it._\n"
 	cut := s[:max(limit-len(note)-200, 0)]
 	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
 		cut = cut[:i+1]
