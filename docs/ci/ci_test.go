@@ -167,6 +167,9 @@ func TestRecipeCommandsParse(t *testing.T) {
 					if strings.HasSuffix(name, "PIPELINE") {
 						return "regional"
 					}
+					if strings.HasSuffix(name, "IID") {
+						return "1" // a merge request's number
+					}
 					return "x"
 				}
 				args, err := p.Parse(line)
@@ -247,10 +250,10 @@ func TestGitLabRecipeResolves(t *testing.T) {
 	// A child pipeline as affected -o gitlab-ci writes it, with the template
 	// the recipe names: its jobs must resolve against affected-job.yml.
 	child := filepath.Join(t.TempDir(), "child.yml")
-	os.WriteFile(child, []byte("include:\n  - local: docs/ci/gitlab/affected-job.yml\nregional eu-west-1/mc01:\n  extends: .regionctl-affected\n  variables:\n    REGIONCTL_REGION: eu-west-1\n"), 0o644)
+	os.WriteFile(child, []byte("include:\n  - local: docs/ci/gitlab/affected-job.yml\nregional eu-west-1/mc01:\n  extends: .regionctl-affected\n  variables:\n    REGIONCTL_REGION: eu-west-1\n'regionctl: plans':\n  extends: .regionctl-plans\n  stage: .post\n  when: always\n"), 0o644)
 	jobs := resolve(child)
 	check("child pipeline", jobs)
-	if jobs[".regionctl-affected"] == nil || jobs[".regionctl"] == nil {
+	if jobs[".regionctl-affected"] == nil || jobs[".regionctl-plans"] == nil || jobs[".regionctl"] == nil {
 		t.Errorf("the child pipeline does not resolve its templates: %v", jobs)
 	}
 }
@@ -461,6 +464,55 @@ func TestPlanJobPlansEveryRunOfItsBatch(t *testing.T) {
 	for _, f := range []string{"7-1.json", "7-2.json", "7-3.json"} {
 		if _, err := os.Stat(filepath.Join(work, "plans", f)); err != nil {
 			t.Errorf("no plans/%s: %v", f, err)
+		}
+	}
+}
+
+// The GitLab child pipeline's job plans its cluster when the generated job
+// says REGIONCTL_PLAN (affected -o gitlab-ci --plan), with the role and
+// GitLab's OIDC token handed to the AWS SDK as environment, keeping the
+// run's JSON for .regionctl-plans; otherwise it dry-runs. Run with sh and a
+// stand-in regionctl that records its arguments and environment.
+func TestGitLabAffectedJobPlansWhenAsked(t *testing.T) {
+	var script string
+	for _, s := range runScripts(t, "gitlab/affected-job.yml") {
+		if strings.Contains(s, "--dry-run") {
+			script = s
+		}
+	}
+	if script == "" {
+		t.Fatal("no job script in gitlab/affected-job.yml")
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls")
+	stub := "#!/bin/sh\nprintf '%s|' \"$@\" \"$AWS_ROLE_ARN\" \"$(cat \"${AWS_WEB_IDENTITY_TOKEN_FILE:-/dev/null}\")\" >> " + log + "\necho '{}'\n"
+	if err := os.WriteFile(filepath.Join(dir, "regionctl"), []byte(stub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, plan := range []bool{false, true} {
+		os.Remove(log)
+		work := t.TempDir()
+		cmd := exec.Command("sh", "-c", script)
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), "CI_PROJECT_DIR="+work, "CI_JOB_ID=42",
+			"REGIONCTL_PIPELINE=regional", "REGIONCTL_REGION=eu-west-1", "REGIONCTL_CLUSTER=mc01; rm -rf /",
+			"REGIONCTL_PLAN_ROLE_ARN=arn:aws:iam::111111111111:role/plan", "REGIONCTL_ID_TOKEN=eyJ.token")
+		if plan {
+			cmd.Env = append(cmd.Env, "REGIONCTL_PLAN=true")
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("plan=%v: %v\n%s", plan, err, out)
+		}
+		calls, _ := os.ReadFile(log)
+		want := "pipeline|regional|--region|eu-west-1|--cluster|mc01; rm -rf /|--dry-run|||"
+		if plan {
+			want = "pipeline|regional|--region|eu-west-1|--cluster|mc01; rm -rf /|--plan|-o|json|arn:aws:iam::111111111111:role/plan|eyJ.token|"
+		}
+		if string(calls) != want {
+			t.Errorf("plan=%v: the job ran\n%s\nwant\n%s", plan, calls, want)
+		}
+		if _, err := os.Stat(filepath.Join(work, "plans", "42.json")); (err == nil) != plan {
+			t.Errorf("plan=%v: plans/42.json: %v", plan, err)
 		}
 	}
 }

@@ -40,8 +40,10 @@ jobs a matrix may make, 256 jobs of consecutive clusters each.
 each extends the hidden job .regionctl-affected, defined in the file
 --gitlab-template names (included from the repository), and gets the cluster
 only as variables (REGIONCTL_REGION, REGIONCTL_CLUSTER, REGIONCTL_PIPELINE,
-REGIONCTL_SECTOR, REGIONCTL_ENVIRONMENT, REGIONCTL_CHANGE). docs/ci/ has
-both recipes.
+REGIONCTL_SECTOR, REGIONCTL_ENVIRONMENT, REGIONCTL_CHANGE). With --plan each
+job also gets REGIONCTL_PLAN: "true", and a last job in the .post stage,
+extending .regionctl-plans from the same file, folds the jobs' plan-only runs
+into one merge request note. docs/ci/ has both recipes.
 
 affected fails (exit 1) when the head's deploy/ holds files that are not what
 its config renders to (drift): a pipeline must never run from such a tree.
@@ -76,7 +78,7 @@ none, 1 on any error.`,
 	out = outputFlag(cmd, "emit", "text", "json", "pipelineruns", "matrix", "gitlab-ci")
 	cmd.Flags().StringVar(&gitlabTemplate, "gitlab-template", ".gitlab/regionctl-affected.yml", "with -o gitlab-ci: the repository file that defines the hidden job .regionctl-affected")
 	cmd.Flags().BoolVar(&allowDrift, "allow-drift", false, "list the clusters even when deploy/ has drift (warn only)")
-	cmd.Flags().BoolVar(&planOnly, "plan", false, "with -o pipelineruns: runs that change nothing and plan each root, keeping the plans for the review and the apply that follows it")
+	cmd.Flags().BoolVar(&planOnly, "plan", false, "with -o pipelineruns: runs that change nothing and plan each root, keeping the plans for the review and the apply that follows it; with -o gitlab-ci: jobs that plan (REGIONCTL_PLAN) and a last job, extending .regionctl-plans, that posts their plans as one note")
 	cmd.Flags().BoolVar(&a.fullReview, "full", false, "render every cluster on both sides, not only those whose inputs differ")
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 2 when the change affects a cluster, 0 when it affects none, 1 on any error (as terraform plan -detailed-exitcode)")
 	return cmd
@@ -90,7 +92,7 @@ func (a *app) printAffected(r *diff.Report, headOut *render.Output, headCommit *
 	case "matrix":
 		return writeJSON(a.stdout, jobMatrix(r.Affected, maxJobs))
 	case "gitlab-ci":
-		return writeGitLabChild(a.stdout, r.Affected, gitlabTemplate)
+		return writeGitLabChild(a.stdout, r.Affected, gitlabTemplate, planOnly)
 	case "pipelineruns":
 		// A run deploys a commit: uncommitted changes would run as
 		// the commit before them.
