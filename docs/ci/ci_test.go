@@ -414,21 +414,8 @@ func TestPlanJobPlansEveryRunOfItsBatch(t *testing.T) {
 	if _, err := exec.LookPath("jq"); err != nil {
 		t.Skip("no jq (apt-get install jq); GitHub's runners have it")
 	}
-	var script string
-	for _, s := range runScripts(t, "github/regionctl.yml") {
-		if strings.Contains(s, "--dry-run") {
-			script = s
-		}
-	}
-	if script == "" {
-		t.Fatal("no plan step in github/regionctl.yml")
-	}
-	dir := t.TempDir()
-	log := filepath.Join(dir, "calls")
-	stub := "#!/bin/sh\nprintf '%s|' \"$@\" >> " + log + "\necho >> " + log + "\n[ \"$6\" != failing ] || exit 1\n"
-	if err := os.WriteFile(filepath.Join(dir, "regionctl"), []byte(stub), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	script := planScript(t, "github/regionctl.yml")
+	dir, log := standIn(t, "printf '%s|' \"$@\" >> CALLS\necho >> CALLS\n[ \"$6\" != failing ] || exit 1\n")
 	runs := `[{"pipeline":"regional","region":"eu-west-1","cluster":"mc01"},{"pipeline":"central","region":"eu-west-1","cluster":"failing"},{"pipeline":"regional","region":"us-east-1","cluster":"mc02"}]`
 	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
 	cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), "RUNS="+runs)
@@ -474,21 +461,8 @@ func TestPlanJobPlansEveryRunOfItsBatch(t *testing.T) {
 // run's JSON for .regionctl-plans; otherwise it dry-runs. Run with sh and a
 // stand-in regionctl that records its arguments and environment.
 func TestGitLabAffectedJobPlansWhenAsked(t *testing.T) {
-	var script string
-	for _, s := range runScripts(t, "gitlab/affected-job.yml") {
-		if strings.Contains(s, "--dry-run") {
-			script = s
-		}
-	}
-	if script == "" {
-		t.Fatal("no job script in gitlab/affected-job.yml")
-	}
-	dir := t.TempDir()
-	log := filepath.Join(dir, "calls")
-	stub := "#!/bin/sh\nprintf '%s|' \"$@\" \"$AWS_ROLE_ARN\" \"$(cat \"${AWS_WEB_IDENTITY_TOKEN_FILE:-/dev/null}\")\" >> " + log + "\necho '{}'\n"
-	if err := os.WriteFile(filepath.Join(dir, "regionctl"), []byte(stub), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	script := planScript(t, "gitlab/affected-job.yml")
+	dir, log := standIn(t, "printf '%s|' \"$@\" \"$AWS_ROLE_ARN\" \"$(cat \"${AWS_WEB_IDENTITY_TOKEN_FILE:-/dev/null}\")\" >> CALLS\necho '{}'\n")
 	for _, plan := range []bool{false, true} {
 		os.Remove(log)
 		work := t.TempDir()
@@ -515,4 +489,30 @@ func TestGitLabAffectedJobPlansWhenAsked(t *testing.T) {
 			t.Errorf("plan=%v: plans/42.json: %v", plan, err)
 		}
 	}
+}
+
+// planScript is the run script of recipe that plans (the one holding
+// --dry-run).
+func planScript(t *testing.T, recipe string) string {
+	t.Helper()
+	for _, s := range runScripts(t, recipe) {
+		if strings.Contains(s, "--dry-run") {
+			return s
+		}
+	}
+	t.Fatalf("no plan script in %s", recipe)
+	return ""
+}
+
+// standIn writes a stand-in regionctl, the sh script body with CALLS for
+// the file it records to, into a directory for PATH; it returns the
+// directory and that file.
+func standIn(t *testing.T, body string) (dir, calls string) {
+	t.Helper()
+	dir = t.TempDir()
+	calls = filepath.Join(dir, "calls")
+	if err := os.WriteFile(filepath.Join(dir, "regionctl"), []byte("#!/bin/sh\n"+strings.ReplaceAll(body, "CALLS", calls)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir, calls
 }
