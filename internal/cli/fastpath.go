@@ -132,9 +132,8 @@ func (a *app) committedByThisRenderer() (int, string, bool) {
 	if err != nil {
 		return 0, "", false
 	}
-	if ok, err := repo.OnFirstParentHistory(a.deployBranch(), head.Hash); err != nil || !ok {
-		return 0, "", false
-	}
+	// The cheap questions first: the committed index, then the inputs
+	// (a few files), then the branch's history, then deploy/ (every file).
 	tree, err := repo.FS(head)
 	if err != nil {
 		return 0, "", false
@@ -147,8 +146,13 @@ func (a *app) committedByThisRenderer() (int, string, bool) {
 	if json.Unmarshal(b, &idx) != nil || idx.Renderer == "" || idx.Renderer != renderer().ID {
 		return 0, "", false
 	}
-	changed, err := repo.Changed(head, a.root, append(append([]string{}, render.Inputs...), deployDir)...)
-	if err != nil || len(changed) > 0 {
+	if changed, err := repo.Changed(head, a.root, render.Inputs...); err != nil || len(changed) > 0 {
+		return 0, "", false
+	}
+	if ok, err := repo.OnFirstParentHistory(a.deployBranch(), head.Hash); err != nil || !ok {
+		return 0, "", false
+	}
+	if changed, err := repo.Changed(head, a.root, deployDir); err != nil || len(changed) > 0 {
 		return 0, "", false
 	}
 	// Exactly the files index.json lists, and it: nothing foreign a render
