@@ -511,6 +511,7 @@ func TestFirstRenderOfACheckoutOfTheDeployBranchOnlyLooks(t *testing.T) {
 	if err := r.WT.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("feature"), Create: true, Keep: true}); err != nil {
 		t.Fatal(err)
 	}
+	r.Write("NOTES.md", "not an input\n")
 	r.Commit("a commit off main")
 	if out := run(); strings.Contains(out, trusted) {
 		t.Errorf("a commit off the deploy branch was trusted:\n%s", out)
@@ -518,19 +519,19 @@ func TestFirstRenderOfACheckoutOfTheDeployBranchOnlyLooks(t *testing.T) {
 }
 
 // TestBaseWhoseIndexDoesNotDescribeItIsNotTrusted: a commit of the deploy
-// branch whose deploy/ holds a file its index.json does not list was not
-// all written by a render: the review renders that base and says why.
+// branch whose deploy/ lacks a file its index.json lists was not all
+// written by a render: the review renders that base and says why.
 func TestBaseWhoseIndexDoesNotDescribeItIsNotTrusted(t *testing.T) {
 	r := newReviewRepo(t)
-	r.Write("deploy/production/us-east-1/terraform/extra.tfvars.json", "{}\n")
-	r.Commit("a file no render wrote")
+	r.Remove("deploy/production/us-east-1/terraform/mc01.tfvars.json")
+	r.Commit("a rendered file removed by hand")
 	r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
 	a := &app{stdout: io.Discard, stderr: io.Discard, root: r.Dir, noCache: true}
 	rep, out, _, err := a.review("HEAD", "", true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "production/us-east-1/terraform/extra.tfvars.json is committed but not listed"; !strings.Contains(rep.BaseRendered, want) || len(out.Skipped) != 0 {
+	if want := "it lists production/us-east-1/terraform/mc01.tfvars.json, which is not committed"; !strings.Contains(rep.BaseRendered, want) || len(out.Skipped) != 0 {
 		t.Errorf("base re-rendered %q (want %q), %d clusters left out", rep.BaseRendered, want, len(out.Skipped))
 	}
 }

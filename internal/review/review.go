@@ -503,9 +503,12 @@ func shortID(id string) string {
 }
 
 // describes says how idx fails to describe a committed deploy/ (its files
-// by path relative to deploy/), or "": a render writes exactly the files
-// index.json lists, and every region's and cluster's among them, so any
-// other tree was written or edited by something else.
+// by path relative to deploy/), or "": a render writes every file
+// index.json lists, and every region's and cluster's among them, so a tree
+// without one of them, or an index that gives a cluster a file it does not
+// list, was written or edited by something else. A committed file the
+// index does not list is no cluster's: the review holds it to the head's
+// render like any file no cluster owns, and reports it, trusted or not.
 func describes(idx *render.Index, committed map[string]plumbing.Hash) string {
 	listed := make(map[string]bool, len(idx.Files))
 	for _, f := range idx.Files {
@@ -513,11 +516,6 @@ func describes(idx *render.Index, committed map[string]plumbing.Hash) string {
 			return "it lists " + f + ", which is not committed"
 		}
 		listed[f] = true
-	}
-	for f := range committed {
-		if f != render.IndexPath && !listed[f] {
-			return f + " is committed but not listed"
-		}
 	}
 	for _, r := range idx.Regions {
 		for _, f := range r.Files {
