@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -142,8 +141,8 @@ func (a *app) committedByThisRenderer() (int, string, bool) {
 	if err != nil {
 		return 0, "", false
 	}
-	var idx render.Index
-	if json.Unmarshal(b, &idx) != nil || idx.Renderer == "" || idx.Renderer != renderer().ID {
+	idx, err := render.ParseIndex(b)
+	if err != nil || idx.Renderer == "" || idx.Renderer != renderer().ID {
 		return 0, "", false
 	}
 	if changed, err := repo.Changed(head, a.root, render.Inputs...); err != nil || len(changed) > 0 {

@@ -107,22 +107,9 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	baseLabel = fmt.Sprintf("%s (%s)", short(base), baseLabel)
-	// Only a base the deploy branch's own history holds was checked by its
-	// CI (render --check): any other base's deploy/ may be edited by hand,
-	// and is rendered, not trusted.
-	var unvouched string
-	if !o.Full && o.Trusted {
-		branch := o.Branch
-		if branch == "" {
-			branch = gitbase.DefaultBranch
-		}
-		switch ok, err := repo.OnFirstParentHistory(branch, base.Hash); {
-		case err != nil:
-			unvouched = fmt.Sprintf("nothing vouches for the base %s: %v", short(base), err)
-		case !ok:
-			unvouched = fmt.Sprintf("the base %s is not on the first-parent history of %s, whose CI checked its deploy/", short(base), branch)
-		}
-	}
+	// Why the base's committed deploy/ cannot stand for its render, when
+	// that is known before anything is read ("" when it may).
+	unvouched := vouch(repo, base, o)
 
 	var headFS fs.FS
 	var head *object.Commit
@@ -210,13 +197,10 @@ func Run(o Options) (*Result, error) {
 	}
 	defer waitDeployed()
 	var trust func() (*render.Index, string)
-	if !o.Full {
+	if !o.Full && unvouched == "" {
 		trust = func() (*render.Index, string) {
-			if unvouched != "" {
-				return nil, unvouched
-			}
 			d := waitDeployed()
-			return trustIndex(d.index, d.hashes, o.Render.Renderer, o.Trusted)
+			return trustIndex(d.index, d.hashes, o.Render.Renderer)
 		}
 	}
 	if o.Head == "" {
@@ -345,6 +329,9 @@ func Run(o Options) (*Result, error) {
 	diff.Redact(r)
 	r.Uncommitted = uncommitted
 	r.BaseRendered = pair.BaseRendered
+	if unvouched != "" {
+		r.BaseRendered = unvouched
+	}
 	return &Result{Report: r, HeadOut: headSide.Output, HeadCommit: head, HeadFleet: pair.Head, Refused: skips}, nil
 }
 
@@ -472,14 +459,38 @@ func readIndex(fsys fs.FS) *render.Index {
 
 func short(c *object.Commit) string { return c.Hash.String()[:8] }
 
+// vouch says why a review may not take base's committed deploy/ as what
+// this renderer makes of its inputs, when that is known before reading it:
+// this build is not known by its source (o.Trusted), or the base is not on
+// the deploy branch's first-parent history, so its CI never held its
+// deploy/ to render --check. "" when it may, or when o.Full renders both
+// sides anyway.
+func vouch(repo *gitbase.Repo, base *object.Commit, o Options) string {
+	if o.Full {
+		return ""
+	}
+	if !o.Trusted {
+		return "this regionctl is built from modified sources, so it trusts no committed deploy/ (regionctl version)"
+	}
+	branch := o.Branch
+	if branch == "" {
+		branch = gitbase.DefaultBranch
+	}
+	switch ok, err := repo.OnFirstParentHistory(branch, base.Hash); {
+	case err != nil:
+		return fmt.Sprintf("nothing vouches for the base %s: %v", short(base), err)
+	case !ok:
+		return fmt.Sprintf("the base %s is not on the first-parent history of %s, whose CI checked its deploy/", short(base), branch)
+	}
+	return ""
+}
+
 // trustIndex is the base's committed index.json when a review may take the
 // base's deploy/ as what this renderer makes of its inputs (idx names
 // renderer, and this build is known by its source: trusted), else nil and
 // why not, for the review's header.
-func trustIndex(idx *render.Index, committed map[string]plumbing.Hash, renderer string, trusted bool) (*render.Index, string) {
+func trustIndex(idx *render.Index, committed map[string]plumbing.Hash, renderer string) (*render.Index, string) {
 	switch {
-	case !trusted:
-		return nil, "this regionctl is built from modified sources, so it trusts no committed deploy/ (regionctl version)"
 	case idx == nil:
 		return nil, "the base committed no readable deploy/index.json"
 	case idx.Renderer == "":

@@ -21,39 +21,37 @@ func TestTrustIndexFallsBack(t *testing.T) {
 	tree := func() map[string]plumbing.Hash {
 		return map[string]plumbing.Hash{"index.json": {1}, "p/r/iam/a.json": {2}, "p/r/terraform/mc01.tfvars.json": {3}}
 	}
-	if idx, why := trustIndex(index(), tree(), me, true); idx == nil || why != "" {
+	if idx, why := trustIndex(index(), tree(), me); idx == nil || why != "" {
 		t.Fatalf("a deploy/ its index describes, by this renderer: not trusted (%s)", why)
 	}
 	// A file no render wrote is no cluster's: the review reports it
 	// against the head's render either way, so it does not cost the trust.
 	foreign := tree()
 	foreign["p/r/terraform/extra.tfvars.json"] = plumbing.Hash{4}
-	if idx, why := trustIndex(index(), foreign, me, true); idx == nil {
+	if idx, why := trustIndex(index(), foreign, me); idx == nil {
 		t.Errorf("a committed file the index does not list cost the trust: %s", why)
 	}
 	for _, tc := range []struct {
-		name    string
-		idx     func() *render.Index
-		tree    func() map[string]plumbing.Hash
-		trusted bool
-		want    string
+		name string
+		idx  func() *render.Index
+		tree func() map[string]plumbing.Hash
+		want string
 	}{
-		{"a build of modified sources", index, tree, false, "modified sources"},
-		{"no index", func() *render.Index { return nil }, tree, true, "no readable deploy/index.json"},
-		{"an index without a renderer", func() *render.Index { x := index(); x.Renderer = ""; return x }, tree, true, "names no renderer"},
-		{"another renderer", func() *render.Index { x := index(); x.Renderer = "sha256:ffff"; return x }, tree, true, "another renderer (sha256:ffff; this is sha256:0123456789ab)"},
+		{"no index", func() *render.Index { return nil }, tree, "no readable deploy/index.json"},
+		{"an index without a renderer", func() *render.Index { x := index(); x.Renderer = ""; return x }, tree, "names no renderer"},
+		{"another renderer", func() *render.Index { x := index(); x.Renderer = "sha256:ffff"; return x }, tree, "another renderer (sha256:ffff; this is sha256:0123456789ab)"},
 		{"a listed file not committed", index, func() map[string]plumbing.Hash {
 			m := tree()
 			delete(m, "p/r/iam/a.json")
 			return m
-		}, true, "it lists p/r/iam/a.json, which is not committed"},
+		}, "it lists p/r/iam/a.json, which is not committed"},
 		{"a cluster's file outside the list", func() *render.Index {
 			x := index()
 			x.Clusters[0].Files = append(x.Clusters[0].Files, "p/r/terraform/mc02.tfvars.json")
 			return x
-		}, tree, true, "cluster r/mc01's p/r/terraform/mc02.tfvars.json is not among its files"},
+		}, tree, "cluster r/mc01's p/r/terraform/mc02.tfvars.json is not among its files"},
 	} {
-		idx, why := trustIndex(tc.idx(), tc.tree(), me, tc.trusted)
+		idx, why := trustIndex(tc.idx(), tc.tree(), me)
 		if idx != nil || !strings.Contains(why, tc.want) {
 			t.Errorf("%s: trusted %v, why %q, want %q", tc.name, idx != nil, why, tc.want)
 		}
