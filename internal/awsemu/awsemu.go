@@ -20,7 +20,6 @@ import (
 	"os/exec"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -29,6 +28,8 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/regionctl/regionctl/internal/par"
 )
 
 // Credentials the emulator accepts (it checks none).
@@ -178,16 +179,8 @@ var warmCalls = map[string][2]string{
 
 // Prewarm touches each service once, in parallel.
 func (e *Emulator) Prewarm(ctx context.Context, services ...string) error {
-	var wg sync.WaitGroup
 	errs := make([]error, len(services))
-	for i, svc := range services {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = e.touch(ctx, svc)
-		}()
-	}
-	wg.Wait()
+	par.Workers(len(services), len(services), func(_, i int) { errs[i] = e.touch(ctx, services[i]) })
 	return errors.Join(errs...)
 }
 

@@ -47,3 +47,20 @@ func TestWorkersNumbersEachGoroutine(t *testing.T) {
 		t.Error("All did not run every function")
 	}
 }
+
+func TestFutureWaitsForItsValue(t *testing.T) {
+	release := make(chan struct{})
+	var ran atomic.Int32
+	f := Go(func() int {
+		<-release
+		ran.Add(1)
+		return 42
+	})
+	close(release)
+	if got := f.Wait(); got != 42 {
+		t.Errorf("Wait() = %d, want 42", got)
+	}
+	if got := f.Wait(); got != 42 || ran.Load() != 1 {
+		t.Errorf("a second Wait() = %d after %d runs; want 42 after 1", got, ran.Load())
+	}
+}

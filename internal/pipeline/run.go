@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/regionctl/regionctl/internal/par"
 	"github.com/regionctl/regionctl/internal/render/iam"
 )
 
@@ -224,18 +225,9 @@ func (r *Runner) Run(ctx context.Context, p *Plan) ([]StepResult, error) {
 		}
 		return all, nil
 	}
-	sem := make(chan struct{}, r.Parallel)
-	var wg sync.WaitGroup
-	for i, c := range order {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			results[i], errs[i] = r.runCluster(ctx, p, steps[c])
-		}()
-	}
-	wg.Wait()
+	par.Workers(r.Parallel, len(order), func(_, i int) {
+		results[i], errs[i] = r.runCluster(ctx, p, steps[order[i]])
+	})
 	var all []StepResult
 	for _, rs := range results {
 		all = append(all, rs...)
