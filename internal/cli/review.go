@@ -38,7 +38,7 @@ func (a *app) reviewOf(o review.Options) (*review.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.Root, o.Full, o.Hold, o.Checker, o.Render, o.Trusted = a.root, a.fullReview, a.holdReview, checker, a.renderOptions(), !renderer().Modified
+	o.Root, o.Full, o.Checker, o.Render, o.Trusted = a.root, a.fullReview, checker, a.renderOptions(), !renderer().Modified
 	if o.Branch == "" {
 		o.Branch = a.deployBranch()
 	}

@@ -84,7 +84,6 @@ type app struct {
 	mem           *cache.Memory
 	renderMemo    *render.Memo
 	fullReview    bool // --full: a review renders every cluster on both sides
-	holdReview    bool // tests: a --full review holds every file (review.Options.Hold)
 	cpuProfile    string
 	stopProfile   func()
 

@@ -1,0 +1,229 @@
+package review
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/regionctl/regionctl/internal/diff"
+	"github.com/regionctl/regionctl/internal/render"
+	"github.com/regionctl/regionctl/internal/render/tekton"
+	"github.com/regionctl/regionctl/internal/testrepo"
+)
+
+// reviewRepo is a git repository holding the golden uneven-sectors fleet
+// with its deploy/ rendered and committed, as a fleet repository's main is.
+type reviewRepo struct{ *testrepo.Repo }
+
+func newReviewRepo(t *testing.T) *reviewRepo {
+	t.Helper()
+	r, _ := fleetRepo(t)
+	return &reviewRepo{r}
+}
+
+func (r *reviewRepo) render() {
+	r.T.Helper()
+	renderInto(r.T.(*testing.T), r.Repo)
+}
+
+// TestIncrementalReviewMatchesFull: a review that leaves out the clusters
+// whose inputs did not change reports exactly what rendering every cluster
+// on both sides reports, for changes of every kind, drift the change adds
+// included.
+func TestIncrementalReviewMatchesFull(t *testing.T) {
+	const mc = "deploy/production/us-east-1/terraform/mc01.tfvars.json" // prod-1, untouched by the sector edits
+	for _, tc := range []struct {
+		name   string
+		before func(r *reviewRepo) // rendered and committed before the change
+		// handWritten is committed before the change as it leaves the
+		// tree, not rendered.
+		handWritten func(r *reviewRepo)
+		change      func(r *reviewRepo)
+		head        string // "" is the working tree
+		whole       bool   // every cluster's inputs change: nothing can be left out
+		// noDeploy: the base committed no deploy/, so the review renders
+		// it, and a whole review holds every file of both sides.
+		noDeploy bool
+	}{
+		{name: "sector change, rendered", head: "HEAD", change: func(r *reviewRepo) {
+			r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
+			r.render()
+		}},
+		{name: "sector change, not rendered yet", head: "HEAD", change: func(r *reviewRepo) {
+			r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
+		}},
+		{name: "sector change in the working tree", head: "", change: func(r *reviewRepo) {
+			r.Edit("config/sectors/stage-a.yaml", "max_update: 100%", "max_update: 100%\neks:\n  node_max: 12")
+		}},
+		{name: "hand edit of an unchanged cluster's file", head: "HEAD", change: func(r *reviewRepo) {
+			r.Edit(mc, `"node_max": 6`, `"node_max": 60`)
+		}},
+		{name: "hand edit of an unchanged regional cluster's file", head: "HEAD", change: func(r *reviewRepo) {
+			const f = "deploy/production/us-east-1/terraform/regional.tfvars.json"
+			r.Edit(f, `"node_max": `, `"node_max": 1`)
+		}},
+		{name: "hand removal of an unchanged cluster's file", head: "HEAD", change: func(r *reviewRepo) {
+			if err := os.Remove(filepath.Join(r.Dir, mc)); err != nil {
+				r.T.Fatal(err)
+			}
+		}},
+		{name: "hand edit of an unchanged region's Tekton installation", head: "HEAD", change: func(r *reviewRepo) {
+			const f = "deploy/production/us-east-1/tekton/install/cronjob.yaml"
+			r.Write(f, r.Read(f)+"# by hand\n")
+		}},
+		{name: "file added by hand", head: "HEAD", change: func(r *reviewRepo) {
+			r.Write("deploy/production/us-east-1/effective/mc09.yaml", "eks: {}\n")
+		}},
+		{name: "hand edit beside a rendered change", head: "HEAD", change: func(r *reviewRepo) {
+			r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
+			r.render()
+			r.Edit(mc, `"node_max": 6`, `"node_max": 60`)
+		}},
+		{name: "cluster added", head: "HEAD", change: func(r *reviewRepo) {
+			r.Write("config/clusters/us-east-1/mc02.yaml", "type: management\n")
+			r.render()
+		}},
+		{name: "cluster added whose file the base committed by hand", head: "HEAD", handWritten: func(r *reviewRepo) {
+			// The base holds, by hand, the very file the head renders for
+			// a cluster it adds: no cluster of the base owns it, so the
+			// review shows it added.
+			const f = "deploy/production/us-east-1/effective/mc02.yaml"
+			other := &reviewRepo{testrepo.Golden(r.T, "uneven-sectors")}
+			other.Write("config/clusters/us-east-1/mc02.yaml", "type: management\n")
+			other.render()
+			r.Write(f, other.Read(f))
+		}, change: func(r *reviewRepo) {
+			r.Write("config/clusters/us-east-1/mc02.yaml", "type: management\n")
+			r.render()
+		}},
+		{name: "component back whose files the base still committed", head: "HEAD", handWritten: func(r *reviewRepo) {
+			// The base turned the component off without rendering: its
+			// files are still committed and listed, though the base no
+			// longer renders them; the head renders them as they were.
+			r.Write("config/sectors/prod-2.yaml", r.Read("config/sectors/prod-2.yaml")+"components:\n  maestro-agent:\n    enabled: false\n")
+		}, change: func(r *reviewRepo) {
+			r.Edit("config/sectors/prod-2.yaml", "components:\n  maestro-agent:\n    enabled: false\n", "")
+			r.render()
+		}},
+		{name: "base without deploy/", head: "HEAD", whole: true, noDeploy: true, handWritten: func(r *reviewRepo) {
+			if err := os.RemoveAll(filepath.Join(r.Dir, "deploy")); err != nil {
+				r.T.Fatal(err)
+			}
+		}, change: func(r *reviewRepo) {
+			r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
+			r.render()
+		}},
+		{name: "cluster being deleted", head: "HEAD", change: func(r *reviewRepo) {
+			r.Write("config/clusters/eu-west-1/mc02.yaml", r.Read("config/clusters/eu-west-1/mc02.yaml")+"delete: true\n")
+			r.render()
+		}},
+		{name: "global change", head: "HEAD", whole: true, change: func(r *reviewRepo) {
+			r.Edit("config/global/defaults.yaml", "node_instance_family: m6i", "node_instance_family: m7i")
+			r.render()
+		}},
+		{name: "gitops repository change", head: "HEAD", whole: true, change: func(r *reviewRepo) {
+			// In every cluster's and region's files, in no effective config.
+			r.Edit("config/global/defaults.yaml", "repo_url: https://git.example.com/fleet.git", "repo_url: https://git.example.com/other/fleet.git")
+			r.render()
+		}},
+		{name: "approvers change", head: "HEAD", whole: true, change: func(r *reviewRepo) {
+			r.Edit("config/global/defaults.yaml", "approvers: [arn:aws:iam::123456789012:role/approvers]", "approvers: [arn:aws:iam::123456789012:role/other-approvers]")
+			r.render()
+		}},
+		{name: "sector change beside a cluster whose pipeline is removed", head: "HEAD",
+			// The ApplicationSet leaves out prod-1, where this is the only
+			// management cluster.
+			before: destroyedThen("delete: true\ndelete_pipeline: true\n"), change: prod3Change},
+		{name: "sector change beside a cluster whose pipeline is removed by delete_pipeline alone", head: "HEAD",
+			// Its region is unchanged, so its config is checked on neither
+			// side: the review still knows delete_pipeline implies delete.
+			before: destroyedThen("delete_pipeline: true\n"), change: prod3Change},
+		{name: "chart added", head: "HEAD", whole: true, change: func(r *reviewRepo) {
+			r.Write("charts/logging/Chart.yaml", "apiVersion: v2\nname: logging\nversion: 0.1.0\n")
+			r.Write("config/global/90-logging.yaml", "components:\n  logging:\n    runs_on: [management]\n    chart_revision: logging/v1.0.0\n")
+			r.render()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newReviewRepo(t)
+			if tc.before != nil {
+				tc.before(r)
+				r.render()
+				r.Commit("before")
+			}
+			if tc.handWritten != nil {
+				tc.handWritten(r)
+				r.Commit("by hand")
+			}
+			tc.change(r)
+			base := "HEAD"
+			if tc.head != "" {
+				r.Commit(tc.name)
+				base = "HEAD~1"
+			}
+			review := func(full, hold bool) (*diff.Report, int, map[string][]byte) {
+				res, err := Run(Options{Root: r.Dir, Base: base, Head: tc.head, Drift: true, Full: full, hold: hold,
+					Checker: testChecker(t), Render: render.Options{Renderer: testRenderer}, Trusted: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res.Report, len(res.HeadOut.Skipped), res.HeadOut.ByPath()
+			}
+			held, _, heldFiles := review(true, true)
+			full, none, fullFiles := review(true, false)
+			inc, skipped, _ := review(false, false)
+			if d := cmp.Diff(held, full); d != "" {
+				t.Errorf("the full review differs from one that holds every file (-held +full):\n%s", d)
+			}
+			// The incremental review says why it rendered the base (a
+			// base without deploy/); the rest is the same.
+			if tc.noDeploy != (inc.BaseRendered != "") {
+				t.Errorf("base re-rendered: %q", inc.BaseRendered)
+			}
+			if d := cmp.Diff(held, inc, cmpopts.IgnoreFields(diff.Report{}, "BaseRendered")); d != "" {
+				t.Errorf("the incremental review differs from the full one (-full +incremental):\n%s", d)
+			}
+			if !tc.noDeploy && len(fullFiles) >= len(heldFiles) {
+				t.Errorf("the full review held all %d files of the head, not only those that differ", len(heldFiles))
+			}
+			// The commands that start runs read them from the review's head.
+			for _, c := range diff.Runs(held.Affected) {
+				p := tekton.Path(c.Environment, c.Region, c.Cluster)
+				if fullFiles[p] == nil || string(fullFiles[p]) != string(heldFiles[p]) {
+					t.Errorf("the full review's head lacks the PipelineRun of %s, which runs", c.ID)
+				}
+			}
+			if none != 0 {
+				t.Errorf("--full left out %d clusters", none)
+			}
+			if tc.whole && skipped != 0 {
+				t.Errorf("left out %d clusters though every cluster's inputs changed", skipped)
+			}
+			if !tc.whole && skipped == 0 {
+				t.Error("the incremental review rendered every cluster")
+			}
+		})
+	}
+}
+
+// destroyedThen merges delete: true for us-east-1/mc01 (rendered and
+// committed), then leaves its file with then added, for the case's change.
+func destroyedThen(then string) func(r *reviewRepo) {
+	return func(r *reviewRepo) {
+		mc01 := r.Read("config/clusters/us-east-1/mc01.yaml")
+		r.Write("config/clusters/us-east-1/mc01.yaml", mc01+"delete: true\n")
+		r.render()
+		r.Commit("destroy us-east-1/mc01")
+		r.Write("config/clusters/us-east-1/mc01.yaml", mc01+then)
+	}
+}
+
+// prod3Change is a sector change away from us-east-1.
+func prod3Change(r *reviewRepo) {
+	r.Edit("config/sectors/prod-3.yaml", "order: 7", "order: 7\neks:\n  node_max: 16")
+	r.render()
+}
+

@@ -1,0 +1,280 @@
+package review
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/regionctl/regionctl/internal/deploytree"
+	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/fleet"
+	"github.com/regionctl/regionctl/internal/gitbase"
+	"github.com/regionctl/regionctl/internal/render"
+	"github.com/regionctl/regionctl/internal/schema"
+	"github.com/regionctl/regionctl/internal/testrepo"
+)
+
+// The renderer the stage tests' deploy/ trees are rendered by.
+const testRenderer = "sha256:stage-test-renderer"
+
+var checker = sync.OnceValues(func() (*schema.Checker, error) { return schema.New(schema.Options{Version: "test"}) })
+
+func testChecker(t *testing.T) *schema.Checker {
+	t.Helper()
+	c, err := checker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// renderInto renders the fleet of r's working tree into its deploy/.
+func renderInto(t *testing.T, r *testrepo.Repo) {
+	t.Helper()
+	_, out, ds, err := render.FromFS(os.DirFS(r.Dir), testChecker(t), render.Options{Renderer: testRenderer})
+	if err != nil || ds.HasErrors() {
+		t.Fatalf("render: %v %v", err, ds)
+	}
+	if _, err := deploytree.Write(deploytree.OS{}, filepath.Join(r.Dir, deployDir), out, deploytree.Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fleetRepo is the uneven-sectors fleet, rendered and committed on main.
+func fleetRepo(t *testing.T) (*testrepo.Repo, plumbing.Hash) {
+	t.Helper()
+	r := testrepo.Golden(t, "uneven-sectors")
+	renderInto(t, r)
+	return r, r.Commit("fleet")
+}
+
+func open(t *testing.T, r *testrepo.Repo) *gitbase.Repo {
+	t.Helper()
+	repo, err := gitbase.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { repo.Close() })
+	return repo
+}
+
+const sectorFile = "config/sectors/prod-3.yaml"
+
+// TestResolveFindsBothEnds: the ends stage takes the merge base with the
+// deploy branch when no base is named, and reads a named head through a
+// tree of its own, the working tree otherwise.
+func TestResolveFindsBothEnds(t *testing.T) {
+	r, first := fleetRepo(t)
+	r.Edit(sectorFile, "order: 7", "order: 7 # edited")
+	second := r.Commit("edit")
+	repo := open(t, r)
+
+	e, err := resolve(repo, Options{Root: r.Dir, Base: "HEAD~1", Head: "HEAD"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.close()
+	if e.base.Hash != first || e.head.Hash != second || e.worktree {
+		t.Errorf("ends %s..%s (worktree %v), want %s..%s", e.base.Hash, e.head.Hash, e.worktree, first, second)
+	}
+	if want := first.String()[:8] + " (HEAD~1)"; e.baseLabel != want {
+		t.Errorf("base label %q, want %q", e.baseLabel, want)
+	}
+	for _, side := range []struct {
+		fsys fs.FS
+		want bool
+	}{{e.baseFS, false}, {e.headFS, true}} {
+		b, err := fs.ReadFile(side.fsys, sectorFile)
+		if err != nil || strings.Contains(string(b), "# edited") != side.want {
+			t.Errorf("a side reads %s as %q (%v); edited: want %v", sectorFile, b, err, side.want)
+		}
+	}
+
+	// No base named: the merge base with main, which is HEAD here.
+	w, err := resolve(repo, Options{Root: r.Dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close()
+	if w.base.Hash != second || !w.worktree || w.head.Hash != second {
+		t.Errorf("default ends: base %s, head %s, worktree %v", w.base.Hash, w.head.Hash, w.worktree)
+	}
+	if got := w.label(nil); got != second.String()[:8]+" (HEAD)" {
+		t.Errorf("a clean working tree's label %q", got)
+	}
+	if got := w.label([]string{sectorFile}); !strings.HasPrefix(got, "working tree (HEAD ") {
+		t.Errorf("a changed working tree's label %q", got)
+	}
+	if _, err := resolve(repo, Options{Root: r.Dir, Base: "no-such-ref"}); err == nil {
+		t.Error("a base that is not there resolved")
+	}
+}
+
+// TestReadHeadSeesWhatGitStatusSees: the head stage lists the inputs the
+// working tree changed and hashes its deploy/ as git would, a commit's
+// from its tree; without drift it hashes nothing.
+func TestReadHeadSeesWhatGitStatusSees(t *testing.T) {
+	r, head := fleetRepo(t)
+	repo := open(t, r)
+	c, err := repo.Commit("HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed, err := repo.BlobHashes(c, deployDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tfvars = "production/us-east-1/terraform/mc01.tfvars.json"
+	if _, ok := committed[tfvars]; !ok {
+		t.Fatalf("the fleet committed no %s", tfvars)
+	}
+
+	h, err := readHead(r.Dir, head, true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.uncommitted) != 0 || !mapsEqual(h.deploy, committed) {
+		t.Fatalf("a clean working tree: uncommitted %v, deploy/ %d files (committed %d)", h.uncommitted, len(h.deploy), len(committed))
+	}
+
+	r.Edit(sectorFile, "order: 7", "order: 7 # edited")
+	r.Write(deployDir+"/"+tfvars, "{}\n")
+	h, err = readHead(r.Dir, head, true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(h.uncommitted, sectorFile) {
+		t.Errorf("uncommitted %v lacks %s", h.uncommitted, sectorFile)
+	}
+	if want := plumbing.ComputeHash(plumbing.BlobObject, []byte("{}\n")); h.deploy[tfvars] != want {
+		t.Errorf("the edited %s hashes to %s, want %s", tfvars, h.deploy[tfvars], want)
+	}
+
+	if h, err = readHead(r.Dir, head, true, false); err != nil || h.deploy != nil {
+		t.Errorf("without drift the working tree's deploy/ was hashed (%d files, %v)", len(h.deploy), err)
+	}
+	if h, err = readHead(r.Dir, head, false, true); err != nil || !mapsEqual(h.deploy, committed) || h.uncommitted != nil {
+		t.Errorf("a commit's head: deploy/ %d files, uncommitted %v, %v", len(h.deploy), h.uncommitted, err)
+	}
+}
+
+func mapsEqual(a, b map[string]plumbing.Hash) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestReadCommittedAndAsCommitted: the committed stage reads a commit's
+// deploy/ and its index; the base's view keeps what it committed, and
+// only that, taking the head's bytes where the blob is the same.
+func TestReadCommittedAndAsCommitted(t *testing.T) {
+	r, base := fleetRepo(t)
+	d := readCommitted(r.Dir, base)
+	if d.err != nil || d.index == nil || d.index.Renderer != testRenderer || len(d.hashes) == 0 {
+		t.Fatalf("committed: %d files, index %v, %v", len(d.hashes), d.index != nil, d.err)
+	}
+	const tfvars = "production/us-east-1/terraform/mc01.tfvars.json"
+	if d.owners[tfvars] != "us-east-1/mc01" {
+		t.Errorf("owner of %s: %q", tfvars, d.owners[tfvars])
+	}
+	if none := readCommitted(r.Dir, plumbing.NewHash(strings.Repeat("1", 40))); none.err == nil {
+		t.Error("a commit that is not there was read")
+	}
+
+	repo := open(t, r)
+	c, _ := repo.Commit(base.String())
+	fsys, err := repo.FS(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed, _ := fs.ReadFile(fsys, deployDir+"/"+tfvars)
+	const neverCommitted = "production/us-east-1/terraform/never.tfvars.json"
+	out := &render.Output{Artifacts: []render.Artifact{
+		{Path: tfvars, Owner: "us-east-1/mc01", Bytes: []byte("rendered again")},
+		{Path: neverCommitted, Owner: "us-east-1/mc01", Bytes: []byte("{}")},
+	}, Skipped: map[string]bool{}}
+	head := &render.Output{Artifacts: []render.Artifact{{Path: tfvars, Bytes: committed}}}
+	const gone = "production/us-east-1/effective/mc01.yaml" // a cluster file the render no longer gives
+	owners := map[string]string{tfvars: "us-east-1/mc01", gone: "us-east-1/mc01"}
+	hashes := map[string]plumbing.Hash{tfvars: d.hashes[tfvars], gone: d.hashes[gone]}
+	if _, ok := d.hashes[gone]; !ok {
+		t.Fatalf("the fleet committed no %s", gone)
+	}
+	view := asCommitted(out, fsys, hashes, owners, head, nil).ByPath()
+	if string(view[tfvars]) != string(committed) {
+		t.Errorf("the base's view of %s is %q, not what it committed", tfvars, view[tfvars])
+	}
+	if _, ok := view[neverCommitted]; ok {
+		t.Error("a file the base rendered but never committed is in its view")
+	}
+	if len(view[gone]) == 0 {
+		t.Error("a committed file of a rendered cluster that the render lacks is not in the base's view")
+	}
+	if view := asCommitted(out, fsys, hashes, owners, head, map[string]plumbing.Hash{tfvars: d.hashes[tfvars]}).ByPath(); view[tfvars] != nil {
+		t.Error("a settled file is in the base's view")
+	}
+}
+
+// TestLoadTakesTheBaseOnlyWhenVouched: the load stage asks for the base's
+// index only when nothing vouched against it, and renders the base when
+// something did.
+func TestLoadTakesTheBaseOnlyWhenVouched(t *testing.T) {
+	r, base := fleetRepo(t)
+	r.Edit(sectorFile, "order: 7", "order: 7 # edited")
+	repo := open(t, r)
+	o := Options{Root: r.Dir, Base: "HEAD", Checker: testChecker(t), Render: render.Options{Renderer: testRenderer}, Trusted: true}
+	e, err := resolve(repo, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.close()
+	d := readCommitted(r.Dir, base)
+	for _, tc := range []struct {
+		unvouched string
+		trusted   bool
+	}{{"", true}, {"this regionctl is built from modified sources", false}} {
+		asked := false
+		l, err := load(e, o, fleet.Parse(e.headFS, "config", o.Checker), tc.unvouched, func() committedDeploy { asked = true; return d })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := l.pair.Trusted != nil; got != tc.trusted || asked != tc.trusted {
+			t.Errorf("unvouched %q: trusted %v, asked for the index %v; want %v", tc.unvouched, got, asked, tc.trusted)
+		}
+		if tc.trusted && len(l.pair.Unchanged) == 0 {
+			t.Error("a trusted base left no cluster unrendered")
+		}
+	}
+}
+
+// TestCompareRefusesWhatDoesNotRender: a side whose diagnostics hold an
+// error ends the review, named by its label.
+func TestCompareRefusesWhatDoesNotRender(t *testing.T) {
+	r, _ := fleetRepo(t)
+	repo := open(t, r)
+	e, err := resolve(repo, Options{Root: r.Dir, Base: "HEAD"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.close()
+	bad := diag.Diagnostics{{Severity: diag.Error, Summary: "broken"}}
+	l := &loaded{pair: &render.Pair{Pair: &fleet.Pair{HeadDiags: bad}, BaseOut: &render.Output{}}}
+	_, err = compare(e, Options{}, l, committedDeploy{}, headState{uncommitted: []string{sectorFile}}, "")
+	var nr *NotRendered
+	if !errors.As(err, &nr) || !strings.HasPrefix(nr.Label, "working tree (HEAD ") || len(nr.Diags) != 1 {
+		t.Errorf("compare of a head that does not render: %v", err)
+	}
+}
