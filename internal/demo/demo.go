@@ -29,6 +29,7 @@ import (
 
 	"github.com/regionctl/regionctl/internal/awsemu"
 	"github.com/regionctl/regionctl/internal/iamjudge/simulator"
+	"github.com/regionctl/regionctl/internal/par"
 	"github.com/regionctl/regionctl/internal/platformapi"
 	"github.com/regionctl/regionctl/internal/render"
 	regioniam "github.com/regionctl/regionctl/internal/render/iam"
@@ -76,44 +77,15 @@ func Run(ctx context.Context, o Options, w io.Writer) (err error) {
 		return err
 	}
 	defer func() { cleanUp(work, err, o.Keep, say) }()
-	for _, dir := range []string{"config", "charts", "pipelines"} { // deploy/ is rendered
-		if err := os.CopyFS(filepath.Join(work, dir), os.DirFS(filepath.Join(o.Root, dir))); err != nil {
-			return fmt.Errorf("copying %s: %w", dir, err)
-		}
+	if err := copyInputs(o.Root, work); err != nil {
+		return err
 	}
 
-	say("starting the AWS emulator (moto_server on 127.0.0.1)")
-	emu, err := awsemu.Start(ctx, filepath.Join(work, "moto.log"))
+	emu, gate, stopAWS, err := startAWS(ctx, o.Root, work, say)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		_ = emu.Stop()
-		say("stopped the emulator (pid %d)", emu.PID)
-	}()
-	say("emulator at %s (pid %d); warming its services", emu.URL, emu.PID)
-	warmed := make(chan error, 1)
-	go func() {
-		warmed <- emu.Prewarm(ctx, "ec2", "iam", "sts", "eks", "apigateway", "iot", "s3", "organizations", "ssm", "acm", "elasticloadbalancing")
-	}()
-	gate, err := awsemu.StartGate(emu.URL)
-	if err != nil {
-		return err
-	}
-	defer gate.Close()
-	gate.Ledger().Expect(awsemu.AccountProbe)
-	say("IAM gate at %s: every request is decided as AWS would (docs/iam-gate.md)", gate.URL)
-	judge, err := simulator.Start(filepath.Join(o.Root, "tools", "iamsim"))
-	if err != nil {
-		return fmt.Errorf("the second IAM judge, which decides every request beside the gate: %w", err)
-	}
-	defer judge.Close()
-	gate.SetSecondJudge(judge)
-	say("second IAM judge: the IAM simulator (tools/iamsim), asked every question the gate decides")
-	for k, v := range emu.Env() {
-		os.Setenv(k, v)
-	}
-	os.Setenv("AWS_ENDPOINT_URL", gate.URL)
+	defer stopAWS()
 
 	// The regional account and the platform API's id, once the central
 	// pipeline made them: the local platform API stands for that API.
@@ -121,49 +93,20 @@ func Run(ctx context.Context, o Options, w io.Writer) (err error) {
 	api := &platformapi.Server{Authorize: func(r *http.Request, body []byte) (string, error) {
 		return gate.Invoke(r, body, awsemu.API{Region: o.Region, Account: regional, ID: apiID, Stage: "$default"})
 	}}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	apiURL, stop, err := serve(api)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(l) }()
-	defer srv.Close()
-	apiURL := "http://" + l.Addr().String()
+	defer stop()
 	say("local platform API at %s (verifies SigV4 for execute-api)", apiURL)
 
 	cfg := awsConfig(emu.URL)
-	if err := <-warmed; err != nil {
-		return err
-	}
-	base := []string{"--root", work, "--no-cache"}
-	run := func(args ...string) error {
-		say("regionctl %s", strings.Join(args, " "))
-		if code := o.Regionctl(append(base, args...)...); code != 0 {
-			return fmt.Errorf("regionctl %s exited %d; Terraform's output is in %s", args[0], code, filepath.Join(work, ".regionctl", "logs"))
-		}
-		return nil
-	}
+	run := runner(o.Regionctl, work, say)
 	if err := run("render"); err != nil {
 		return err
 	}
-	policy, err := os.ReadFile(filepath.Join(work, "deploy", render.CentralPolicyPath(regioniam.Partition(o.Region))))
+	platform, as, err := organise(ctx, gate, work, o.Region, say)
 	if err != nil {
-		return err
-	}
-	platform, err := awsemu.SetupPlatform(ctx, gate, policy, render.TektonNamespace(nil))
-	if err != nil {
-		return err
-	}
-	say("organisation made; the central pipeline's role %s holds the rendered policy and trusts the central cluster's Tekton ServiceAccount", platform.CentralRole)
-	tokens := filepath.Join(work, ".regionctl", "tokens")
-	if err := os.MkdirAll(tokens, 0o700); err != nil {
-		return err
-	}
-	as := func(role, issuer, sa string) error {
-		env, err := awsemu.IRSA(tokens, gate.URL, role, issuer, platform.Namespace, sa)
-		for k, v := range env {
-			os.Setenv(k, v)
-		}
 		return err
 	}
 	if err := as(platform.CentralRole, platform.CentralIssuer, regioniam.CentralServiceAccount); err != nil {
@@ -186,13 +129,134 @@ func Run(ctx context.Context, o Options, w io.Writer) (err error) {
 	}
 
 	say("what exists now")
-	if err := inventory(ctx, cfg, emu, o.Region, w); err != nil {
+	if err := inventory(ctx, cfg, emu, o.Region, api.Registered(), w); err != nil {
 		return err
 	}
-	for _, r := range api.Registered() {
-		fmt.Fprintf(w, "platform API registration  %s  labels %v  request %s  by %s\n", r.Name, r.Labels, r.RequestID, r.Caller)
+	if err := judged(w, gate, filepath.Join(work, ".regionctl", "iam-ledger.jsonl"), say); err != nil {
+		return err
 	}
-	ledger := filepath.Join(work, ".regionctl", "iam-ledger.jsonl")
+	say("provisioned %s end to end in %s", o.Region, time.Since(start).Round(time.Second))
+	return nil
+}
+
+// runner runs regionctl commands on the fleet in work, saying each.
+func runner(regionctl func(args ...string) int, work string, say func(string, ...any)) func(args ...string) error {
+	base := []string{"--root", work, "--no-cache"}
+	return func(args ...string) error {
+		say("regionctl %s", strings.Join(args, " "))
+		if code := regionctl(append(base, args...)...); code != 0 {
+			return fmt.Errorf("regionctl %s exited %d; Terraform's output is in %s", args[0], code, filepath.Join(work, ".regionctl", "logs"))
+		}
+		return nil
+	}
+}
+
+// copyInputs copies the fleet's inputs from root into work (deploy/ is
+// rendered there).
+func copyInputs(root, work string) error {
+	for _, dir := range []string{"config", "charts", "pipelines"} {
+		if err := os.CopyFS(filepath.Join(work, dir), os.DirFS(filepath.Join(root, dir))); err != nil {
+			return fmt.Errorf("copying %s: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// organise makes the organisation, the central pipeline's role holding the
+// policy rendered into work's deploy/, and returns as, which makes this
+// process a pipeline's ServiceAccount (its web identity token, through the
+// gate).
+func organise(ctx context.Context, gate *awsemu.Gate, work, region string, say func(string, ...any)) (*awsemu.Platform, func(role, issuer, sa string) error, error) {
+	policy, err := os.ReadFile(filepath.Join(work, "deploy", render.CentralPolicyPath(regioniam.Partition(region))))
+	if err != nil {
+		return nil, nil, err
+	}
+	platform, err := awsemu.SetupPlatform(ctx, gate, policy, render.TektonNamespace(nil))
+	if err != nil {
+		return nil, nil, err
+	}
+	say("organisation made; the central pipeline's role %s holds the rendered policy and trusts the central cluster's Tekton ServiceAccount", platform.CentralRole)
+	tokens := filepath.Join(work, ".regionctl", "tokens")
+	if err := os.MkdirAll(tokens, 0o700); err != nil {
+		return nil, nil, err
+	}
+	as := func(role, issuer, sa string) error {
+		env, err := awsemu.IRSA(tokens, gate.URL, role, issuer, platform.Namespace, sa)
+		for k, v := range env {
+			os.Setenv(k, v)
+		}
+		return err
+	}
+	return platform, as, nil
+}
+
+// startAWS starts the emulator, warms its services, and puts the IAM gate
+// in front of it with the second judge beside it; the process's AWS
+// environment then points at the gate. stop stops all of it.
+func startAWS(ctx context.Context, root, work string, say func(string, ...any)) (emu *awsemu.Emulator, gate *awsemu.Gate, stop func(), err error) {
+	var stops []func()
+	stop = func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	defer func() {
+		if err != nil {
+			stop()
+		}
+	}()
+	say("starting the AWS emulator (moto_server on 127.0.0.1)")
+	if emu, err = awsemu.Start(ctx, filepath.Join(work, "moto.log")); err != nil {
+		return nil, nil, nil, err
+	}
+	stops = append(stops, func() {
+		_ = emu.Stop()
+		say("stopped the emulator (pid %d)", emu.PID)
+	})
+	say("emulator at %s (pid %d); warming its services", emu.URL, emu.PID)
+	warmed := par.Go(func() error {
+		return emu.Prewarm(ctx, "ec2", "iam", "sts", "eks", "apigateway", "iot", "s3", "organizations", "ssm", "acm", "elasticloadbalancing")
+	})
+	defer warmed.Wait()
+	if gate, err = awsemu.StartGate(emu.URL); err != nil {
+		return nil, nil, nil, err
+	}
+	stops = append(stops, func() { gate.Close() })
+	gate.Ledger().Expect(awsemu.AccountProbe)
+	say("IAM gate at %s: every request is decided as AWS would (docs/iam-gate.md)", gate.URL)
+	judge, err := simulator.Start(filepath.Join(root, "tools", "iamsim"))
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("the second IAM judge, which decides every request beside the gate: %w", err)
+	}
+	stops = append(stops, func() { judge.Close() })
+	gate.SetSecondJudge(judge)
+	say("second IAM judge: the IAM simulator (tools/iamsim), asked every question the gate decides")
+	for k, v := range emu.Env() {
+		os.Setenv(k, v)
+	}
+	os.Setenv("AWS_ENDPOINT_URL", gate.URL)
+	if err = warmed.Wait(); err != nil {
+		return nil, nil, nil, err
+	}
+	return emu, gate, stop, nil
+}
+
+// serve serves h on a loopback port until stop, and gives its URL.
+func serve(h http.Handler) (url string, stop func(), err error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	return "http://" + l.Addr().String(), func() { srv.Close() }, nil
+}
+
+// judged writes the IAM gate's ledger to ledger, says what the gate decided
+// and how often the second judge agreed, and fails the demo on a request
+// the pipelines made that was denied, a policy AWS would refuse, or a
+// request the two judges decided differently.
+func judged(w io.Writer, gate *awsemu.Gate, ledger string, say func(string, ...any)) error {
 	if err := gate.Ledger().WriteFile(ledger); err != nil {
 		return err
 	}
@@ -217,7 +281,6 @@ func Run(ctx context.Context, o Options, w io.Writer) (err error) {
 		}
 		return fmt.Errorf("the two IAM judges differ on %d requests (docs/iam-gate.md, The second judge)", len(differ))
 	}
-	say("provisioned %s end to end in %s", o.Region, time.Since(start).Round(time.Second))
 	return nil
 }
 
@@ -261,8 +324,9 @@ func awsConfig(endpoint string) aws.Config {
 }
 
 // inventory prints each account with its OU, roles and buckets, and the
-// state objects and EKS clusters in it.
-func inventory(ctx context.Context, cfg aws.Config, emu *awsemu.Emulator, region string, w io.Writer) error {
+// state objects and EKS clusters in it, then the platform API's
+// registrations.
+func inventory(ctx context.Context, cfg aws.Config, emu *awsemu.Emulator, region string, registered []platformapi.Registered, w io.Writer) error {
 	org := organizations.NewFromConfig(cfg)
 	accounts, err := org.ListAccounts(ctx, &organizations.ListAccountsInput{})
 	if err != nil {
@@ -321,6 +385,9 @@ func inventory(ctx context.Context, cfg aws.Config, emu *awsemu.Emulator, region
 			}
 			fmt.Fprintf(w, "    bucket  %s %v\n", aws.ToString(b.Name), keys)
 		}
+	}
+	for _, r := range registered {
+		fmt.Fprintf(w, "platform API registration  %s  labels %v  request %s  by %s\n", r.Name, r.Labels, r.RequestID, r.Caller)
 	}
 	return nil
 }
