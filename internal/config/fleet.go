@@ -124,7 +124,6 @@ func Build(docs *Documents) (*Fleet, diag.Diagnostics) { return BuildBeside(docs
 // modified once built. A nil beside is Build.
 func BuildBeside(docs *Documents, beside *Fleet) (*Fleet, diag.Diagnostics) {
 	f := &Fleet{Docs: docs}
-	var diags diag.Diagnostics
 	globalInvalid := false
 	for _, d := range docs.Global {
 		globalInvalid = globalInvalid || d.Invalid
@@ -132,11 +131,19 @@ func BuildBeside(docs *Documents, beside *Fleet) (*Fleet, diag.Diagnostics) {
 			f.Global = Merge(f.Global, d.Value)
 		}
 	}
+	sectors, diags := f.buildSectors(strip(f.Global, LayerGlobal))
+	regions, ds := f.buildRegions(sectors)
+	diags = append(diags, ds...)
+	return f, append(diags, f.buildClusters(regions, beside, globalInvalid)...)
+}
 
-	globalSettings := strip(f.Global, LayerGlobal)
+// buildSectors makes the fleet's sectors, in rollout order, each over the
+// global settings; two sectors of one order are an error.
+func (f *Fleet) buildSectors(globalSettings *Value) (map[string]*Sector, diag.Diagnostics) {
+	var diags diag.Diagnostics
 	sectors := map[string]*Sector{}
 	byOrder := map[int]*Sector{}
-	for _, d := range docs.Sectors {
+	for _, d := range f.Docs.Sectors {
 		s := &Sector{Name: d.Name, Doc: d}
 		if v := d.Value.Get("order"); v != nil && v.Kind == Int {
 			s.Order = int(v.Int)
@@ -176,8 +183,14 @@ func BuildBeside(docs *Documents, beside *Fleet) (*Fleet, diag.Diagnostics) {
 		return f.Sectors[i].Name < f.Sectors[j].Name
 	})
 
+	return sectors, diags
+}
+
+// buildRegions makes the fleet's regions, each in its sector.
+func (f *Fleet) buildRegions(sectors map[string]*Sector) (map[string]*Region, diag.Diagnostics) {
+	var diags diag.Diagnostics
 	regions := map[string]*Region{}
-	for _, d := range docs.Regions {
+	for _, d := range f.Docs.Regions {
 		r := &Region{Name: d.Name, Doc: d}
 		regions[r.Name] = r
 		f.Regions = append(f.Regions, r)
@@ -195,7 +208,15 @@ func BuildBeside(docs *Documents, beside *Fleet) (*Fleet, diag.Diagnostics) {
 			r.base = Merge(r.Sector.base, settings(d))
 		}
 	}
+	return regions, diags
+}
 
+// buildClusters makes the fleet's clusters with their effective configs,
+// taking beside's where the inputs are the same; a cluster of an invalid
+// layer (globalInvalid: a global one) is Partial.
+func (f *Fleet) buildClusters(regions map[string]*Region, beside *Fleet, globalInvalid bool) diag.Diagnostics {
+	docs := f.Docs
+	var diags diag.Diagnostics
 	// The clusters of beside whose effective config may be taken: built
 	// without a diagnostic, from the same global values.
 	var reused map[string]*Cluster
@@ -262,7 +283,7 @@ func BuildBeside(docs *Documents, beside *Fleet) (*Fleet, diag.Diagnostics) {
 		}
 		return f.Clusters[i].Name < f.Clusters[j].Name
 	})
-	return f, diags
+	return diags
 }
 
 // sameValues reports whether two lists of documents hold the same values

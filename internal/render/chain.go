@@ -73,21 +73,7 @@ func regionChains(f *config.Fleet, skipRegions map[string]bool) (map[string]*cha
 		cr.TektonNamespace = TektonNamespace(f)
 		cr.Approvers = approvers
 		if len(approvers) == 0 {
-			for _, c := range byRegion[reg.Name] {
-				if !c.NeedsApproval() {
-					continue
-				}
-				why, at := "its sector has approval: always", reg.Sector.Doc.Value.Get("approval")
-				if c.Bool("delete") {
-					why, at = "it is being destroyed", c.Effective.Lookup("delete")
-				}
-				pos := diag.Pos{File: c.Doc.File}
-				if at != nil {
-					pos = at.Origin.Pos
-				}
-				diags = append(diags, diag.Errorf(pos, "Its Terraform run waits for an approver to approve its reviewed plan, and nobody may: list the IAM roles that approve in gitops.approvers of config/global.",
-					"%s needs an approval (%s), and gitops.approvers is empty", c.ID(), why))
-			}
+			diags = append(diags, unapprovable(reg, byRegion[reg.Name])...)
 		}
 		cr.CentralStateBucket = str(regional, "state_bucket")
 		cr.EtcdBackupBucket = str(regional, "etcd_backup", "bucket")
@@ -100,33 +86,8 @@ func regionChains(f *config.Fleet, skipRegions map[string]bool) (map[string]*cha
 					"%s: DR account name %s is also the account of %s", regional.ID(), dr.Str, c.ID()))
 			}
 		}
-		for _, c := range byRegion[reg.Name] {
-			if c.Type != "management" {
-				continue
-			}
-			if skipRegions[reg.Name] {
-				cr.Skipped = true
-				continue
-			}
-			cr.Clusters = append(cr.Clusters, iam.ManagementCluster{Name: c.Name, OIDCBucket: str(c, "hypershift", "oidc_bucket")})
-			diags = append(diags, oidcPattern(cr, c)...)
-			bucket, ou := c.Effective.Lookup("state_bucket"), c.Effective.Lookup("account", "ou")
-			if bucket == nil || ou == nil {
-				continue // #Cluster sets both; a cluster without them failed its check
-			}
-			if first == nil {
-				first, cr.ManagementStateBucket, cr.ManagementOU = c, bucket.Str, ou.Str
-				continue
-			}
-			if bucket.Str != cr.ManagementStateBucket {
-				diags = append(diags, diag.Errorf(bucket.Origin.Pos, fmt.Sprintf("%s uses %s. The state of a region's management clusters lives in one bucket of the regional account, whose policy admits only the region's pipeline; set state_bucket once for the region's management clusters.", first.ID(), cr.ManagementStateBucket),
-					"%s: state_bucket %s differs from the other management clusters of %s", c.ID(), bucket.Str, reg.Name))
-			}
-			if ou.Str != cr.ManagementOU {
-				diags = append(diags, diag.Errorf(ou.Origin.Pos, fmt.Sprintf("%s is in %s. The minting role of a region moves accounts into exactly one OU; put every management cluster of the region in the same account.ou.", first.ID(), cr.ManagementOU),
-					"%s: account.ou %s differs from the other management clusters of %s", c.ID(), ou.Str, reg.Name))
-			}
-		}
+		first, ds := managementChain(cr, byRegion[reg.Name], skipRegions[reg.Name])
+		diags = append(diags, ds...)
 		if cr.Skipped {
 			out[reg.Name] = cr
 			continue
@@ -135,32 +96,98 @@ func regionChains(f *config.Fleet, skipRegions map[string]bool) (map[string]*cha
 			cr.ManagementStateBucket = iam.StateBucket(reg.Name)
 			diags = append(diags, oidcPattern(cr, regional)...)
 		} else {
-			if cr.ManagementStateBucket == cr.CentralStateBucket {
-				v := first.Effective.Lookup("state_bucket")
-				diags = append(diags, diag.Errorf(v.Origin.Pos, "The regional cluster's state belongs to the central pipeline (management account); the management clusters' to the regional pipeline (regional account). One bucket cannot live in both.",
-					"%s: the management clusters of %s share the state bucket %s with the regional cluster", first.ID(), reg.Name, cr.CentralStateBucket))
-			}
-			if dr := regional.Effective.Lookup("etcd_backup", "account", "ou"); dr != nil && dr.Str == cr.ManagementOU {
-				diags = append(diags, diag.Errorf(dr.Origin.Pos, "The minting role of a region may bootstrap new accounts of its management clusters' OU; the DR account, which keeps their snapshots out of their reach, must not be among them. Give it an OU of its own (for example /platform/${environment}/${region}/dr).",
-					"%s: the DR account of %s is in the management clusters' OU %s", regional.ID(), reg.Name, dr.Str))
-			}
-			if rou := str(regional, "account", "ou"); cr.ManagementOU == rou {
-				v := first.Effective.Lookup("account", "ou")
-				diags = append(diags, diag.Errorf(v.Origin.Pos, "The minting role of a region may bootstrap new accounts of its management clusters' OU; the regional account must not be among them. Give management clusters an OU of their own (for example /platform/${environment}/${region}/${cluster_type}).",
-					"%s: the management clusters of %s share the OU %s with the regional cluster", first.ID(), reg.Name, rou))
-			}
-			if other, ok := ouOwner[cr.ManagementOU]; ok && other.Region != first.Region {
-				v := first.Effective.Lookup("account", "ou")
-				diags = append(diags, diag.Errorf(v.Origin.Pos, "Each region's minting role moves accounts only into its own region's OU; two regions sharing one would reach each other's accounts.",
-					"%s: the OU %s of management cluster accounts is also %s's", first.ID(), cr.ManagementOU, other.ID()))
-			} else {
-				ouOwner[cr.ManagementOU] = first
-			}
+			diags = append(diags, separated(cr, regional, first, ouOwner)...)
 		}
 		sort.Slice(cr.Clusters, func(i, j int) bool { return cr.Clusters[i].Name < cr.Clusters[j].Name })
 		out[reg.Name] = cr
 	}
 	return out, diags
+}
+
+// unapprovable are the errors of the clusters of a region that need an
+// approval when nobody may approve (gitops.approvers is empty).
+func unapprovable(reg *config.Region, clusters []*config.Cluster) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for _, c := range clusters {
+		if !c.NeedsApproval() {
+			continue
+		}
+		why, at := "its sector has approval: always", reg.Sector.Doc.Value.Get("approval")
+		if c.Bool("delete") {
+			why, at = "it is being destroyed", c.Effective.Lookup("delete")
+		}
+		pos := diag.Pos{File: c.Doc.File}
+		if at != nil {
+			pos = at.Origin.Pos
+		}
+		diags = append(diags, diag.Errorf(pos, "Its Terraform run waits for an approver to approve its reviewed plan, and nobody may: list the IAM roles that approve in gitops.approvers of config/global.",
+			"%s needs an approval (%s), and gitops.approvers is empty", c.ID(), why))
+	}
+	return diags
+}
+
+// managementChain adds a region's management clusters (of clusters) to its
+// chain cr, or marks it Skipped when a review left them out (skip), and
+// holds them to one state bucket and one OU; first is the first of them,
+// whose bucket and OU the chain takes.
+func managementChain(cr *chainRegion, clusters []*config.Cluster, skip bool) (first *config.Cluster, diags diag.Diagnostics) {
+	for _, c := range clusters {
+		if c.Type != "management" {
+			continue
+		}
+		if skip {
+			cr.Skipped = true
+			continue
+		}
+		cr.Clusters = append(cr.Clusters, iam.ManagementCluster{Name: c.Name, OIDCBucket: str(c, "hypershift", "oidc_bucket")})
+		diags = append(diags, oidcPattern(cr, c)...)
+		bucket, ou := c.Effective.Lookup("state_bucket"), c.Effective.Lookup("account", "ou")
+		if bucket == nil || ou == nil {
+			continue // #Cluster sets both; a cluster without them failed its check
+		}
+		if first == nil {
+			first, cr.ManagementStateBucket, cr.ManagementOU = c, bucket.Str, ou.Str
+			continue
+		}
+		if bucket.Str != cr.ManagementStateBucket {
+			diags = append(diags, diag.Errorf(bucket.Origin.Pos, fmt.Sprintf("%s uses %s. The state of a region's management clusters lives in one bucket of the regional account, whose policy admits only the region's pipeline; set state_bucket once for the region's management clusters.", first.ID(), cr.ManagementStateBucket),
+				"%s: state_bucket %s differs from the other management clusters of %s", c.ID(), bucket.Str, cr.Name))
+		}
+		if ou.Str != cr.ManagementOU {
+			diags = append(diags, diag.Errorf(ou.Origin.Pos, fmt.Sprintf("%s is in %s. The minting role of a region moves accounts into exactly one OU; put every management cluster of the region in the same account.ou.", first.ID(), cr.ManagementOU),
+				"%s: account.ou %s differs from the other management clusters of %s", c.ID(), ou.Str, cr.Name))
+		}
+	}
+	return first, diags
+}
+
+// separated holds a region's management clusters apart from its regional
+// cluster (state bucket, OU, the DR account's OU) and from every other
+// region's (ouOwner: the first management cluster of each OU so far).
+func separated(cr *chainRegion, regional, first *config.Cluster, ouOwner map[string]*config.Cluster) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if cr.ManagementStateBucket == cr.CentralStateBucket {
+		v := first.Effective.Lookup("state_bucket")
+		diags = append(diags, diag.Errorf(v.Origin.Pos, "The regional cluster's state belongs to the central pipeline (management account); the management clusters' to the regional pipeline (regional account). One bucket cannot live in both.",
+			"%s: the management clusters of %s share the state bucket %s with the regional cluster", first.ID(), regional.Region.Name, cr.CentralStateBucket))
+	}
+	if dr := regional.Effective.Lookup("etcd_backup", "account", "ou"); dr != nil && dr.Str == cr.ManagementOU {
+		diags = append(diags, diag.Errorf(dr.Origin.Pos, "The minting role of a region may bootstrap new accounts of its management clusters' OU; the DR account, which keeps their snapshots out of their reach, must not be among them. Give it an OU of its own (for example /platform/${environment}/${region}/dr).",
+			"%s: the DR account of %s is in the management clusters' OU %s", regional.ID(), regional.Region.Name, dr.Str))
+	}
+	if rou := str(regional, "account", "ou"); cr.ManagementOU == rou {
+		v := first.Effective.Lookup("account", "ou")
+		diags = append(diags, diag.Errorf(v.Origin.Pos, "The minting role of a region may bootstrap new accounts of its management clusters' OU; the regional account must not be among them. Give management clusters an OU of their own (for example /platform/${environment}/${region}/${cluster_type}).",
+			"%s: the management clusters of %s share the OU %s with the regional cluster", first.ID(), regional.Region.Name, rou))
+	}
+	if other, ok := ouOwner[cr.ManagementOU]; ok && other.Region != first.Region {
+		v := first.Effective.Lookup("account", "ou")
+		diags = append(diags, diag.Errorf(v.Origin.Pos, "Each region's minting role moves accounts only into its own region's OU; two regions sharing one would reach each other's accounts.",
+			"%s: the OU %s of management cluster accounts is also %s's", first.ID(), cr.ManagementOU, other.ID()))
+	} else {
+		ouOwner[cr.ManagementOU] = first
+	}
+	return diags
 }
 
 // oidcPattern sets (or holds to) the pattern of cr's OIDC buckets the

@@ -88,33 +88,16 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 	incremental := trust != nil
 	var trusted *Index
 	var why string
-	var charts [2][]string
-	var pipelines [2]tekton.Pipelines
-	for i, fsys := range []fs.FS{baseFS, headFS} {
-		var err error
-		if charts[i], err = ReadCharts(fsys); err != nil {
-			return nil, err
-		}
-		if pipelines[i], err = tekton.ReadPipelines(fsys); err != nil {
-			return nil, fmt.Errorf("reading %s: %w", tekton.Dir, err)
-		}
+	charts, pipelines, err := readSides(baseFS, headFS)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := fs.Stat(baseFS, "config"); errors.Is(err, fs.ErrNotExist) {
+		o := opts
+		o.Charts, o.Pipelines = charts[1], pipelines[1]
+		return firstFleet(head, checker, o), nil
 	}
 	p := &Pair{Pair: &fleet.Pair{}}
-	if _, err := fs.Stat(baseFS, "config"); errors.Is(err, fs.ErrNotExist) {
-		// The first fleet commit: the base holds no fleet, so everything
-		// the head renders is added.
-		p.Base = &config.Fleet{Docs: &config.Documents{}}
-		p.BaseOut = &Output{Index: &Index{Sectors: []IndexSector{}, Regions: []IndexRegion{}, Clusters: []IndexCluster{}, Files: []string{}}, Skipped: map[string]bool{}}
-		p.Head, p.HeadDiags = fleet.LoadParsed(head, checker)
-		if !p.HeadDiags.HasErrors() {
-			o := opts
-			o.Charts, o.Pipelines = charts[1], pipelines[1]
-			var ds diag.Diagnostics
-			p.HeadOut, ds = Render(p.Head, o)
-			p.HeadDiags = append(p.HeadDiags, ds...)
-		}
-		return p, nil
-	}
 	whole := func() { p.Pair = fleet.LoadPairWhole(baseFS, head, "config", checker) }
 	if incremental && reflect.DeepEqual(charts[0], charts[1]) && (pipelines[0] == nil) == (pipelines[1] == nil) &&
 		pipelines[0].Signature() == pipelines[1].Signature() {
@@ -184,6 +167,34 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 	}
 	p.HeadOut = render(p.Head, &p.HeadDiags, 1)
 	return p, nil
+}
+
+// readSides reads the charts and Pipelines of a review's base and head.
+func readSides(baseFS, headFS fs.FS) (charts [2][]string, pipelines [2]tekton.Pipelines, err error) {
+	for i, fsys := range []fs.FS{baseFS, headFS} {
+		if charts[i], err = ReadCharts(fsys); err != nil {
+			return charts, pipelines, err
+		}
+		if pipelines[i], err = tekton.ReadPipelines(fsys); err != nil {
+			return charts, pipelines, fmt.Errorf("reading %s: %w", tekton.Dir, err)
+		}
+	}
+	return charts, pipelines, nil
+}
+
+// firstFleet is the pair of the first fleet commit: the base holds no
+// fleet, so everything the head renders (with opts) is added.
+func firstFleet(head *fleet.Parsed, checker *schema.Checker, opts Options) *Pair {
+	p := &Pair{Pair: &fleet.Pair{}}
+	p.Base = &config.Fleet{Docs: &config.Documents{}}
+	p.BaseOut = &Output{Index: &Index{Sectors: []IndexSector{}, Regions: []IndexRegion{}, Clusters: []IndexCluster{}, Files: []string{}}, Skipped: map[string]bool{}}
+	p.Head, p.HeadDiags = fleet.LoadParsed(head, checker)
+	if !p.HeadDiags.HasErrors() {
+		var ds diag.Diagnostics
+		p.HeadOut, ds = Render(p.Head, opts)
+		p.HeadDiags = append(p.HeadDiags, ds...)
+	}
+	return p
 }
 
 // gitOpsDigest digests the gitops settings of config/global: the render

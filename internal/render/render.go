@@ -126,82 +126,19 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	}
 	g := GitOpsOf(f)
 	r := &renderer{tf: tfc, opts: opts, source: tekton.Source{RepoURL: g.RepoURL, Revision: g.Revision}, gitops: g}
-	var sinkMu sync.Mutex
-	var sinkErr error
-	// sink hands arts to opts.Sink and returns them without their bytes.
-	sink := func(arts []Artifact) []Artifact {
-		if opts.Sink == nil || len(arts) == 0 {
-			return arts
-		}
-		if err := opts.Sink(arts); err != nil {
-			sinkMu.Lock()
-			if sinkErr == nil {
-				sinkErr = err
-			}
-			sinkMu.Unlock()
-		}
-		kept := make([]Artifact, len(arts))
-		for i, a := range arts {
-			kept[i] = Artifact{Path: a.Path, Owner: a.Owner}
-		}
-		return kept
-	}
+	sink := &sinker{fn: opts.Sink}
 	chains, diags := regionChains(f, opts.SkipRegions)
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	perRegion := make([][]Artifact, len(f.Regions))
-	perRegionDiags := make([]diag.Diagnostics, len(f.Regions))
-	par.Do(len(f.Regions), func(i int) {
-		perRegion[i], perRegionDiags[i] = r.cachedRegion(f.Regions[i], chains[f.Regions[i].Name])
-	})
-	central, ds := centralArtifacts(chains)
-	arts := central
+	arts, regionHashes, ds := r.regionFiles(f, chains, sink)
 	diags = append(diags, ds...)
-	installs, ds := installArtifacts(f, chains)
+	clusters, hashes, ds := r.clusterFiles(f, sink)
+	if err := sink.failed(); err != nil {
+		return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "deploy"}, err.Error(), "cannot write or compare the rendered files")}
+	}
+	arts = append(arts, clusters...)
 	diags = append(diags, ds...)
-	// A region's files are its chain's and its Tekton installation's;
-	// index.json holds their hash.
-	regional := map[string][]Artifact{}
-	for _, a := range installs {
-		if a.Owner == "" {
-			arts = append(arts, a)
-		} else {
-			regional[a.Owner] = append(regional[a.Owner], a)
-		}
-	}
-	regionHashes := make(map[string]string, len(f.Regions))
-	for i, reg := range f.Regions {
-		diags = append(diags, perRegionDiags[i]...)
-		own := append(append([]Artifact(nil), perRegion[i]...), regional[reg.Name]...)
-		regionHashes[reg.Name] = hashSorted(own)
-		arts = append(arts, sink(own)...)
-	}
-	perCluster := make([][]Artifact, len(f.Clusters))
-	perDiags := make([]diag.Diagnostics, len(f.Clusters))
-	perHash := make([]string, len(f.Clusters))
-	par.Do(len(f.Clusters), func(i int) {
-		sinkMu.Lock()
-		failed := sinkErr != nil
-		sinkMu.Unlock()
-		if !failed && !opts.Skip[f.Clusters[i].ID()] {
-			perCluster[i], perDiags[i], perHash[i] = r.cluster(f.Clusters[i])
-			if !perDiags[i].HasErrors() {
-				perCluster[i] = sink(perCluster[i])
-			}
-		}
-	})
-	if sinkErr != nil {
-		return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "deploy"}, sinkErr.Error(), "cannot write or compare the rendered files")}
-	}
-	hashes := make(map[string]string, len(f.Clusters))
-	for i, c := range f.Clusters {
-		hashes[c.ID()] = perHash[i]
-	}
-	for i := range f.Clusters {
-		arts = append(arts, perCluster[i]...)
-		diags = append(diags, perDiags[i]...)
-	}
 	a, ds := r.centralArgo(f)
 	arts = append(arts, a...)
 	diags = append(diags, ds...)
@@ -218,19 +155,115 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	index, _ := r.held([]Artifact{{Path: IndexPath, Bytes: b}}, nil)
 	arts = append(arts, index...)
 	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
-	var skipped map[string]bool
-	if len(opts.Skip) > 0 {
-		skipped = map[string]bool{}
-		for id := range opts.Skip {
-			skipped[id] = true
-		}
-		for name, cr := range chains {
-			if cr.Skipped {
-				skipped[name] = true
-			}
+	return &Output{Artifacts: arts, Index: idx, Skipped: skippedOf(opts.Skip, chains)}, diags
+}
+
+// skippedOf names what a render left out: the clusters of skip and the
+// regions whose chains it did not render; nil when skip is empty.
+func skippedOf(skip map[string]bool, chains map[string]*chainRegion) map[string]bool {
+	if len(skip) == 0 {
+		return nil
+	}
+	skipped := map[string]bool{}
+	for id := range skip {
+		skipped[id] = true
+	}
+	for name, cr := range chains {
+		if cr.Skipped {
+			skipped[name] = true
 		}
 	}
-	return &Output{Artifacts: arts, Index: idx, Skipped: skipped}, diags
+	return skipped
+}
+
+// sinker hands a render's files to Options.Sink (fn) as they are made and
+// keeps only their paths and owners; failed gives the first error fn
+// returned, after which no more clusters render.
+type sinker struct {
+	fn  func([]Artifact) error
+	mu  sync.Mutex
+	err error
+}
+
+// take hands arts to the Sink and returns them without their bytes, or as
+// they are without one.
+func (s *sinker) take(arts []Artifact) []Artifact {
+	if s.fn == nil || len(arts) == 0 {
+		return arts
+	}
+	if err := s.fn(arts); err != nil {
+		s.mu.Lock()
+		if s.err == nil {
+			s.err = err
+		}
+		s.mu.Unlock()
+	}
+	kept := make([]Artifact, len(arts))
+	for i, a := range arts {
+		kept[i] = Artifact{Path: a.Path, Owner: a.Owner}
+	}
+	return kept
+}
+
+func (s *sinker) failed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// regionFiles renders the central files and each region's (its chain's
+// and its Tekton installation's), and gives each region's hash for
+// index.json.
+func (r *renderer) regionFiles(f *config.Fleet, chains map[string]*chainRegion, sink *sinker) ([]Artifact, map[string]string, diag.Diagnostics) {
+	perRegion := make([][]Artifact, len(f.Regions))
+	perRegionDiags := make([]diag.Diagnostics, len(f.Regions))
+	par.Do(len(f.Regions), func(i int) {
+		perRegion[i], perRegionDiags[i] = r.cachedRegion(f.Regions[i], chains[f.Regions[i].Name])
+	})
+	arts, diags := centralArtifacts(chains)
+	installs, ds := installArtifacts(f, chains)
+	diags = append(diags, ds...)
+	regional := map[string][]Artifact{}
+	for _, a := range installs {
+		if a.Owner == "" {
+			arts = append(arts, a)
+		} else {
+			regional[a.Owner] = append(regional[a.Owner], a)
+		}
+	}
+	hashes := make(map[string]string, len(f.Regions))
+	for i, reg := range f.Regions {
+		diags = append(diags, perRegionDiags[i]...)
+		own := append(append([]Artifact(nil), perRegion[i]...), regional[reg.Name]...)
+		hashes[reg.Name] = hashSorted(own)
+		arts = append(arts, sink.take(own)...)
+	}
+	return arts, hashes, diags
+}
+
+// clusterFiles renders every cluster not skipped, on every core, and gives
+// each cluster's input identity for index.json.
+func (r *renderer) clusterFiles(f *config.Fleet, sink *sinker) ([]Artifact, map[string]string, diag.Diagnostics) {
+	perCluster := make([][]Artifact, len(f.Clusters))
+	perDiags := make([]diag.Diagnostics, len(f.Clusters))
+	perHash := make([]string, len(f.Clusters))
+	par.Do(len(f.Clusters), func(i int) {
+		if sink.failed() == nil && !r.opts.Skip[f.Clusters[i].ID()] {
+			perCluster[i], perDiags[i], perHash[i] = r.cluster(f.Clusters[i])
+			if !perDiags[i].HasErrors() {
+				perCluster[i] = sink.take(perCluster[i])
+			}
+		}
+	})
+	var arts []Artifact
+	var diags diag.Diagnostics
+	hashes := make(map[string]string, len(f.Clusters))
+	for i, c := range f.Clusters {
+		hashes[c.ID()] = perHash[i]
+		arts = append(arts, perCluster[i]...)
+		diags = append(diags, perDiags[i]...)
+	}
+	return arts, hashes, diags
 }
 
 // MarshalIndex encodes index.json.

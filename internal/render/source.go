@@ -2,9 +2,9 @@
 
 package render
 
-// sourceDigest is the SHA-256 of the 87 files the renderer is built from
+// sourceDigest is the SHA-256 of the 88 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "4a7471919616dc9ddf3265a6682bb0d4217eb9769f11a27bfb7feae40c6e996f"
+const sourceDigest = "54bc65b95de3b0d285afaae3e5bf7471a78d8230fedee7e0db756e2d2a7a6817"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -70,16 +70,7 @@ func Components(c *config.Cluster, g GitOps, owned map[string]bool) ([]Component
 func component(c *config.Cluster, g GitOps, owned map[string]bool, f config.Field) (*Component, []Problem) {
 	name, v := f.Key, f.Value
 	at := f.KeyPos
-	str := func(path ...string) (string, diag.Pos) {
-		x := v.Lookup(path...)
-		if x == nil || x.Kind != config.String {
-			return "", at
-		}
-		return x.Str, x.Origin.Pos
-	}
-	problem := func(pos diag.Pos, detail, summary string, args ...any) []Problem {
-		return []Problem{{Pos: pos, Summary: fmt.Sprintf(summary, args...), Detail: detail}}
-	}
+	str := stringAt(v, at)
 	runsOn := v.Get("runs_on")
 	if runsOn == nil || runsOn.Kind != config.List || len(runsOn.Items) == 0 {
 		return nil, problem(at, "Add runs_on: [regional], [management] or both.", "component %s says not which cluster types run it", name)
@@ -98,35 +89,58 @@ func component(c *config.Cluster, g GitOps, owned map[string]bool, f config.Fiel
 	if ns, _ := str("namespace"); ns != "" {
 		comp.Namespace = ns
 	}
-	repo, repoAt := str("chart", "repo_url")
-	chart, _ := str("chart", "name")
-	gitURL, gitAt := str("chart", "git_url")
-	chartPath, _ := str("chart", "path")
-	switch {
-	case repo != "" && gitURL != "":
-		return nil, problem(gitAt, "A chart comes from a Helm repository (repo_url, name) or a git repository (git_url, path), not both.", "component %s names two chart sources", name)
-	case repo != "":
-		if chart == "" {
-			return nil, problem(repoAt, "Add chart.name: the chart's name in "+repo+".", "component %s has a Helm repository but no chart name", name)
-		}
-		comp.Source = ChartSource{RepoURL: repo, Chart: chart}
-	case gitURL != "":
-		if chartPath == "" {
-			return nil, problem(gitAt, "Add chart.path: the chart's directory in "+gitURL+".", "component %s has a git repository but no chart path", name)
-		}
-		comp.Source = ChartSource{RepoURL: gitURL, Path: chartPath}
-	default:
-		if !owned[name] {
-			return nil, problem(at, "Set chart.repo_url and chart.name (a Helm repository), chart.git_url and chart.path (a git repository), or add charts/"+name+"/Chart.yaml to this repository.", "component %s has no chart", name)
-		}
-		comp.Source = ChartSource{RepoURL: g.RepoURL, Path: path.Join(ChartsDir, name)}
+	src, problems := chartSource(name, at, str, owned, g)
+	if problems != nil {
+		return nil, problems
 	}
+	comp.Source = src
 	rev, revAt := str("chart_revision")
 	if rev == "" {
 		return nil, problem(at, "Set chart_revision: the chart's version, or the git ref its Application tracks.", "component %s has no chart_revision", name)
 	}
 	comp.Revision, comp.At = rev, revAt
 
+	values, problems := componentValues(c, name, v, at, str)
+	if problems != nil {
+		return nil, problems
+	}
+	comp.Values = values
+	return comp, nil
+}
+
+// chartSource is where component name's chart comes from: a Helm
+// repository (chart.repo_url and chart.name), a git repository
+// (chart.git_url and chart.path), or this repository's charts/ (owned).
+func chartSource(name string, at diag.Pos, str func(...string) (string, diag.Pos), owned map[string]bool, g GitOps) (ChartSource, []Problem) {
+	repo, repoAt := str("chart", "repo_url")
+	chart, _ := str("chart", "name")
+	gitURL, gitAt := str("chart", "git_url")
+	chartPath, _ := str("chart", "path")
+	switch {
+	case repo != "" && gitURL != "":
+		return ChartSource{}, problem(gitAt, "A chart comes from a Helm repository (repo_url, name) or a git repository (git_url, path), not both.", "component %s names two chart sources", name)
+	case repo != "":
+		if chart == "" {
+			return ChartSource{}, problem(repoAt, "Add chart.name: the chart's name in "+repo+".", "component %s has a Helm repository but no chart name", name)
+		}
+		return ChartSource{RepoURL: repo, Chart: chart}, nil
+	case gitURL != "":
+		if chartPath == "" {
+			return ChartSource{}, problem(gitAt, "Add chart.path: the chart's directory in "+gitURL+".", "component %s has a git repository but no chart path", name)
+		}
+		return ChartSource{RepoURL: gitURL, Path: chartPath}, nil
+	default:
+		if !owned[name] {
+			return ChartSource{}, problem(at, "Set chart.repo_url and chart.name (a Helm repository), chart.git_url and chart.path (a git repository), or add charts/"+name+"/Chart.yaml to this repository.", "component %s has no chart", name)
+		}
+		return ChartSource{RepoURL: g.RepoURL, Path: path.Join(ChartsDir, name)}, nil
+	}
+}
+
+// componentValues are the values component name (v in the config) gives
+// its chart: the config's values, HyperShift's own settings, where
+// Maestro's credentials are, the image, and global.regionctl.
+func componentValues(c *config.Cluster, name string, v *config.Value, at diag.Pos, str func(...string) (string, diag.Pos)) (map[string]any, []Problem) {
 	values := map[string]any{}
 	if m, ok := v.Get("values").Interface().(map[string]any); ok {
 		values = m
@@ -181,8 +195,23 @@ func component(c *config.Cluster, g GitOps, owned map[string]bool, f config.Fiel
 		"environment": c.Environment(), "cluster_type": c.Type,
 	}
 	values["global"] = global
-	comp.Values = values
-	return comp, nil
+	return values, nil
+}
+
+// stringAt looks a string up under v and gives where it was set (at when
+// it is not a string).
+func stringAt(v *config.Value, at diag.Pos) func(path ...string) (string, diag.Pos) {
+	return func(path ...string) (string, diag.Pos) {
+		x := v.Lookup(path...)
+		if x == nil || x.Kind != config.String {
+			return "", at
+		}
+		return x.Str, x.Origin.Pos
+	}
+}
+
+func problem(pos diag.Pos, detail, summary string, args ...any) []Problem {
+	return []Problem{{Pos: pos, Summary: fmt.Sprintf(summary, args...), Detail: detail}}
 }
 
 // MaestroSecret is the Secrets Manager secret holding the MQTT credentials

@@ -464,12 +464,8 @@ func DeployRolePolicy(r Region) Document {
 	p := r.Partition()
 	roles := RoleARN(p, "*", r.Name+"-*")
 	boundary := "arn:" + p + ":iam::*:policy/" + BoundaryName
-	boot := r.Name + "-*-bootstrap"
-	bootCluster := r.arn("ecs", r.Name, "*", "cluster/"+boot)
-	bootTaskDef := r.arn("ecs", r.Name, "*", "task-definition/"+boot+":*")
-	bootTasks := r.arn("ecs", r.Name, "*", "task/"+boot+"/*")
 	own := map[string]map[string]Strings{"StringEquals": {"aws:RequestedRegion": {r.Name}, "aws:ResourceAccount": {PrincipalAccountVariable}}}
-	return Document{Version: "2012-10-17", ID: "regionctl-generated-deploy-role-" + r.Name, Statement: []Statement{
+	statements := []Statement{
 		{Sid: "ProvisionInRegion", Effect: "Allow", Action: regionalServices, Resource: Strings{"*"}, Condition: r.inRegion()},
 		{
 			// A bucket being created has no owner to compare yet: creating
@@ -503,35 +499,9 @@ func DeployRolePolicy(r Region) Document {
 			Action: Strings{"iam:PassRole"}, Resource: Strings{roles},
 			Condition: map[string]map[string]Strings{"StringEquals": {"iam:PassedToService": {"eks.amazonaws.com", "ec2.amazonaws.com"}}},
 		},
-		{
-			// The bootstrap task (modules/eks/bootstrap.tf): its ECS
-			// cluster and task definition, run in that cluster only, as
-			// the cluster's two bootstrap roles only.
-			Sid: "BootstrapTaskOfCluster", Effect: "Allow",
-			Action: Strings{"ecs:CreateCluster", "ecs:DeleteCluster", "ecs:DescribeClusters", "ecs:UpdateCluster", "ecs:TagResource",
-				"ecs:UntagResource", "ecs:ListTagsForResource"},
-			Resource:  Strings{bootCluster, bootTaskDef},
-			Condition: r.inRegion(),
-		},
-		{
-			Sid: "BootstrapTaskDefinitions", Effect: "Allow",
-			Action:   Strings{"ecs:RegisterTaskDefinition", "ecs:DescribeTaskDefinition", "ecs:DeregisterTaskDefinition"},
-			Resource: Strings{"*"}, Condition: r.inRegion(),
-		},
-		{
-			Sid: "RunTheBootstrapTask", Effect: "Allow",
-			Action: Strings{"ecs:RunTask"}, Resource: Strings{bootTaskDef},
-			Condition: map[string]map[string]Strings{"StringEquals": {"aws:RequestedRegion": {r.Name}}, "ArnLike": {"ecs:cluster": {bootCluster}}},
-		},
-		{
-			Sid: "WatchTheBootstrapTask", Effect: "Allow",
-			Action: Strings{"ecs:DescribeTasks"}, Resource: Strings{bootTasks}, Condition: r.inRegion(),
-		},
-		{
-			Sid: "PassBootstrapRolesToECS", Effect: "Allow",
-			Action: Strings{"iam:PassRole"}, Resource: Strings{RoleARN(p, "*", boot), RoleARN(p, "*", boot+"-ecs")},
-			Condition: map[string]map[string]Strings{"StringEquals": {"iam:PassedToService": {"ecs-tasks.amazonaws.com"}}},
-		},
+	}
+	statements = append(statements, bootstrapTaskStatements(r)...)
+	statements = append(statements, []Statement{
 		{
 			Sid: "ClusterOIDCProviders", Effect: "Allow",
 			Action: Strings{"iam:CreateOpenIDConnectProvider", "iam:DeleteOpenIDConnectProvider", "iam:GetOpenIDConnectProvider",
@@ -561,6 +531,56 @@ func DeployRolePolicy(r Region) Document {
 			Action:   ServiceLinkedRoleUpkeep,
 			Resource: Strings{RoleARN(p, "*", "aws-service-role/elasticloadbalancing.amazonaws.com/*")},
 		},
+	}...)
+	statements = append(statements, deployRoleDenials(r, boundary)...)
+	return Document{Version: "2012-10-17", ID: "regionctl-generated-deploy-role-" + r.Name, Statement: statements}
+}
+
+// bootstrapTaskStatements let the deploy role make and run a cluster's
+// bootstrap task (modules/eks/bootstrap.tf): its ECS cluster and task
+// definition, run in that cluster only, as the cluster's two bootstrap
+// roles only.
+func bootstrapTaskStatements(r Region) []Statement {
+	p := r.Partition()
+	boot := r.Name + "-*-bootstrap"
+	bootCluster := r.arn("ecs", r.Name, "*", "cluster/"+boot)
+	bootTaskDef := r.arn("ecs", r.Name, "*", "task-definition/"+boot+":*")
+	bootTasks := r.arn("ecs", r.Name, "*", "task/"+boot+"/*")
+	return []Statement{
+		{
+			Sid: "BootstrapTaskOfCluster", Effect: "Allow",
+			Action: Strings{"ecs:CreateCluster", "ecs:DeleteCluster", "ecs:DescribeClusters", "ecs:UpdateCluster", "ecs:TagResource",
+				"ecs:UntagResource", "ecs:ListTagsForResource"},
+			Resource:  Strings{bootCluster, bootTaskDef},
+			Condition: r.inRegion(),
+		},
+		{
+			Sid: "BootstrapTaskDefinitions", Effect: "Allow",
+			Action:   Strings{"ecs:RegisterTaskDefinition", "ecs:DescribeTaskDefinition", "ecs:DeregisterTaskDefinition"},
+			Resource: Strings{"*"}, Condition: r.inRegion(),
+		},
+		{
+			Sid: "RunTheBootstrapTask", Effect: "Allow",
+			Action: Strings{"ecs:RunTask"}, Resource: Strings{bootTaskDef},
+			Condition: map[string]map[string]Strings{"StringEquals": {"aws:RequestedRegion": {r.Name}}, "ArnLike": {"ecs:cluster": {bootCluster}}},
+		},
+		{
+			Sid: "WatchTheBootstrapTask", Effect: "Allow",
+			Action: Strings{"ecs:DescribeTasks"}, Resource: Strings{bootTasks}, Condition: r.inRegion(),
+		},
+		{
+			Sid: "PassBootstrapRolesToECS", Effect: "Allow",
+			Action: Strings{"iam:PassRole"}, Resource: Strings{RoleARN(p, "*", boot), RoleARN(p, "*", boot+"-ecs")},
+			Condition: map[string]map[string]Strings{"StringEquals": {"iam:PassedToService": {"ecs-tasks.amazonaws.com"}}},
+		},
+	}
+}
+
+// deployRoleDenials keep the deploy role in its region (Route 53 in its
+// partition's global region) and off the chain that made it.
+func deployRoleDenials(r Region, boundary string) []Statement {
+	p := r.Partition()
+	return []Statement{
 		{
 			Sid: "DenyOutsideRegion", Effect: "Deny",
 			NotAction: Strings{"iam:*", "route53:*", "sts:GetCallerIdentity"}, Resource: Strings{"*"},
@@ -576,7 +596,7 @@ func DeployRolePolicy(r Region) Document {
 			Action:   Strings{"iam:*"},
 			Resource: Strings{RoleARN(p, "*", DeployRoleName), RoleARN(p, "*", AccessRole), RoleARN(p, "*", StackSetExecutionRole), boundary},
 		},
-	}}
+	}
 }
 
 // Boundary is the permissions boundary of every role the deploy role
