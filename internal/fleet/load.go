@@ -113,16 +113,7 @@ func loadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker,
 	// blob differs from the head's (most of a review's are the same).
 	headDocs, hd := parsed.Docs, append(diag.Diagnostics(nil), parsed.Diags...)
 	baseDocs, bd := config.ParseReusing(baseFS, dir, checker.DecodeOptions(), headDocs)
-	files := func(docs *config.Documents) map[string][32]byte {
-		m := map[string][32]byte{}
-		for _, d := range docs.All() {
-			if d.Value != nil {
-				m[d.File] = d.Hash
-			}
-		}
-		return m
-	}
-	inBase, inHead := files(baseDocs), files(headDocs)
+	inBase, inHead := fileHashes(baseDocs), fileHashes(headDocs)
 	bd = append(bd, checker.CheckLayersExcept(baseDocs, identical(inHead))...)
 	if whole {
 		hd = append(hd, checker.CheckLayers(headDocs)...)
@@ -135,50 +126,7 @@ func loadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker,
 	head, ds := config.Build(headDocs)
 	hd = append(hd, ds...)
 	if whole {
-		base, ds := config.BuildBeside(baseDocs, head)
-		bd = append(bd, ds...)
-		// The base shares the effective configs of most clusters with the
-		// head. A check's findings and defaults are a function of the
-		// config alone: a head cluster whose config the base's check
-		// passed takes the base's, defaults merged, and is not checked
-		// again; one that failed is, and reports on the head's side too.
-		shared := make(map[*config.Value]*config.Cluster, len(base.Clusters))
-		for _, c := range base.Clusters {
-			if c.Effective != nil && !c.Partial {
-				shared[c.Effective] = c
-			}
-		}
-		bd = append(bd, checker.CheckClusters(base)...)
-		checked := make(map[*config.Cluster]bool, len(head.Clusters))
-		for _, c := range head.Clusters {
-			if b := shared[c.Effective]; b != nil && !b.Partial && !c.Partial {
-				c.Effective = b.Effective
-				checked[c] = true
-			}
-		}
-		hd = append(hd, checker.CheckClustersExcept(head, func(c *config.Cluster) bool { return checked[c] })...)
-		for _, c := range []struct {
-			f     *config.Fleet
-			diags *diag.Diagnostics
-		}{{base, &bd}, {head, &hd}} {
-			*c.diags = append(*c.diags, checker.CheckAWS(c.f, nil)...)
-			*c.diags = append(*c.diags, checker.CheckFleet(c.f)...)
-		}
-		return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Unchanged: map[string]bool{}, SameRegions: map[string]bool{}}
-	}
-	digest := func(f *config.Fleet, known map[*config.Value][32]byte) map[string][32]byte {
-		m := make(map[string][32]byte, len(f.Clusters))
-		for _, c := range f.Clusters {
-			if c.Partial || c.Effective == nil {
-				continue
-			}
-			h, ok := known[c.Effective]
-			if !ok {
-				h = config.HashWithOrigins(c.Effective)
-			}
-			m[c.ID()] = h
-		}
-		return m
+		return pairWhole(baseDocs, head, checker, bd, hd)
 	}
 	var headKeys map[string][32]byte
 	digested := make(chan struct{})
@@ -219,6 +167,70 @@ func loadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker,
 	bd = append(bd, checker.CheckFleet(base)...)
 	hd = append(hd, checker.CheckFleet(head)...)
 	return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Unchanged: unchanged, SameRegions: same}
+}
+
+// pairWhole is LoadPairWhole's end: the base built beside the head,
+// sharing its effective configs, and every cluster of both checked, the
+// head's taking the base's check where their configs are one.
+func pairWhole(baseDocs *config.Documents, head *config.Fleet, checker *schema.Checker, bd, hd diag.Diagnostics) *Pair {
+	base, ds := config.BuildBeside(baseDocs, head)
+	bd = append(bd, ds...)
+	// The base shares the effective configs of most clusters with the
+	// head. A check's findings and defaults are a function of the
+	// config alone: a head cluster whose config the base's check
+	// passed takes the base's, defaults merged, and is not checked
+	// again; one that failed is, and reports on the head's side too.
+	shared := make(map[*config.Value]*config.Cluster, len(base.Clusters))
+	for _, c := range base.Clusters {
+		if c.Effective != nil && !c.Partial {
+			shared[c.Effective] = c
+		}
+	}
+	bd = append(bd, checker.CheckClusters(base)...)
+	checked := make(map[*config.Cluster]bool, len(head.Clusters))
+	for _, c := range head.Clusters {
+		if b := shared[c.Effective]; b != nil && !b.Partial && !c.Partial {
+			c.Effective = b.Effective
+			checked[c] = true
+		}
+	}
+	hd = append(hd, checker.CheckClustersExcept(head, func(c *config.Cluster) bool { return checked[c] })...)
+	for _, c := range []struct {
+		f     *config.Fleet
+		diags *diag.Diagnostics
+	}{{base, &bd}, {head, &hd}} {
+		*c.diags = append(*c.diags, checker.CheckAWS(c.f, nil)...)
+		*c.diags = append(*c.diags, checker.CheckFleet(c.f)...)
+	}
+	return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Unchanged: map[string]bool{}, SameRegions: map[string]bool{}}
+}
+
+// fileHashes are the documents of docs that hold a value, by file.
+func fileHashes(docs *config.Documents) map[string][32]byte {
+	m := map[string][32]byte{}
+	for _, d := range docs.All() {
+		if d.Value != nil {
+			m[d.File] = d.Hash
+		}
+	}
+	return m
+}
+
+// digest is each cluster's input identity by ID (its effective config
+// with origins), taken from known where its config is one known already.
+func digest(f *config.Fleet, known map[*config.Value][32]byte) map[string][32]byte {
+	m := make(map[string][32]byte, len(f.Clusters))
+	for _, c := range f.Clusters {
+		if c.Partial || c.Effective == nil {
+			continue
+		}
+		h, ok := known[c.Effective]
+		if !ok {
+			h = config.HashWithOrigins(c.Effective)
+		}
+		m[c.ID()] = h
+	}
+	return m
 }
 
 // identical reports the documents whose path and bytes the other side has.

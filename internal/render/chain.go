@@ -286,41 +286,9 @@ func (r *renderer) chainArtifacts(reg *config.Region, cr *chainRegion) ([]Artifa
 		files = append(files, chainFile{"approver-trust.json", docs.ApproverTrust}, chainFile{"approver-policy.json", docs.Approver},
 			chainFile{"central-approver-policy.json", docs.CentralApprover})
 	}
-	for _, f := range files {
-		if !strings.HasSuffix(f.name, "bucket-policy.json") {
-			continue
-		}
-		// Every bucket of the chain has Block Public Access on: S3 would
-		// refuse the policy at apply.
-		if sid, why := iam.PublicStatement(f.doc); why != "" {
-			return nil, diag.Diagnostics{diag.Errorf(at, "Statement "+sid+": "+why+". Its bucket has Block Public Access on, so S3 refuses the policy (the Amazon S3 User Guide, \"The meaning of public\").",
-				"%s of %s is public by S3's definition", f.name, cr.Name)}
-		}
-	}
-	var arts []Artifact
-	var over []string
-	for _, f := range files {
-		if _, problem := iam.CheckQuota(path.Join("deploy", dir, "iam", f.name), f.doc); problem != "" {
-			over = append(over, problem)
-		}
-	}
-	if len(over) > 0 {
-		return nil, diag.Diagnostics{diag.Errorf(at, strings.Join(over, "\n")+"\nAWS would refuse to install it. Fewer or shorter values where the document grows (gitops.approvers, names) bring it under.",
-			"IAM documents of %s are over AWS's size limits", cr.Name)}
-	}
-	for _, f := range files {
-		b, err := tfvars.MarshalJSON(f.doc)
-		if err != nil {
-			return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode %s of %s", f.name, cr.Name)}
-		}
-		b = iampolicy.EscapeVariables(b)
-		if _, err := iampolicy.Parse(b); err != nil {
-			return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "rendered IAM document %s of %s does not parse", f.name, cr.Name)}
-		}
-		if strings.Contains(string(b), "%{") {
-			return nil, diag.Diagnostics{diag.Errorf(at, "A template directive would run when Terraform fills in the document's account ids.", "rendered IAM document %s of %s holds %%{", f.name, cr.Name)}
-		}
-		arts = append(arts, Artifact{Path: path.Join(dir, "iam", f.name), Bytes: b, Owner: cr.Name})
+	arts, diags := iamFiles(dir, at, cr.Name, files)
+	if diags != nil {
+		return nil, diags
 	}
 	vars := tfvars.Vars{
 		"region":                     cr.Name,
@@ -348,6 +316,50 @@ func (r *renderer) chainArtifacts(reg *config.Region, cr *chainRegion) ([]Artifa
 		return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode bootstrap variables of %s", cr.Name)}
 	}
 	arts = append(arts, Artifact{Path: path.Join(dir, "terraform", terraform.CentralBootstrap+".tfvars.json"), Bytes: bb, Owner: cr.Name})
+	return arts, nil
+}
+
+// iamFiles are the IAM documents of region's chain as files of dir's iam/,
+// refused (at the region's file) when a bucket policy is public by S3's
+// definition, a document is over AWS's size limits, or one does not
+// encode to what Terraform installs as it is.
+func iamFiles(dir string, at diag.Pos, region string, files []chainFile) ([]Artifact, diag.Diagnostics) {
+	for _, f := range files {
+		if !strings.HasSuffix(f.name, "bucket-policy.json") {
+			continue
+		}
+		// Every bucket of the chain has Block Public Access on: S3 would
+		// refuse the policy at apply.
+		if sid, why := iam.PublicStatement(f.doc); why != "" {
+			return nil, diag.Diagnostics{diag.Errorf(at, "Statement "+sid+": "+why+". Its bucket has Block Public Access on, so S3 refuses the policy (the Amazon S3 User Guide, \"The meaning of public\").",
+				"%s of %s is public by S3's definition", f.name, region)}
+		}
+	}
+	var over []string
+	for _, f := range files {
+		if _, problem := iam.CheckQuota(path.Join("deploy", dir, "iam", f.name), f.doc); problem != "" {
+			over = append(over, problem)
+		}
+	}
+	if len(over) > 0 {
+		return nil, diag.Diagnostics{diag.Errorf(at, strings.Join(over, "\n")+"\nAWS would refuse to install it. Fewer or shorter values where the document grows (gitops.approvers, names) bring it under.",
+			"IAM documents of %s are over AWS's size limits", region)}
+	}
+	var arts []Artifact
+	for _, f := range files {
+		b, err := tfvars.MarshalJSON(f.doc)
+		if err != nil {
+			return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode %s of %s", f.name, region)}
+		}
+		b = iampolicy.EscapeVariables(b)
+		if _, err := iampolicy.Parse(b); err != nil {
+			return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "rendered IAM document %s of %s does not parse", f.name, region)}
+		}
+		if strings.Contains(string(b), "%{") {
+			return nil, diag.Diagnostics{diag.Errorf(at, "A template directive would run when Terraform fills in the document's account ids.", "rendered IAM document %s of %s holds %%{", f.name, region)}
+		}
+		arts = append(arts, Artifact{Path: path.Join(dir, "iam", f.name), Bytes: b, Owner: region})
+	}
 	return arts, nil
 }
 

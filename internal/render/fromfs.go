@@ -123,30 +123,9 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 	}
 	p.Trusted = trusted
 	render := func(f *config.Fleet, diags *diag.Diagnostics, i int) *Output {
-		if diags.HasErrors() {
-			return nil
-		}
 		o := opts
 		o.Charts, o.Pipelines = charts[i], pipelines[i]
-		if streams != nil && trusted == nil {
-			if i == 0 && streams.Base != nil {
-				o.Sink = streams.Base()
-			} else if i == 1 && streams.Head != nil {
-				var drop bool
-				o.Sink, drop = streams.Head(p.BaseOut)
-				if drop && p.BaseOut != nil {
-					for j := range p.BaseOut.Artifacts {
-						p.BaseOut.Artifacts[j].Bytes = nil
-					}
-				}
-			}
-		}
-		// Unchanged clusters are not rendered; their regions' chains
-		// are, unless the whole region is unchanged.
-		o.Skip, o.SkipRegions = p.Unchanged, p.SameRegions
-		out, ds := Render(f, o)
-		*diags = append(*diags, ds...)
-		return out
+		return p.renderSide(f, diags, i, o, streams)
 	}
 	baseIDs := map[string]bool{}
 	if p.Base != nil {
@@ -167,6 +146,35 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 	}
 	p.HeadOut = render(p.Head, &p.HeadDiags, 1)
 	return p, nil
+}
+
+// renderSide renders side i of p (0 the base, 1 the head) with opts,
+// leaving out the clusters and regions the same on both sides, unless its
+// diagnostics hold errors. Without a trusted base, streams (when set) take
+// the files as they are rendered.
+func (p *Pair) renderSide(f *config.Fleet, diags *diag.Diagnostics, i int, opts Options, streams *Streams) *Output {
+	if diags.HasErrors() {
+		return nil
+	}
+	if streams != nil && p.Trusted == nil {
+		if i == 0 && streams.Base != nil {
+			opts.Sink = streams.Base()
+		} else if i == 1 && streams.Head != nil {
+			var drop bool
+			opts.Sink, drop = streams.Head(p.BaseOut)
+			if drop && p.BaseOut != nil {
+				for j := range p.BaseOut.Artifacts {
+					p.BaseOut.Artifacts[j].Bytes = nil
+				}
+			}
+		}
+	}
+	// Unchanged clusters are not rendered; their regions' chains are,
+	// unless the whole region is unchanged.
+	opts.Skip, opts.SkipRegions = p.Unchanged, p.SameRegions
+	out, ds := Render(f, opts)
+	*diags = append(*diags, ds...)
+	return out
 }
 
 // readSides reads the charts and Pipelines of a review's base and head.

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 88 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "54bc65b95de3b0d285afaae3e5bf7471a78d8230fedee7e0db756e2d2a7a6817"
+const sourceDigest = "46825ee78e2ffd9494bfeab0a322785b074be491847cc9f00f7bddcf9d522769"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

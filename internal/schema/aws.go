@@ -120,6 +120,35 @@ func checkCluster(cl *config.Cluster, zones map[string]int) diag.Diagnostics {
 		diags = append(diags, d)
 	}
 	network := eff.Get("network")
+	checkBlocks(network, fail)
+	if v := network.Get("availability_zones"); v != nil && v.Kind == config.Int {
+		if n, known := zones[cl.Region.Name]; known && int(v.Int) > n {
+			fail(v, "network.availability_zones", fmt.Sprintf("Region %s offers %d availability zones to new accounts (#ZonesPerRegion in schema/fleet.cue); the VPC module takes the first availability_zones of them and would fail at plan. Use at most %d.", cl.Region.Name, n, n),
+				"%d availability zones, region %s has %d", v.Int, cl.Region.Name, n)
+		}
+	}
+	// The longest role name decides, so that the length the message asks
+	// for fits every role.
+	if suffix := longest(RoleSuffixes[cl.Type]); suffix != "" {
+		name := cl.Region.Name + "-" + cl.Name + "-" + suffix
+		if len(name) > maxRoleName {
+			d := diag.Errorf(diag.Pos{File: cl.Doc.File}, fmt.Sprintf("The Terraform roots name the cluster's IAM roles <region>-<cluster>-<role>, and IAM allows %d characters. Choose a cluster name of at most %d characters in this region.", maxRoleName, maxRoleName-len(cl.Region.Name)-len(suffix)-2),
+				"IAM role name %s is %d characters, at most %d", name, len(name), maxRoleName)
+			d.Path = "cluster"
+			diags = append(diags, d)
+		}
+	}
+	if t := eff.Get("tags"); t != nil && t.Kind == config.Map && len(t.Fields) > maxUserTags {
+		fail(t, "tags", fmt.Sprintf("AWS allows 50 tags per resource and regionctl adds up to 3 of its own, so a cluster's layers may give at most %d. Drop some, or merge them into fewer keys.", maxUserTags),
+			"%d tags, at most %d", len(t.Fields), maxUserTags)
+	}
+	return diags
+}
+
+// checkBlocks holds a cluster's network blocks to AWS's rules: a VPC and
+// subnet blocks it accepts, every subnet inside the VPC, no two subnets
+// sharing an address.
+func checkBlocks(network *config.Value, fail func(v *config.Value, path, detail, summary string, args ...any)) {
 	var vpcPrefix netip.Prefix
 	if v := network.Get("vpc_cidr"); v != nil && v.Kind == config.String {
 		if p, ok := block(v, "network.vpc_cidr", "the VPC", fail); ok {
@@ -170,28 +199,6 @@ func checkCluster(cl *config.Cluster, zones map[string]int) diag.Diagnostics {
 			}
 		}
 	}
-	if v := network.Get("availability_zones"); v != nil && v.Kind == config.Int {
-		if n, known := zones[cl.Region.Name]; known && int(v.Int) > n {
-			fail(v, "network.availability_zones", fmt.Sprintf("Region %s offers %d availability zones to new accounts (#ZonesPerRegion in schema/fleet.cue); the VPC module takes the first availability_zones of them and would fail at plan. Use at most %d.", cl.Region.Name, n, n),
-				"%d availability zones, region %s has %d", v.Int, cl.Region.Name, n)
-		}
-	}
-	// The longest role name decides, so that the length the message asks
-	// for fits every role.
-	if suffix := longest(RoleSuffixes[cl.Type]); suffix != "" {
-		name := cl.Region.Name + "-" + cl.Name + "-" + suffix
-		if len(name) > maxRoleName {
-			d := diag.Errorf(diag.Pos{File: cl.Doc.File}, fmt.Sprintf("The Terraform roots name the cluster's IAM roles <region>-<cluster>-<role>, and IAM allows %d characters. Choose a cluster name of at most %d characters in this region.", maxRoleName, maxRoleName-len(cl.Region.Name)-len(suffix)-2),
-				"IAM role name %s is %d characters, at most %d", name, len(name), maxRoleName)
-			d.Path = "cluster"
-			diags = append(diags, d)
-		}
-	}
-	if t := eff.Get("tags"); t != nil && t.Kind == config.Map && len(t.Fields) > maxUserTags {
-		fail(t, "tags", fmt.Sprintf("AWS allows 50 tags per resource and regionctl adds up to 3 of its own, so a cluster's layers may give at most %d. Drop some, or merge them into fewer keys.", maxUserTags),
-			"%d tags, at most %d", len(t.Fields), maxUserTags)
-	}
-	return diags
 }
 
 // block parses a CIDR value the schema's pattern let through and checks the

@@ -37,19 +37,7 @@ var identityNames = []identityName{
 // cluster's (a region's DR account: another region's). Clusters skip
 // reports true for are left out, as Partial ones are.
 func (c *Checker) CheckIdentityNames(f *config.Fleet, skip func(*config.Cluster) bool) diag.Diagnostics {
-	regions := map[string]bool{}
-	for r := range c.zonesPerRegion() {
-		regions[r] = true
-	}
-	envs := map[string]bool{}
-	for _, r := range f.Regions {
-		regions[r.Name] = true
-	}
-	for _, cl := range f.Clusters {
-		if e := cl.Environment(); e != "" {
-			envs[e] = true
-		}
-	}
+	regions, envs := c.knownNames(f)
 	type use struct {
 		cl   *config.Cluster
 		at   diag.Pos
@@ -117,6 +105,24 @@ func (c *Checker) CheckIdentityNames(f *config.Fleet, skip func(*config.Cluster)
 		}
 	}
 	return diags
+}
+
+// knownNames are the region names (AWS's, and the fleet's) and the
+// environments a cluster's names may not name unless they are its own.
+func (c *Checker) knownNames(f *config.Fleet) (regions, envs map[string]bool) {
+	regions, envs = map[string]bool{}, map[string]bool{}
+	for r := range c.zonesPerRegion() {
+		regions[r] = true
+	}
+	for _, r := range f.Regions {
+		regions[r.Name] = true
+	}
+	for _, cl := range f.Clusters {
+		if e := cl.Environment(); e != "" {
+			envs[e] = true
+		}
+	}
+	return regions, envs
 }
 
 // otherName is a region name name holds that is not own (nor part of

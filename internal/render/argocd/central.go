@@ -50,6 +50,21 @@ func ValuesPath(environment, region, cluster, component string) string {
 	return path.Join(ClusterDir(environment, region, cluster), "values", component+".yaml")
 }
 
+// clusterSecret is the central Argo CD's cluster Secret of c, in
+// namespace: its API server, CA and account are filled in when the
+// cluster exists (the placeholders).
+func clusterSecret(c *config.Cluster, namespace string, labels, annotations map[string]string) map[string]any {
+	cfg, _ := json.Marshal(map[string]any{
+		"awsAuthConfig":   map[string]string{"clusterName": c.Name, "roleARN": "arn:" + iam.Partition(c.Region.Name) + ":iam::" + AccountPlaceholder + ":role/" + CentralRole},
+		"tlsClientConfig": map[string]string{"caData": CAPlaceholder},
+	})
+	return map[string]any{
+		"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+		"metadata":   map[string]any{"name": "cluster-" + SecretName(c), "namespace": namespace, "labels": labels, "annotations": annotations},
+		"stringData": map[string]string{"name": SecretName(c), "server": ServerPlaceholder, "config": string(cfg)},
+	}
+}
+
 // CentralDocs are the documents of one environment's central Argo CD, by
 // path in deploy/ (values files are the caller's: ValuesPath):
 //   - argocd/argocd-cmd-params-cm.yaml: progressive syncs on;
@@ -107,15 +122,7 @@ func CentralDocs(env string, sectors []*config.Sector, refs []ClusterRef, g GitO
 			repos[comp.Source.RepoURL] = true
 			namespaces[comp.Namespace] = true
 		}
-		cfg, _ := json.Marshal(map[string]any{
-			"awsAuthConfig":   map[string]string{"clusterName": c.Name, "roleARN": "arn:" + iam.Partition(c.Region.Name) + ":iam::" + AccountPlaceholder + ":role/" + CentralRole},
-			"tlsClientConfig": map[string]string{"caData": CAPlaceholder},
-		})
-		docs[path.Join(dir, "clusters", c.Region.Name+"-"+c.Name+".yaml")] = map[string]any{
-			"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
-			"metadata":   map[string]any{"name": "cluster-" + SecretName(c), "namespace": g.Namespace, "labels": labels, "annotations": annotations},
-			"stringData": map[string]string{"name": SecretName(c), "server": ServerPlaceholder, "config": string(cfg)},
-		}
+		docs[path.Join(dir, "clusters", c.Region.Name+"-"+c.Name+".yaml")] = clusterSecret(c, g.Namespace, labels, annotations)
 	}
 	var dests []Destination
 	for _, ns := range sortedSet(namespaces) {

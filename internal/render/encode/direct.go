@@ -123,48 +123,9 @@ func (p *parser) value(key string, depth int) bool {
 	switch c := p.s[p.i]; {
 	case c == '{' || c == '[':
 		nd().kind = c
-		p.i++
-		p.space()
-		closer := byte('}')
-		if c == '[' {
-			closer = ']'
-		}
-		var n int32
-		if p.i < len(p.s) && p.s[p.i] == closer {
-			p.i++
-		} else {
-			for {
-				var k string
-				if c == '{' {
-					var ok bool
-					if k, ok = p.str(); !ok {
-						return false
-					}
-					p.space()
-					if p.i >= len(p.s) || p.s[p.i] != ':' {
-						return false
-					}
-					p.i++
-					p.space()
-				}
-				if !p.value(k, depth+1) {
-					return false
-				}
-				n++
-				p.space()
-				if p.i >= len(p.s) {
-					return false
-				}
-				if p.s[p.i] == closer {
-					p.i++
-					break
-				}
-				if p.s[p.i] != ',' {
-					return false
-				}
-				p.i++
-				p.space()
-			}
+		n, ok := p.members(c, depth)
+		if !ok {
+			return false
 		}
 		nd().n = n
 	case c == '"':
@@ -193,6 +154,54 @@ func (p *parser) value(key string, depth int) bool {
 	}
 	nd().end = int32(len(p.w.nodes))
 	return true
+}
+
+// members reads the members of an object or array (open is '{' or '['),
+// its opening already read, and gives how many there were.
+func (p *parser) members(open byte, depth int) (int32, bool) {
+	p.i++
+	p.space()
+	closer := byte('}')
+	if open == '[' {
+		closer = ']'
+	}
+	var n int32
+	if p.i < len(p.s) && p.s[p.i] == closer {
+		p.i++
+		return 0, true
+	}
+	for {
+		var k string
+		if open == '{' {
+			var ok bool
+			if k, ok = p.str(); !ok {
+				return n, false
+			}
+			p.space()
+			if p.i >= len(p.s) || p.s[p.i] != ':' {
+				return n, false
+			}
+			p.i++
+			p.space()
+		}
+		if !p.value(k, depth+1) {
+			return n, false
+		}
+		n++
+		p.space()
+		if p.i >= len(p.s) {
+			return n, false
+		}
+		if p.s[p.i] == closer {
+			p.i++
+			return n, true
+		}
+		if p.s[p.i] != ',' {
+			return n, false
+		}
+		p.i++
+		p.space()
+	}
 }
 
 // str reads a string: a piece of the text when it has no escapes and is

@@ -800,45 +800,6 @@ func EtcdBackupBucketPolicy(r Region) Document {
 // default (CheckQuotas holds it under IAM's limit for every commercial
 // region).
 func CentralPipelinePolicy(partition string, regions []Region) Document {
-	// The regions' central state buckets, by the default name
-	// (regionctl-tfstate-<region>-<cluster>) under one pattern held to the
-	// management account, whatever the number of regions; a bucket named
-	// otherwise by state_bucket is named here.
-	var named []string
-	patterned := false
-	for _, r := range regions {
-		if strings.HasPrefix(r.CentralStateBucket, CentralStatePrefix) {
-			patterned = true
-			continue
-		}
-		named = append(named, r.CentralStateBucket)
-	}
-	sort.Strings(named)
-	named = slices.Compact(named)
-	var state []Statement
-	own := map[string]map[string]Strings{"StringEquals": {"aws:ResourceAccount": {PrincipalAccountVariable}}}
-	var creatable []string
-	if patterned {
-		creatable = append(creatable, "arn:"+partition+":s3:::"+CentralStatePrefix+"*")
-	}
-	for _, b := range named {
-		creatable = append(creatable, "arn:"+partition+":s3:::"+b)
-	}
-	if len(creatable) > 0 {
-		// A bucket not made yet has no owner to compare: finding it
-		// (HeadBucket, s3:ListBucket) and creating it, which makes it the
-		// caller's account's, are granted without the owner condition;
-		// they give no access to a bucket's objects or settings.
-		state = append(state, Statement{Sid: "FindOrCreateCentralStateBuckets", Effect: "Allow", Action: Strings{"s3:CreateBucket", "s3:ListBucket"}, Resource: creatable})
-	}
-	if patterned {
-		state = append(state, Statement{Sid: "CentralStateOfRegions", Effect: "Allow", Action: Strings{"s3:*"},
-			Resource: bucketARNs(partition, CentralStatePrefix+"*"), Condition: own})
-	}
-	if len(named) > 0 {
-		state = append(state, Statement{Sid: "CentralState", Effect: "Allow", Action: Strings{"s3:*"},
-			Resource: bucketARNs(partition, named...), Condition: own})
-	}
 	return Document{Version: "2012-10-17", ID: "regionctl-generated-central-pipeline-" + partition, Statement: append([]Statement{
 		{
 			Sid: "ManageAccounts", Effect: "Allow",
@@ -884,7 +845,51 @@ func CentralPipelinePolicy(partition string, regions []Region) Document {
 				"iam:ListAttachedRolePolicies", "iam:ListInstanceProfilesForRole"},
 			Resource: Strings{RoleARN(partition, "*", MintingRoleName("*")), RoleARN(partition, "*", ApproverRoleName("*"))},
 		},
-	}, state...)}
+	}, centralStateStatements(partition, regions)...)}
+}
+
+// centralStateStatements let the central pipeline find, create and use
+// the regions' central state buckets: by the default name
+// (regionctl-tfstate-<region>-<cluster>) under one pattern held to the
+// management account, whatever the number of regions; a bucket named
+// otherwise by state_bucket is named here.
+func centralStateStatements(partition string, regions []Region) []Statement {
+	var named []string
+	patterned := false
+	for _, r := range regions {
+		if strings.HasPrefix(r.CentralStateBucket, CentralStatePrefix) {
+			patterned = true
+			continue
+		}
+		named = append(named, r.CentralStateBucket)
+	}
+	sort.Strings(named)
+	named = slices.Compact(named)
+	var state []Statement
+	own := map[string]map[string]Strings{"StringEquals": {"aws:ResourceAccount": {PrincipalAccountVariable}}}
+	var creatable []string
+	if patterned {
+		creatable = append(creatable, "arn:"+partition+":s3:::"+CentralStatePrefix+"*")
+	}
+	for _, b := range named {
+		creatable = append(creatable, "arn:"+partition+":s3:::"+b)
+	}
+	if len(creatable) > 0 {
+		// A bucket not made yet has no owner to compare: finding it
+		// (HeadBucket, s3:ListBucket) and creating it, which makes it the
+		// caller's account's, are granted without the owner condition;
+		// they give no access to a bucket's objects or settings.
+		state = append(state, Statement{Sid: "FindOrCreateCentralStateBuckets", Effect: "Allow", Action: Strings{"s3:CreateBucket", "s3:ListBucket"}, Resource: creatable})
+	}
+	if patterned {
+		state = append(state, Statement{Sid: "CentralStateOfRegions", Effect: "Allow", Action: Strings{"s3:*"},
+			Resource: bucketARNs(partition, CentralStatePrefix+"*"), Condition: own})
+	}
+	if len(named) > 0 {
+		state = append(state, Statement{Sid: "CentralState", Effect: "Allow", Action: Strings{"s3:*"},
+			Resource: bucketARNs(partition, named...), Condition: own})
+	}
+	return state
 }
 
 // CentralStatePrefix begins the default name of a region's central state

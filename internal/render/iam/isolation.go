@@ -70,8 +70,41 @@ func CheckIsolation(r Region, d Documents) []string {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 
-	// The regional pipeline's own permissions.
-	for i, s := range d.Pipeline.Statement {
+	problems = append(problems, checkRegionalPipeline(r, d.Pipeline)...)
+
+	// Who may assume the roles of the chain.
+	for _, t := range []struct {
+		name string
+		doc  Document
+	}{{"deploy role trust", d.DeployTrust}, {"minting role trust", d.MintingTrust}} {
+		problems = append(problems, checkPipelineTrust(t.name, t.doc, r)...)
+	}
+
+	// The minting role.
+	problems = append(problems, checkMinting(r, d.Minting)...)
+
+	// The deploy role, the same in each management cluster account.
+	problems = append(problems, CheckDeployRole(r, d.Deploy)...)
+	problems = append(problems, checkGuardrails(r, d.GuardrailSCP, d.DataPerimeterRCP)...)
+
+	problems = append(problems, checkEtcdBackup(r, d.EtcdBackupBucketPolicy)...)
+
+	problems = append(problems, checkApprovals(r, d)...)
+
+	// The boundary of what the deploy role creates.
+	if !denies(d.Boundary, "iam:CreateRole") || !denies(d.Boundary, "sts:AssumeRole") || !denies(d.Boundary, "organizations:CreateAccount") {
+		add("management cluster boundary: IAM, Organizations and role chaining must be denied")
+	}
+	return problems
+}
+
+// checkRegionalPipeline holds the regional pipeline's own policy of r to
+// r: every resource it is allowed is r's by name or by its region tag, or
+// one of the actions AWS types no resource for, in r only.
+func checkRegionalPipeline(r Region, policy Document) []string {
+	var problems []string
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	for i, s := range policy.Statement {
 		if s.Effect != "Allow" {
 			continue
 		}
@@ -97,29 +130,17 @@ func CheckIsolation(r Region, d Documents) []string {
 			}
 		}
 	}
-	if !deniesOutside(d.Pipeline, r.Name, Strings{"sts:GetCallerIdentity"}) {
+	if !deniesOutside(policy, r.Name, Strings{"sts:GetCallerIdentity"}) {
 		add("regional pipeline policy: no Deny of every action requested outside %s", r.Name)
 	}
+	return problems
+}
 
-	// Who may assume the roles of the chain.
-	for _, t := range []struct {
-		name string
-		doc  Document
-	}{{"deploy role trust", d.DeployTrust}, {"minting role trust", d.MintingTrust}} {
-		problems = append(problems, checkPipelineTrust(t.name, t.doc, r)...)
-	}
-
-	// The minting role.
-	problems = append(problems, checkMinting(r, d.Minting)...)
-
-	// The deploy role, the same in each management cluster account.
-	problems = append(problems, CheckDeployRole(r, d.Deploy)...)
-	problems = append(problems, checkGuardrails(r, d.GuardrailSCP, d.DataPerimeterRCP)...)
-
-	problems = append(problems, checkEtcdBackup(r, d.EtcdBackupBucketPolicy)...)
-
-	// Approvals: only the approver roles write them, and they write
-	// nothing else.
+// checkApprovals: only the approver roles write approvals, and they write
+// nothing else.
+func checkApprovals(r Region, d Documents) []string {
+	var problems []string
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	for _, b := range []struct {
 		name, bucket, approver string
 		doc                    Document
@@ -147,11 +168,6 @@ func CheckIsolation(r Region, d Documents) []string {
 				}
 			}
 		}
-	}
-
-	// The boundary of what the deploy role creates.
-	if !denies(d.Boundary, "iam:CreateRole") || !denies(d.Boundary, "sts:AssumeRole") || !denies(d.Boundary, "organizations:CreateAccount") {
-		add("management cluster boundary: IAM, Organizations and role chaining must be denied")
 	}
 	return problems
 }

@@ -36,37 +36,8 @@ func (in Install) Files() (map[string][]byte, error) {
 	if err := in.check(); err != nil {
 		return nil, err
 	}
-	name, digest, _ := strings.Cut(in.RunnerImage, "@")
-	// Each cluster holds only the Pipeline it runs (and the dispatch): the
-	// other scope's Pipeline, and the Task only it uses, are left out.
-	unused := [][2]string{{"Pipeline", Regional}, {"Task", "regionctl-register-cluster"}}
-	if in.Scope == "regional" {
-		unused = [][2]string{{"Pipeline", Central}, {"Task", "regionctl-bootstrap-regional-pipeline"}}
-	}
-	var patches []map[string]string
-	for _, u := range unused {
-		patches = append(patches, map[string]string{"patch": fmt.Sprintf("$patch: delete\napiVersion: tekton.dev/v1\nkind: %s\nmetadata:\n  name: %s\n", u[0], u[1])})
-	}
 	files := map[string]any{
-		"kustomization.yaml": map[string]any{
-			"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-			"namespace": in.Namespace,
-			"patches":   patches,
-			"resources": []string{"namespace.yaml", path.Join(in.Pipelines, "tekton"), path.Join(in.Pipelines, "rbac"), "serviceaccount.yaml",
-				"triggers.yaml", "cronjob.yaml", "storageclass.yaml", "admission.yaml"},
-			"configurations": []string{"kustomizeconfig.yaml"},
-			"images":         []map[string]string{{"name": "regionctl", "newName": name, "digest": digest}},
-			"configMapGenerator": []map[string]any{{"name": "regionctl-install", "envs": []string{"account.env"},
-				"options": map[string]any{"disableNameSuffixHash": true}}},
-			"replacements": []map[string]any{{
-				"source": map[string]string{"kind": "ConfigMap", "name": "regionctl-install", "fieldPath": "data.account_id"},
-				"targets": []map[string]any{{
-					"select":     map[string]string{"kind": "ServiceAccount", "name": in.ServiceAccount},
-					"fieldPaths": []string{"metadata.annotations.[eks.amazonaws.com/role-arn]"},
-					"options":    map[string]any{"delimiter": ":", "index": 4},
-				}},
-			}},
-		},
+		"kustomization.yaml": in.kustomization(),
 		"kustomizeconfig.yaml": map[string]any{
 			"images": []map[string]string{{"path": "spec/steps/image", "kind": "Task"}},
 		},
@@ -77,29 +48,9 @@ func (in Install) Files() (map[string][]byte, error) {
 			// Its Tasks never call the Kubernetes API.
 			"automountServiceAccountToken": false,
 		},
-		"cronjob.yaml": in.cronJob(),
-		// The namespace enforces the restricted Pod Security Standard:
-		// every pod of the installation (the reconcile's, and each
-		// TaskRun's as Tekton builds it with set-security-context) meets
-		// it, and so must anything else started in it.
-		"namespace.yaml": map[string]any{
-			"apiVersion": "v1", "kind": "Namespace",
-			"metadata": map[string]any{"name": in.Namespace, "labels": map[string]string{
-				"app.kubernetes.io/part-of":          "regionctl",
-				"pod-security.kubernetes.io/enforce": "restricted",
-				"pod-security.kubernetes.io/audit":   "restricted",
-				"pod-security.kubernetes.io/warn":    "restricted",
-			}},
-		},
-		"storageclass.yaml": map[string]any{
-			"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
-			"metadata":    map[string]any{"name": StorageClass, "labels": map[string]string{"app.kubernetes.io/part-of": "regionctl"}},
-			"provisioner": "ebs.csi.aws.com",
-			"parameters":  map[string]string{"type": "gp3", "encrypted": "true"},
-			// A run's volume is made in the zone its first pod is scheduled
-			// to, and goes with the run.
-			"volumeBindingMode": "WaitForFirstConsumer", "reclaimPolicy": "Delete", "allowVolumeExpansion": true,
-		},
+		"cronjob.yaml":      in.cronJob(),
+		"namespace.yaml":    in.namespace(),
+		"storageclass.yaml": storageClass(),
 	}
 	out := map[string][]byte{}
 	for p, doc := range files {
@@ -120,6 +71,71 @@ func (in Install) Files() (map[string][]byte, error) {
 	}
 	out[path.Join(in.Dir, "admission.yaml")] = admission
 	return out, nil
+}
+
+// kustomization builds the installation: the Pipeline of its scope (and
+// the dispatch) with the runner image pinned, and its ServiceAccount's
+// role ARN given the account of account.env.
+func (in Install) kustomization() map[string]any {
+	name, digest, _ := strings.Cut(in.RunnerImage, "@")
+	// Each cluster holds only the Pipeline it runs (and the dispatch): the
+	// other scope's Pipeline, and the Task only it uses, are left out.
+	unused := [][2]string{{"Pipeline", Regional}, {"Task", "regionctl-register-cluster"}}
+	if in.Scope == "regional" {
+		unused = [][2]string{{"Pipeline", Central}, {"Task", "regionctl-bootstrap-regional-pipeline"}}
+	}
+	var patches []map[string]string
+	for _, u := range unused {
+		patches = append(patches, map[string]string{"patch": fmt.Sprintf("$patch: delete\napiVersion: tekton.dev/v1\nkind: %s\nmetadata:\n  name: %s\n", u[0], u[1])})
+	}
+	return map[string]any{
+		"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+		"namespace": in.Namespace,
+		"patches":   patches,
+		"resources": []string{"namespace.yaml", path.Join(in.Pipelines, "tekton"), path.Join(in.Pipelines, "rbac"), "serviceaccount.yaml",
+			"triggers.yaml", "cronjob.yaml", "storageclass.yaml", "admission.yaml"},
+		"configurations": []string{"kustomizeconfig.yaml"},
+		"images":         []map[string]string{{"name": "regionctl", "newName": name, "digest": digest}},
+		"configMapGenerator": []map[string]any{{"name": "regionctl-install", "envs": []string{"account.env"},
+			"options": map[string]any{"disableNameSuffixHash": true}}},
+		"replacements": []map[string]any{{
+			"source": map[string]string{"kind": "ConfigMap", "name": "regionctl-install", "fieldPath": "data.account_id"},
+			"targets": []map[string]any{{
+				"select":     map[string]string{"kind": "ServiceAccount", "name": in.ServiceAccount},
+				"fieldPaths": []string{"metadata.annotations.[eks.amazonaws.com/role-arn]"},
+				"options":    map[string]any{"delimiter": ":", "index": 4},
+			}},
+		}},
+	}
+}
+
+// namespace enforces the restricted Pod Security Standard: every pod of the
+// installation (the reconcile's, and each TaskRun's as Tekton builds it
+// with set-security-context) meets it, and so must anything else started
+// in it.
+func (in Install) namespace() map[string]any {
+	return map[string]any{
+		"apiVersion": "v1", "kind": "Namespace",
+		"metadata": map[string]any{"name": in.Namespace, "labels": map[string]string{
+			"app.kubernetes.io/part-of":          "regionctl",
+			"pod-security.kubernetes.io/enforce": "restricted",
+			"pod-security.kubernetes.io/audit":   "restricted",
+			"pod-security.kubernetes.io/warn":    "restricted",
+		}},
+	}
+}
+
+// storageClass is the class every run's workspace names (EKS marks none
+// default since 1.30): EBS CSI, gp3, encrypted; a run's volume is made in
+// the zone its first pod is scheduled to, and goes with the run.
+func storageClass() map[string]any {
+	return map[string]any{
+		"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+		"metadata":          map[string]any{"name": StorageClass, "labels": map[string]string{"app.kubernetes.io/part-of": "regionctl"}},
+		"provisioner":       "ebs.csi.aws.com",
+		"parameters":        map[string]string{"type": "gp3", "encrypted": "true"},
+		"volumeBindingMode": "WaitForFirstConsumer", "reclaimPolicy": "Delete", "allowVolumeExpansion": true,
+	}
 }
 
 // admission is a ValidatingAdmissionPolicy that holds the two identities
