@@ -158,52 +158,9 @@ func (a *app) runComment(ctx context.Context, f commentFlags) error {
 	if err != nil {
 		return err
 	}
-	var thread prcomment.Thread
-	switch f.host {
-	case "github":
-		if f.author == "" && os.Getenv("GITHUB_ACTIONS") == "true" {
-			f.author = "github-actions[bot]"
-		}
-		api, err := apiURL(f.api, "GITHUB_API_URL", "https://api.github.com")
-		if err != nil {
-			return err
-		}
-		repo := orEnv(f.repo, "GITHUB_REPOSITORY")
-		if !githubRepo.MatchString(repo) {
-			return fail(ExitUsage, "--repo %q: want owner/name", repo)
-		}
-		if f.number == 0 {
-			f.number, err = githubEventNumber(os.Getenv("GITHUB_EVENT_PATH"))
-			if err != nil {
-				return err
-			}
-		}
-		token := os.Getenv("GITHUB_TOKEN")
-		if token == "" {
-			return fail(ExitUsage, "GITHUB_TOKEN is not set: give the job pull-requests: write and pass secrets.GITHUB_TOKEN")
-		}
-		if thread, err = prcomment.NewGitHub(api, token, repo, f.number); err != nil {
-			return fail(ExitUsage, "%v", err)
-		}
-	case "gitlab":
-		api, err := apiURL(f.api, "CI_API_V4_URL", "")
-		if err != nil {
-			return err
-		}
-		project := orEnv(f.project, "CI_PROJECT_ID")
-		if !gitlabProject.MatchString(project) {
-			return fail(ExitUsage, "--project %q: want a project id or group/name", project)
-		}
-		if f.number == 0 {
-			f.number, _ = strconv.Atoi(os.Getenv("CI_MERGE_REQUEST_IID"))
-		}
-		token := os.Getenv("GITLAB_TOKEN")
-		if token == "" {
-			return fail(ExitUsage, "GITLAB_TOKEN is not set: a project access token with the api scope (CI_JOB_TOKEN may not write notes)")
-		}
-		thread = prcomment.NewGitLab(api, token, project, f.number)
-	default:
-		return fail(ExitUsage, "--host %q: github or gitlab", f.host)
+	thread, err := threadOf(&f)
+	if err != nil {
+		return err
 	}
 	if f.number <= 0 {
 		return fail(ExitUsage, "--number: no pull or merge request (is the job running for one?)")
@@ -219,6 +176,60 @@ func (a *app) runComment(ctx context.Context, f commentFlags) error {
 	}
 	a.printer(a.stdout).OK("%s comment %d on %s #%d", verb, res.Comment.ID, f.host, f.number)
 	return nil
+}
+
+// threadOf is the pull or merge request thread f names on its host,
+// from the flags or the CI job's environment; f.number and f.author are
+// filled in from the environment where the flags left them out.
+func threadOf(f *commentFlags) (prcomment.Thread, error) {
+	var thread prcomment.Thread
+	switch f.host {
+	case "github":
+		if f.author == "" && os.Getenv("GITHUB_ACTIONS") == "true" {
+			f.author = "github-actions[bot]"
+		}
+		api, err := apiURL(f.api, "GITHUB_API_URL", "https://api.github.com")
+		if err != nil {
+			return nil, err
+		}
+		repo := orEnv(f.repo, "GITHUB_REPOSITORY")
+		if !githubRepo.MatchString(repo) {
+			return nil, fail(ExitUsage, "--repo %q: want owner/name", repo)
+		}
+		if f.number == 0 {
+			f.number, err = githubEventNumber(os.Getenv("GITHUB_EVENT_PATH"))
+			if err != nil {
+				return nil, err
+			}
+		}
+		token := os.Getenv("GITHUB_TOKEN")
+		if token == "" {
+			return nil, fail(ExitUsage, "GITHUB_TOKEN is not set: give the job pull-requests: write and pass secrets.GITHUB_TOKEN")
+		}
+		if thread, err = prcomment.NewGitHub(api, token, repo, f.number); err != nil {
+			return nil, fail(ExitUsage, "%v", err)
+		}
+	case "gitlab":
+		api, err := apiURL(f.api, "CI_API_V4_URL", "")
+		if err != nil {
+			return nil, err
+		}
+		project := orEnv(f.project, "CI_PROJECT_ID")
+		if !gitlabProject.MatchString(project) {
+			return nil, fail(ExitUsage, "--project %q: want a project id or group/name", project)
+		}
+		if f.number == 0 {
+			f.number, _ = strconv.Atoi(os.Getenv("CI_MERGE_REQUEST_IID"))
+		}
+		token := os.Getenv("GITLAB_TOKEN")
+		if token == "" {
+			return nil, fail(ExitUsage, "GITLAB_TOKEN is not set: a project access token with the api scope (CI_JOB_TOKEN may not write notes)")
+		}
+		thread = prcomment.NewGitLab(api, token, project, f.number)
+	default:
+		return nil, fail(ExitUsage, "--host %q: github or gitlab", f.host)
+	}
+	return thread, nil
 }
 
 // readBody reads the comment, refusing what no comment could hold.

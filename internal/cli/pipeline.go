@@ -61,11 +61,8 @@ func (f *pipelineFlags) checkExpectations(p *pipeline.Plan) error {
 	return nil
 }
 
-func (a *app) pipelineCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "pipeline",
-		Short: "The central and regional provisioning pipelines",
-		Long: `pipeline central provisions a region, as the central pipeline's role in the
+// pipelineLong is pipeline's help.
+const pipelineLong = `pipeline central provisions a region, as the central pipeline's role in the
 organisation's management account: its account (AWS Organizations), the
 regional cluster (terraform/regional-cluster, through the account's
 OrganizationAccountAccessRole), and the regional pipeline's bootstrap
@@ -88,7 +85,13 @@ calling nothing.
 AWS is reached with the usual SDK configuration (AWS_PROFILE, AWS_REGION,
 AWS_ENDPOINT_URL, ...). When AWS_ENDPOINT_URL is a loopback address (an
 emulator such as moto), Terraform workspaces get the emulator overrides of
-internal/tfrun/emulator.go.`,
+internal/tfrun/emulator.go.`
+
+func (a *app) pipelineCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "pipeline",
+		Short: "The central and regional provisioning pipelines",
+		Long:  pipelineLong,
 	}
 	var f pipelineFlags
 	central := &cobra.Command{

@@ -29,7 +29,54 @@ func (a *app) renderCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "render [--check | --diff [--base REF]] [-o text|json|markdown]",
 		Short: "Compile the fleet into deploy/",
-		Long: `render validates the fleet and writes deploy/: per region its IAM documents and
+		Long:  renderLong,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if showDiff {
+				return a.runDiff(base, out.format, allowDrift, exitCode)
+			}
+			if cmd.Flags().Changed("base") || cmd.Flags().Changed("full") || cmd.Flags().Changed("allow-drift") || exitCode {
+				return fail(ExitUsage, "--base, --full, --allow-drift and --exit-code go with --diff")
+			}
+			if out.format == "markdown" {
+				return fail(ExitUsage, "-o markdown goes with --diff")
+			}
+			// A render may trust size and time to skip work it would
+			// only redo; --check, the gate CI runs, compares the bytes.
+			if n, ok := a.unchangedSinceLastRender(); ok && !pruneForeign && !check {
+				return a.reportUnchanged(check, n, out.format)
+			}
+			if !pruneForeign && !check {
+				if n, commit, ok := a.committedByThisRenderer(); ok {
+					a.recordRender(n)
+					return a.reportCommitted(n, commit, out.format)
+				}
+			}
+			if !check {
+				rendered, err := a.renderDeploy(pruneForeign, out.format)
+				if err != nil {
+					return err
+				}
+				a.recordRender(len(rendered.Artifacts))
+				return nil
+			}
+			return a.runCheck(out.format)
+		},
+	}
+	cmd.Flags().BoolVar(&check, "check", false, "write nothing; fail when deploy/ is stale")
+	cmd.Flags().BoolVar(&pruneForeign, "prune-foreign", false, "delete files in deploy/ that regionctl did not write")
+	cmd.Flags().BoolVar(&showDiff, "diff", false, "write nothing; show what the change since --base does")
+	cmd.Flags().StringVar(&base, "base", "", "git ref to compare with (default: merge base of HEAD and the deploy branch, gitops.revision: origin/<branch>, else <branch>)")
+	out = outputFlag(cmd, "format", "text", "json", "markdown")
+	cmd.Flags().BoolVar(&a.fullReview, "full", false, "with --diff: render every cluster on both sides, not only those whose inputs differ")
+	cmd.Flags().BoolVar(&allowDrift, "allow-drift", false, "with --diff: report drift in deploy/ without failing")
+	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "with --diff: exit 2 when the change does something, 0 when it does nothing, 1 on any error (as terraform plan -detailed-exitcode)")
+	cmd.MarkFlagsMutuallyExclusive("check", "diff")
+	return cmd
+}
+
+// renderLong is render's help.
+const renderLong = `render validates the fleet and writes deploy/: per region its IAM documents and
 the central bootstrap's Terraform variables, per cluster its effective config
 and Terraform variables, and index.json. deploy/ is replaced atomically: a
 render that fails leaves it exactly as it was. Files of removed regions and
@@ -75,74 +122,35 @@ head alone (the base's files are the ones its index.json lists): the others
 render the same on both, so they cannot change. Their committed files are
 held to the base's instead, so drift the change adds is reported and drift
 the base already had is left to render --check. A build of modified sources,
-and --full, render every cluster on both sides.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if showDiff {
-				return a.runDiff(base, out.format, allowDrift, exitCode)
-			}
-			if cmd.Flags().Changed("base") || cmd.Flags().Changed("full") || cmd.Flags().Changed("allow-drift") || exitCode {
-				return fail(ExitUsage, "--base, --full, --allow-drift and --exit-code go with --diff")
-			}
-			if out.format == "markdown" {
-				return fail(ExitUsage, "-o markdown goes with --diff")
-			}
-			// A render may trust size and time to skip work it would
-			// only redo; --check, the gate CI runs, compares the bytes.
-			if n, ok := a.unchangedSinceLastRender(); ok && !pruneForeign && !check {
-				return a.reportUnchanged(check, n, out.format)
-			}
-			if !pruneForeign && !check {
-				if n, commit, ok := a.committedByThisRenderer(); ok {
-					a.recordRender(n)
-					return a.reportCommitted(n, commit, out.format)
-				}
-			}
-			if !check {
-				rendered, err := a.renderDeploy(pruneForeign, out.format)
-				if err != nil {
-					return err
-				}
-				a.recordRender(len(rendered.Artifacts))
-				return nil
-			}
-			// The rendered files are compared with deploy/ as each region
-			// and cluster is rendered, so that they are not all held.
-			dir := filepath.Join(a.root, deployDir)
-			stream, err := deploytree.Compare(deploytree.OS{}, dir)
-			if err != nil {
-				return deployFail(err)
-			}
-			rendered, err := a.renderFleetTo(stream.Put)
-			if err != nil {
-				return err
-			}
-			if err := a.renderLifecycle(stream.Index()); err != nil {
-				return err
-			}
-			if err := a.renderWaves(); err != nil {
-				return err
-			}
-			ch, err := stream.Finish(rendered)
-			if err != nil {
-				return deployFail(err)
-			}
-			if ch.Clean() {
-				a.recordRender(len(rendered.Artifacts))
-			}
-			return a.reportCheck(dir, ch, out.format)
-		},
+and --full, render every cluster on both sides.`
+
+// runCheck is render --check: the rendered files are compared with
+// deploy/ as each region and cluster is rendered, so that they are not all
+// held, and nothing is written.
+func (a *app) runCheck(format string) error {
+	dir := filepath.Join(a.root, deployDir)
+	stream, err := deploytree.Compare(deploytree.OS{}, dir)
+	if err != nil {
+		return deployFail(err)
 	}
-	cmd.Flags().BoolVar(&check, "check", false, "write nothing; fail when deploy/ is stale")
-	cmd.Flags().BoolVar(&pruneForeign, "prune-foreign", false, "delete files in deploy/ that regionctl did not write")
-	cmd.Flags().BoolVar(&showDiff, "diff", false, "write nothing; show what the change since --base does")
-	cmd.Flags().StringVar(&base, "base", "", "git ref to compare with (default: merge base of HEAD and the deploy branch, gitops.revision: origin/<branch>, else <branch>)")
-	out = outputFlag(cmd, "format", "text", "json", "markdown")
-	cmd.Flags().BoolVar(&a.fullReview, "full", false, "with --diff: render every cluster on both sides, not only those whose inputs differ")
-	cmd.Flags().BoolVar(&allowDrift, "allow-drift", false, "with --diff: report drift in deploy/ without failing")
-	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "with --diff: exit 2 when the change does something, 0 when it does nothing, 1 on any error (as terraform plan -detailed-exitcode)")
-	cmd.MarkFlagsMutuallyExclusive("check", "diff")
-	return cmd
+	rendered, err := a.renderFleetTo(stream.Put)
+	if err != nil {
+		return err
+	}
+	if err := a.renderLifecycle(stream.Index()); err != nil {
+		return err
+	}
+	if err := a.renderWaves(); err != nil {
+		return err
+	}
+	ch, err := stream.Finish(rendered)
+	if err != nil {
+		return deployFail(err)
+	}
+	if ch.Clean() {
+		a.recordRender(len(rendered.Artifacts))
+	}
+	return a.reportCheck(dir, ch, format)
 }
 
 // renderDeploy renders the working tree into deploy/ and prints what

@@ -396,21 +396,7 @@ func (r *Runner) terraform(ctx context.Context, p *Plan, s Step, st *clusterStat
 		}
 	}
 	job.SavedPlan = reviewed
-	out, err := r.Terraform.Run(ctx, job)
-	if cause := context.Cause(ctx); err != nil && cause != nil && cause != context.Canceled {
-		return "", cause
-	}
-	var locked *LockedError
-	if errors.As(err, &locked) {
-		if !stale {
-			return "", &LockHeldError{State: state.String(), Holder: "a Terraform run outside regionctl (lock ID " + locked.ID + ")"}
-		}
-		// The lock belongs to a run of this host that was killed: release it.
-		if err := r.Terraform.ForceUnlock(ctx, job, locked.ID); err != nil {
-			return "", fmt.Errorf("releasing the lock %s of a killed run: %w", locked.ID, err)
-		}
-		out, err = r.Terraform.Run(ctx, job)
-	}
+	out, err := r.runLocked(ctx, job, state.String(), stale)
 	if err != nil {
 		if reviewed != nil && errors.Is(err, ErrStalePlan) {
 			return "", fmt.Errorf("the reviewed plan %s of %s no longer matches its state, which changed since the review: plan it again (regionctl pipeline %s --plan) and review that: %w",
@@ -441,6 +427,30 @@ func (r *Runner) terraform(ctx context.Context, p *Plan, s Step, st *clusterStat
 		outcome += "; took over from a killed run"
 	}
 	return outcome, nil
+}
+
+// runLocked runs job under the run's lease. A lock Terraform finds on the
+// state (named state) is released, and the run made again, only when it
+// is a killed run's of this host (stale: the lease was taken over from
+// it); anyone else's stops the run. When the lease is lost, its cause
+// comes back rather than Terraform's error.
+func (r *Runner) runLocked(ctx context.Context, job TerraformJob, state string, stale bool) (map[string]string, error) {
+	out, err := r.Terraform.Run(ctx, job)
+	if cause := context.Cause(ctx); err != nil && cause != nil && cause != context.Canceled {
+		return nil, cause
+	}
+	var locked *LockedError
+	if !errors.As(err, &locked) {
+		return out, err
+	}
+	if !stale {
+		return nil, &LockHeldError{State: state, Holder: "a Terraform run outside regionctl (lock ID " + locked.ID + ")"}
+	}
+	// The lock belongs to a run of this host that was killed: release it.
+	if err := r.Terraform.ForceUnlock(ctx, job, locked.ID); err != nil {
+		return nil, fmt.Errorf("releasing the lock %s of a killed run: %w", locked.ID, err)
+	}
+	return r.Terraform.Run(ctx, job)
 }
 
 func (r *Runner) register(ctx context.Context, p *Plan, s Step, st *clusterState) (string, error) {

@@ -205,35 +205,45 @@ func diffMarkdown(r *diff.Report) string {
 	if r.Stale > 0 {
 		fmt.Fprintf(&b, "\n:warning: %s in `deploy/` not re-rendered yet: run `regionctl render` and commit them.\n", plural1(r.Stale, "file"))
 	}
+	warningsMarkdown(&b, r)
+	sectorsMarkdown(&b, r)
+	valuesMarkdown(&b, r)
+	filesMarkdown(&b, r)
+	return b.String()
+}
+
+// warningsMarkdown writes what a reviewer must not miss: destroyed
+// clusters and pruned files, skipped waves, downgrades, drift.
+func warningsMarkdown(b *strings.Builder, r *diff.Report) {
 	if len(r.Destroyed)+len(r.Pruned) > 0 {
 		b.WriteString("\n#### :warning: Destroyed and pruned\n\n")
 		for _, c := range r.Destroyed {
-			fmt.Fprintf(&b, "- **destroy** %s (%s, sector %s, %s)\n", code(c.ID), text(c.Type), text(c.Sector), text(c.Environment))
+			fmt.Fprintf(b, "- **destroy** %s (%s, sector %s, %s)\n", code(c.ID), text(c.Type), text(c.Sector), text(c.Environment))
 		}
 		for _, f := range r.Pruned {
-			fmt.Fprintf(&b, "- prune %s\n", code("deploy/"+f))
+			fmt.Fprintf(b, "- prune %s\n", code("deploy/"+f))
 		}
 	}
 	if len(r.Waves) > 0 {
 		b.WriteString("\n#### :warning: Rollout order\n\n")
 		for _, s := range r.Waves {
 			if s.Exception != "" {
-				fmt.Fprintf(&b, "- **exception**: %s = %s reaches **%s** before %s. Reason: %s\n", code(s.Key), code(s.Value), text(s.Sector), text(strings.Join(s.Missing, ", ")), text(s.Exception))
+				fmt.Fprintf(b, "- **exception**: %s = %s reaches **%s** before %s. Reason: %s\n", code(s.Key), code(s.Value), text(s.Sector), text(strings.Join(s.Missing, ", ")), text(s.Exception))
 			} else {
-				fmt.Fprintf(&b, "- **skipped wave**: %s = %s reaches **%s** before %s has it\n", code(s.Key), code(s.Value), text(s.Sector), text(strings.Join(s.Missing, ", ")))
+				fmt.Fprintf(b, "- **skipped wave**: %s = %s reaches **%s** before %s has it\n", code(s.Key), code(s.Value), text(s.Sector), text(strings.Join(s.Missing, ", ")))
 			}
 		}
 	}
 	if downs := downgrades(r); len(downs) > 0 {
 		b.WriteString("\n#### :warning: Downgrades\n\n")
 		for _, c := range downs {
-			fmt.Fprintf(&b, "- %s: %s → %s on %s\n", code(c.Path), code(c.Old), code(c.New), text(clusterList(c.Clusters, 6)))
+			fmt.Fprintf(b, "- %s: %s → %s on %s\n", code(c.Path), code(c.Old), code(c.New), text(clusterList(c.Clusters, 6)))
 		}
 	}
 	if len(r.Drift) > 0 {
 		b.WriteString("\n#### :warning: Drift\n\n`deploy/` holds files that are not what `config/` renders to:\n\n")
 		for _, f := range r.Drift {
-			fmt.Fprintf(&b, "- %s\n", code("deploy/"+f))
+			fmt.Fprintf(b, "- %s\n", code("deploy/"+f))
 		}
 		// Each edit as a diff from the render, within a share of the
 		// comment; render --diff shows them all.
@@ -241,20 +251,25 @@ func diffMarkdown(r *diff.Report) string {
 		for i, f := range r.DriftFiles {
 			block := detailsDiff("drift", f)
 			if len(block) > budget {
-				fmt.Fprintf(&b, "\n_%d drift diffs left out to fit one comment; run `regionctl render --diff` to see them._\n", len(r.DriftFiles)-i)
+				fmt.Fprintf(b, "\n_%d drift diffs left out to fit one comment; run `regionctl render --diff` to see them._\n", len(r.DriftFiles)-i)
 				break
 			}
 			budget -= len(block)
 			b.WriteString(block)
 		}
 	}
+}
+
+// sectorsMarkdown writes the blast radius in rollout order, with each
+// sector's value changes folded.
+func sectorsMarkdown(b *strings.Builder, r *diff.Report) {
 	if len(r.Sectors) > 0 {
 		b.WriteString("\n#### Blast radius, in rollout order\n\n| sector | environment | regions | changed | added | destroyed | pipelines |\n|---|---|---|---|---|---|---|\n")
 		for _, s := range r.Sectors {
-			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d |\n", text(s.Name), text(s.Environment), text(strings.Join(s.Regions, ", ")), len(s.Changed), len(s.Added), len(s.Destroyed), len(s.Pipelines))
+			fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %d | %d |\n", text(s.Name), text(s.Environment), text(strings.Join(s.Regions, ", ")), len(s.Changed), len(s.Added), len(s.Destroyed), len(s.Pipelines))
 		}
 		for _, s := range r.Sectors {
-			fmt.Fprintf(&b, "\n<details><summary>%s (%s): %s</summary>\n\n", html.EscapeString(s.Name), html.EscapeString(s.Environment), plural1(len(s.Changed)+len(s.Added)+len(s.Destroyed), "cluster"))
+			fmt.Fprintf(b, "\n<details><summary>%s (%s): %s</summary>\n\n", html.EscapeString(s.Name), html.EscapeString(s.Environment), plural1(len(s.Changed)+len(s.Added)+len(s.Destroyed), "cluster"))
 			listed, more := 0, 0
 			for _, c := range r.Changes {
 				if !contains(c.Sectors, s.Name) {
@@ -265,17 +280,22 @@ func diffMarkdown(r *diff.Report) string {
 					continue
 				}
 				listed++
-				fmt.Fprintf(&b, "- %s: %s → %s — %s, %s\n", code(c.Path), code(c.Old), code(c.New), text(origin(c)), plural1(len(c.Clusters), "cluster"))
+				fmt.Fprintf(b, "- %s: %s → %s — %s, %s\n", code(c.Path), code(c.Old), code(c.New), text(origin(c)), plural1(len(c.Clusters), "cluster"))
 			}
 			if more > 0 {
-				fmt.Fprintf(&b, "- and %d more value changes (see the table below)\n", more)
+				fmt.Fprintf(b, "- and %d more value changes (see the table below)\n", more)
 			}
 			if len(s.Pipelines) > 0 {
-				fmt.Fprintf(&b, "\nPipelines: %s\n", text(strings.Join(s.Pipelines, ", ")))
+				fmt.Fprintf(b, "\nPipelines: %s\n", text(strings.Join(s.Pipelines, ", ")))
 			}
 			b.WriteString("\n</details>\n")
 		}
 	}
+}
+
+// valuesMarkdown writes the table of value changes, in at most half of
+// what the comment has left.
+func valuesMarkdown(b *strings.Builder, r *diff.Report) {
 	if len(r.Changes) > 0 {
 		b.WriteString("\n#### Value changes\n\n| value | old → new | set at | clusters |\n|---|---|---|---|\n")
 		// The table gets at most half of what is left; file diffs go first
@@ -288,14 +308,19 @@ func diffMarkdown(r *diff.Report) string {
 			}
 			row := fmt.Sprintf("| %s | %s → %s%s | %s | %s |\n", code(c.Path), code(c.Old), code(c.New), down, text(origin(c)), text(clusterList(c.Clusters, 4)))
 			if b.Len()+len(row) > limit {
-				fmt.Fprintf(&b, "\n_%d more value changes left out to fit one comment; run `regionctl render --diff`._\n", len(r.Changes)-i)
+				fmt.Fprintf(b, "\n_%d more value changes left out to fit one comment; run `regionctl render --diff`._\n", len(r.Changes)-i)
 				break
 			}
 			b.WriteString(row)
 		}
 	}
+}
+
+// filesMarkdown writes each rendered file's diff, folded, until the
+// comment is full.
+func filesMarkdown(b *strings.Builder, r *diff.Report) {
 	if len(r.Files) == 0 {
-		return b.String()
+		return
 	}
 	b.WriteString("\n#### Rendered files\n")
 	note := func(left, lines int) string {
@@ -315,7 +340,6 @@ func diffMarkdown(r *diff.Report) string {
 		budget -= len(block)
 		b.WriteString(block)
 	}
-	return b.String()
 }
 
 // downgrades are the value changes that move a cluster to an older
