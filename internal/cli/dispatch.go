@@ -26,6 +26,7 @@ import (
 	"github.com/regionctl/regionctl/internal/diff"
 	"github.com/regionctl/regionctl/internal/dispatch"
 	"github.com/regionctl/regionctl/internal/gitbase"
+	"github.com/regionctl/regionctl/internal/history"
 	"github.com/regionctl/regionctl/internal/kube"
 	"github.com/regionctl/regionctl/internal/render/tekton"
 	"github.com/regionctl/regionctl/internal/review"
@@ -109,7 +110,7 @@ func (a *app) runDispatch(f *dispatchFlags) error {
 		return fail(ExitUsage, "--after must be a full commit id, not %q", f.after)
 	case !f.reconcile && !commitRE.MatchString(f.before):
 		return fail(ExitUsage, "--before must be a full commit id, not %q", f.before)
-	case !branchRE.MatchString(f.branch) || strings.Contains(f.branch, ".."):
+	case !history.ValidBranch(f.branch):
 		return fail(ExitUsage, "--branch must name the deploy branch, not %q", f.branch)
 	}
 	if zeroCommit(f.after) {
@@ -204,9 +205,6 @@ func (a *app) kubeClient(f *dispatchFlags) (*kube.Client, error) {
 
 // regionRE is an AWS region name, as it reaches a label selector.
 var regionRE = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$`)
-
-// branchRE is a branch name that may reach a Task argument.
-var branchRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/-]{0,199}$`)
 
 // onDeployBranch refuses a commit that is not on branch's first-parent
 // history in the checkout: with the webhook secret and push rights to some
@@ -403,7 +401,7 @@ branch, holds is refused: nothing unmerged runs as the pipeline's identity.`,
 			if err != nil || (u.Scheme != "https" && u.Scheme != "ssh" && u.Scheme != "file") || u.Host == "" && u.Scheme != "file" || strings.ContainsAny(rawURL, " \t\n\"'`$()") {
 				return fail(ExitUsage, "--url %q is not a clone URL", rawURL)
 			}
-			if !branchRE.MatchString(branch) || strings.Contains(branch, "..") {
+			if !history.ValidBranch(branch) {
 				return fail(ExitUsage, "--branch %q is not a branch name", branch)
 			}
 			if revision == "" {

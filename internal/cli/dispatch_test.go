@@ -17,6 +17,7 @@ import (
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 	"golang.org/x/crypto/ssh"
 
+	"github.com/regionctl/regionctl/internal/history"
 	"github.com/regionctl/regionctl/internal/kube/kubetest"
 )
 
@@ -331,7 +332,7 @@ func FuzzDispatchArguments(f *testing.F) {
 		var out strings.Builder
 		code := Run([]string{"--root", root, "pipeline", "dispatch", "--before", before, "--after", after, "--branch", branch, "--scope", scope, "--region", region,
 			"--kube-api", "http://127.0.0.1:1", "--kube-token-file", filepath.Join(root, "none")}, &out, &out)
-		valid := commitRE.MatchString(before) && commitRE.MatchString(after) && branchRE.MatchString(branch) && !strings.Contains(branch, "..") &&
+		valid := commitRE.MatchString(before) && commitRE.MatchString(after) && history.ValidBranch(branch) &&
 			(scope == "central" && region == "" || scope == "regional" && regionRE.MatchString(region))
 		if !valid && code != ExitUsage {
 			t.Errorf("before %q after %q branch %q scope %q region %q: exit %d, want %d\n%s", before, after, branch, scope, region, code, ExitUsage, out.String())

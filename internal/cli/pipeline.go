@@ -373,13 +373,13 @@ func deployedCommit(root string) (string, pipeline.History) {
 	if dirty, err := repo.Dirty(head, root, append(append([]string{}, render.Inputs...), deployDir)...); err != nil || len(dirty) > 0 {
 		return "", nil
 	}
-	return head.Hash.String(), history{repo}
+	return head.Hash.String(), gitHistory{repo}
 }
 
-// history answers pipeline.History from a git repository.
-type history struct{ repo *gitbase.Repo }
+// gitHistory answers pipeline.History from a git repository.
+type gitHistory struct{ repo *gitbase.Repo }
 
-func (h history) IsAncestor(a, b string) (bool, bool, error) {
+func (h gitHistory) IsAncestor(a, b string) (bool, bool, error) {
 	ca, err := h.repo.Commit(a)
 	if err != nil {
 		return false, false, nil

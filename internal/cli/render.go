@@ -297,48 +297,6 @@ func (a *app) display(p string) string {
 	return fmt.Sprint(p)
 }
 
-// renderLifecycle holds the clusters' deletion phases to the merge base
-// (diff.Lifecycle) when the render could break them: a cluster with
-// delete_pipeline: true, a cluster deploy/index.json lists that the config
-// no longer has, or no index.json at all (its loss is no reason to forget
-// what existed: the merge base in git remembers). Otherwise nothing can
-// have skipped a phase, and the merge base is not loaded.
-func (a *app) renderLifecycle(old *render.Index) error {
-	need := old == nil
-	now := map[string]bool{}
-	for _, c := range a.fleet.Clusters {
-		now[c.ID()] = true
-		need = need || c.Bool("delete_pipeline")
-	}
-	if old != nil {
-		for _, c := range old.Clusters {
-			need = need || !now[c.ID]
-		}
-	}
-	if !need {
-		return nil
-	}
-	ds, err := a.lifecycleDiagnostics(a.fleet, old)
-	if err != nil {
-		return err
-	}
-	return a.reportDiagnostics(ds)
-}
-
-// renderWaves refuses a render of a skipped rollout wave, as validate
-// does (waveDiagnostics): one rule, whichever command meets the change.
-func (a *app) renderWaves() error {
-	ds, err := a.waveDiagnostics(a.fleet)
-	if err != nil {
-		return err
-	}
-	calendar, err := a.calendarDiagnostics(a.fleet)
-	if err != nil {
-		return err
-	}
-	return a.reportDiagnostics(append(a.relative(ds), calendar...))
-}
-
 // reportUnchanged says that deploy/ is up to date without rendering: its
 // files and the render's inputs are as the last clean render left them.
 func (a *app) reportUnchanged(check bool, files int, format string) error {

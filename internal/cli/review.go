@@ -7,6 +7,7 @@ import (
 
 	"github.com/regionctl/regionctl/internal/diff"
 	"github.com/regionctl/regionctl/internal/gitbase"
+	"github.com/regionctl/regionctl/internal/history"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/review"
 )
@@ -61,7 +62,7 @@ func (a *app) reviewOf(o review.Options) (*review.Result, error) {
 	// The head is held to EKS's support calendar as validate and render
 	// hold it: at its commit's date, or, for the working tree, at
 	// calendarDate's.
-	at, when := a.calendarDate()
+	at, when := history.CalendarDate(a.root)
 	if o.Head != "" && res.HeadCommit != nil {
 		at, when = res.HeadCommit.Committer.When.UTC(), "the date of commit "+res.HeadCommit.Hash.String()[:8]
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/gitbase"
+	"github.com/regionctl/regionctl/internal/history"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/schema"
 	"github.com/regionctl/regionctl/internal/view"
@@ -90,15 +91,11 @@ type app struct {
 	// fleet is loaded once per invocation.
 	fleet      *config.Fleet
 	fleetDiags diag.Diagnostics
-	// base is the merge base's fleet, loaded once when asked (mergeBase).
-	base *baseFleet
 	// branch is the deploy branch (deployBranch), once read.
 	branch string
-	// phases is the merge base loaded for deletion phases alone
-	// (phaseBase).
-	phases *baseFleet
-	// notRun are the rules already reported as not run (ruleNotRun).
-	notRun map[string]bool
+	// past holds the change to the review base and the calendar, its base
+	// loaded once when a rule asks (history).
+	past *history.Base
 }
 
 // Run executes regionctl with args and returns the process exit code.
