@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -26,16 +24,19 @@ import (
 	"github.com/regionctl/regionctl/internal/diff"
 	"github.com/regionctl/regionctl/internal/dispatch"
 	"github.com/regionctl/regionctl/internal/gitbase"
-	"github.com/regionctl/regionctl/internal/history"
 	"github.com/regionctl/regionctl/internal/kube"
 	"github.com/regionctl/regionctl/internal/render/tekton"
 	"github.com/regionctl/regionctl/internal/review"
 )
 
-// commitRE is a full commit id: what a push's before and after hold.
-var commitRE = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
-
-func zeroCommit(c string) bool { return strings.Trim(c, "0") == "" }
+// usageOf is a usage error naming the flag of a dispatch.FieldError.
+func usageOf(err error) error {
+	var fe *dispatch.FieldError
+	if errors.As(err, &fe) {
+		return fail(ExitUsage, "--%s %s", fe.Field, fe.Msg)
+	}
+	return fail(ExitUsage, "%v", err)
+}
 
 // dispatchFlags are the flags of pipeline dispatch.
 type dispatchFlags struct {
@@ -97,23 +98,11 @@ func (a *app) runDispatch(f *dispatchFlags) error {
 		}
 		f.after = head.Hash.String()
 	}
-	switch {
-	case f.scope != "central" && f.scope != "regional":
-		return fail(ExitUsage, "--scope must be central or regional, not %q", f.scope)
-	case f.scope == "regional" && f.region == "":
-		return fail(ExitUsage, "--scope regional needs --region")
-	case f.scope == "central" && f.region != "":
-		return fail(ExitUsage, "--region goes with --scope regional only")
-	case f.region != "" && !regionRE.MatchString(f.region):
-		return fail(ExitUsage, "--region %q is not an AWS region name", f.region)
-	case !commitRE.MatchString(f.after):
-		return fail(ExitUsage, "--after must be a full commit id, not %q", f.after)
-	case !f.reconcile && !commitRE.MatchString(f.before):
-		return fail(ExitUsage, "--before must be a full commit id, not %q", f.before)
-	case !history.ValidBranch(f.branch):
-		return fail(ExitUsage, "--branch must name the deploy branch, not %q", f.branch)
+	push := dispatch.Push{Scope: f.scope, Region: f.region, Before: f.before, After: f.after, Branch: f.branch, Reconcile: f.reconcile}
+	if err := push.Check(); err != nil {
+		return usageOf(err)
 	}
-	if zeroCommit(f.after) {
+	if dispatch.ZeroCommit(f.after) {
 		fmt.Fprintln(a.stdout, "the branch was deleted: nothing to dispatch")
 		return nil
 	}
@@ -137,11 +126,7 @@ func (a *app) runDispatch(f *dispatchFlags) error {
 		for _, r := range heads.runs {
 			byCluster[r.Cluster] = r.Manifest
 		}
-		selector := dispatch.LabelPipeline + "=" + f.scope
-		if f.region != "" {
-			selector += "," + dispatch.LabelRegion + "=" + f.region
-		}
-		actions, err = dispatch.Reconcile(ctx, api, f.namespace, selector, f.after, byCluster, f.maxAttempts, time.Now())
+		actions, err = dispatch.Reconcile(ctx, api, f.namespace, push.Selector(), f.after, byCluster, f.maxAttempts, time.Now())
 		if err != nil {
 			return fail(ExitExternal, "%v", err)
 		}
@@ -203,8 +188,6 @@ func (a *app) kubeClient(f *dispatchFlags) (*kube.Client, error) {
 	return &kube.Client{Base: strings.TrimSuffix(f.kubeAPI, "/"), Token: strings.TrimSpace(string(token))}, nil
 }
 
-// regionRE is an AWS region name, as it reaches a label selector.
-var regionRE = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$`)
 
 // onDeployBranch refuses a commit that is not on branch's first-parent
 // history in the checkout: with the webhook secret and push rights to some
@@ -236,7 +219,7 @@ func (a *app) onDeployBranchOf(dir, branch, commit string) error {
 // dispatchBase is the commit a push is compared with, or "" (every cluster
 // runs) with the reason.
 func (a *app) dispatchBase(f *dispatchFlags) (string, string, error) {
-	if zeroCommit(f.before) {
+	if dispatch.ZeroCommit(f.before) {
 		return "", "a new branch", nil
 	}
 	repo, err := gitbase.Open(a.root)
@@ -290,7 +273,7 @@ func (a *app) runsOfScope(f *dispatchFlags, base string) (scopeRuns, error) {
 		// wave rule decides here as in validate, render and affected.
 		res.Refused = append(res.Refused, diff.WaveSkips(res.Report)...)
 		for _, s := range res.Refused {
-			if s.Pipeline == f.scope && (f.region == "" || s.Region == f.region) {
+			if (dispatch.Push{Scope: f.scope, Region: f.region}).InScope(s.Pipeline, s.Region) {
 				out.refused = append(out.refused, s)
 			}
 			skipped[s.Cluster] = true
@@ -397,18 +380,9 @@ pushed or merged to it). A commit only another branch, or a merged side
 branch, holds is refused: nothing unmerged runs as the pipeline's identity.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			u, err := url.Parse(rawURL)
-			if err != nil || (u.Scheme != "https" && u.Scheme != "ssh" && u.Scheme != "file") || u.Host == "" && u.Scheme != "file" || strings.ContainsAny(rawURL, " \t\n\"'`$()") {
-				return fail(ExitUsage, "--url %q is not a clone URL", rawURL)
-			}
-			if !history.ValidBranch(branch) {
-				return fail(ExitUsage, "--branch %q is not a branch name", branch)
-			}
-			if revision == "" {
-				revision = branch
-			}
-			if !commitRE.MatchString(revision) && revision != branch {
-				return fail(ExitUsage, "--revision %q is neither a commit nor the deploy branch %s", revision, branch)
+			u, revision, err := dispatch.CheckClone(rawURL, branch, revision)
+			if err != nil {
+				return usageOf(err)
 			}
 			auth, err := fetchAuth(credentials, u.Scheme)
 			if err != nil {
@@ -423,7 +397,7 @@ branch, holds is refused: nothing unmerged runs as the pipeline's identity.`,
 				return fail(ExitInput, "no branch %s in %s: %v", branch, rawURL, err)
 			}
 			hash := ref.Hash()
-			if commitRE.MatchString(revision) {
+			if dispatch.IsCommit(revision) {
 				hash = plumbing.NewHash(revision)
 				if err := a.onDeployBranchOf(args[0], branch, revision); err != nil {
 					return err

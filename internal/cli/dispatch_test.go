@@ -17,6 +17,7 @@ import (
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 	"golang.org/x/crypto/ssh"
 
+	"github.com/regionctl/regionctl/internal/dispatch"
 	"github.com/regionctl/regionctl/internal/history"
 	"github.com/regionctl/regionctl/internal/kube/kubetest"
 )
@@ -322,6 +323,7 @@ func TestDeletionInOneStepIsRefusedAndLeavesAWayToDestroy(t *testing.T) {
 // anything, every value that is not a full commit id, a branch name, a
 // scope or a region.
 func FuzzDispatchArguments(f *testing.F) {
+	awsRegion := regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$`)
 	commit := strings.Repeat("a1", 20)
 	f.Add(commit, commit, "main", "regional", "eu-west-1")
 	f.Add("abc", commit, "main", "central", "")
@@ -332,8 +334,8 @@ func FuzzDispatchArguments(f *testing.F) {
 		var out strings.Builder
 		code := Run([]string{"--root", root, "pipeline", "dispatch", "--before", before, "--after", after, "--branch", branch, "--scope", scope, "--region", region,
 			"--kube-api", "http://127.0.0.1:1", "--kube-token-file", filepath.Join(root, "none")}, &out, &out)
-		valid := commitRE.MatchString(before) && commitRE.MatchString(after) && history.ValidBranch(branch) &&
-			(scope == "central" && region == "" || scope == "regional" && regionRE.MatchString(region))
+		valid := dispatch.IsCommit(before) && dispatch.IsCommit(after) && history.ValidBranch(branch) &&
+			(scope == "central" && region == "" || scope == "regional" && awsRegion.MatchString(region))
 		if !valid && code != ExitUsage {
 			t.Errorf("before %q after %q branch %q scope %q region %q: exit %d, want %d\n%s", before, after, branch, scope, region, code, ExitUsage, out.String())
 		}
