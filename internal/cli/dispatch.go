@@ -188,7 +188,6 @@ func (a *app) kubeClient(f *dispatchFlags) (*kube.Client, error) {
 	return &kube.Client{Base: strings.TrimSuffix(f.kubeAPI, "/"), Token: strings.TrimSpace(string(token))}, nil
 }
 
-
 // onDeployBranch refuses a commit that is not on branch's first-parent
 // history in the checkout: with the webhook secret and push rights to some
 // other branch, unmerged config and roots would otherwise run as the

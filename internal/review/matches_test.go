@@ -226,4 +226,3 @@ func prod3Change(r *reviewRepo) {
 	r.Edit("config/sectors/prod-3.yaml", "order: 7", "order: 7\neks:\n  node_max: 16")
 	r.render()
 }
-

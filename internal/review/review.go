@@ -27,7 +27,7 @@ type Options struct {
 	// Drift holds the head's committed deploy/ to its render.
 	Drift bool
 	// Full renders every cluster on both sides.
-	Full bool
+	Full    bool
 	Checker *schema.Checker
 	Render  render.Options
 	// Trusted says Render.Renderer names this build's renderer by its
