@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -335,27 +333,13 @@ func (a *app) pipelineRunner(ctx context.Context, f *pipelineFlags, p *pipeline.
 		return nil, nil, fail(ExitExternal, "%v", err)
 	}
 	host, _ := os.Hostname()
-	tf := &tfrun.Runner{Source: or(f.terraformDir, filepath.Join(root, "terraform")), WorkDir: workDir, Template: f.template, Emulator: emulatorEndpoint()}
+	tf := &tfrun.Runner{Source: or(f.terraformDir, filepath.Join(root, "terraform")), WorkDir: workDir, Template: f.template, Emulator: tfrun.EmulatorEndpoint(os.Getenv("AWS_ENDPOINT_URL"))}
 	registry := &platformapi.Client{Credentials: cloud.Config(pipeline.Credentials{}, "").Credentials, LiveWait: f.liveWait}
 	r := &pipeline.Runner{Cloud: cloud, Terraform: tf, Registry: registry, Dir: root, Log: logFile,
 		Host: host, PID: os.Getpid(), Process: processSpace(), Alive: processAlive, StateDir: workDir, Parallel: f.parallel,
 		LeaseTTL: f.leaseTTL, LeaseWait: f.leaseWait}
 	r.Commit, r.History = deployedCommit(root)
 	return &loggedRunner{Runner: r, logPath: logPath}, func() { logFile.Close() }, nil
-}
-
-// emulatorEndpoint is AWS_ENDPOINT_URL when it names a loopback host: an
-// AWS emulator, for which Terraform needs overrides.
-func emulatorEndpoint() string {
-	raw := os.Getenv("AWS_ENDPOINT_URL")
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return ""
-	}
-	if h := u.Hostname(); h == "localhost" || (net.ParseIP(h) != nil && net.ParseIP(h).IsLoopback()) {
-		return raw
-	}
-	return ""
 }
 
 // deployedCommit is the commit a run deploys: the checkout's HEAD, when

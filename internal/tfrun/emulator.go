@@ -2,9 +2,27 @@ package tfrun
 
 import (
 	"fmt"
+	"net"
+	"net/url"
 	"path"
 	"strings"
 )
+
+// EmulatorEndpoint is endpoint (AWS_ENDPOINT_URL) when it names a loopback
+// host, "" otherwise: an AWS emulator (moto) listens only there, and only
+// there do Terraform's workspaces get the emulator's overrides
+// (Runner.Emulator). A real endpoint override (a VPC endpoint, a FIPS
+// endpoint) is not an emulator: Terraform keeps every check against it.
+func EmulatorEndpoint(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	if h := u.Hostname(); h == "localhost" || (net.ParseIP(h) != nil && net.ParseIP(h).IsLoopback()) {
+		return endpoint
+	}
+	return ""
+}
 
 // emulatorServices are the services the roots call, each pointed at the
 // emulator.
