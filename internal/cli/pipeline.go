@@ -38,23 +38,20 @@ type pipelineFlags struct {
 	expectRoleARN, expectExternalID, expectTFVars, expectDestroy string
 }
 
-// checkExpectations refuses a plan that differs from what the caller
-// passed, naming both.
-func (f *pipelineFlags) checkExpectations(p *pipeline.Plan) error {
-	command := map[string]string{"true": "destroy", "false": "apply"}[f.expectDestroy]
-	for _, s := range p.Steps {
-		var checks [][3]string // flag, expected, planned
-		switch s.Name {
-		case "assume-role":
-			checks = [][3]string{{"--role-arn", f.expectRoleARN, s.RoleARN}, {"--external-id", f.expectExternalID, s.ExternalID}}
-		case "terraform":
-			checks = [][3]string{{"--tfvars", f.expectTFVars, s.VarFile}, {"--destroy", command, s.Command}}
+// check refuses flags that do not go together, before anything is read.
+func (f *pipelineFlags) check() error {
+	if !f.plan || f.output != "markdown" { // a plan's summary may be markdown
+		if err := checkOutput(f.output); err != nil {
+			return err
 		}
-		for _, c := range checks {
-			if c[1] != "" && c[1] != c[2] {
-				return fail(ExitInput, "%s %s: the caller expects %s %q but the fleet config plans %q; the PipelineRun is stale: re-render deploy/ and start it again", s.Cluster, s.Name, c[0], c[1], c[2])
-			}
-		}
+	}
+	switch {
+	case f.plan && f.dryRun:
+		return fail(ExitUsage, "--plan and --dry-run: --dry-run prints the steps without running them, --plan runs them without changing anything; choose one")
+	case f.region == "":
+		return fail(ExitUsage, "--region is required")
+	case f.expectDestroy != "" && f.expectDestroy != "true" && f.expectDestroy != "false":
+		return fail(ExitUsage, "--destroy must be true or false, not %q", f.expectDestroy)
 	}
 	return nil
 }
@@ -148,16 +145,8 @@ func (a *app) pipelineCommand() *cobra.Command {
 }
 
 func (a *app) runPipeline(f *pipelineFlags, plan func() (*pipeline.Plan, error)) error {
-	if !f.plan || f.output != "markdown" { // a plan's summary may be markdown
-		if err := checkOutput(f.output); err != nil {
-			return err
-		}
-	}
-	if f.plan && f.dryRun {
-		return fail(ExitUsage, "--plan and --dry-run: --dry-run prints the steps without running them, --plan runs them without changing anything; choose one")
-	}
-	if f.region == "" {
-		return fail(ExitUsage, "--region is required")
+	if err := f.check(); err != nil {
+		return err
 	}
 	if f.requestID == "" {
 		b := make([]byte, 6)
@@ -182,23 +171,12 @@ func (a *app) runPipeline(f *pipelineFlags, plan func() (*pipeline.Plan, error))
 	if err != nil {
 		return fail(ExitInput, "%v", err)
 	}
-	if f.step != "" {
-		var kept []pipeline.Step
-		for _, s := range p.Steps {
-			if s.Name == f.step {
-				kept = append(kept, s)
-			}
-		}
-		if len(kept) == 0 {
-			return fail(ExitUsage, "the %s pipeline has no step %q", p.Pipeline, f.step)
-		}
-		p.Steps = kept
+	if err := p.OnlyStep(f.step); err != nil {
+		return fail(ExitUsage, "%v", err)
 	}
-	if f.expectDestroy != "" && f.expectDestroy != "true" && f.expectDestroy != "false" {
-		return fail(ExitUsage, "--destroy must be true or false, not %q", f.expectDestroy)
-	}
-	if err := f.checkExpectations(p); err != nil {
-		return err
+	command := map[string]string{"true": "destroy", "false": "apply"}[f.expectDestroy]
+	if err := p.Holds(pipeline.Expected{RoleARN: f.expectRoleARN, ExternalID: f.expectExternalID, TFVars: f.expectTFVars, Command: command}); err != nil {
+		return fail(ExitInput, "%v", err)
 	}
 	if f.dryRun {
 		// The plan printed is the plan a run would carry out: a run refuses
@@ -238,6 +216,13 @@ func (a *app) runPipeline(f *pipelineFlags, plan func() (*pipeline.Plan, error))
 	start := time.Now()
 	results, err := runner.Run(ctx, p)
 	progress.Close()
+	return a.reportRun(f, p, runner, printer, results, err, time.Since(start))
+}
+
+// reportRun prints a pipeline run's results as f asks, and maps its error
+// to an exit: a drifted tree is the input's fault, a lease held elsewhere
+// or any other failure the world's, which the same command resumes.
+func (a *app) reportRun(f *pipelineFlags, p *pipeline.Plan, runner *loggedRunner, printer *view.Printer, results []pipeline.StepResult, err error, took time.Duration) error {
 	switch {
 	case f.output == "json" && f.plan:
 		_ = writeJSON(a.stdout, map[string]any{"pipeline": p.Pipeline, "region": p.Region, "request_id": p.RequestID, "steps": results, "plans": runner.Plans(), "error": errString(err)})
@@ -260,10 +245,10 @@ func (a *app) runPipeline(f *pipelineFlags, plan func() (*pipeline.Plan, error))
 		return fail(ExitExternal, "%v\nThe steps before it are done; run the same command again to resume (request %s; Terraform output in %s).", err, p.RequestID, runner.logPath)
 	}
 	if f.plan {
-		printer.OK("%s pipeline of %s planned in %s (%d steps, request %s); nothing changed", p.Pipeline, p.Region, time.Since(start).Round(time.Second), len(results), p.RequestID)
+		printer.OK("%s pipeline of %s planned in %s (%d steps, request %s); nothing changed", p.Pipeline, p.Region, took.Round(time.Second), len(results), p.RequestID)
 		return nil
 	}
-	printer.OK("%s pipeline of %s done in %s (%d steps, request %s)", p.Pipeline, p.Region, time.Since(start).Round(time.Second), len(results), p.RequestID)
+	printer.OK("%s pipeline of %s done in %s (%d steps, request %s)", p.Pipeline, p.Region, took.Round(time.Second), len(results), p.RequestID)
 	return nil
 }
 

@@ -351,3 +351,51 @@ func Regional(f *config.Fleet, regionName, cluster, apiEndpoint, requestID strin
 	}
 	return p, nil
 }
+
+// OnlyStep keeps only the steps named step ("" keeps every step); a
+// pipeline without such a step is an error.
+func (p *Plan) OnlyStep(step string) error {
+	if step == "" {
+		return nil
+	}
+	var kept []Step
+	for _, s := range p.Steps {
+		if s.Name == step {
+			kept = append(kept, s)
+		}
+	}
+	if len(kept) == 0 {
+		return fmt.Errorf("the %s pipeline has no step %q", p.Pipeline, step)
+	}
+	p.Steps = kept
+	return nil
+}
+
+// Expected is what a PipelineRun was rendered to do, as its caller says:
+// the role and ExternalId each assume-role step assumes, the variables
+// file and the command (apply or destroy) of each terraform step; ""
+// expects nothing of that field.
+type Expected struct {
+	RoleARN, ExternalID string
+	TFVars, Command     string
+}
+
+// Holds refuses a plan that differs from what its PipelineRun expects: the
+// run is stale (rendered from another config) and must not act.
+func (p *Plan) Holds(e Expected) error {
+	for _, s := range p.Steps {
+		var checks [][3]string // flag, expected, planned
+		switch s.Name {
+		case "assume-role":
+			checks = [][3]string{{"--role-arn", e.RoleARN, s.RoleARN}, {"--external-id", e.ExternalID, s.ExternalID}}
+		case "terraform":
+			checks = [][3]string{{"--tfvars", e.TFVars, s.VarFile}, {"--destroy", e.Command, s.Command}}
+		}
+		for _, c := range checks {
+			if c[1] != "" && c[1] != c[2] {
+				return fmt.Errorf("%s %s: the caller expects %s %q but the fleet config plans %q; the PipelineRun is stale: re-render deploy/ and start it again", s.Cluster, s.Name, c[0], c[1], c[2])
+			}
+		}
+	}
+	return nil
+}
