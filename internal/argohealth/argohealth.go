@@ -36,6 +36,17 @@ type Client struct {
 	Repo *gitbase.Repo
 }
 
+// WithEnv fills in what the flags left out as the argocd CLI does: the
+// server from ARGOCD_SERVER, the token from ARGOCD_AUTH_TOKEN.
+func (c *Client) WithEnv(getenv func(string) string) {
+	if c.Server == "" {
+		c.Server = getenv("ARGOCD_SERVER")
+	}
+	if c.Token == "" {
+		c.Token = getenv("ARGOCD_AUTH_TOKEN")
+	}
+}
+
 type application struct {
 	Metadata struct {
 		Name   string            `json:"name"`

@@ -167,3 +167,12 @@ func TestUnreachableSaysWhy(t *testing.T) {
 		t.Errorf("unreachable(%v) = %q", err, got)
 	}
 }
+
+func TestWithEnvFillsOnlyWhatTheFlagsLeftOut(t *testing.T) {
+	env := map[string]string{"ARGOCD_SERVER": "argocd.example.com", "ARGOCD_AUTH_TOKEN": "from-env"}
+	c := Client{Token: "from-flag"}
+	c.WithEnv(func(k string) string { return env[k] })
+	if c.Server != "argocd.example.com" || c.Token != "from-flag" {
+		t.Errorf("server %q token %q", c.Server, c.Token)
+	}
+}

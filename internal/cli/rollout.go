@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -76,13 +75,8 @@ only on a branch has not started soaking).`,
 	return cmd
 }
 
-func (a *app) promoteCommand() *cobra.Command {
-	var skipHealth, allowDowngrade bool
-	argo := argohealth.Client{}
-	cmd := &cobra.Command{
-		Use:   "promote <key> <value>",
-		Short: "Give a versioned value to the next sector that lacks it (or to config/global once all have it)",
-		Long: `promote edits config/ so that the next sector without the value gets it: only
+// promoteLong is rollout promote's help.
+const promoteLong = `promote edits config/ so that the next sector without the value gets it: only
 that value changes in the sector file, comments and layout stay. It refuses while
 the sector before it has not soaked (its soak time, counted from when the commit
 that gave it the value reached main, as status says), when that sector's Argo CD Applications are not all Healthy
@@ -97,7 +91,15 @@ The gate asks, for each cluster of that sector, the Argo CD that manages it:
 its argocd.endpoint in config (each cluster's own in the per-cluster topology,
 the environment's in the central one), or --argocd-server (ARGOCD_SERVER) for
 all. It names every cluster that blocks. --argocd-auth-token
-(ARGOCD_AUTH_TOKEN), --insecure and --plaintext are as the argocd CLI takes them.`,
+(ARGOCD_AUTH_TOKEN), --insecure and --plaintext are as the argocd CLI takes them.`
+
+func (a *app) promoteCommand() *cobra.Command {
+	var skipHealth, allowDowngrade bool
+	argo := argohealth.Client{}
+	cmd := &cobra.Command{
+		Use:   "promote <key> <value>",
+		Short: "Give a versioned value to the next sector that lacks it (or to config/global once all have it)",
+		Long:  promoteLong,
 		Example: `  regionctl rollout promote eks.version 1.32
   regionctl rollout promote hypershift.operator_image quay.io/...@sha256:... --skip-health`,
 		Args: cobra.ExactArgs(2),
@@ -106,21 +108,13 @@ all. It names every cluster that blocks. --argocd-auth-token
 			if err != nil {
 				return err
 			}
-			orders, err := schema.RolloutOrders()
-			if err != nil {
+			order, err := schema.RolloutOrderOf(args[0])
+			var notVersioned *schema.NotVersionedError
+			switch {
+			case errors.As(err, &notVersioned):
+				return fail(ExitUsage, "%v", err)
+			case err != nil:
 				return fail(ExitExternal, "%v", err)
-			}
-			known, order := false, schema.Unordered
-			var keys []string
-			for k, o := range orders {
-				keys = append(keys, k)
-				if schema.MatchRolloutKey(k, args[0]) {
-					known, order = true, o
-				}
-			}
-			if !known {
-				sort.Strings(keys)
-				return fail(ExitUsage, "%s is not a versioned value; versioned values are %s", args[0], strings.Join(keys, ", "))
 			}
 			opts := rollout.PromoteOptions{Now: time.Now(), SkipHealth: skipHealth, Order: order, AllowDowngrade: allowDowngrade,
 				Read: func(file string) ([]byte, error) { return os.ReadFile(filepath.Join(a.root, file)) }}
@@ -135,12 +129,7 @@ all. It names every cluster that blocks. --argocd-auth-token
 				}
 				argo.Repo = repo
 			}
-			if argo.Server == "" {
-				argo.Server = os.Getenv("ARGOCD_SERVER")
-			}
-			if argo.Token == "" {
-				argo.Token = os.Getenv("ARGOCD_AUTH_TOKEN")
-			}
+			argo.WithEnv(os.Getenv)
 			if !skipHealth {
 				opts.Health = &argohealth.Gate{Client: argo, Targets: func(sector string) ([]argohealth.Target, error) {
 					return healthTargets(f, sector, argo.Server)

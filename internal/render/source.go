@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 88 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "46825ee78e2ffd9494bfeab0a322785b074be491847cc9f00f7bddcf9d522769"
+const sourceDigest = "6e9925745e6d8d6016e5ecdcf769aea39f1b2eedb236374c15053512075e283a"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -114,3 +114,33 @@ func MatchRolloutKey(key, p string) bool {
 	}
 	return true
 }
+
+// RolloutOrderOf is the order of the values of path (Semver or
+// Unordered), when path is a versioned value (one of RolloutOrders' keys,
+// as MatchRolloutKey matches them); otherwise an error that names every
+// versioned value.
+func RolloutOrderOf(path string) (string, error) {
+	orders, err := RolloutOrders()
+	if err != nil {
+		return "", err
+	}
+	var keys []string
+	for k, o := range orders {
+		if MatchRolloutKey(k, path) {
+			return o, nil
+		}
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return "", &NotVersionedError{Path: path, Keys: keys}
+}
+
+// NotVersionedError is a path that is not a versioned value.
+type NotVersionedError struct {
+	Path string
+	Keys []string // every versioned value, sorted
+}
+
+func (e *NotVersionedError) Error() string {
+	return e.Path + " is not a versioned value; versioned values are " + strings.Join(e.Keys, ", ")
+}
