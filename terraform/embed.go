@@ -5,6 +5,8 @@ package terraform
 
 import "embed"
 
+//go:generate go run ../tools/tfshared -root ..
+
 // Roots holds the *.tf files of each root module.
 //
 //go:embed regional-cluster/*.tf management-cluster/*.tf central-bootstrap/*.tf

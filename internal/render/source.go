@@ -2,9 +2,9 @@
 
 package render
 
-// sourceDigest is the SHA-256 of the 88 files the renderer is built from
+// sourceDigest is the SHA-256 of the 90 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "6e9925745e6d8d6016e5ecdcf769aea39f1b2eedb236374c15053512075e283a"
+const sourceDigest = "2664330ab1e8e70c734375b97ec21dbed4216a9646c911fa2c499024481f9e2a"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
