@@ -61,10 +61,10 @@ func TestReviewLeavesOutUnchangedRegionalClusters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !out.Skipped["us-east-1/regional"] {
-		t.Errorf("the regional cluster of an unchanged region was rendered; left out: %v", out.Skipped)
+	if !out.Unchanged["us-east-1/regional"] {
+		t.Errorf("the regional cluster of an unchanged region was rendered; left out: %v", out.Unchanged)
 	}
-	for id := range out.Skipped {
+	for id := range out.Unchanged {
 		if strings.HasPrefix(id, "eu-west-1/") {
 			t.Errorf("%s of the changed sector was left out", id)
 		}
@@ -129,8 +129,8 @@ func TestReviewOfAStaleBaseIsWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Skipped) != 0 {
-		t.Errorf("left out %d clusters of a stale base", len(out.Skipped))
+	if len(out.Unchanged) != 0 {
+		t.Errorf("left out %d clusters of a stale base", len(out.Unchanged))
 	}
 	if len(rep.Drift) != 0 {
 		t.Errorf("drift %v", rep.Drift)
@@ -197,10 +197,10 @@ func TestModifiedBuildsRenderEverything(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if modified && (len(out.Skipped) != 0 || !strings.Contains(rep.BaseRendered, "modified sources")) {
-			t.Errorf("a build of modified sources left out %d clusters; base re-rendered: %q", len(out.Skipped), rep.BaseRendered)
+		if modified && (len(out.Unchanged) != 0 || !strings.Contains(rep.BaseRendered, "modified sources")) {
+			t.Errorf("a build of modified sources left out %d clusters; base re-rendered: %q", len(out.Unchanged), rep.BaseRendered)
 		}
-		if !modified && (len(out.Skipped) == 0 || rep.BaseRendered != "") {
+		if !modified && (len(out.Unchanged) == 0 || rep.BaseRendered != "") {
 			t.Errorf("a build of committed sources rendered every cluster of a base its renderer wrote: %q", rep.BaseRendered)
 		}
 	}
@@ -228,8 +228,8 @@ func TestBaseOffTheDeployBranchIsNotTrusted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(rep.BaseRendered, "is not on the first-parent history of main") || len(out.Skipped) != 0 {
-		t.Errorf("a base off the deploy branch was trusted: base re-rendered %q, %d clusters left out", rep.BaseRendered, len(out.Skipped))
+	if !strings.Contains(rep.BaseRendered, "is not on the first-parent history of main") || len(out.Unchanged) != 0 {
+		t.Errorf("a base off the deploy branch was trusted: base re-rendered %q, %d clusters left out", rep.BaseRendered, len(out.Unchanged))
 	}
 	var files []string
 	for _, f := range rep.Files {
@@ -244,7 +244,7 @@ func TestBaseOffTheDeployBranchIsNotTrusted(t *testing.T) {
 	r2.render()
 	r2.Commit("sector change")
 	a2 := &app{stdout: io.Discard, stderr: io.Discard, root: r2.Dir, noCache: true}
-	if rep, out, _, err := a2.review("HEAD~1", "HEAD", true); err != nil || rep.BaseRendered != "" || len(out.Skipped) == 0 {
+	if rep, out, _, err := a2.review("HEAD~1", "HEAD", true); err != nil || rep.BaseRendered != "" || len(out.Unchanged) == 0 {
 		t.Errorf("a base on main was not trusted: %v, %q", err, rep.BaseRendered)
 	}
 }
@@ -331,7 +331,7 @@ func TestBaseWhoseIndexDoesNotDescribeItIsNotTrusted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "it lists production/us-east-1/terraform/mc01.tfvars.json, which is not committed"; !strings.Contains(rep.BaseRendered, want) || len(out.Skipped) != 0 {
-		t.Errorf("base re-rendered %q (want %q), %d clusters left out", rep.BaseRendered, want, len(out.Skipped))
+	if want := "it lists production/us-east-1/terraform/mc01.tfvars.json, which is not committed"; !strings.Contains(rep.BaseRendered, want) || len(out.Unchanged) != 0 {
+		t.Errorf("base re-rendered %q (want %q), %d clusters left out", rep.BaseRendered, want, len(out.Unchanged))
 	}
 }

@@ -52,6 +52,10 @@ type Cluster struct {
 	// (region, cluster, sector, environment, type). Schema defaults are added
 	// by the schema package.
 	Effective *Value
+	// Merged is Effective as the layers made it, before the schema's
+	// defaults: with the schema (the renderer's), all a cluster's config is
+	// made of, and so what its input identity digests.
+	Merged *Value
 	// Partial is set when a layer this cluster is built from is invalid; its
 	// effective config is then incomplete and is not checked further.
 	Partial bool
@@ -252,7 +256,11 @@ func (f *Fleet) buildClusters(regions map[string]*Region, beside *Fleet, globalI
 		b.diags = append(b.diags, checkIdentity(d, "region", d.Dir, "the directory name")...)
 		c.Partial = d.Invalid || r.Doc.Invalid || r.Sector == nil || r.Sector.Doc.Invalid || globalInvalid
 		if prev := reused[c.ID()]; prev != nil && r.Sector != nil && sameInputs(prev, c) {
-			c.Effective = prev.Effective
+			m := prev.Merged
+			if m == nil {
+				m = prev.Effective
+			}
+			c.Effective, c.Merged = m, m
 		}
 		todo = append(todo, b)
 	}
@@ -265,6 +273,7 @@ func (f *Fleet) buildClusters(regions map[string]*Region, beside *Fleet, globalI
 			return
 		}
 		b.c.Effective, b.merge = effective(b.c.Region, b.c, shared)
+		b.c.Merged = b.c.Effective
 	})
 	for _, b := range todo {
 		diags = append(diags, b.diags...)

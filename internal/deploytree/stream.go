@@ -228,8 +228,8 @@ func (s *Stream) Finish(out *render.Output) (ch *Changes, err error) {
 			s.Abort()
 		}
 	}()
-	if len(out.Skipped) > 0 {
-		return nil, fmt.Errorf("internal error: a render that left out %d clusters cannot be compared with or written to %s", len(out.Skipped), s.dir)
+	if len(out.Unchanged) > 0 {
+		return nil, fmt.Errorf("internal error: a render that left out %d clusters cannot be compared with or written to %s", len(out.Unchanged), s.dir)
 	}
 	var rest []render.Artifact
 	rendered := make(map[string]bool, len(out.Artifacts))

@@ -27,7 +27,7 @@ type Side struct {
 	Deploy map[string]plumbing.Hash
 	// Committed and Index describe the base's committed deploy/ when the
 	// review left out the clusters whose inputs did not change (the
-	// outputs' Skipped): the git blob hash of each file, and index.json,
+	// outputs' Unchanged): the git blob hash of each file, and index.json,
 	// which says which files are each cluster's. The head's committed files
 	// of those clusters are held to the base's instead of to a render.
 	Committed map[string]plumbing.Hash
@@ -130,7 +130,7 @@ func Compare(base, head Side, rolloutKeys []string) *Report {
 		r.Files, r.Pruned = fileDiffs(base.Output.ByPath(), head.Output.ByPath())
 	}, func() {
 		changedInputs := changedFiles(base.Fleet, head.Fleet)
-		r.Changes = valueChanges(base.Fleet, head.Fleet, head.Output.Skipped, changedInputs, rolloutKeys)
+		r.Changes = valueChanges(base.Fleet, head.Fleet, head.Output.Unchanged, changedInputs, rolloutKeys)
 		if len(base.Fleet.Clusters) > 0 {
 			// With nothing running yet (the first fleet commit) there is no
 			// rollout order to keep.
@@ -460,7 +460,7 @@ func drift(committed map[string]plumbing.Hash, baseSide Side, head *render.Outpu
 	rendered, before := head.ByPath(), base.ByPath()
 	d := []string{}
 	stale := 0
-	reused := reusedFiles(baseSide, head.Skipped)
+	reused := reusedFiles(baseSide, head.Unchanged)
 	for p, h := range baseSide.Settled {
 		reused[p] = h
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/par"
 	"github.com/regionctl/regionctl/internal/schema"
 )
 
@@ -69,46 +70,49 @@ func LoadLayers(fsys fs.FS, dir string, checker *schema.Checker, beside *config.
 type Pair struct {
 	Base, Head           *config.Fleet
 	BaseDiags, HeadDiags diag.Diagnostics
-	// Unchanged names the clusters (by ID) whose effective config is
-	// identical on both sides, values and origin files alike, and whose
-	// fleet-wide inputs are too: their own files are the same on both
-	// sides. A regional cluster is among them only in a region of
-	// SameRegions, and is still checked.
+	// Unchanged names the clusters (by ID) whose input identity is the
+	// same on both sides (the Identity LoadPair was given): their own
+	// files are the same on both sides. A regional cluster is among them
+	// only in a region of UnchangedRegions, and is still checked.
 	Unchanged map[string]bool
-	// SameRegions names the regions whose every cluster, on either side,
+	// UnchangedRegions names the regions whose every cluster, on either side,
 	// is so (their regional cluster included): their identity chains are
 	// the same on both sides, and their management clusters were checked
 	// on neither side against #Cluster, so their effective configs lack
 	// the schema's defaults. Regional clusters are always checked: the
 	// central pipeline's policy is made of all of them.
-	SameRegions map[string]bool
+	UnchangedRegions map[string]bool
 }
+
+// Identity gives a side's clusters their input identity (render's
+// ClusterInput): side 0 is the base, 1 the head, f that side's fleet as
+// built (before the schema's defaults).
+type Identity func(side int, f *config.Fleet) func(*config.Cluster) string
 
 // LoadPair loads base and the head (parsed, by Parse) for a review and
 // validates only what differs between them: a base file whose blob the
 // head has at the same path is decoded once, for both; a layer file
 // identical (same path, same bytes) on both sides is not checked on either,
-// nor is a cluster whose effective config is identical. The base is taken
-// to be valid where the change does not touch it, as CI held it to be when
-// it merged; what the change touches is checked on both sides. fleetWide
-// digests what else of a fleet every cluster's files are made of; where it
-// differs, nothing is unchanged.
-func LoadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker, fleetWide func(*config.Fleet) [32]byte) *Pair {
-	return loadPair(baseFS, parsed, dir, checker, fleetWide)
+// nor is a cluster whose input identity is the same on both sides
+// (unchanged). The base is taken to be valid where the change does not
+// touch it, as CI held it to be when it merged; what the change touches is
+// checked on both sides.
+func LoadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker, identity Identity) *Pair {
+	return loadPair(baseFS, parsed, dir, checker, identity)
 }
 
 // LoadPairWhole loads base and the head as LoadPair does, sharing what is
 // the same on both sides (decoded files, effective configs), but checks
 // every cluster on both sides and leaves none out: Unchanged and
-// SameRegions are empty. A layer file identical on both sides is checked
+// UnchangedRegions are empty. A layer file identical on both sides is checked
 // on the head's.
 func LoadPairWhole(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker) *Pair {
 	return loadPair(baseFS, parsed, dir, checker, nil)
 }
 
-// loadPair is LoadPair, or LoadPairWhole when fleetWide is nil.
-func loadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker, fleetWide func(*config.Fleet) [32]byte) *Pair {
-	whole := fleetWide == nil
+// loadPair is LoadPair, or LoadPairWhole when identity is nil.
+func loadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker, identity Identity) *Pair {
+	whole := identity == nil
 	// The head is read whole (Parse); the base reads only the files whose
 	// blob differs from the head's (most of a review's are the same).
 	headDocs, hd := parsed.Docs, append(diag.Diagnostics(nil), parsed.Diags...)
@@ -128,30 +132,18 @@ func loadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker,
 	if whole {
 		return pairWhole(baseDocs, head, checker, bd, hd)
 	}
-	var headKeys map[string][32]byte
-	digested := make(chan struct{})
-	go func() {
-		defer close(digested)
-		headKeys = digest(head, nil)
-	}()
+	headKeys := par.Go(func() map[string]string { return inputs(head, identity(1, head)) })
 	base, ds := config.BuildBeside(baseDocs, head)
 	bd = append(bd, ds...)
-	<-digested
-	known := make(map[*config.Value][32]byte, len(headKeys))
-	for _, c := range head.Clusters {
-		if h, ok := headKeys[c.ID()]; ok {
-			known[c.Effective] = h
-		}
-	}
-	baseKeys := digest(base, known)
-	if fleetWide(base) != fleetWide(head) {
-		baseKeys = nil // every cluster changed
-	}
-	same := sameRegions(base, head, baseKeys, headKeys)
+	// The base's identities after the head's: the identity function may
+	// remember what the two sides share.
+	headIDs := headKeys.Wait()
+	baseKeys := inputs(base, identity(0, base))
+	same := unchangedRegions(base, head, baseKeys, headIDs)
 	unchanged := map[string]bool{}
 	for _, c := range head.Clusters {
 		b, inBase := baseKeys[c.ID()]
-		h, inHead := headKeys[c.ID()]
+		h, inHead := headIDs[c.ID()]
 		// A regional cluster runs the central pipeline when its region's
 		// identity chain changes, its own config unchanged: only in a
 		// region the same on both sides is it certain not to.
@@ -166,7 +158,7 @@ func loadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker,
 	hd = append(hd, checker.CheckAWS(head, skip)...)
 	bd = append(bd, checker.CheckFleet(base)...)
 	hd = append(hd, checker.CheckFleet(head)...)
-	return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Unchanged: unchanged, SameRegions: same}
+	return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Unchanged: unchanged, UnchangedRegions: same}
 }
 
 // pairWhole is LoadPairWhole's end: the base built beside the head,
@@ -202,7 +194,7 @@ func pairWhole(baseDocs *config.Documents, head *config.Fleet, checker *schema.C
 		*c.diags = append(*c.diags, checker.CheckAWS(c.f, nil)...)
 		*c.diags = append(*c.diags, checker.CheckFleet(c.f)...)
 	}
-	return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Unchanged: map[string]bool{}, SameRegions: map[string]bool{}}
+	return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Unchanged: map[string]bool{}, UnchangedRegions: map[string]bool{}}
 }
 
 // fileHashes are the documents of docs that hold a value, by file.
@@ -216,19 +208,15 @@ func fileHashes(docs *config.Documents) map[string][32]byte {
 	return m
 }
 
-// digest is each cluster's input identity by ID (its effective config
-// with origins), taken from known where its config is one known already.
-func digest(f *config.Fleet, known map[*config.Value][32]byte) map[string][32]byte {
-	m := make(map[string][32]byte, len(f.Clusters))
+// inputs is each cluster's input identity by ID (id's), of the clusters
+// built whole.
+func inputs(f *config.Fleet, id func(*config.Cluster) string) map[string]string {
+	m := make(map[string]string, len(f.Clusters))
 	for _, c := range f.Clusters {
 		if c.Partial || c.Effective == nil {
 			continue
 		}
-		h, ok := known[c.Effective]
-		if !ok {
-			h = config.HashWithOrigins(c.Effective)
-		}
-		m[c.ID()] = h
+		m[c.ID()] = id(c)
 	}
 	return m
 }
@@ -241,10 +229,10 @@ func identical(other map[string][32]byte) func(*config.Document) bool {
 	}
 }
 
-// sameRegions names the head's regions where every cluster of either side
+// unchangedRegions names the head's regions where every cluster of either side
 // has the same effective config on both: a region's identity chain is made
 // of all its clusters.
-func sameRegions(base, head *config.Fleet, baseKeys, headKeys map[string][32]byte) map[string]bool {
+func unchangedRegions(base, head *config.Fleet, baseKeys, headKeys map[string]string) map[string]bool {
 	changed := map[string]bool{}
 	for _, f := range []*config.Fleet{base, head} {
 		for _, c := range f.Clusters {

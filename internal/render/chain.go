@@ -25,10 +25,10 @@ type chainRegion struct {
 	// EtcdBackupRetention is how many days the DR account keeps a
 	// snapshot.
 	EtcdBackupRetention any
-	// Skipped says a review left the region's management clusters out
+	// Unchanged says a review left the region's management clusters out
 	// (they are the same on both sides): only CentralStateBucket is known,
 	// and the region's files are not rendered.
-	Skipped bool `json:"-"`
+	Unchanged bool `json:"-"`
 }
 
 // regionChains builds every region's chain inputs and checks what the
@@ -88,7 +88,7 @@ func regionChains(f *config.Fleet, skipRegions map[string]bool) (map[string]*cha
 		}
 		first, ds := managementChain(cr, byRegion[reg.Name], skipRegions[reg.Name])
 		diags = append(diags, ds...)
-		if cr.Skipped {
+		if cr.Unchanged {
 			out[reg.Name] = cr
 			continue
 		}
@@ -127,7 +127,7 @@ func unapprovable(reg *config.Region, clusters []*config.Cluster) diag.Diagnosti
 }
 
 // managementChain adds a region's management clusters (of clusters) to its
-// chain cr, or marks it Skipped when a review left them out (skip), and
+// chain cr, or marks it Unchanged when a review left them out (skip), and
 // holds them to one state bucket and one OU; first is the first of them,
 // whose bucket and OU the chain takes.
 func managementChain(cr *chainRegion, clusters []*config.Cluster, skip bool) (first *config.Cluster, diags diag.Diagnostics) {
@@ -136,7 +136,7 @@ func managementChain(cr *chainRegion, clusters []*config.Cluster, skip bool) (fi
 			continue
 		}
 		if skip {
-			cr.Skipped = true
+			cr.Unchanged = true
 			continue
 		}
 		cr.Clusters = append(cr.Clusters, iam.ManagementCluster{Name: c.Name, OIDCBucket: str(c, "hypershift", "oidc_bucket")})
@@ -435,7 +435,7 @@ func installArtifacts(f *config.Fleet, chains map[string]*chainRegion) ([]Artifa
 	for _, name := range sortedKeys(chains) {
 		cr := chains[name]
 		partitions[cr.Partition()] = true
-		if cr.Skipped {
+		if cr.Unchanged {
 			// Made of the gitops settings and the region's name alone,
 			// both the same on the other side of a review that skips it.
 			continue

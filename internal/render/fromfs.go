@@ -4,14 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"reflect"
 	"sort"
+	"sync"
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/render/tekton"
+	"github.com/regionctl/regionctl/internal/render/tfvars"
 	"github.com/regionctl/regionctl/internal/schema"
+	"github.com/regionctl/regionctl/terraform"
 )
 
 // Inputs are the directories of a repository a render reads (besides the
@@ -40,7 +42,7 @@ func FromFS(fsys fs.FS, checker *schema.Checker, opts Options) (*config.Fleet, *
 }
 
 // Pair is the two renders of a review: the fleets as loaded (Unchanged
-// names the clusters neither side rendered, SameRegions the regions whose
+// names the clusters neither side rendered, UnchangedRegions the regions whose
 // chains neither side rendered; both empty for a whole render), and their
 // outputs.
 type Pair struct {
@@ -99,9 +101,12 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 	}
 	p := &Pair{Pair: &fleet.Pair{}}
 	whole := func() { p.Pair = fleet.LoadPairWhole(baseFS, head, "config", checker) }
-	if incremental && reflect.DeepEqual(charts[0], charts[1]) && (pipelines[0] == nil) == (pipelines[1] == nil) &&
-		pipelines[0].Signature() == pipelines[1].Signature() {
-		p.Pair = fleet.LoadPair(baseFS, head, "config", checker, gitOpsDigest)
+	if incremental {
+		ids, err := identities(opts, charts, pipelines)
+		if err != nil {
+			return nil, err
+		}
+		p.Pair = fleet.LoadPair(baseFS, head, "config", checker, ids)
 		if trusted, why = trust(); trusted == nil || !trusted.lists(p.Unchanged) {
 			if trusted != nil {
 				why = "the base's deploy/index.json does not list every cluster whose inputs did not change"
@@ -114,12 +119,6 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 		}
 	} else {
 		whole()
-		if incremental {
-			trusted, why = trust()
-			if why == "" {
-				why = "charts/ or the Pipelines differ between the sides, so every cluster's inputs do"
-			}
-		}
 	}
 	p.Trusted = trusted
 	render := func(f *config.Fleet, diags *diag.Diagnostics, i int) *Output {
@@ -134,7 +133,7 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 		}
 	}
 	if trusted != nil && !p.BaseDiags.HasErrors() && trusted.lists(baseIDs) {
-		p.BaseOut = CommittedOutput(trusted, p.Unchanged, p.SameRegions)
+		p.BaseOut = CommittedOutput(trusted, p.Unchanged, p.UnchangedRegions)
 	} else {
 		p.BaseOut = render(p.Base, &p.BaseDiags, 0)
 		if incremental {
@@ -171,10 +170,43 @@ func (p *Pair) renderSide(f *config.Fleet, diags *diag.Diagnostics, i int, opts 
 	}
 	// Unchanged clusters are not rendered; their regions' chains are,
 	// unless the whole region is unchanged.
-	opts.Skip, opts.SkipRegions = p.Unchanged, p.SameRegions
+	opts.Unchanged, opts.UnchangedRegions = p.Unchanged, p.UnchangedRegions
 	out, ds := Render(f, opts)
 	*diags = append(*diags, ds...)
 	return out
+}
+
+// identities gives each side of a review its clusters' input identities
+// (ClusterInput), with that side's charts, Pipelines and gitops settings;
+// the two sides share the digest of each config they share.
+func identities(opts Options, charts [2][]string, pipelines [2]tekton.Pipelines) (fleet.Identity, error) {
+	roots := opts.Roots
+	if roots == nil {
+		roots = terraform.Roots
+	}
+	tfc, err := tfvars.NewChecker(roots)
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	known := map[*config.Value][32]byte{}
+	hashOf := func(v *config.Value) [32]byte {
+		mu.Lock()
+		h, ok := known[v]
+		mu.Unlock()
+		if !ok {
+			h = config.HashWithOrigins(v)
+			mu.Lock()
+			known[v] = h
+			mu.Unlock()
+		}
+		return h
+	}
+	return func(side int, f *config.Fleet) func(*config.Cluster) string {
+		w := FleetInputs{Charts: charts[side], Pipelines: pipelines[side].Signature(), Roots: tfc.Signature(), GitOps: GitOpsDigest(f)}
+		digest := w.Digest()
+		return func(c *config.Cluster) string { return ClusterInput(digest, c, hashOf) }
+	}, nil
 }
 
 // readSides reads the charts and Pipelines of a review's base and head.
@@ -195,7 +227,7 @@ func readSides(baseFS, headFS fs.FS) (charts [2][]string, pipelines [2]tekton.Pi
 func firstFleet(head *fleet.Parsed, checker *schema.Checker, opts Options) *Pair {
 	p := &Pair{Pair: &fleet.Pair{}}
 	p.Base = &config.Fleet{Docs: &config.Documents{}}
-	p.BaseOut = &Output{Index: &Index{Sectors: []IndexSector{}, Regions: []IndexRegion{}, Clusters: []IndexCluster{}, Files: []string{}}, Skipped: map[string]bool{}}
+	p.BaseOut = &Output{Index: &Index{Sectors: []IndexSector{}, Regions: []IndexRegion{}, Clusters: []IndexCluster{}, Files: []string{}}, Unchanged: map[string]bool{}}
 	p.Head, p.HeadDiags = fleet.LoadParsed(head, checker)
 	if !p.HeadDiags.HasErrors() {
 		var ds diag.Diagnostics
@@ -203,17 +235,6 @@ func firstFleet(head *fleet.Parsed, checker *schema.Checker, opts Options) *Pair
 		p.HeadDiags = append(p.HeadDiags, ds...)
 	}
 	return p
-}
-
-// gitOpsDigest digests the gitops settings of config/global: the render
-// reads them besides each cluster's effective config (repository, revision
-// and Argo CD settings in every cluster's files, approvers and the Tekton
-// namespace in every region's).
-func gitOpsDigest(f *config.Fleet) [32]byte {
-	if g := f.Global.Get("gitops"); g != nil {
-		return config.Hash(g)
-	}
-	return [32]byte{}
 }
 
 // lists reports whether the index has an entry for every cluster of ids;
@@ -258,19 +279,19 @@ func (x *Index) Owners() map[string]string {
 }
 
 // CommittedOutput is a render's output as a committed index.json lists it:
-// the files Render makes with Options.Skip and SkipRegions set to skip and
-// skipRegions, with their owners and no contents (the caller reads the
-// committed files). That is every file but those of the clusters in skip
-// and of the regions in skipRegions.
-func CommittedOutput(idx *Index, skip, skipRegions map[string]bool) *Output {
+// the files Render makes with Options.Unchanged and UnchangedRegions set to
+// unchanged and unchangedRegions, with their owners and no contents (the
+// caller reads the committed files). That is every file but those of the
+// clusters in unchanged and of the regions in unchangedRegions.
+func CommittedOutput(idx *Index, unchanged, unchangedRegions map[string]bool) *Output {
 	owner := idx.Owners()
 	var skipped map[string]bool
-	if len(skip) > 0 {
+	if len(unchanged) > 0 {
 		skipped = map[string]bool{}
 		for _, c := range idx.Clusters {
-			if skip[c.ID] {
+			if unchanged[c.ID] {
 				skipped[c.ID] = true
-				if skipRegions[c.Region] {
+				if unchangedRegions[c.Region] {
 					skipped[c.Region] = true
 				}
 			}
@@ -284,5 +305,5 @@ func CommittedOutput(idx *Index, skip, skipRegions map[string]bool) *Output {
 	}
 	arts = append(arts, Artifact{Path: IndexPath})
 	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
-	return &Output{Artifacts: arts, Index: idx, Skipped: skipped}
+	return &Output{Artifacts: arts, Index: idx, Unchanged: skipped}
 }

@@ -57,14 +57,14 @@ type Options struct {
 	// its source alone (Renderer.Modified), so that a rebuilt regionctl
 	// re-renders.
 	CacheSalt string
-	// Skip names clusters (by ID) not to render: a review leaves out the
+	// Unchanged names clusters (by ID) not to render: a review leaves out the
 	// clusters whose inputs are the same on both sides (fleet.LoadPair).
-	Skip map[string]bool
-	// SkipRegions names regions whose identity chain is not rendered
-	// either, their every cluster being in Skip (whose effective configs
+	Unchanged map[string]bool
+	// UnchangedRegions names regions whose identity chain is not rendered
+	// either, their every cluster being in Unchanged (whose effective configs
 	// need not have been checked then). A region's chain is made of all its
 	// clusters, so a region not named here is rendered whole.
-	SkipRegions map[string]bool
+	UnchangedRegions map[string]bool
 	// Sink, when set, is handed each region's and cluster's files as soon
 	// as they are rendered (from several goroutines at once), and the
 	// Output keeps only their paths and owners: a fleet's files need not
@@ -84,11 +84,11 @@ type Cache interface {
 type Output struct {
 	Artifacts []Artifact // sorted by path, index.json included
 	Index     *Index
-	// Skipped are the clusters Options.Skip left out, and the regions
+	// Unchanged are the clusters Options.Unchanged left out, and the regions
 	// whose management clusters all were (by name): their files are
 	// missing and their index entries have no files or hash. Such an output
 	// is for comparison only and is never written.
-	Skipped map[string]bool
+	Unchanged map[string]bool
 }
 
 // ByPath returns the artifacts as a map from path to bytes.
@@ -105,7 +105,7 @@ func (o *Output) ByPath() map[string][]byte {
 // responsible, and no output.
 func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	for _, c := range f.Clusters {
-		if opts.Skip[c.ID()] {
+		if opts.Unchanged[c.ID()] {
 			continue
 		}
 		if c.Partial || c.Effective == nil {
@@ -126,14 +126,16 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	}
 	g := GitOpsOf(f)
 	r := &renderer{tf: tfc, opts: opts, source: tekton.Source{RepoURL: g.RepoURL, Revision: g.Revision}, gitops: g}
+	r.gitopsDigest = GitOpsDigest(f)
+	r.fleetDigest = r.fleetInputs().Digest()
 	sink := &sinker{fn: opts.Sink}
-	chains, diags := regionChains(f, opts.SkipRegions)
+	chains, diags := regionChains(f, opts.UnchangedRegions)
 	if diags.HasErrors() {
 		return nil, diags
 	}
 	arts, regionHashes, ds := r.regionFiles(f, chains, sink)
 	diags = append(diags, ds...)
-	clusters, hashes, ds := r.clusterFiles(f, sink)
+	clusters, inputs, hashes, ds := r.clusterFiles(f, sink)
 	if err := sink.failed(); err != nil {
 		return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "deploy"}, err.Error(), "cannot write or compare the rendered files")}
 	}
@@ -147,7 +149,7 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	}
 	arts, _ = r.held(arts, nil) // the central and installation files
 	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
-	idx := buildIndex(f, arts, opts.Renderer, hashes, regionHashes)
+	idx := buildIndex(f, arts, opts.Renderer, inputs, hashes, regionHashes)
 	b, err := MarshalIndex(idx)
 	if err != nil {
 		return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "deploy/index.json"}, err.Error(), "cannot encode index.json")}
@@ -155,12 +157,12 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	index, _ := r.held([]Artifact{{Path: IndexPath, Bytes: b}}, nil)
 	arts = append(arts, index...)
 	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
-	return &Output{Artifacts: arts, Index: idx, Skipped: skippedOf(opts.Skip, chains)}, diags
+	return &Output{Artifacts: arts, Index: idx, Unchanged: unchangedOf(opts.Unchanged, chains)}, diags
 }
 
-// skippedOf names what a render left out: the clusters of skip and the
+// unchangedOf names what a render left out: the clusters of skip and the
 // regions whose chains it did not render; nil when skip is empty.
-func skippedOf(skip map[string]bool, chains map[string]*chainRegion) map[string]bool {
+func unchangedOf(skip map[string]bool, chains map[string]*chainRegion) map[string]bool {
 	if len(skip) == 0 {
 		return nil
 	}
@@ -169,7 +171,7 @@ func skippedOf(skip map[string]bool, chains map[string]*chainRegion) map[string]
 		skipped[id] = true
 	}
 	for name, cr := range chains {
-		if cr.Skipped {
+		if cr.Unchanged {
 			skipped[name] = true
 		}
 	}
@@ -242,14 +244,15 @@ func (r *renderer) regionFiles(f *config.Fleet, chains map[string]*chainRegion, 
 }
 
 // clusterFiles renders every cluster not skipped, on every core, and gives
-// each cluster's input identity for index.json.
-func (r *renderer) clusterFiles(f *config.Fleet, sink *sinker) ([]Artifact, map[string]string, diag.Diagnostics) {
+// each cluster's input identity and the hash of its files for index.json.
+func (r *renderer) clusterFiles(f *config.Fleet, sink *sinker) ([]Artifact, map[string]string, map[string]string, diag.Diagnostics) {
 	perCluster := make([][]Artifact, len(f.Clusters))
 	perDiags := make([]diag.Diagnostics, len(f.Clusters))
+	perInput := make([]string, len(f.Clusters))
 	perHash := make([]string, len(f.Clusters))
 	par.Do(len(f.Clusters), func(i int) {
-		if sink.failed() == nil && !r.opts.Skip[f.Clusters[i].ID()] {
-			perCluster[i], perDiags[i], perHash[i] = r.cluster(f.Clusters[i])
+		if sink.failed() == nil && !r.opts.Unchanged[f.Clusters[i].ID()] {
+			perCluster[i], perDiags[i], perInput[i], perHash[i] = r.cluster(f.Clusters[i])
 			if !perDiags[i].HasErrors() {
 				perCluster[i] = sink.take(perCluster[i])
 			}
@@ -257,13 +260,14 @@ func (r *renderer) clusterFiles(f *config.Fleet, sink *sinker) ([]Artifact, map[
 	})
 	var arts []Artifact
 	var diags diag.Diagnostics
+	inputs := make(map[string]string, len(f.Clusters))
 	hashes := make(map[string]string, len(f.Clusters))
 	for i, c := range f.Clusters {
-		hashes[c.ID()] = perHash[i]
+		inputs[c.ID()], hashes[c.ID()] = perInput[i], perHash[i]
 		arts = append(arts, perCluster[i]...)
 		diags = append(diags, perDiags[i]...)
 	}
-	return arts, hashes, diags
+	return arts, inputs, hashes, diags
 }
 
 // MarshalIndex encodes index.json.
@@ -294,6 +298,9 @@ type renderer struct {
 	opts   Options
 	source tekton.Source
 	gitops argocd.GitOps
+	// gitopsDigest digests the fleet's gitops settings (GitOpsDigest);
+	// fleetDigest is the fleet part of every cluster's input identity.
+	gitopsDigest, fleetDigest string
 }
 
 // RegionDir is the directory of a region's files in deploy/.
@@ -302,7 +309,7 @@ func RegionDir(environment, region string) string { return path.Join(environment
 // cachedRegion renders a region's artifacts (its identity chain), from the
 // cache when its inputs are known.
 func (r *renderer) cachedRegion(reg *config.Region, cr *chainRegion) ([]Artifact, diag.Diagnostics) {
-	if cr == nil || cr.Skipped {
+	if cr == nil || cr.Unchanged {
 		return nil, nil
 	}
 	if r.opts.Cache == nil && r.opts.Memo == nil {
@@ -330,22 +337,22 @@ func (r *renderer) held(arts []Artifact, diags diag.Diagnostics) ([]Artifact, di
 
 // cluster renders c's artifacts, from the cache when its inputs are known,
 // with their hash for index.json.
-func (r *renderer) cluster(c *config.Cluster) ([]Artifact, diag.Diagnostics, string) {
+func (r *renderer) cluster(c *config.Cluster) (arts []Artifact, diags diag.Diagnostics, input, hash string) {
+	key, input := r.clusterKey(c)
 	if r.opts.Cache == nil && r.opts.Memo == nil {
 		arts, diags := r.held(r.renderCluster(c))
-		return arts, diags, hashSorted(arts)
+		return arts, diags, input, hashSorted(arts)
 	}
-	key := r.inputsOf(c).key()
-	arts, diags := r.cached(key, func() ([]Artifact, diag.Diagnostics) { return r.held(r.renderCluster(c)) })
+	arts, diags = r.cached(key, func() ([]Artifact, diag.Diagnostics) { return r.held(r.renderCluster(c)) })
 	if r.opts.Memo == nil || diags.HasErrors() {
-		return arts, diags, hashSorted(arts)
+		return arts, diags, input, hashSorted(arts)
 	}
 	if known, ok := r.opts.Memo.hashes.Load(key); ok {
-		return arts, diags, known.(string)
+		return arts, diags, input, known.(string)
 	}
 	sum := hashSorted(arts)
 	r.opts.Memo.hashes.Store(key, sum)
-	return arts, diags, sum
+	return arts, diags, input, sum
 }
 
 // hashSorted is hashFiles of arts in path order, as index.json lists them.

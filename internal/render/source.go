@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 90 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "2664330ab1e8e70c734375b97ec21dbed4216a9646c911fa2c499024481f9e2a"
+const sourceDigest = "dda9bf0c428c39625525854b79807c88372c29e4078cc9d1847d1c371f137aff"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -41,7 +41,7 @@ func asCommitted(out *render.Output, fsys fs.FS, committed map[string]plumbing.H
 		if _, same := settled[p]; same {
 			continue
 		}
-		if owner, known := owners[p]; known && !rendered[p] && !out.Skipped[owner] {
+		if owner, known := owners[p]; known && !rendered[p] && !out.Unchanged[owner] {
 			arts = append(arts, render.Artifact{Path: p, Owner: owner})
 		}
 	}

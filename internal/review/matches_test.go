@@ -170,7 +170,7 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				return res.Report, len(res.HeadOut.Skipped), res.HeadOut.ByPath()
+				return res.Report, len(res.HeadOut.Unchanged), res.HeadOut.ByPath()
 			}
 			held, _, heldFiles := review(true, true)
 			full, none, fullFiles := review(true, false)

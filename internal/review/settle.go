@@ -39,7 +39,7 @@ func newSettler(committed map[string]plumbing.Hash, owners map[string]string, ba
 				return true
 			}
 			owner, known := owners[p]
-			return known && !base.Skipped[owner]
+			return known && !base.Unchanged[owner]
 		},
 		held:    map[string][]byte{},
 		settled: map[string]plumbing.Hash{},

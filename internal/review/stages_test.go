@@ -205,7 +205,7 @@ func TestReadCommittedAndAsCommitted(t *testing.T) {
 	out := &render.Output{Artifacts: []render.Artifact{
 		{Path: tfvars, Owner: "us-east-1/mc01", Bytes: []byte("rendered again")},
 		{Path: neverCommitted, Owner: "us-east-1/mc01", Bytes: []byte("{}")},
-	}, Skipped: map[string]bool{}}
+	}, Unchanged: map[string]bool{}}
 	head := &render.Output{Artifacts: []render.Artifact{{Path: tfvars, Bytes: committed}}}
 	const gone = "production/us-east-1/effective/mc01.yaml" // a cluster file the render no longer gives
 	owners := map[string]string{tfvars: "us-east-1/mc01", gone: "us-east-1/mc01"}
