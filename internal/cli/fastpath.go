@@ -2,16 +2,14 @@ package cli
 
 import (
 	"errors"
-	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"time"
 
 	"github.com/regionctl/regionctl/internal/deploytree"
-	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/renderstate"
+	"github.com/regionctl/regionctl/internal/review"
 )
 
 // An unchanged render only looks, as git status does: after a clean render
@@ -111,50 +109,15 @@ func (a *app) recordRender(files int) {
 }
 
 // committedByThisRenderer reports whether deploy/ needs no render because
-// the checkout is a commit the deploy branch's CI held to render --check:
-// HEAD on the deploy branch's first-parent history, its committed
-// index.json naming this very renderer (a build of committed sources),
-// and the working tree's inputs and deploy/ exactly that commit's, nothing
-// added. It returns how many files deploy/ holds and the commit. The first
-// render of a fresh clone of the deploy branch then only looks, as the
-// render after a recorded one does.
+// the checkout is a commit the deploy branch's CI held to render --check
+// (review.CommittedCheckout), for a build known by its source and with the
+// cache on. It returns how many files deploy/ holds and the commit. The
+// first render of a fresh clone of the deploy branch then only looks, as
+// the render after a recorded one does.
 func (a *app) committedByThisRenderer() (int, string, bool) {
 	if a.noCache || renderer().Modified {
 		return 0, "", false
 	}
-	repo, err := gitbase.Open(a.root)
-	if err != nil {
-		return 0, "", false
-	}
-	defer repo.Close()
-	head, err := repo.Commit("HEAD")
-	if err != nil {
-		return 0, "", false
-	}
-	// The cheap questions first: the committed index, then the inputs
-	// (a few files), then the branch's history, then deploy/ (every file).
-	tree, err := repo.FS(head)
-	if err != nil {
-		return 0, "", false
-	}
-	b, err := fs.ReadFile(tree, path.Join(deployDir, render.IndexPath))
-	if err != nil {
-		return 0, "", false
-	}
-	idx, err := render.ParseIndex(b)
-	if err != nil || idx.Renderer == "" || idx.Renderer != renderer().ID {
-		return 0, "", false
-	}
-	if changed, err := repo.Changed(head, a.root, render.Inputs...); err != nil || len(changed) > 0 {
-		return 0, "", false
-	}
-	if ok, err := repo.OnFirstParentHistory(a.deployBranch(), head.Hash); err != nil || !ok {
-		return 0, "", false
-	}
-	if changed, err := repo.Changed(head, a.root, deployDir); err != nil || len(changed) > 0 {
-		return 0, "", false
-	}
-	// Exactly the files index.json lists, and it: nothing foreign a render
-	// would report.
-	return len(idx.Files) + 1, head.Hash.String()[:12], true
+	c, ok := review.CommittedCheckout(a.root, a.deployBranch(), renderer().ID)
+	return c.Files, c.Commit, ok
 }

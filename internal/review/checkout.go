@@ -1,0 +1,62 @@
+package review
+
+import (
+	"io/fs"
+	"path"
+
+	"github.com/regionctl/regionctl/internal/gitbase"
+	"github.com/regionctl/regionctl/internal/render"
+)
+
+// Checkout is a checkout whose deploy/ needs no render (CommittedCheckout).
+type Checkout struct {
+	Commit string // HEAD, abbreviated
+	Files  int    // the files of its deploy/, index.json among them
+}
+
+// CommittedCheckout says whether the checkout at root needs no render
+// because it is a commit the deploy branch's CI held to render --check, by
+// the rule a review trusts a base by: HEAD on branch's first-parent
+// history, its committed index.json naming renderer (a build known by its
+// source: the caller asks only then) and describing its deploy/
+// (describes), nothing in deploy/ the index does not list (a render would
+// report it), and the working tree's inputs and deploy/ exactly HEAD's. The
+// cheap questions come first: the committed index, then the inputs (a few
+// files), then the branch's history, then deploy/ (every file).
+func CommittedCheckout(root, branch, renderer string) (Checkout, bool) {
+	repo, err := gitbase.Open(root)
+	if err != nil {
+		return Checkout{}, false
+	}
+	defer repo.Close()
+	head, err := repo.Commit("HEAD")
+	if err != nil {
+		return Checkout{}, false
+	}
+	tree, err := repo.FS(head)
+	if err != nil {
+		return Checkout{}, false
+	}
+	b, err := fs.ReadFile(tree, path.Join(deployDir, render.IndexPath))
+	if err != nil {
+		return Checkout{}, false
+	}
+	idx, err := render.ParseIndex(b)
+	if err != nil || idx.Renderer == "" || idx.Renderer != renderer {
+		return Checkout{}, false
+	}
+	if changed, err := repo.Changed(head, root, render.Inputs...); err != nil || len(changed) > 0 {
+		return Checkout{}, false
+	}
+	if ok, err := repo.OnFirstParentHistory(branch, head.Hash); err != nil || !ok {
+		return Checkout{}, false
+	}
+	committed, err := repo.BlobHashes(head, deployDir)
+	if err != nil || len(committed) != len(idx.Files)+1 || describes(idx, committed) != "" {
+		return Checkout{}, false
+	}
+	if changed, err := repo.Changed(head, root, deployDir); err != nil || len(changed) > 0 {
+		return Checkout{}, false
+	}
+	return Checkout{Commit: head.Hash.String()[:12], Files: len(committed)}, true
+}
