@@ -216,28 +216,18 @@ func (a *app) onDeployBranchOf(dir, branch, commit string) error {
 }
 
 // dispatchBase is the commit a push is compared with, or "" (every cluster
-// runs) with the reason.
+// runs) with the reason (dispatch.BaseOf).
 func (a *app) dispatchBase(f *dispatchFlags) (string, string, error) {
-	if dispatch.ZeroCommit(f.before) {
-		return "", "a new branch", nil
-	}
 	repo, err := gitbase.Open(a.root)
 	if err != nil {
 		return "", "", fail(ExitExternal, "%v", err)
 	}
 	defer repo.Close()
-	after, err := repo.Commit(f.after)
+	base, why, err := dispatch.BaseOf(repo, f.before, f.after)
 	if err != nil {
-		return "", "", fail(ExitExternal, "the pushed commit: %v", err)
+		return "", "", fail(ExitExternal, "%v", err)
 	}
-	before, err := repo.Commit(f.before)
-	if err != nil {
-		return "", "the commit before the push (" + f.before[:12] + ") is not in this checkout", nil
-	}
-	if ok, err := before.IsAncestor(after); err != nil || !ok {
-		return "", "a force push (" + f.before[:12] + " is not an ancestor of " + f.after[:12] + ")", nil
-	}
-	return f.before, "", nil
+	return base, why, nil
 }
 
 // scopeRuns are the runs a push starts in a scope, and the clusters whose

@@ -1,11 +1,13 @@
 package dispatch
 
 import (
+	"fmt"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/history"
 )
 
@@ -99,4 +101,27 @@ func CheckClone(rawURL, branch, revision string) (*url.URL, string, error) {
 		return nil, "", &FieldError{"revision", strconv.Quote(revision) + " is neither a commit nor the deploy branch " + branch}
 	}
 	return u, revision, nil
+}
+
+// BaseOf is the commit a push from before to after is compared with, or
+// "" when every cluster of the scope runs, with the reason: a new branch
+// (before is all zeros), a before this checkout lacks, or a force push
+// (before is not an ancestor of after). A pushed commit the checkout lacks
+// is an error.
+func BaseOf(repo *gitbase.Repo, before, after string) (base, why string, err error) {
+	if ZeroCommit(before) {
+		return "", "a new branch", nil
+	}
+	a, err := repo.Commit(after)
+	if err != nil {
+		return "", "", fmt.Errorf("the pushed commit: %w", err)
+	}
+	b, err := repo.Commit(before)
+	if err != nil {
+		return "", "the commit before the push (" + before[:12] + ") is not in this checkout", nil
+	}
+	if ok, err := b.IsAncestor(a); err != nil || !ok {
+		return "", "a force push (" + before[:12] + " is not an ancestor of " + after[:12] + ")", nil
+	}
+	return before, "", nil
 }

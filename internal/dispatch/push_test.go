@@ -4,6 +4,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/regionctl/regionctl/internal/gitbase"
+	"github.com/regionctl/regionctl/internal/testrepo"
 )
 
 func TestPushCheckRefusesWhatIsNotWhatItNames(t *testing.T) {
@@ -72,5 +75,35 @@ func TestCheckCloneTakesOnlyCloneURLsBranchesAndCommits(t *testing.T) {
 		if _, _, err := CheckClone(tc.url, tc.branch, tc.revision); !errors.As(err, &fe) || fe.Field != tc.field {
 			t.Errorf("%+v: %v, want an error of %s", tc, err, tc.field)
 		}
+	}
+}
+
+func TestBaseOfAPush(t *testing.T) {
+	r := testrepo.New(t, nil)
+	r.Write("a.txt", "1\n")
+	c1 := r.Commit("one").String()
+	r.Write("a.txt", "2\n")
+	c2 := r.Commit("two").String()
+	repo, err := gitbase.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	missing := strings.Repeat("c3", 20)
+	for _, tc := range []struct {
+		before, after, base, why string
+	}{
+		{c1, c2, c1, ""},
+		{strings.Repeat("0", 40), c2, "", "a new branch"},
+		{missing, c2, "", "is not in this checkout"},
+		{c2, c1, "", "a force push"},
+	} {
+		base, why, err := BaseOf(repo, tc.before, tc.after)
+		if err != nil || base != tc.base || !strings.Contains(why, tc.why) || (tc.why == "") != (why == "") {
+			t.Errorf("%s..%s: base %q, why %q, %v; want %q, %q", tc.before[:6], tc.after[:6], base, why, err, tc.base, tc.why)
+		}
+	}
+	if _, _, err := BaseOf(repo, c1, missing); err == nil {
+		t.Error("a pushed commit the checkout lacks gave no error")
 	}
 }
