@@ -11,7 +11,7 @@ PKGS    := ./...
 # Binaries say which commit they were built from when built in a checkout.
 BUILDVCS := $(shell git rev-parse --git-dir >/dev/null 2>&1 && echo -buildvcs=true)
 
-.PHONY: help generate build static dist dist-host cross image test conformance-argocd argocd-warm validate render check fuzz bench demo clean iamsim markdown kube-apiserver vulncheck
+.PHONY: help generate build static dist changelog dist-host cross image test conformance-argocd argocd-warm validate render check fuzz bench demo clean iamsim markdown kube-apiserver vulncheck
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -69,6 +69,9 @@ dist: ## build the release archives, SBOMs and checksums into dist/ and check th
 # build time, and `make cross` plus the cross-compiled test binaries below
 # keep the other platforms building.
 HOST_PLATFORM := $(shell $(GO) env GOOS)/$(shell $(GO) env GOARCH)
+
+changelog: ## print CHANGELOG.md as the release archives carry it (from the v* tags)
+	@$(GO) run ./tools/dist -changelog $(if $(VERSION),-version $(VERSION))
 
 dist-host: ## build and check the release archive of this machine's platform only, into bin/dist-host
 	$(GO) run ./tools/dist -out bin/dist-host -targets $(HOST_PLATFORM)

@@ -153,8 +153,9 @@ func run(cfg config) error {
 	return nil
 }
 
-// generateExtras writes the man pages and shell completions with a build of
-// regionctl for this machine, and lists them as archive entries.
+// generateExtras writes the changelog (from the tags), and the man pages
+// and shell completions with a build of regionctl for this machine, and
+// lists them as archive entries.
 func (r release) generateExtras(goCmd, dir string) ([]archived, error) {
 	host := filepath.Join(dir, "host", "regionctl")
 	cmd := exec.Command(goCmd, "build", "-o", host, "./cmd/regionctl")
@@ -188,6 +189,15 @@ func (r release) generateExtras(goCmd, dir string) ([]archived, error) {
 		}
 		out = append(out, archived{name: "completions/" + name, src: file, mode: 0o644})
 	}
+	log, err := changelog(r.version)
+	if err != nil {
+		return nil, fmt.Errorf("the changelog: %w", err)
+	}
+	file := filepath.Join(dir, "CHANGELOG.md")
+	if err := os.WriteFile(file, log, 0o644); err != nil {
+		return nil, err
+	}
+	out = append(out, archived{name: "CHANGELOG.md", src: file, mode: 0o644})
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out, nil
 }

@@ -22,7 +22,17 @@ func main() {
 	flag.StringVar(&cfg.targets, "targets", strings.Join(defaultTargets, ","), "os/arch pairs to build")
 	flag.StringVar(&cfg.goCmd, "go", "go", "the go command")
 	flag.StringVar(&cfg.signKey, "sign-key", "", "an SSH private key (ed25519) to sign SHA256SUMS with, into SHA256SUMS.sig (ssh-keygen -Y sign)")
+	printChangelog := flag.Bool("changelog", false, "print CHANGELOG.md, as the archives carry it, and build nothing")
 	flag.Parse()
+	if *printChangelog {
+		log, err := changelog(cfg.version)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "dist: %v\n", err)
+			os.Exit(1)
+		}
+		os.Stdout.Write(log)
+		return
+	}
 	if err := run(cfg); err != nil {
 		fmt.Fprintf(os.Stderr, "dist: %v\n", err)
 		os.Exit(1)

@@ -63,7 +63,7 @@ func verify(dir string, r release) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.archive(t), err)
 		}
-		for _, name := range append([]string{t.exe(), "man/regionctl.1", "completions/regionctl.bash"}, docs...) {
+		for _, name := range append([]string{t.exe(), "man/regionctl.1", "completions/regionctl.bash", "CHANGELOG.md"}, docs...) {
 			if _, ok := files[name]; !ok {
 				return fmt.Errorf("%s holds no %s", r.archive(t), name)
 			}
