@@ -82,7 +82,7 @@ func TestShippedBinaryLinksNoEmulator(t *testing.T) {
 		t.Fatalf("go list: %v", err)
 	}
 	for _, p := range strings.Fields(string(out)) {
-		for _, banned := range []string{"/internal/awsemu", "/internal/demo", "/internal/iamjudge", "/internal/e2e", "/internal/testrepo", "/internal/tftest", "/internal/kube/kubetest", "/internal/prcomment/prcommenttest"} {
+		for _, banned := range []string{"/internal/awsemu", "/internal/demo", "/internal/iamjudge", "/internal/e2e", "/internal/mdjudge", "/internal/testrepo", "/internal/tftest", "/internal/kube/kubetest", "/internal/prcomment/prcommenttest"} {
 			if strings.HasSuffix(p, "regionctl/regionctl"+banned) || strings.Contains(p, "regionctl/regionctl"+banned+"/") {
 				t.Errorf("cmd/regionctl links %s", p)
 			}

@@ -15,6 +15,8 @@ import (
 	"github.com/mattn/go-shellwords"
 	"github.com/rogpeppe/go-internal/testscript"
 	"golang.org/x/tools/txtar"
+
+	"github.com/regionctl/regionctl/internal/mdjudge"
 )
 
 // TestTutorial runs docs/tutorial.md as a reader would follow it: every
@@ -297,25 +299,11 @@ func TestTutorialAsRendered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	renderer := filepath.Join(src, "tools", "markdown", "render.mjs")
-	_, nodeErr := exec.LookPath("node")
-	_, depErr := os.Stat(filepath.Join(src, "tools", "markdown", "node_modules", "markdown-it"))
-	if nodeErr != nil || depErr != nil {
-		if os.Getenv("REGIONCTL_REQUIRE_JUDGES") == "1" {
-			t.Fatal("no CommonMark renderer: run make markdown (npm ci in tools/markdown; Node 20)")
-		}
-		t.Skip("no CommonMark renderer: run make markdown (npm ci in tools/markdown; Node 20)")
-	}
 	page, err := os.ReadFile(filepath.Join(src, "docs", "tutorial.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("node", renderer)
-	cmd.Stdin = strings.NewReader(string(page))
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("rendering the tutorial: %v", err)
-	}
+	out := mdjudge.Render(t, string(page), false)
 	var shown []string
 	for _, m := range regexp.MustCompile(`(?s)<pre><code[^>]*>(.*?)</code></pre>`).FindAllStringSubmatch(string(out), -1) {
 		shown = append(shown, html.UnescapeString(m[1]))

@@ -2,12 +2,10 @@ package view
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/regionctl/regionctl/internal/mdjudge"
 	"github.com/regionctl/regionctl/internal/pipeline"
 )
 
@@ -92,25 +90,7 @@ func TestPlanRunsCommentFitsAtFleetScale(t *testing.T) {
 // hostile names and error as text: no tag of theirs reaches the page, and
 // the table keeps one row per plan.
 func TestPlanRunsCommentAsGitHubShowsIt(t *testing.T) {
-	renderer, err := filepath.Abs(filepath.Join("..", "..", "tools", "markdown", "render.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, nodeErr := exec.LookPath("node")
-	_, depErr := os.Stat(filepath.Join(filepath.Dir(renderer), "node_modules", "markdown-it"))
-	if nodeErr != nil || depErr != nil {
-		if os.Getenv("REGIONCTL_REQUIRE_JUDGES") == "1" {
-			t.Fatal("no CommonMark renderer: run make markdown (npm ci in tools/markdown; Node 20)")
-		}
-		t.Skip("no CommonMark renderer: run make markdown (npm ci in tools/markdown; Node 20)")
-	}
-	cmd := exec.Command("node", renderer, "--gfm")
-	cmd.Stdin = strings.NewReader(PlanRunsMarkdown(planRuns()))
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("rendering: %v", err)
-	}
-	page := string(out)
+	page := mdjudge.Render(t, PlanRunsMarkdown(planRuns()), true)
 	for _, bad := range []string{"<img", "<script", "<h1"} {
 		if strings.Contains(page, bad) {
 			t.Errorf("the page holds %s:\n%s", bad, page)

@@ -3,9 +3,10 @@ package main
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/regionctl/regionctl/internal/mdjudge"
 )
 
 // hostile is a commit subject that would be markup if pasted as it is.
@@ -16,10 +17,6 @@ const hostile = "# <script>alert(1)</script> [x](javascript:alert(1)) ![i](http:
 // commits after the newest tag head the snapshot's section; a tag that is
 // no semantic version is no section.
 func TestChangelogFromTags(t *testing.T) {
-	renderer, err := filepath.Abs(filepath.Join("..", "markdown", "render.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	run := func(args ...string) {
 		t.Helper()
@@ -68,21 +65,7 @@ func TestChangelogFromTags(t *testing.T) {
 
 	// The second judge: markdown-it with GitHub's extensions and raw HTML
 	// on shows the hostile subject as text.
-	_, nodeErr := exec.LookPath("node")
-	_, depErr := os.Stat(filepath.Join(filepath.Dir(renderer), "node_modules", "markdown-it"))
-	if nodeErr != nil || depErr != nil {
-		if os.Getenv("REGIONCTL_REQUIRE_JUDGES") == "1" {
-			t.Fatal("no CommonMark renderer: run make markdown (npm ci in tools/markdown; Node 20)")
-		}
-		t.Skip("no CommonMark renderer: run make markdown (npm ci in tools/markdown; Node 20)")
-	}
-	cmd := exec.Command("node", renderer, "--gfm")
-	cmd.Stdin = strings.NewReader(log)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("rendering: %v", err)
-	}
-	page := string(out)
+	page := mdjudge.Render(t, log, true)
 	for _, bad := range []string{"<script", "<a ", "<img", "<code", "<em", "<ol", "<h1><", "<h3"} {
 		if strings.Contains(page, bad) {
 			t.Errorf("the page holds %s:\n%s", bad, page)
