@@ -66,6 +66,7 @@ type Options struct {
 // Result describes the image written.
 type Result struct {
 	Digest     v1.Hash
+	Tags       []string // the names the layout gives it (tags)
 	Layers     []v1.Hash
 	Compressed int64 // bytes of the layers as pushed
 	Unpacked   int64 // bytes of the files
@@ -174,8 +175,11 @@ func Build(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.AppendImage(img, layout.WithAnnotations(map[string]string{ociRefNameKey: o.Tag})); err != nil {
-		return nil, fmt.Errorf("writing the layout: %w", err)
+	res.Tags = tags(o.Tag, bi)
+	for _, tag := range res.Tags {
+		if err := p.AppendImage(img, layout.WithAnnotations(map[string]string{ociRefNameKey: tag})); err != nil {
+			return nil, fmt.Errorf("writing the layout: %w", err)
+		}
 	}
 	// Blobs are content-addressed and public: readable by whoever pushes.
 	err = filepath.WalkDir(staged, func(p string, d fs.DirEntry, err error) error {
@@ -299,8 +303,26 @@ func checkTerraformVersion(bin, want string) error {
 type versionInfo struct {
 	Version  string `json:"version"`
 	Commit   string `json:"commit"`
+	Modified bool   `json:"modified"`
 	Platform string `json:"platform"`
 }
+
+// tags are the names the layout's index gives the image: tag (the
+// release's version, or -tag), and sha-<12 hex digits> of the commit
+// regionctl was built from when that build was of the commit's sources
+// alone (not modified), so that a registry holds each image under its
+// version and its commit.
+func tags(tag string, bi versionInfo) []string {
+	out := []string{tag}
+	if commitRE.MatchString(bi.Commit) && !bi.Modified {
+		if t := "sha-" + bi.Commit[:12]; t != tag {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+var commitRE = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
 
 // regionctlVersion runs the binary the image will hold: it must run here
 // (linux/amd64) and say its version.

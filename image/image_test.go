@@ -144,8 +144,15 @@ func readImage(t *testing.T, dir string) v1.Image {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Manifests) != 1 {
-		t.Fatalf("%d manifests in the layout", len(m.Manifests))
+	// One image, under each of its tags (tags: the version, and the
+	// commit when the build recorded one).
+	if len(m.Manifests) == 0 || m.Manifests[0].Annotations[ociRefNameKey] != "test" {
+		t.Fatalf("the layout's first manifest is not the image tagged test: %+v", m.Manifests)
+	}
+	for _, d := range m.Manifests[1:] {
+		if d.Digest != m.Manifests[0].Digest || !strings.HasPrefix(d.Annotations[ociRefNameKey], "sha-") {
+			t.Errorf("the layout holds %s as %q beside the image", d.Digest, d.Annotations[ociRefNameKey])
+		}
 	}
 	img, err := idx.Image(m.Manifests[0].Digest)
 	if err != nil {
@@ -415,6 +422,26 @@ func TestBuildRefusesWhatCannotRun(t *testing.T) {
 		}
 		if _, err := os.Stat(marker); err != nil {
 			t.Fatalf("%s: the previous layout is gone", tc.what)
+		}
+	}
+}
+
+// TestTagsNameTheVersionAndTheCommit: an image of a build of a commit's
+// own sources is tagged with its version and its commit; a modified build,
+// or one that recorded no commit, with its version alone.
+func TestTagsNameTheVersionAndTheCommit(t *testing.T) {
+	commit := strings.Repeat("ab", 20)
+	for _, tc := range []struct {
+		bi   versionInfo
+		want string
+	}{
+		{versionInfo{Version: "1.2.3", Commit: commit}, "1.2.3 sha-abababababab"},
+		{versionInfo{Version: "1.2.3", Commit: commit, Modified: true}, "1.2.3"},
+		{versionInfo{Version: "1.2.3"}, "1.2.3"},
+		{versionInfo{Version: "1.2.3", Commit: "HEAD"}, "1.2.3"},
+	} {
+		if got := strings.Join(tags("1.2.3", tc.bi), " "); got != tc.want {
+			t.Errorf("%+v: tags %q, want %q", tc.bi, got, tc.want)
 		}
 	}
 }

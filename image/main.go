@@ -6,6 +6,10 @@
 //	    -mirror DIR -argocd-manifests FILE -certs FILE -repository NAME \
 //	    [-tag TAG] [-epoch SECONDS]
 //
+// The image is tagged TAG (default: regionctl's version) and, when
+// regionctl was built from a commit's own sources, sha-<12 hex digits of
+// the commit>.
+//
 // The image has no operating system: four layers hold the CA
 // certificates, /etc/passwd with the non-root user 65532 and Terraform's CLI
 // configuration; terraform and the provider mirror the roots are locked to;
@@ -22,6 +26,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 )
 
 func main() {
@@ -46,6 +51,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "image:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("wrote %s: %s, %d layers, %.0f MiB compressed, %.0f MiB unpacked\n", o.Out, res.Digest, len(res.Layers), float64(res.Compressed)/(1<<20), float64(res.Unpacked)/(1<<20))
+	fmt.Printf("wrote %s: %s (tags %s), %d layers, %.0f MiB compressed, %.0f MiB unpacked\n", o.Out, res.Digest, strings.Join(res.Tags, ", "), len(res.Layers), float64(res.Compressed)/(1<<20), float64(res.Unpacked)/(1<<20))
 	fmt.Printf("gitops.runner_image: %s@%s\n", o.Repository, res.Digest)
 }
