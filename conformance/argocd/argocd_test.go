@@ -23,6 +23,7 @@ import (
 	log "github.com/sirupsen/logrus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/yaml"
@@ -579,6 +580,25 @@ func TestPerClusterApplicationsAsPlanned(t *testing.T) {
 		}
 		if ok, _ := proj.IsDestinationPermitted(&argov1.Cluster{Server: "https://other.example.com"}, "argocd", noClusters); ok {
 			t.Errorf("%s: project permits another cluster", dir)
+		}
+		// Cluster-scoped kinds, by Argo CD's own rule: those the
+		// components' charts install (cluster_resources), and no other.
+		if len(proj.Spec.ClusterResourceWhitelist) == 0 {
+			t.Errorf("%s: project admits no cluster-scoped kind, though its components install CRDs", dir)
+		}
+		for _, gk := range proj.Spec.ClusterResourceWhitelist {
+			if gk.Group == "*" || gk.Kind == "*" {
+				t.Errorf("%s: project admits every %s/%s", dir, gk.Group, gk.Kind)
+			}
+			if !proj.IsGroupKindNamePermitted(schema.GroupKind{Group: gk.Group, Kind: gk.Kind}, "any", false) {
+				t.Errorf("%s: project lists %s/%s but does not admit it", dir, gk.Group, gk.Kind)
+			}
+		}
+		for _, gk := range []schema.GroupKind{{Group: "storage.k8s.io", Kind: "StorageClass"}, {Kind: "Namespace"}, {Kind: "PersistentVolume"},
+			{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}, {Group: "argoproj.io", Kind: "AppProject"}} {
+			if proj.IsGroupKindNamePermitted(gk, "any", false) {
+				t.Errorf("%s: project admits the cluster-scoped %s, which no component installs", dir, gk)
+			}
 		}
 	}
 	if seen != len(want) {

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 90 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "dda9bf0c428c39625525854b79807c88372c29e4078cc9d1847d1c371f137aff"
+const sourceDigest = "431834a3fbc9288d69028d4744d319a5fcf9a2c12be9eb339a3708b2745d757a"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -97,6 +97,7 @@ func CentralDocs(env string, sectors []*config.Sector, refs []ClusterRef, g GitO
 		sectors  map[string]bool
 	}
 	uses := map[string]*use{}
+	var all []Component // every component of every cluster, for the project's kinds
 	repos := map[string]bool{g.RepoURL: true}
 	namespaces := map[string]bool{}
 	for _, r := range refs {
@@ -106,6 +107,7 @@ func CentralDocs(env string, sectors []*config.Sector, refs []ClusterRef, g GitO
 			labels[k] = v
 		}
 		annotations := map[string]string{}
+		all = append(all, r.Components...)
 		for _, comp := range r.Components {
 			u := uses[comp.Name]
 			if u == nil {
@@ -134,7 +136,7 @@ func CentralDocs(env string, sectors []*config.Sector, refs []ClusterRef, g GitO
 		Spec: ProjectSpec{
 			Description: "The platform components of the " + env + " clusters: their namespaces only, their chart sources only.",
 			SourceRepos: sortedSet(repos), Destinations: dests,
-			ClusterResourceWhitelist: []GroupKind{{Group: "*", Kind: "*"}},
+			ClusterResourceWhitelist: ClusterResourcesOf(all),
 			OrphanedResources:        &OrphanedPolicy{Warn: true},
 		},
 	}

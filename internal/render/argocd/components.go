@@ -37,6 +37,9 @@ type Component struct {
 	Values map[string]any
 	// At is where the component's chart_revision was set.
 	At diag.Pos
+	// ClusterResources are the cluster-scoped kinds its chart installs
+	// (cluster_resources): its Argo CD project admits them.
+	ClusterResources []GroupKind
 }
 
 // Problem is a component the cluster cannot run as configured.
@@ -99,6 +102,7 @@ func component(c *config.Cluster, g GitOps, owned map[string]bool, f config.Fiel
 		return nil, problem(at, "Set chart_revision: the chart's version, or the git ref its Application tracks.", "component %s has no chart_revision", name)
 	}
 	comp.Revision, comp.At = rev, revAt
+	comp.ClusterResources = clusterResources(v.Get("cluster_resources"))
 
 	values, problems := componentValues(c, name, v, at, str)
 	if problems != nil {
@@ -196,6 +200,46 @@ func componentValues(c *config.Cluster, name string, v *config.Value, at diag.Po
 	}
 	values["global"] = global
 	return values, nil
+}
+
+// clusterResources are the kinds a component's cluster_resources lists
+// (the schema holds each to a group and a kind, without wildcards).
+func clusterResources(v *config.Value) []GroupKind {
+	if v == nil || v.Kind != config.List {
+		return nil
+	}
+	var out []GroupKind
+	for _, it := range v.Items {
+		g, k := it.Get("group"), it.Get("kind")
+		if g == nil || k == nil || g.Kind != config.String || k.Kind != config.String {
+			continue
+		}
+		out = append(out, GroupKind{Group: g.Str, Kind: k.Str})
+	}
+	return out
+}
+
+// ClusterResourcesOf is the union of the cluster-scoped kinds comps
+// install, sorted: what an Argo CD project of theirs admits, and nothing
+// else (an empty list admits no cluster-scoped kind).
+func ClusterResourcesOf(comps []Component) []GroupKind {
+	seen := map[GroupKind]bool{}
+	out := []GroupKind{}
+	for _, c := range comps {
+		for _, gk := range c.ClusterResources {
+			if !seen[gk] {
+				seen[gk] = true
+				out = append(out, gk)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Group != out[j].Group {
+			return out[i].Group < out[j].Group
+		}
+		return out[i].Kind < out[j].Kind
+	})
+	return out
 }
 
 // stringAt looks a string up under v and gives where it was set (at when

@@ -104,9 +104,9 @@ func PerClusterDocs(c *config.Cluster, comps []Component, g GitOps) map[string]a
 		Spec: ProjectSpec{
 			Description: "The platform components of " + c.ID() + ": this cluster only, their namespaces only, their chart sources only.",
 			SourceRepos: sortedSet(repos), Destinations: dests,
-			// The components are operators: they install CRDs, cluster
-			// roles and webhooks.
-			ClusterResourceWhitelist: []GroupKind{{Group: "*", Kind: "*"}},
+			// The cluster-scoped kinds the components' charts install
+			// (their CRDs, cluster roles, webhooks), and no others.
+			ClusterResourceWhitelist: ClusterResourcesOf(comps),
 			OrphanedResources:        &OrphanedPolicy{Warn: true},
 		},
 	}
