@@ -118,10 +118,18 @@ func BaseOf(repo *gitbase.Repo, before, after string) (base, why string, err err
 	}
 	b, err := repo.Commit(before)
 	if err != nil {
-		return "", "the commit before the push (" + before[:12] + ") is not in this checkout", nil
+		return "", "the commit before the push (" + abbrev(before) + ") is not in this checkout", nil
 	}
 	if ok, err := b.IsAncestor(a); err != nil || !ok {
-		return "", "a force push (" + before[:12] + " is not an ancestor of " + after[:12] + ")", nil
+		return "", "a force push (" + abbrev(before) + " is not an ancestor of " + abbrev(after) + ")", nil
 	}
 	return before, "", nil
+}
+
+// abbrev is a commit id's first 12 characters, or all of a shorter one.
+func abbrev(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
 }

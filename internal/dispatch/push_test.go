@@ -106,4 +106,8 @@ func TestBaseOfAPush(t *testing.T) {
 	if _, _, err := BaseOf(repo, c1, missing); err == nil {
 		t.Error("a pushed commit the checkout lacks gave no error")
 	}
+	// Unchecked ids (a caller that skipped Push.Check) do not panic.
+	if _, why, _ := BaseOf(repo, "c3", c2); !strings.Contains(why, "(c3)") {
+		t.Errorf("a short missing before: %q", why)
+	}
 }
