@@ -55,8 +55,16 @@ func CommittedCheckout(root, branch, renderer string) (Checkout, bool) {
 	if err != nil || len(committed) != len(idx.Files)+1 || describes(idx, committed) != "" {
 		return Checkout{}, false
 	}
-	if changed, err := repo.Changed(head, root, deployDir); err != nil || len(changed) > 0 {
+	// The working tree's deploy/ as git status finds it, held to the
+	// listing above (one walk of the commit's tree, not two).
+	now, err := repo.WorktreeHashes(root, deployDir)
+	if err != nil || len(now) != len(committed) {
 		return Checkout{}, false
+	}
+	for p, h := range now {
+		if committed[p] != h {
+			return Checkout{}, false
+		}
 	}
 	return Checkout{Commit: head.Hash.String()[:12], Files: len(committed)}, true
 }
