@@ -78,6 +78,46 @@ var (
 	versionRE    = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
 )
 
+// writeLayout writes img, named by each of tags, into a new OCI layout in
+// work, then puts it in place of out in one rename (the previous layout
+// comes back if that fails).
+func writeLayout(work, out string, img v1.Image, tags []string) error {
+	staged := filepath.Join(work, "layout")
+	p, err := layout.Write(staged, empty.Index)
+	if err != nil {
+		return err
+	}
+	for _, tag := range tags {
+		if err := p.AppendImage(img, layout.WithAnnotations(map[string]string{ociRefNameKey: tag})); err != nil {
+			return fmt.Errorf("writing the layout: %w", err)
+		}
+	}
+	// Blobs are content-addressed and public: readable by whoever pushes.
+	err = filepath.WalkDir(staged, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return os.Chmod(p, 0o755)
+		}
+		return os.Chmod(p, 0o644)
+	})
+	if err != nil {
+		return err
+	}
+	old := filepath.Join(work, "previous")
+	if _, err := os.Lstat(out); err == nil {
+		if err := os.Rename(out, old); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(staged, out); err != nil {
+		_ = os.Rename(old, out)
+		return err
+	}
+	return nil
+}
+
 // Build checks the inputs, writes the image into a new layout beside
 // o.Out and then puts it in o.Out's place, so a failed build leaves the
 // previous layout as it was.
@@ -170,38 +210,8 @@ func Build(o Options) (*Result, error) {
 		return nil, err
 	}
 
-	staged := filepath.Join(work, "layout")
-	p, err := layout.Write(staged, empty.Index)
-	if err != nil {
-		return nil, err
-	}
 	res.Tags = tags(o.Tag, bi)
-	for _, tag := range res.Tags {
-		if err := p.AppendImage(img, layout.WithAnnotations(map[string]string{ociRefNameKey: tag})); err != nil {
-			return nil, fmt.Errorf("writing the layout: %w", err)
-		}
-	}
-	// Blobs are content-addressed and public: readable by whoever pushes.
-	err = filepath.WalkDir(staged, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return os.Chmod(p, 0o755)
-		}
-		return os.Chmod(p, 0o644)
-	})
-	if err != nil {
-		return nil, err
-	}
-	old := filepath.Join(work, "previous")
-	if _, err := os.Lstat(o.Out); err == nil {
-		if err := os.Rename(o.Out, old); err != nil {
-			return nil, err
-		}
-	}
-	if err := os.Rename(staged, o.Out); err != nil {
-		_ = os.Rename(old, o.Out)
+	if err := writeLayout(work, o.Out, img, res.Tags); err != nil {
 		return nil, err
 	}
 	return res, nil
