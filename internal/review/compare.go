@@ -1,8 +1,6 @@
 package review
 
 import (
-	"sort"
-
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/diff"
 	"github.com/regionctl/regionctl/internal/schema"
@@ -46,15 +44,14 @@ func compare(e *ends, o Options, l *loaded, d committedDeploy, h headState, unvo
 	if len(h.deploy) > 0 {
 		headSide.Deploy = h.deploy
 	}
+	keys, err := schema.RolloutKeys()
+	if err != nil {
+		return nil, err
+	}
 	orders, err := schema.RolloutOrders()
 	if err != nil {
 		return nil, err
 	}
-	keys := make([]string, 0, len(orders))
-	for k := range orders {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	r := diff.Compare(baseSide, headSide, keys)
 	if len(r.Drift) > 0 {
 		r.DriftFiles = driftDiffs(r, headSide.Output.ByPath(), e.headFS, e.baseFS)

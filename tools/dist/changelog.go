@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -43,7 +44,7 @@ func changelog(version string) ([]byte, error) {
 	if len(tags) > 0 {
 		last = tags[len(tags)-1]
 	}
-	if version == "" || semver.IsValid(version) && containsTag(tags, version) {
+	if version == "" || semver.IsValid(version) && slices.Contains(tags, version) {
 		version = "Unreleased"
 	}
 	sections = append(sections, section{version, last, "HEAD"})
@@ -78,15 +79,6 @@ func changelog(version string) ([]byte, error) {
 		}
 	}
 	return b.Bytes(), nil
-}
-
-func containsTag(tags []string, t string) bool {
-	for _, x := range tags {
-		if x == t {
-			return true
-		}
-	}
-	return false
 }
 
 // markdownText is s shown as text on a CommonMark or GitHub page: control
