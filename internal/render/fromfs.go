@@ -11,9 +11,7 @@ import (
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/render/tekton"
-	"github.com/regionctl/regionctl/internal/render/tfvars"
 	"github.com/regionctl/regionctl/internal/schema"
-	"github.com/regionctl/regionctl/terraform"
 )
 
 // Inputs are the directories of a repository a render reads (besides the
@@ -180,11 +178,7 @@ func (p *Pair) renderSide(f *config.Fleet, diags *diag.Diagnostics, i int, opts 
 // (ClusterInput), with that side's charts, Pipelines and gitops settings;
 // the two sides share the digest of each config they share.
 func identities(opts Options, charts [2][]string, pipelines [2]tekton.Pipelines) (fleet.Identity, error) {
-	roots := opts.Roots
-	if roots == nil {
-		roots = terraform.Roots
-	}
-	tfc, err := tfvars.NewChecker(roots)
+	tfc, err := rootsChecker(opts.Roots)
 	if err != nil {
 		return nil, err
 	}

@@ -113,11 +113,7 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 				"Run `regionctl validate` and fix its errors first.", "cluster %s has config errors; nothing was rendered", c.ID())}
 		}
 	}
-	roots := opts.Roots
-	if roots == nil {
-		roots = terraform.Roots
-	}
-	tfc, err := tfvars.NewChecker(roots)
+	tfc, err := rootsChecker(opts.Roots)
 	if err != nil {
 		return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "terraform"}, err.Error(), "cannot read the Terraform roots' variables")}
 	}
@@ -269,6 +265,19 @@ func (r *renderer) clusterFiles(f *config.Fleet, sink *sinker) ([]Artifact, map[
 	}
 	return arts, inputs, hashes, diags
 }
+
+// rootsChecker checks tfvars against roots, or against the embedded roots
+// when roots is nil: that checker is made once per process (its
+// declarations parsed once, its verdicts shared by every render of it,
+// as the two sides of a review are).
+func rootsChecker(roots fs.FS) (*tfvars.Checker, error) {
+	if roots == nil {
+		return embeddedRoots()
+	}
+	return tfvars.NewChecker(roots)
+}
+
+var embeddedRoots = sync.OnceValues(func() (*tfvars.Checker, error) { return tfvars.NewChecker(terraform.Roots) })
 
 // MarshalIndex encodes index.json.
 func MarshalIndex(idx *Index) ([]byte, error) { return tfvars.MarshalJSON(idx) }

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 90 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "431834a3fbc9288d69028d4744d319a5fcf9a2c12be9eb339a3708b2745d757a"
+const sourceDigest = "4f57c5b2ebea7a54ae1e5bb96d10265459905ca6839e0a7ad44453f2c0509dda"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
