@@ -201,3 +201,89 @@ func TestGeneratedInvalidFleets(t *testing.T) {
 }
 
 var _ fs.FS = fstest.MapFS{}
+
+// TestUndelegatedPlatformAPIZoneWarns holds validate to the rule of issue
+// 36: a region whose platform API zone the parent domain does not delegate
+// yet is told so, at the domain's file and line, with what to do; the
+// cluster still renders (its first apply makes the zone to delegate).
+func TestUndelegatedPlatformAPIZoneWarns(t *testing.T) {
+	checker := newChecker(t)
+	for _, tc := range []struct {
+		name, global string
+		warned       bool
+	}{
+		{"delegated", "  zone_delegated: true\n", false},
+		{"not yet", "  zone_delegated: false\n", true},
+		{"unset", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := baseFleet(t)
+			f := fsys["config/global/defaults.yaml"]
+			data := strings.Replace(string(f.Data), "  zone_delegated: true\n", tc.global, 1)
+			fsys["config/global/defaults.yaml"] = &fstest.MapFile{Data: []byte(data)}
+			fl, diags := fleet.Load(fsys, "config", checker)
+			if diags.HasErrors() {
+				t.Fatalf("errors: %v", diags)
+			}
+			var warned []string
+			for _, d := range diags {
+				if d.Severity == diag.Warning && strings.Contains(d.Summary, "is not delegated yet") {
+					warned = append(warned, d.Pos.String()+" "+d.Summary)
+					if !strings.Contains(d.Detail, "platform_api_delegation") || !strings.Contains(d.Detail, "zone_delegated: true") {
+						t.Errorf("the warning does not say what to do: %s", d.Detail)
+					}
+				}
+			}
+			regionals := 0
+			for _, c := range fl.Clusters {
+				if c.Type == "regional" {
+					regionals++
+					if c.Partial {
+						t.Errorf("%s is partial: a warning must not keep it from rendering", c.ID())
+					}
+				}
+			}
+			if !tc.warned {
+				if len(warned) > 0 {
+					t.Errorf("warned of a delegated zone: %v", warned)
+				}
+				return
+			}
+			if len(warned) != regionals || regionals == 0 {
+				t.Fatalf("%d warnings for %d regional clusters: %v", len(warned), regionals, warned)
+			}
+			for _, w := range warned {
+				if !strings.HasPrefix(w, "config/global/defaults.yaml:") {
+					t.Errorf("warning not at the domain's line: %s", w)
+				}
+			}
+		})
+	}
+	// A management cluster's public zone, where hosted clusters' names go.
+	for _, tc := range []struct {
+		name, file string
+		warned     bool
+	}{
+		{"public zone delegated", "type: management\nhypershift:\n  public_zone: mc01.example.com\n  public_zone_delegated: true\n", false},
+		{"public zone not yet", "type: management\nhypershift:\n  public_zone: mc01.example.com\n", true},
+		{"no public zone", "type: management\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := baseFleet(t)
+			fsys["config/clusters/us-east-1/mc01.yaml"] = &fstest.MapFile{Data: []byte(tc.file)}
+			_, diags := fleet.Load(fsys, "config", checker)
+			var warned []string
+			for _, d := range diags {
+				if d.Severity == diag.Warning && strings.Contains(d.Summary, "mc01.example.com is not delegated yet") {
+					warned = append(warned, d.Pos.String())
+					if !strings.Contains(d.Detail, "public_zone_name_servers") || !strings.Contains(d.Detail, "hypershift.public_zone_delegated: true") {
+						t.Errorf("the warning does not say what to do: %s", d.Detail)
+					}
+				}
+			}
+			if diags.HasErrors() || (len(warned) == 1) != tc.warned || (tc.warned && warned[0] != "config/clusters/us-east-1/mc01.yaml:3:16") {
+				t.Errorf("warned at %v (want a warning: %v); all: %v", warned, tc.warned, diags)
+			}
+		})
+	}
+}

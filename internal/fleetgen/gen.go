@@ -125,6 +125,7 @@ hypershift:
   operator_image: quay.io/platform/hypershift-operator@sha256:` + strings.Repeat("4f1c", 16) + `
 platform_api:
   domain: api.${region}.hcp.example.com
+  zone_delegated: true
 etcd_backup:
   account:
     email: aws+${environment}-${region}-dr@example.com

@@ -458,7 +458,7 @@ func (r *Runner) register(ctx context.Context, p *Plan, s Step, st *clusterState
 	if endpoint == "" {
 		endpoint = st.Values["platform_api_endpoint"]
 		if endpoint == "" {
-			return "", fmt.Errorf("the central pipeline's handoff %s names no platform API endpoint (run the central pipeline of %s first, or pass --api-endpoint)", iam.ParameterName(p.Region), p.Region)
+			return "", fmt.Errorf("the central pipeline's handoff %s names no platform API endpoint: the regional root serves the API only once its zone is delegated (the regional apply's output platform_api_delegation names the NS records the parent domain needs; then set platform_api.zone_delegated: true), and the central pipeline of %s must have run since; or pass --api-endpoint", iam.ParameterName(p.Region), p.Region)
 		}
 	}
 	name := s.Cluster[strings.LastIndex(s.Cluster, "/")+1:]

@@ -578,7 +578,7 @@ func TestEndpointFromTheHandoff(t *testing.T) {
 	p.Steps = append(p.Steps[:1], p.Steps[4:]...) // account, then register
 	// The regional cluster's state names another endpoint: it is not read.
 	c.objects["regionctl-tfstate-eu-west-1-regional/regional-cluster/eu-west-1/regional.tfstate"] = []byte(`{"outputs":{"platform_api_endpoint":{"value":"https://from-state"}}}`)
-	if _, err := runner(c, &fakeTerraform{}, reg).Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "names no platform API endpoint (run the central pipeline of eu-west-1 first, or pass --api-endpoint)") {
+	if _, err := runner(c, &fakeTerraform{}, reg).Run(context.Background(), p); err == nil || !strings.Contains(err.Error(), "names no platform API endpoint: the regional root serves the API only once its zone is delegated") {
 		t.Fatalf("a handoff without an endpoint: %v", err)
 	}
 	c.params["/regionctl/regional-pipeline/eu-west-1"] = strings.Replace(c.params["/regionctl/regional-pipeline/eu-west-1"], `"management_ou_id":"ou-1"`, `"management_ou_id":"ou-1","platform_api_endpoint":"https://from-handoff"`, 1)

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 90 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "4f57c5b2ebea7a54ae1e5bb96d10265459905ca6839e0a7ad44453f2c0509dda"
+const sourceDigest = "a824c8dd97552828ca0171b818e33b4eb6b5b77ebdd4a88c423f03c04bbc8bd6"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

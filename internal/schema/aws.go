@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"sort"
+	"strings"
 
 	"cuelang.org/go/cue"
 
@@ -64,7 +65,7 @@ func (c *Checker) CheckAWS(f *config.Fleet, skip func(*config.Cluster) bool) dia
 			ds[i].Detail = fmt.Sprintf("%s (cluster %s)", ds[i].Detail, cl.ID())
 		}
 		diags = append(diags, ds...)
-		if len(ds) > 0 {
+		if ds.HasErrors() {
 			cl.Partial = true
 		}
 	}
@@ -138,11 +139,44 @@ func checkCluster(cl *config.Cluster, zones map[string]int) diag.Diagnostics {
 			diags = append(diags, d)
 		}
 	}
+	diags = append(diags, undelegated(cl)...)
 	if t := eff.Get("tags"); t != nil && t.Kind == config.Map && len(t.Fields) > maxUserTags {
 		fail(t, "tags", fmt.Sprintf("AWS allows 50 tags per resource and regionctl adds up to 3 of its own, so a cluster's layers may give at most %d. Drop some, or merge them into fewer keys.", maxUserTags),
 			"%d tags, at most %d", len(t.Fields), maxUserTags)
 	}
 	return diags
+}
+
+// undelegated warns of a zone the cluster's apply makes that the parent
+// domain does not delegate yet: a regional cluster's platform API zone
+// (platform_api.zone_delegated unset or false), whose apply then makes the
+// zone and the certificate and serves nothing, since ACM validates a DNS
+// record only where public DNS resolves it (ACM User Guide, "DNS
+// validation"), so the region's management clusters cannot register; and a
+// management cluster's public zone (hypershift.public_zone_delegated), in
+// which hosted clusters' names do not resolve and cert-manager's DNS-01
+// challenges fail until then. Warnings, not errors: a new cluster's first
+// apply is what makes the zone to delegate.
+func undelegated(cl *config.Cluster) diag.Diagnostics {
+	zone, flag, output, consequence := "platform_api.domain", "platform_api.zone_delegated", "platform_api_delegation",
+		"ACM validates only records public DNS resolves, so until then the platform API is not served (the apply makes the zone and asks for its certificate, nothing more) and management clusters cannot register"
+	if cl.Type == "management" {
+		zone, flag, output, consequence = "hypershift.public_zone", "hypershift.public_zone_delegated", "public_zone_name_servers",
+			"until then hosted clusters' names in it do not resolve and cert-manager's DNS-01 challenges in it fail"
+	}
+	z := cl.Effective.Lookup(strings.Split(zone, ".")...)
+	if z == nil || z.Kind != config.String {
+		return nil
+	}
+	if d := cl.Effective.Lookup(strings.Split(flag, ".")...); d != nil && d.Kind == config.Bool && d.Bool {
+		return nil
+	}
+	w := diag.Errorf(z.Origin.Pos,
+		fmt.Sprintf("The cluster's apply makes the zone %s; the parent domain must delegate it: %s. After the cluster's first apply, create NS records for %s in the parent domain with the name servers of the apply's output %s, then set %s: true in the cluster's layers.", z.Str, consequence, z.Str, output, flag),
+		"zone %s is not delegated yet (cluster %s)", z.Str, cl.ID())
+	w.Severity = diag.Warning
+	w.Path = flag
+	return diag.Diagnostics{w}
 }
 
 // checkBlocks holds a cluster's network blocks to AWS's rules: a VPC and

@@ -26,6 +26,7 @@ module "api_gateway" {
   name       = "${var.region}-api"
   region     = var.region
   domain     = var.platform_api_domain
+  delegated  = var.platform_api_zone_delegated
   vpc_id     = module.cluster.vpc_id
   vpc_cidr   = var.vpc_cidr
   subnet_ids = module.cluster.private_subnet_ids

@@ -7,7 +7,7 @@ output "vpc_id" {
 }
 
 output "platform_api_endpoint" {
-  description = "Base URL of the platform API; the regional pipeline registers management clusters here."
+  description = "Base URL of the platform API; the regional pipeline registers management clusters here. Empty until the API's zone is delegated (platform_api_delegation)."
   value       = module.api_gateway.endpoint
 }
 
@@ -19,6 +19,11 @@ output "platform_api_id" {
 output "platform_api_name_servers" {
   description = "The name servers of the platform API's zone (api.<region>.<domain>): delegate it from the parent domain."
   value       = module.api_gateway.name_servers
+}
+
+output "platform_api_delegation" {
+  description = "The NS records the parent domain must hold (zone, name_servers) before platform_api.zone_delegated is set to true and the API is served."
+  value       = module.api_gateway.delegation
 }
 
 output "platform_api_target_group_arn" {

@@ -3,6 +3,11 @@ variable "platform_api_domain" {
   description = "Domain the regional platform API is served on."
 }
 
+variable "platform_api_zone_delegated" {
+  type        = bool
+  description = "Whether the parent domain delegates platform_api_domain to the zone this root makes (platform_api.zone_delegated). Until then the apply makes the zone and the certificate and serves nothing: see the output platform_api_delegation."
+}
+
 # Set by the central pipeline at run time (terraform.Runtime in Go).
 
 variable "account_id" {

@@ -71,6 +71,7 @@ func ForCluster(c *config.Cluster) (Vars, error) {
 	switch c.Type {
 	case "regional":
 		vars["platform_api_domain"] = m.str("platform_api", "domain")
+		vars["platform_api_zone_delegated"] = m.any("platform_api", "zone_delegated")
 	default:
 		vars["oidc_bucket"] = m.str("hypershift", "oidc_bucket")
 		vars["permissions_boundary"] = iam.BoundaryName

@@ -8,6 +8,14 @@
 # - The API is reached through its custom domain only (the execute-api
 #   endpoint is switched off), with a certificate ACM issues for that name,
 #   validated in the domain's own zone.
+# - That zone is made here, so nobody has delegated it yet on the first
+#   apply: ACM validates a DNS record only where public DNS resolves it
+#   (ACM User Guide, "DNS validation"), and aws_acm_certificate_validation
+#   would wait out its 75 minutes. Until var.delegated, the apply makes the
+#   zone, the certificate and its validation record, and nothing that waits
+#   for the certificate (its validation, the ALB's listener, the custom
+#   domain and everything API Gateway serves through them); the output
+#   delegation names the NS records the parent domain needs.
 # - The ALB is internal and admits only the VPC link; TLS runs to it too,
 #   checked against the same name. The frontend's pods register in its
 #   target group (the AWS Load Balancer Controller's TargetGroupBinding).
@@ -60,6 +68,7 @@ resource "aws_route53_record" "validation" {
 }
 
 resource "aws_acm_certificate_validation" "api" {
+  count                   = var.delegated ? 1 : 0
   certificate_arn         = aws_acm_certificate.api.arn
   validation_record_fqdns = [for r in aws_route53_record.validation : r.fqdn]
 }
@@ -130,11 +139,12 @@ resource "aws_lb_target_group" "frontend" {
 }
 
 resource "aws_lb_listener" "https" {
+  count             = var.delegated ? 1 : 0
   load_balancer_arn = aws_lb.api.arn
   port              = 443
   protocol          = "HTTPS"
   ssl_policy        = "ELBSecurityPolicy-TLS13-1-2-2021-06"
-  certificate_arn   = aws_acm_certificate_validation.api.certificate_arn
+  certificate_arn   = aws_acm_certificate_validation.api[0].certificate_arn
   default_action {
     type             = "forward"
     target_group_arn = aws_lb_target_group.frontend.arn
@@ -158,12 +168,13 @@ resource "aws_apigatewayv2_api" "this" {
 }
 
 resource "aws_apigatewayv2_integration" "frontend" {
+  count              = var.delegated ? 1 : 0
   api_id             = aws_apigatewayv2_api.this.id
   integration_type   = "HTTP_PROXY"
   integration_method = "ANY"
   connection_type    = "VPC_LINK"
   connection_id      = aws_apigatewayv2_vpc_link.this.id
-  integration_uri    = aws_lb_listener.https.arn
+  integration_uri    = aws_lb_listener.https[0].arn
   request_parameters = local.identity_headers
   tls_config {
     server_name_to_verify = var.domain
@@ -171,10 +182,11 @@ resource "aws_apigatewayv2_integration" "frontend" {
 }
 
 resource "aws_apigatewayv2_route" "api" {
+  count              = var.delegated ? 1 : 0
   api_id             = aws_apigatewayv2_api.this.id
   route_key          = "ANY /api/{proxy+}"
   authorization_type = "AWS_IAM"
-  target             = "integrations/${aws_apigatewayv2_integration.frontend.id}"
+  target             = "integrations/${aws_apigatewayv2_integration.frontend[0].id}"
 }
 
 # Who called what, for the security team: one JSON line per request.
@@ -185,6 +197,7 @@ resource "aws_cloudwatch_log_group" "access" {
 }
 
 resource "aws_apigatewayv2_stage" "default" {
+  count       = var.delegated ? 1 : 0
   api_id      = aws_apigatewayv2_api.this.id
   name        = "$default"
   auto_deploy = true
@@ -208,9 +221,10 @@ resource "aws_apigatewayv2_stage" "default" {
 }
 
 resource "aws_apigatewayv2_domain_name" "api" {
+  count       = var.delegated ? 1 : 0
   domain_name = var.domain
   domain_name_configuration {
-    certificate_arn = aws_acm_certificate_validation.api.certificate_arn
+    certificate_arn = aws_acm_certificate_validation.api[0].certificate_arn
     endpoint_type   = "REGIONAL"
     security_policy = "TLS_1_2"
   }
@@ -218,18 +232,20 @@ resource "aws_apigatewayv2_domain_name" "api" {
 }
 
 resource "aws_apigatewayv2_api_mapping" "api" {
+  count       = var.delegated ? 1 : 0
   api_id      = aws_apigatewayv2_api.this.id
-  domain_name = aws_apigatewayv2_domain_name.api.id
-  stage       = aws_apigatewayv2_stage.default.id
+  domain_name = aws_apigatewayv2_domain_name.api[0].id
+  stage       = aws_apigatewayv2_stage.default[0].id
 }
 
 resource "aws_route53_record" "api" {
+  count   = var.delegated ? 1 : 0
   zone_id = aws_route53_zone.api.zone_id
   name    = var.domain
   type    = "A"
   alias {
-    name                   = aws_apigatewayv2_domain_name.api.domain_name_configuration[0].target_domain_name
-    zone_id                = aws_apigatewayv2_domain_name.api.domain_name_configuration[0].hosted_zone_id
+    name                   = aws_apigatewayv2_domain_name.api[0].domain_name_configuration[0].target_domain_name
+    zone_id                = aws_apigatewayv2_domain_name.api[0].domain_name_configuration[0].hosted_zone_id
     evaluate_target_health = false
   }
 }

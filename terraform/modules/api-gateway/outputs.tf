@@ -1,6 +1,6 @@
 output "endpoint" {
-  description = "The API's base URL: its custom domain (the execute-api endpoint is off)."
-  value       = "https://${aws_apigatewayv2_domain_name.api.domain_name}"
+  description = "The API's base URL: its custom domain (the execute-api endpoint is off); empty until the zone is delegated and the API served."
+  value       = var.delegated ? "https://${aws_apigatewayv2_domain_name.api[0].domain_name}" : ""
 }
 
 output "api_id" {
@@ -14,6 +14,15 @@ output "zone_id" {
 output "name_servers" {
   description = "The API zone's name servers, for the parent domain's delegation."
   value       = aws_route53_zone.api.name_servers
+}
+
+output "delegation" {
+  description = "What the parent domain must hold before the API is served: NS records of zone naming name_servers. delegated says whether this apply took them to be there."
+  value = {
+    zone         = aws_route53_zone.api.name
+    name_servers = aws_route53_zone.api.name_servers
+    delegated    = var.delegated
+  }
 }
 
 output "target_group_arn" {

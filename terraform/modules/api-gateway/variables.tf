@@ -16,6 +16,11 @@ variable "domain" {
   description = "The name the API is served at (api.<region>.<domain>): its zone, certificate and custom domain."
 }
 
+variable "delegated" {
+  type        = bool
+  description = "Whether the parent domain delegates domain to this module's zone (NS records of the output delegation). Until it does, nothing that waits for the certificate is made: ACM validates only records public DNS resolves."
+}
+
 variable "vpc_id" {
   type = string
 }
