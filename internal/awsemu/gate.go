@@ -61,6 +61,8 @@ type Gate struct {
 	// organisation's features moto does not model (organization.go).
 	stackSets stackSets
 	features  orgFeatures
+	// dns is what public DNS reaches, for ACM's validation (acm.go).
+	dns publicDNS
 	// second is the second judge (the IAM simulator), asked every
 	// question iamjudge is when set (SetSecondJudge).
 	second *simulator.Judge
@@ -442,6 +444,7 @@ func (g *Gate) relay(w http.ResponseWriter, r *http.Request, body []byte, p *pri
 		}
 		answer = g.features.mendAnswer(req, answer)
 		answer = g.stackSets.mendDescribe(req, answer)
+		answer = g.dns.mendCertificate(req, answer)
 		if req.Service == "iot" {
 			g.iotTags.learn(p.Account, req)
 		}

@@ -28,11 +28,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/regionctl/regionctl/internal/awsemu"
+	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/iamjudge/simulator"
 	"github.com/regionctl/regionctl/internal/par"
 	"github.com/regionctl/regionctl/internal/platformapi"
 	"github.com/regionctl/regionctl/internal/render"
 	regioniam "github.com/regionctl/regionctl/internal/render/iam"
+	"github.com/regionctl/regionctl/internal/schema"
 )
 
 // Options say what to provision and where the repository is.
@@ -60,6 +62,20 @@ func cleanUp(work string, err error, keep bool, say func(string, ...any)) {
 	default:
 		os.RemoveAll(work)
 	}
+}
+
+// delegatedZones are the zones the fleet at root says a parent domain
+// delegates (fleet.DelegatedZones).
+func delegatedZones(root string) (map[string]bool, error) {
+	checker, err := schema.New(schema.Options{Version: "demo"})
+	if err != nil {
+		return nil, err
+	}
+	f, diags := fleet.Load(os.DirFS(root), "config", checker)
+	if diags.HasErrors() {
+		return nil, diags.Err()
+	}
+	return fleet.DelegatedZones(f), nil
 }
 
 // Run runs the demo, writing its story to w.
@@ -224,6 +240,12 @@ func startAWS(ctx context.Context, root, work string, say func(string, ...any)) 
 	stops = append(stops, func() { gate.Close() })
 	gate.Ledger().Expect(awsemu.AccountProbe)
 	say("IAM gate at %s: every request is decided as AWS would (docs/iam-gate.md)", gate.URL)
+	zones, err := delegatedZones(root)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	gate.ModelPublicDNS(func(name string) bool { return zones[name] })
+	say("public DNS reaches the %d zones config/ says a parent delegates; ACM issues certificates there only", len(zones))
 	judge, err := simulator.Start(filepath.Join(root, "tools", "iamsim"))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("the second IAM judge, which decides every request beside the gate: %w", err)

@@ -34,6 +34,14 @@ func TestRealRoots(t *testing.T) {
 	}
 	e := setup(t)
 	e.roots, _ = filepath.Abs("../../terraform")
+	// ACM issues the platform API's certificate only once public DNS
+	// reaches its zone: the gate answers so, reaching exactly the zones the
+	// config says a parent delegates (moto alone issues any).
+	zones := delegatedZones(t, e.root)
+	if !zones["api.eu-west-1.stage.hcp.example.com"] {
+		t.Fatalf("the example's eu-west-1 API zone is not delegated in config/ (%v): its regional apply would wait out ACM's validation", zones)
+	}
+	e.gate.ModelPublicDNS(func(name string) bool { return zones[name] })
 	start := time.Now()
 	if err := e.emu.Prewarm(context.Background(), "ec2", "eks", "apigateway", "iot", "route53", "acm", "elasticloadbalancing"); err != nil {
 		t.Fatal(err)

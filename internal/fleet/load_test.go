@@ -287,3 +287,19 @@ func TestUndelegatedPlatformAPIZoneWarns(t *testing.T) {
 		})
 	}
 }
+
+func TestDelegatedZonesAreWhatTheLayersSay(t *testing.T) {
+	fsys := baseFleet(t)
+	fsys["config/clusters/us-east-1/mc01.yaml"] = &fstest.MapFile{Data: []byte("type: management\nhypershift:\n  public_zone: mc01.example.com\n  public_zone_delegated: true\n")}
+	fsys["config/clusters/us-west-2/mc01.yaml"] = &fstest.MapFile{Data: []byte("type: management\nhypershift:\n  public_zone: mc01.us-west-2.example.com\n")}
+	fsys["config/regions/us-west-2.yaml"] = &fstest.MapFile{Data: append(append([]byte(nil), fsys["config/regions/us-west-2.yaml"].Data...), "platform_api:\n  zone_delegated: false\n"...)}
+	f, diags := fleet.Load(fsys, "config", newChecker(t))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	got := fleet.DelegatedZones(f)
+	want := map[string]bool{"api.us-east-1.example.com": true, "mc01.example.com": true}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("delegated zones (-want +got):\n%s", d)
+	}
+}

@@ -1,0 +1,33 @@
+package fleet
+
+import (
+	"strings"
+
+	"github.com/regionctl/regionctl/internal/config"
+)
+
+// DelegatedZones are the DNS zones the fleet's layers say a parent domain
+// delegates to the zone a cluster's apply makes: each regional cluster's
+// platform_api.domain with platform_api.zone_delegated true, and each
+// management cluster's hypershift.public_zone with
+// hypershift.public_zone_delegated true, lower-cased. The emulator's model
+// of public DNS reaches these (awsemu.Gate.ModelPublicDNS): in the
+// emulated runs, the operator's NS records exist exactly where the config
+// says they do.
+func DelegatedZones(f *config.Fleet) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range f.Clusters {
+		if c.Effective == nil {
+			continue
+		}
+		zone, flag := []string{"platform_api", "domain"}, []string{"platform_api", "zone_delegated"}
+		if c.Type == "management" {
+			zone, flag = []string{"hypershift", "public_zone"}, []string{"hypershift", "public_zone_delegated"}
+		}
+		z, d := c.Effective.Lookup(zone...), c.Effective.Lookup(flag...)
+		if z != nil && z.Kind == config.String && d != nil && d.Kind == config.Bool && d.Bool {
+			out[strings.ToLower(strings.TrimSuffix(z.Str, "."))] = true
+		}
+	}
+	return out
+}
