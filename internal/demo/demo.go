@@ -96,8 +96,14 @@ func Run(ctx context.Context, o Options, w io.Writer) (err error) {
 	if err := copyInputs(o.Root, work); err != nil {
 		return err
 	}
+	// The region starts as a new one does: its platform API's zone not yet
+	// delegated by any parent.
+	if err := setDelegated(work, o.Region, false); err != nil {
+		return err
+	}
+	dns := &publicDNS{work: work}
 
-	emu, gate, stopAWS, err := startAWS(ctx, o.Root, work, say)
+	emu, gate, stopAWS, err := startAWS(ctx, o.Root, work, dns, say)
 	if err != nil {
 		return err
 	}
@@ -129,7 +135,7 @@ func Run(ctx context.Context, o Options, w io.Writer) (err error) {
 		return err
 	}
 	tf := filepath.Join(o.Root, "terraform")
-	if err := run("pipeline", "central", "--region", o.Region, "--request-id", "demo-central", "--terraform-dir", tf); err != nil {
+	if err := central(ctx, cfg, o.Region, tf, dns, run, say); err != nil {
 		return err
 	}
 	var issuer string
@@ -152,6 +158,49 @@ func Run(ctx context.Context, o Options, w io.Writer) (err error) {
 		return err
 	}
 	say("provisioned %s end to end in %s", o.Region, time.Since(start).Round(time.Second))
+	return nil
+}
+
+// central runs the region's central pipeline twice, in the order AWS
+// needs: first with the platform API's zone not delegated, which must
+// finish without waiting for the certificate and hand the operator the
+// zone's name servers; then, the parent's NS records made (public DNS now
+// reaches the zone) and platform_api.zone_delegated set, again, which
+// validates the certificate and serves the API.
+func central(ctx context.Context, cfg aws.Config, region, tf string, dns *publicDNS, run func(...string) error, say func(string, ...any)) error {
+	start := time.Now()
+	if err := run("pipeline", "central", "--region", region, "--request-id", "demo-central", "--terraform-dir", tf); err != nil {
+		return err
+	}
+	st, err := readRegionalState(ctx, cfg, region)
+	if err != nil {
+		return err
+	}
+	if err := checkUndelegated(st); err != nil {
+		return err
+	}
+	say("the zone %s is not delegated: the regional apply finished in %s without waiting for its certificate and serves no API yet; the parent domain needs NS records %s",
+		st.zone, time.Since(start).Round(time.Second), strings.Join(st.nameServers, ", "))
+	say("delegating %s (the parent's NS records) and setting platform_api.zone_delegated: true", st.zone)
+	if err := setDelegated(dns.work, region, true); err != nil {
+		return err
+	}
+	if err := dns.read(); err != nil {
+		return err
+	}
+	if err := run("render"); err != nil {
+		return err
+	}
+	if err := run("pipeline", "central", "--region", region, "--request-id", "demo-central-delegated", "--terraform-dir", tf); err != nil {
+		return err
+	}
+	if st, err = readRegionalState(ctx, cfg, region); err != nil {
+		return err
+	}
+	if err := checkDelegated(st); err != nil {
+		return err
+	}
+	say("ACM validated the certificate in the delegated zone; the platform API is served at %s", st.endpoint)
 	return nil
 }
 
@@ -209,7 +258,7 @@ func organise(ctx context.Context, gate *awsemu.Gate, work, region string, say f
 // startAWS starts the emulator, warms its services, and puts the IAM gate
 // in front of it with the second judge beside it; the process's AWS
 // environment then points at the gate. stop stops all of it.
-func startAWS(ctx context.Context, root, work string, say func(string, ...any)) (emu *awsemu.Emulator, gate *awsemu.Gate, stop func(), err error) {
+func startAWS(ctx context.Context, root, work string, dns *publicDNS, say func(string, ...any)) (emu *awsemu.Emulator, gate *awsemu.Gate, stop func(), err error) {
 	var stops []func()
 	stop = func() {
 		for i := len(stops) - 1; i >= 0; i-- {
@@ -240,12 +289,10 @@ func startAWS(ctx context.Context, root, work string, say func(string, ...any)) 
 	stops = append(stops, func() { gate.Close() })
 	gate.Ledger().Expect(awsemu.AccountProbe)
 	say("IAM gate at %s: every request is decided as AWS would (docs/iam-gate.md)", gate.URL)
-	zones, err := delegatedZones(root)
-	if err != nil {
+	if err = dns.model(gate); err != nil {
 		return nil, nil, nil, err
 	}
-	gate.ModelPublicDNS(func(name string) bool { return zones[name] })
-	say("public DNS reaches the %d zones config/ says a parent delegates; ACM issues certificates there only", len(zones))
+	say("public DNS reaches the %d zones config/ says a parent delegates; ACM issues certificates there only", len(*dns.zones.Load()))
 	judge, err := simulator.Start(filepath.Join(root, "tools", "iamsim"))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("the second IAM judge, which decides every request beside the gate: %w", err)

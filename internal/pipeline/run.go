@@ -140,15 +140,18 @@ func (st *clusterState) resolve(v string) (string, error) {
 	out := placeholder.ReplaceAllStringFunc(v, func(m string) string {
 		name := m[2 : len(m)-1]
 		var val string
+		known := false
 		switch {
 		case name == "account_id":
 			val = st.Account
 		case strings.HasPrefix(name, "output."):
-			val = st.Outputs[strings.TrimPrefix(name, "output.")]
+			// An output Terraform gave is known even when empty (the
+			// platform API's endpoint before its zone is delegated).
+			val, known = st.Outputs[strings.TrimPrefix(name, "output.")]
 		default:
 			val = st.Values[name]
 		}
-		if val == "" {
+		if val == "" && !known {
 			missing = append(missing, name)
 		}
 		return val
