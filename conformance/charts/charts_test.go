@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/regionctl/regionctl/internal/kube/apiserver"
+	"github.com/regionctl/regionctl/internal/render/argocd"
 )
 
 const repo = "../.."
@@ -224,4 +225,57 @@ func deepCopy(t *testing.T, v map[string]any) map[string]any {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestRendersSchemaCheckAgreesWithHelms: regionctl render holds each
+// component of a chart of this repository to its values.schema.json
+// (argocd.ChartValues) so that a refused value fails the render at its line
+// in config/. Helm's own validation is the judge: for every rendered
+// Application and each change, the two must agree on whether the values
+// pass.
+func TestRendersSchemaCheckAgreesWithHelms(t *testing.T) {
+	changes := map[string]func(v map[string]any){
+		"as rendered":             func(map[string]any) {},
+		"replicas as a string":    func(v map[string]any) { v["replicas"] = "two" },
+		"replicas zero":           func(v map[string]any) { v["replicas"] = 0 },
+		"replicas removed (null)": func(v map[string]any) { v["replicas"] = nil },
+		"no cluster identity":     func(v map[string]any) { delete(v, "global") },
+		"an unknown identity key": func(v map[string]any) {
+			v["global"].(map[string]any)["regionctl"].(map[string]any)["account"] = "123456789012"
+		},
+		"a cluster of no type": func(v map[string]any) {
+			v["global"].(map[string]any)["regionctl"].(map[string]any)["cluster_type"] = "other"
+		},
+		"an image without its digest": func(v map[string]any) { v["image"] = map[string]any{"repository": "quay.io/x"} },
+		"an extra value":              func(v map[string]any) { v["extra"] = map[string]any{"nested": true} },
+	}
+	apps := platformApps(t)
+	checked := 0
+	for _, a := range apps {
+		cv, err := argocd.ReadChartValues(os.DirFS(repo), filepath.Base(a.chart))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, change := range changes {
+			v := deepCopy(t, a.values)
+			change(v)
+			_, helmErr := render(a.chart, a.release, a.namespace, deepCopy(t, v))
+			helmRefuses := helmErr != nil && strings.Contains(helmErr.Error(), "schema")
+			if helmErr != nil && !helmRefuses {
+				t.Fatalf("%s with %s: Helm failed otherwise: %v", a.file, name, helmErr)
+			}
+			found, err := cv.Check(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (len(found) > 0) != helmRefuses {
+				t.Errorf("%s with %s: Helm refuses: %v (%v); render's check finds %v", a.file, name, helmRefuses, helmErr, found)
+			}
+			checked++
+		}
+	}
+	t.Logf("%d Applications × %d changes judged by both", len(apps), len(changes))
+	if checked == 0 {
+		t.Fatal("nothing judged")
+	}
 }

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/regionctl/regionctl/internal/config"
@@ -65,6 +67,33 @@ func GitOpsOf(f *config.Fleet) argocd.GitOps {
 	return g
 }
 
+// ReadChartValues reads the defaults and schema of each of charts (ReadCharts's
+// list) from fsys.
+func ReadChartValues(fsys fs.FS, charts []string) (map[string]*argocd.ChartValues, error) {
+	out := make(map[string]*argocd.ChartValues, len(charts))
+	for _, name := range charts {
+		cv, err := argocd.ReadChartValues(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = cv
+	}
+	return out, nil
+}
+
+// chartDigests names the bytes of each chart's values.yaml and schema, for
+// the clusters' input identity.
+func chartDigests(values map[string]*argocd.ChartValues) map[string]string {
+	if len(values) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(values))
+	for name, cv := range values {
+		out[name] = cv.Digest
+	}
+	return out
+}
+
 func (r *renderer) owned() map[string]bool {
 	m := make(map[string]bool, len(r.opts.Charts))
 	for _, c := range r.opts.Charts {
@@ -81,7 +110,81 @@ func (r *renderer) components(c *config.Cluster) ([]argocd.Component, diag.Diagn
 	for _, p := range problems {
 		diags = append(diags, diag.Errorf(p.Pos, p.Detail, "%s: %s", c.ID(), p.Summary))
 	}
+	for _, comp := range comps {
+		diags = append(diags, r.chartValues(c, comp)...)
+	}
 	return comps, diags
+}
+
+// chartValues holds a component of a chart of this repository to the
+// chart's values.schema.json, as Helm holds the values Argo CD passes (the
+// Application's over the chart's values.yaml): Helm refuses to render the
+// chart otherwise, and the Application never syncs. Each finding is placed
+// at the value in config/ that the schema refused, or at the component
+// when no layer set it.
+func (r *renderer) chartValues(c *config.Cluster, comp argocd.Component) diag.Diagnostics {
+	cv := r.opts.ChartValues[comp.Name]
+	if cv == nil || comp.Source.Path != path.Join(argocd.ChartsDir, comp.Name) {
+		return nil
+	}
+	schema := path.Join(argocd.ChartsDir, comp.Name, "values.schema.json")
+	found, err := cv.Check(comp.Values)
+	if err != nil {
+		return diag.Diagnostics{diag.Errorf(diag.Pos{File: c.Doc.File}, err.Error(), "%s: component %s's values cannot be held to %s", c.ID(), comp.Name, schema)}
+	}
+	var diags diag.Diagnostics
+	for _, f := range found {
+		at, where := valuePos(c, comp.Name, f.Path)
+		d := diag.Errorf(at, fmt.Sprintf("Helm holds the values Argo CD passes (the Application's values over the chart's values.yaml) to %s and refuses to render the chart when they fail it, so this Application would never sync. Fix the value in config/, or the schema if it is the schema that is wrong.", schema),
+			"%s: component %s's value %s fails %s: %s", c.ID(), comp.Name, where, schema, f.Message)
+		d.Path = "components." + comp.Name + ".values"
+		if len(f.Path) > 0 {
+			d.Path += "." + strings.Join(f.Path, ".")
+		}
+		diags = append(diags, d)
+	}
+	return diags
+}
+
+// valuePos is where in config/ c's component name's value at p (inside its
+// chart's values) was set, or the nearest enclosing value a layer set, and
+// p spelled for a reader.
+func valuePos(c *config.Cluster, name string, p []string) (diag.Pos, string) {
+	where := "values"
+	if len(p) > 0 {
+		where = "values." + strings.Join(p, ".")
+	}
+	at := diag.Pos{File: c.Doc.File}
+	v := c.Effective.Lookup("components", name)
+	if v == nil {
+		return at, where
+	}
+	at = v.Origin.Pos
+	if v = v.Get("values"); v == nil {
+		return at, where
+	}
+	at = v.Origin.Pos
+	for _, key := range p {
+		switch {
+		case v.Kind == config.Map:
+			v = v.Get(key)
+		case v.Kind == config.List:
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i >= len(v.Items) {
+				return at, where
+			}
+			v = v.Items[i]
+		default:
+			v = nil
+		}
+		if v == nil {
+			return at, where
+		}
+		if v.Origin.Pos.File != "" {
+			at = v.Origin.Pos
+		}
+	}
+	return at, where
 }
 
 // clusterArgo renders what Argo CD applies for c: in the per-cluster

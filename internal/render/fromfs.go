@@ -10,6 +10,7 @@ import (
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/fleet"
+	"github.com/regionctl/regionctl/internal/render/argocd"
 	"github.com/regionctl/regionctl/internal/render/tekton"
 	"github.com/regionctl/regionctl/internal/schema"
 )
@@ -30,11 +31,15 @@ func FromFS(fsys fs.FS, checker *schema.Checker, opts Options) (*config.Fleet, *
 	if err != nil {
 		return f, nil, diags, err
 	}
+	chartValues, err := ReadChartValues(fsys, charts)
+	if err != nil {
+		return f, nil, diags, err
+	}
 	pipelines, err := tekton.ReadPipelines(fsys)
 	if err != nil {
 		return f, nil, diags, fmt.Errorf("reading %s: %w", tekton.Dir, err)
 	}
-	opts.Charts, opts.Pipelines = charts, pipelines
+	opts.Charts, opts.ChartValues, opts.Pipelines = charts, chartValues, pipelines
 	out, rdiags := Render(f, opts)
 	return f, out, append(diags, rdiags...), nil
 }
@@ -92,15 +97,19 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 	if err != nil {
 		return nil, err
 	}
+	chartValues, err := readChartValues(baseFS, headFS, charts)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := fs.Stat(baseFS, "config"); errors.Is(err, fs.ErrNotExist) {
 		o := opts
-		o.Charts, o.Pipelines = charts[1], pipelines[1]
+		o.Charts, o.ChartValues, o.Pipelines = charts[1], chartValues[1], pipelines[1]
 		return firstFleet(head, checker, o), nil
 	}
 	p := &Pair{Pair: &fleet.Pair{}}
 	whole := func() { p.Pair = fleet.LoadPairWhole(baseFS, head, "config", checker) }
 	if incremental {
-		ids, err := identities(opts, charts, pipelines)
+		ids, err := identities(opts, charts, chartValues, pipelines)
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +130,7 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 	p.Trusted = trusted
 	render := func(f *config.Fleet, diags *diag.Diagnostics, i int) *Output {
 		o := opts
-		o.Charts, o.Pipelines = charts[i], pipelines[i]
+		o.Charts, o.ChartValues, o.Pipelines = charts[i], chartValues[i], pipelines[i]
 		return p.renderSide(f, diags, i, o, streams)
 	}
 	baseIDs := map[string]bool{}
@@ -177,7 +186,7 @@ func (p *Pair) renderSide(f *config.Fleet, diags *diag.Diagnostics, i int, opts 
 // identities gives each side of a review its clusters' input identities
 // (ClusterInput), with that side's charts, Pipelines and gitops settings;
 // the two sides share the digest of each config they share.
-func identities(opts Options, charts [2][]string, pipelines [2]tekton.Pipelines) (fleet.Identity, error) {
+func identities(opts Options, charts [2][]string, chartValues [2]map[string]*argocd.ChartValues, pipelines [2]tekton.Pipelines) (fleet.Identity, error) {
 	tfc, err := rootsChecker(opts.Roots)
 	if err != nil {
 		return nil, err
@@ -197,7 +206,7 @@ func identities(opts Options, charts [2][]string, pipelines [2]tekton.Pipelines)
 		return h
 	}
 	return func(side int, f *config.Fleet) func(*config.Cluster) string {
-		w := FleetInputs{Charts: charts[side], Pipelines: pipelines[side].Signature(), Roots: tfc.Signature(), GitOps: GitOpsDigest(f)}
+		w := FleetInputs{Charts: charts[side], ChartValues: chartDigests(chartValues[side]), Pipelines: pipelines[side].Signature(), Roots: tfc.Signature(), GitOps: GitOpsDigest(f)}
 		digest := w.Digest()
 		return func(c *config.Cluster) string { return ClusterInput(digest, c, hashOf) }
 	}, nil
@@ -214,6 +223,16 @@ func readSides(baseFS, headFS fs.FS) (charts [2][]string, pipelines [2]tekton.Pi
 		}
 	}
 	return charts, pipelines, nil
+}
+
+// readChartValues reads each side's charts' defaults and schemas.
+func readChartValues(baseFS, headFS fs.FS, charts [2][]string) (values [2]map[string]*argocd.ChartValues, err error) {
+	for i, fsys := range []fs.FS{baseFS, headFS} {
+		if values[i], err = ReadChartValues(fsys, charts[i]); err != nil {
+			return values, err
+		}
+	}
+	return values, nil
 }
 
 // firstFleet is the pair of the first fleet commit: the base holds no

@@ -51,7 +51,11 @@ func renderDir(t testing.TB, root string) *render.Output {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, diags := render.Render(load(t, root), render.Options{Renderer: testVersion, Charts: charts, Pipelines: repoPipelines(t)})
+	values, err := render.ReadChartValues(os.DirFS(root), charts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, diags := render.Render(load(t, root), render.Options{Renderer: testVersion, Charts: charts, ChartValues: values, Pipelines: repoPipelines(t)})
 	if diags.HasErrors() {
 		t.Fatalf("%s: %v", root, diags)
 	}
@@ -186,7 +190,11 @@ func TestByteStable(t *testing.T) {
 		t.Fatal(diags)
 	}
 	charts, _ := render.ReadCharts(os.DirFS("../.."))
-	out, diags := render.Render(f, render.Options{Renderer: testVersion, Charts: charts, Pipelines: repoPipelines(t)})
+	values, err := render.ReadChartValues(os.DirFS("../.."), charts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, diags := render.Render(f, render.Options{Renderer: testVersion, Charts: charts, ChartValues: values, Pipelines: repoPipelines(t)})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}

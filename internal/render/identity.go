@@ -19,10 +19,13 @@ import (
 // renderCluster belongs here or in ClusterInput, or cached renders return
 // what the old input made and reviews leave out a cluster that changed.
 type FleetInputs struct {
-	Charts    []string
-	Pipelines string
-	Roots     string
-	GitOps    string // the digest of config/global's gitops settings
+	Charts []string
+	// ChartValues names each chart's values.yaml and values.schema.json
+	// (their digest, by chart), which the clusters' components are held to.
+	ChartValues map[string]string `json:",omitempty"`
+	Pipelines   string
+	Roots       string
+	GitOps      string // the digest of config/global's gitops settings
 }
 
 // Digest is the fleet part of every cluster's input identity.
@@ -59,7 +62,7 @@ func ClusterInput(fleet string, c *config.Cluster, hashOf func(*config.Value) [3
 
 // fleetInputs are the fleet inputs of r's render.
 func (r *renderer) fleetInputs() FleetInputs {
-	return FleetInputs{Charts: r.opts.Charts, Pipelines: r.opts.Pipelines.Signature(), Roots: r.tf.Signature(), GitOps: r.gitopsDigest}
+	return FleetInputs{Charts: r.opts.Charts, ChartValues: chartDigests(r.opts.ChartValues), Pipelines: r.opts.Pipelines.Signature(), Roots: r.tf.Signature(), GitOps: r.gitopsDigest}
 }
 
 // GitOpsDigest digests f's gitops settings, as config/global gives them.

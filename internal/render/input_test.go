@@ -8,6 +8,7 @@ import (
 	"github.com/regionctl/regionctl/internal/cache"
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/fleet"
+	"github.com/regionctl/regionctl/internal/render/argocd"
 	"github.com/regionctl/regionctl/internal/render/tekton"
 	"github.com/regionctl/regionctl/internal/schema"
 )
@@ -31,12 +32,16 @@ func TestOneClusterIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	chartValues, err := ReadChartValues(fsys, charts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	checked, ds := fleet.Load(fsys, "config", c)
 	if ds.HasErrors() {
 		t.Fatal(ds)
 	}
 	mem := &counting{Memory: cache.NewMemory()}
-	opts := Options{Renderer: "test", Charts: charts, Pipelines: pipelines, Cache: mem}
+	opts := Options{Renderer: "test", Charts: charts, ChartValues: chartValues, Pipelines: pipelines, Cache: mem}
 	out, ds := Render(checked, opts)
 	if ds.HasErrors() {
 		t.Fatal(ds)
@@ -49,7 +54,7 @@ func TestOneClusterIdentity(t *testing.T) {
 	if ds.HasErrors() {
 		t.Fatal(ds)
 	}
-	ids, err := identities(opts, [2][]string{charts, charts}, [2]tekton.Pipelines{pipelines, pipelines})
+	ids, err := identities(opts, [2][]string{charts, charts}, [2]map[string]*argocd.ChartValues{chartValues, chartValues}, [2]tekton.Pipelines{pipelines, pipelines})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +90,7 @@ func TestOneClusterIdentity(t *testing.T) {
 	if added := hits(other); added == 0 {
 		t.Error("a render with other charts hit the cache")
 	}
-	if id2, _ := identities(other, [2][]string{other.Charts, other.Charts}, [2]tekton.Pipelines{pipelines, pipelines}); id2(1, built)(built.Clusters[0]) == id(built.Clusters[0]) {
+	if id2, _ := identities(other, [2][]string{other.Charts, other.Charts}, [2]map[string]*argocd.ChartValues{chartValues, chartValues}, [2]tekton.Pipelines{pipelines, pipelines}); id2(1, built)(built.Clusters[0]) == id(built.Clusters[0]) {
 		t.Error("other charts gave the same identity")
 	}
 }

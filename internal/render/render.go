@@ -45,6 +45,10 @@ type Options struct {
 	// Charts lists the charts the platform owns under charts/ (ReadCharts):
 	// a component without a chart source of its own uses charts/<name>.
 	Charts []string
+	// ChartValues are the defaults and schema of each chart of Charts
+	// (ReadChartValues): a component of such a chart is held to its schema
+	// as Helm would hold it. nil checks nothing.
+	ChartValues map[string]*argocd.ChartValues
 	// Pipelines are the Tekton Pipelines' declared params (tekton.ReadPipelines);
 	// every rendered PipelineRun is checked against them. nil renders no
 	// PipelineRuns (an empty, non-nil set fails every check).

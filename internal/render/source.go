@@ -2,9 +2,9 @@
 
 package render
 
-// sourceDigest is the SHA-256 of the 90 files the renderer is built from
+// sourceDigest is the SHA-256 of the 92 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "a824c8dd97552828ca0171b818e33b4eb6b5b77ebdd4a88c423f03c04bbc8bd6"
+const sourceDigest = "e7b57290d9ea23db47c144e6ec4c6dcde214020ca112fff6c633de40fb2a6ee2"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
@@ -22,6 +22,7 @@ var sourceModules = []string{
 	"github.com/mitchellh/go-wordwrap",
 	"github.com/pelletier/go-toml/v2",
 	"github.com/protocolbuffers/txtpbfmt",
+	"github.com/santhosh-tekuri/jsonschema/v6",
 	"github.com/zclconf/go-cty",
 	"go.yaml.in/yaml/v2",
 	"go.yaml.in/yaml/v3",
