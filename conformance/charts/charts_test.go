@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -98,6 +99,13 @@ func platformApps(t *testing.T) []app {
 // render renders a chart as helm template does (Helm's own Go SDK,
 // client-only), validating values against the chart's values.schema.json.
 func render(chartDir, release, namespace string, values map[string]any) ([]map[string]any, error) {
+	return renderWith(chartDir, release, namespace, values, false)
+}
+
+// renderWith is render, for a cluster that serves the AWS Load Balancer
+// Controller's TargetGroupBinding kind when withController (Argo CD passes
+// the cluster's API versions to Helm).
+func renderWith(chartDir, release, namespace string, values map[string]any, withController bool) ([]map[string]any, error) {
 	ch, err := loader.Load(filepath.Join(repo, chartDir))
 	if err != nil {
 		return nil, err
@@ -107,6 +115,9 @@ func render(chartDir, release, namespace string, values map[string]any) ([]map[s
 	install.ReleaseName, install.Namespace = release, namespace
 	// The Kubernetes the API server judge runs (apiserver.Version).
 	install.KubeVersion = &chartutil.KubeVersion{Version: apiserver.Version, Major: "1", Minor: strings.Split(apiserver.Version, ".")[1]}
+	if withController {
+		install.APIVersions = chartutil.VersionSet{"elbv2.k8s.aws/v1beta1", "elbv2.k8s.aws/v1beta1/TargetGroupBinding"}
+	}
 	rel, err := install.Run(ch, values)
 	if err != nil {
 		return nil, err
@@ -278,4 +289,76 @@ func TestRendersSchemaCheckAgreesWithHelms(t *testing.T) {
 	if checked == 0 {
 		t.Fatal("nothing judged")
 	}
+}
+
+// TestPlatformAPIBindsTheRegionalTargetGroup: where the cluster serves the
+// load balancer controller's TargetGroupBinding, the platform-api chart
+// (rendered by Helm with that API version) binds its frontend Service to
+// the target group the regional root makes for the region's API, by the
+// name the root gives it, on the port the target group sends to, and its
+// pods are ready on the path the target group checks. Without that API
+// version nothing of the kind is rendered.
+func TestPlatformAPIBindsTheRegionalTargetGroup(t *testing.T) {
+	root, err := os.ReadFile(filepath.Join(repo, "terraform", "regional-cluster", "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	module, err := os.ReadFile(filepath.Join(repo, "terraform", "modules", "api-gateway", "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars, err := os.ReadFile(filepath.Join(repo, "terraform", "modules", "api-gateway", "variables.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`module "api_gateway" \{[^}]*\n\s*name\s*=\s*"\$\{var\.region\}-api"`).Match(root) ||
+		!regexp.MustCompile(`resource "aws_lb_target_group" "frontend" \{\n\s*name\s*=\s*var\.name\n`).Match(module) {
+		t.Fatal("the regional root no longer names the API's target group <region>-api: the binding's name must follow it")
+	}
+	health := regexp.MustCompile(`health_check \{\n\s*path\s*=\s*"([^"]+)"`).FindSubmatch(module)
+	port := regexp.MustCompile(`variable "frontend_port" \{[^}]*default\s*=\s*(\d+)`).FindSubmatch(vars)
+	if health == nil || port == nil {
+		t.Fatal("the api-gateway module's target group health check path or frontend_port default not found")
+	}
+	bound := 0
+	for _, a := range platformApps(t) {
+		if filepath.Base(a.chart) != "platform-api" {
+			continue
+		}
+		for _, withController := range []bool{false, true} {
+			objs, err := renderWith(a.chart, a.release, a.namespace, a.values, withController)
+			if err != nil {
+				t.Fatal(err)
+			}
+			byKind := map[string]map[string]any{}
+			for _, o := range objs {
+				byKind[fmt.Sprint(o["kind"])] = o
+			}
+			tgb := byKind["TargetGroupBinding"]
+			if !withController {
+				if tgb != nil {
+					t.Errorf("%s: a TargetGroupBinding rendered for a cluster without the kind", a.file)
+				}
+				continue
+			}
+			if tgb == nil {
+				t.Fatalf("%s: no TargetGroupBinding", a.file)
+			}
+			region := a.values["global"].(map[string]any)["regionctl"].(map[string]any)["region"]
+			spec := tgb["spec"].(map[string]any)
+			ref := spec["serviceRef"].(map[string]any)
+			svc := byKind["Service"]["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)
+			probe := byKind["Deployment"]["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["readinessProbe"].(map[string]any)["httpGet"].(map[string]any)
+			if spec["targetGroupName"] != fmt.Sprintf("%s-api", region) || spec["targetType"] != "ip" ||
+				ref["name"] != byKind["Service"]["metadata"].(map[string]any)["name"] || fmt.Sprint(ref["port"]) != string(port[1]) ||
+				fmt.Sprint(svc["port"]) != string(port[1]) || probe["path"] != string(health[1]) {
+				t.Errorf("%s: binding %v, service port %v, probe %v; want target group %s-api, port %s, path %s", a.file, spec, svc, probe, region, port[1], health[1])
+			}
+			bound++
+		}
+	}
+	if bound == 0 {
+		t.Fatal("no platform-api Application rendered")
+	}
+	t.Logf("%d platform-api Applications bind <region>-api on port %s, ready on %s", bound, port[1], health[1])
 }
