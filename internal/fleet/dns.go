@@ -4,13 +4,14 @@ import (
 	"strings"
 
 	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/schema"
 )
 
 // DelegatedZones are the DNS zones the fleet's layers say a parent domain
 // delegates to the zone a cluster's apply makes: each regional cluster's
 // platform_api.domain with platform_api.zone_delegated true, and each
 // management cluster's hypershift.public_zone with
-// hypershift.public_zone_delegated true, lower-cased. The emulator's model
+// hypershift.public_zone_delegated true (schema.Delegation), lower-cased. The emulator's model
 // of public DNS reaches these (awsemu.Gate.ModelPublicDNS): in the
 // emulated runs, the operator's NS records exist exactly where the config
 // says they do.
@@ -20,11 +21,8 @@ func DelegatedZones(f *config.Fleet) map[string]bool {
 		if c.Effective == nil {
 			continue
 		}
-		zone, flag := []string{"platform_api", "domain"}, []string{"platform_api", "zone_delegated"}
-		if c.Type == "management" {
-			zone, flag = []string{"hypershift", "public_zone"}, []string{"hypershift", "public_zone_delegated"}
-		}
-		z, d := c.Effective.Lookup(zone...), c.Effective.Lookup(flag...)
+		zone, flag := schema.Delegation(c.Type)
+		z, d := c.Effective.Lookup(strings.Split(zone, ".")...), c.Effective.Lookup(strings.Split(flag, ".")...)
 		if z != nil && z.Kind == config.String && d != nil && d.Kind == config.Bool && d.Bool {
 			out[strings.ToLower(strings.TrimSuffix(z.Str, "."))] = true
 		}

@@ -147,6 +147,17 @@ func checkCluster(cl *config.Cluster, zones map[string]int) diag.Diagnostics {
 	return diags
 }
 
+// Delegation names, for a cluster type, the key of the zone its apply
+// makes that a parent domain must delegate (platform_api.domain of a
+// regional cluster, hypershift.public_zone of a management cluster) and the
+// key that says the parent does.
+func Delegation(clusterType string) (zone, flag string) {
+	if clusterType == "management" {
+		return "hypershift.public_zone", "hypershift.public_zone_delegated"
+	}
+	return "platform_api.domain", "platform_api.zone_delegated"
+}
+
 // undelegated warns of a zone the cluster's apply makes that the parent
 // domain does not delegate yet: a regional cluster's platform API zone
 // (platform_api.zone_delegated unset or false), whose apply then makes the
@@ -158,10 +169,11 @@ func checkCluster(cl *config.Cluster, zones map[string]int) diag.Diagnostics {
 // challenges fail until then. Warnings, not errors: a new cluster's first
 // apply is what makes the zone to delegate.
 func undelegated(cl *config.Cluster) diag.Diagnostics {
-	zone, flag, output, consequence := "platform_api.domain", "platform_api.zone_delegated", "platform_api_delegation",
+	zone, flag := Delegation(cl.Type)
+	output, consequence := "platform_api_delegation",
 		"ACM validates only records public DNS resolves, so until then the platform API is not served (the apply makes the zone and asks for its certificate, nothing more) and management clusters cannot register"
 	if cl.Type == "management" {
-		zone, flag, output, consequence = "hypershift.public_zone", "hypershift.public_zone_delegated", "public_zone_name_servers",
+		output, consequence = "public_zone_name_servers",
 			"until then hosted clusters' names in it do not resolve and cert-manager's DNS-01 challenges in it fail"
 	}
 	z := cl.Effective.Lookup(strings.Split(zone, ".")...)
