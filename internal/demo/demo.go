@@ -93,15 +93,10 @@ func Run(ctx context.Context, o Options, w io.Writer) (err error) {
 		return err
 	}
 	defer func() { cleanUp(work, err, o.Keep, say) }()
-	if err := copyInputs(o.Root, work); err != nil {
+	dns, err := prepare(o, work)
+	if err != nil {
 		return err
 	}
-	// The region starts as a new one does: its platform API's zone not yet
-	// delegated by any parent.
-	if err := setDelegated(work, o.Region, false); err != nil {
-		return err
-	}
-	dns := &publicDNS{work: work}
 
 	emu, gate, stopAWS, err := startAWS(ctx, o.Root, work, dns, say)
 	if err != nil {
@@ -159,6 +154,18 @@ func Run(ctx context.Context, o Options, w io.Writer) (err error) {
 	}
 	say("provisioned %s end to end in %s", o.Region, time.Since(start).Round(time.Second))
 	return nil
+}
+
+// prepare copies the fleet's inputs into work and starts its region as a
+// new one does: its platform API's zone not yet delegated by any parent.
+func prepare(o Options, work string) (*publicDNS, error) {
+	if err := copyInputs(o.Root, work); err != nil {
+		return nil, err
+	}
+	if err := setDelegated(work, o.Region, false); err != nil {
+		return nil, err
+	}
+	return &publicDNS{work: work}, nil
 }
 
 // central runs the region's central pipeline twice, in the order AWS
