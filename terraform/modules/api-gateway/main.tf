@@ -71,6 +71,11 @@ resource "aws_acm_certificate_validation" "api" {
   count                   = var.delegated ? 1 : 0
   certificate_arn         = aws_acm_certificate.api.arn
   validation_record_fqdns = [for r in aws_route53_record.validation : r.fqdn]
+  # A delegation that is not there after all fails the apply when this runs
+  # out, rather than leaving it waiting.
+  timeouts {
+    create = var.validation_timeout
+  }
 }
 
 # The VPC link's network interfaces may reach the ALB's listener, and the

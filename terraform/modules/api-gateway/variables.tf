@@ -21,6 +21,12 @@ variable "delegated" {
   description = "Whether the parent domain delegates domain to this module's zone (NS records of the output delegation). Until it does, nothing that waits for the certificate is made: ACM validates only records public DNS resolves."
 }
 
+variable "validation_timeout" {
+  type        = string
+  default     = "75m"
+  description = "How long the apply waits for ACM to issue the certificate once the zone is said to be delegated (the provider's own default); past it the apply fails."
+}
+
 variable "vpc_id" {
   type = string
 }
