@@ -17,8 +17,8 @@ import (
 	"github.com/regionctl/regionctl/internal/tftest"
 )
 
-// waitRoot applies the api-gateway module in a VPC of its own, its zone
-// said to be delegated, with a short validation timeout.
+// waitRoot applies the api-gateway module in a VPC of its own, with a short
+// validation timeout.
 const waitRoot = `terraform {
   required_providers {
     aws = {
@@ -30,6 +30,10 @@ const waitRoot = `terraform {
 
 provider "aws" {
   region = "eu-west-1"
+}
+
+variable "delegated" {
+  type = bool
 }
 
 resource "aws_vpc" "this" {
@@ -53,7 +57,7 @@ module "api" {
   name               = "eu-west-1-api"
   region             = "eu-west-1"
   domain             = "api.eu-west-1.example.com"
-  delegated          = true
+  delegated          = var.delegated
   validation_timeout = "20s"
   vpc_id             = aws_vpc.this.id
   vpc_cidr           = aws_vpc.this.cidr_block
@@ -61,13 +65,15 @@ module "api" {
 }
 `
 
-// TestAnApplyRefusesToWaitForever: ACM issues a DNS-validated certificate
-// only once public DNS reaches its validation record (the gate models it:
-// awsemu.Gate.ModelPublicDNS). A config that says the platform API's zone
-// is delegated when no parent delegates it makes an apply that waits for
-// the certificate: it fails when the module's validation_timeout runs out,
-// naming the state it waited in, instead of waiting on. Once public DNS
-// reaches the zone, the same apply finishes and serves the API.
+// TestAnApplyRefusesToWaitForever applies the api-gateway module in the
+// order a new region goes through, against the emulator, whose gate issues
+// a DNS-validated certificate only once public DNS reaches its validation
+// record, as ACM does (awsemu.Gate.ModelPublicDNS): the zone not delegated
+// (the apply finishes without waiting); the config saying it is delegated
+// when no parent delegates it (the apply fails when the module's
+// validation_timeout runs out, naming the state it waited in, instead of
+// waiting on); public DNS reaching the zone (the apply finishes and serves
+// the API).
 func TestAnApplyRefusesToWaitForever(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: applies the module against the emulator")
@@ -119,8 +125,19 @@ func TestAnApplyRefusesToWaitForever(t *testing.T) {
 	var out strings.Builder
 	tf.SetStdout(&out)
 	tf.SetStderr(&out)
+	// A new region: the zone not delegated, and said so. The apply
+	// finishes, waiting for nothing, and makes nothing that needs the
+	// certificate.
+	if err := tf.Apply(ctx, tfexec.Var("delegated=false")); err != nil {
+		t.Fatalf("the undelegated apply: %v\n%s", err, out.String())
+	}
+	if state := addresses(ctx, t, tf); !strings.Contains(state, "module.api.aws_acm_certificate.api") || strings.Contains(state, "aws_acm_certificate_validation") {
+		t.Fatalf("the undelegated apply made:\n%s", state)
+	}
+	// The config says the zone is delegated; public DNS does not reach it.
+	out.Reset()
 	start := time.Now()
-	err = tf.Apply(ctx)
+	err = tf.Apply(ctx, tfexec.Var("delegated=true"))
 	took := time.Since(start)
 	if err == nil {
 		t.Fatal("the apply finished with a certificate nobody could validate")
@@ -128,7 +145,7 @@ func TestAnApplyRefusesToWaitForever(t *testing.T) {
 	if !strings.Contains(err.Error()+out.String(), "PENDING_VALIDATION") {
 		t.Fatalf("the apply failed otherwise: %v\n%s", err, out.String())
 	}
-	t.Logf("undelegated: the apply failed after %s: %s", took.Round(time.Second), lineWith(err.Error()+out.String(), "PENDING_VALIDATION"))
+	t.Logf("said delegated, not reached: the apply failed after %s: %s", took.Round(time.Second), lineWith(err.Error()+out.String(), "PENDING_VALIDATION"))
 	state := addresses(ctx, t, tf)
 	if strings.Contains(state, "aws_lb_listener") {
 		t.Errorf("something that needs the certificate was made: %s", state)
@@ -136,7 +153,7 @@ func TestAnApplyRefusesToWaitForever(t *testing.T) {
 
 	reached.Store(true)
 	out.Reset()
-	if err := tf.Apply(ctx); err != nil {
+	if err := tf.Apply(ctx, tfexec.Var("delegated=true")); err != nil {
 		t.Fatalf("the apply once public DNS reaches the zone: %v\n%s", err, out.String())
 	}
 	state = addresses(ctx, t, tf)
