@@ -82,42 +82,7 @@ type Pair struct {
 	// the schema's defaults. Regional clusters are always checked: the
 	// central pipeline's policy is made of all of them.
 	UnchangedRegions map[string]bool
-	// SameInput names every cluster (by ID), of either type, whose input
-	// identity is the same on both sides, a superset of Unchanged: its
-	// effective config, the schema's defaults included, is the same.
-	SameInput map[string]bool
-	// BaseInputs are the base's clusters' input identities (by ID), as the
-	// Identity LoadPair was given makes them.
-	BaseInputs map[string]string
-	// baseChecks are the base's checks LoadPair left for CheckBase, of
-	// the clusters done does not name; nil when they ran.
-	baseChecks func(done func(*config.Cluster) bool) diag.Diagnostics
 }
-
-// CheckBase runs the base's cluster and fleet checks (#Cluster, with the
-// schema's defaults, AWS's rules, the fleet's constraints) that LoadPair
-// leaves to its caller, which needs
-// them only when it does not take the base from its committed output;
-// once, and a no-op after LoadPairWhole.
-func (p *Pair) CheckBase() { p.CheckBaseExcept(nil) }
-
-// CheckBaseExcept is CheckBase for the clusters done does not name (a nil
-// done names none): those it names already have their effective configs,
-// the schema's defaults included, from elsewhere (the base's committed
-// output), and findings of their own no check would add.
-func (p *Pair) CheckBaseExcept(done func(*config.Cluster) bool) {
-	if p.baseChecks == nil {
-		return
-	}
-	ds := p.baseChecks(done)
-	p.baseChecks = nil
-	p.BaseDiags = append(p.BaseDiags, ds...).Sorted()
-}
-
-// BaseUnchecked reports whether the base's cluster checks have not run (a
-// LoadPair whose caller has not called CheckBase): its changed clusters'
-// effective configs lack the schema's defaults.
-func (p *Pair) BaseUnchecked() bool { return p.baseChecks != nil }
 
 // Identity gives a side's clusters their input identity (render's
 // ClusterInput): side 0 is the base, 1 the head, f that side's fleet as
@@ -175,13 +140,10 @@ func loadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker,
 	headIDs := headKeys.Wait()
 	baseKeys := inputs(base, identity(0, base))
 	same := unchangedRegions(base, head, baseKeys, headIDs)
-	unchanged, sameInput := map[string]bool{}, map[string]bool{}
+	unchanged := map[string]bool{}
 	for _, c := range head.Clusters {
 		b, inBase := baseKeys[c.ID()]
 		h, inHead := headIDs[c.ID()]
-		if inBase && inHead && b == h {
-			sameInput[c.ID()] = true
-		}
 		// A regional cluster runs the central pipeline when its region's
 		// identity chain changes, its own config unchanged: only in a
 		// region the same on both sides is it certain not to.
@@ -190,22 +152,13 @@ func loadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker,
 		}
 	}
 	skip := func(c *config.Cluster) bool { return c.Type == "management" && same[c.Region.Name] }
+	bd = append(bd, checker.CheckClustersExcept(base, skip)...)
 	hd = append(hd, checker.CheckClustersExcept(head, skip)...)
+	bd = append(bd, checker.CheckAWS(base, skip)...)
 	hd = append(hd, checker.CheckAWS(head, skip)...)
+	bd = append(bd, checker.CheckFleet(base)...)
 	hd = append(hd, checker.CheckFleet(head)...)
-	// The base's clusters are checked only if the caller asks (CheckBase):
-	// a review that takes the base from its committed output, which CI
-	// held to render --check, needs neither their findings nor defaults.
-	baseChecks := func(done func(*config.Cluster) bool) diag.Diagnostics {
-		except := skip
-		if done != nil {
-			except = func(c *config.Cluster) bool { return skip(c) || done(c) }
-		}
-		ds := checker.CheckClustersExcept(base, except)
-		ds = append(ds, checker.CheckAWS(base, except)...)
-		return append(ds, checker.CheckFleet(base)...)
-	}
-	return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Unchanged: unchanged, UnchangedRegions: same, SameInput: sameInput, BaseInputs: baseKeys, baseChecks: baseChecks}
+	return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Unchanged: unchanged, UnchangedRegions: same}
 }
 
 // pairWhole is LoadPairWhole's end: the base built beside the head,

@@ -139,18 +139,9 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 			baseIDs[c.ID()] = true
 		}
 	}
-	committed := trusted != nil && trusted.lists(baseIDs)
-	if committed && p.BaseUnchecked() {
-		// The base's clusters take their effective configs from its
-		// committed output where it was rendered from their inputs as
-		// they are; only the others are checked.
-		done := baseFromCommitted(p.Pair, baseFS, trusted)
-		p.CheckBaseExcept(func(c *config.Cluster) bool { return done[c] })
-	}
-	if committed && !p.BaseDiags.HasErrors() {
+	if trusted != nil && !p.BaseDiags.HasErrors() && trusted.lists(baseIDs) {
 		p.BaseOut = CommittedOutput(trusted, p.Unchanged, p.UnchangedRegions)
 	} else {
-		p.CheckBase()
 		p.BaseOut = render(p.Base, &p.BaseDiags, 0)
 		if incremental {
 			if why == "" {

@@ -2,9 +2,9 @@
 
 package render
 
-// sourceDigest is the SHA-256 of the 93 files the renderer is built from
+// sourceDigest is the SHA-256 of the 92 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "87342b40c2139b222b63b86c7700a48cfe2133b7c0febb8c35fba6525d94f8b3"
+const sourceDigest = "cf874c678f8f118640c0f314406c8039c7489a2e8ddf16df762c3796910d1695"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
