@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 92 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "cf874c678f8f118640c0f314406c8039c7489a2e8ddf16df762c3796910d1695"
+const sourceDigest = "3940cbd6160c5393d76012ccaba486bbaeb916b1b35e1a492806d2c927723b3a"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -17,6 +17,18 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
+// maxChartFile bounds what is read of a chart's values.yaml and schema, as
+// config.MaxFileSize bounds a layer file.
+const maxChartFile = 10 << 20
+
+// readBounded reads name of fsys, refusing one larger than maxChartFile.
+func readBounded(fsys fs.FS, name string) ([]byte, error) {
+	if st, err := fs.Stat(fsys, name); err == nil && st.Size() > maxChartFile {
+		return nil, fmt.Errorf("%s is %d bytes; a chart's values file may be at most %d", name, st.Size(), maxChartFile)
+	}
+	return fs.ReadFile(fsys, name)
+}
+
 // english words a schema's findings.
 var english = message.NewPrinter(language.English)
 
@@ -40,7 +52,7 @@ func ReadChartValues(fsys fs.FS, name string) (*ChartValues, error) {
 	dir := path.Join(ChartsDir, name)
 	h := sha256.New()
 	cv := &ChartValues{Defaults: map[string]any{}}
-	b, err := fs.ReadFile(fsys, dir+"/values.yaml")
+	b, err := readBounded(fsys, dir+"/values.yaml")
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -55,7 +67,7 @@ func ReadChartValues(fsys fs.FS, name string) (*ChartValues, error) {
 	}
 	fmt.Fprintf(h, "values.yaml %d\n", len(b))
 	h.Write(b)
-	s, err := fs.ReadFile(fsys, dir+"/values.schema.json")
+	s, err := readBounded(fsys, dir+"/values.schema.json")
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:

@@ -26,6 +26,7 @@ func TestChartValuesRefuseWhatTheyCannotHold(t *testing.T) {
 		"a schema of an unknown type": {map[string]string{"values.schema.json": `{"type": "integr"}`},
 			"charts/app/values.schema.json"},
 		"defaults that are not YAML": {map[string]string{"values.yaml": "a: [1, 2\n"}, "charts/app/values.yaml"},
+		"a schema of 11 MiB":         {map[string]string{"values.schema.json": `{"description": "` + strings.Repeat("x", 11<<20) + `"}`}, "charts/app/values.schema.json is 11534"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			fsys := fstest.MapFS{"charts/app/Chart.yaml": {Data: []byte("name: app\n")}}
