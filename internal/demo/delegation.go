@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/regionctl/regionctl/internal/awsemu"
+	"github.com/regionctl/regionctl/internal/fleet"
 )
 
 // publicDNS is the demo's public DNS: the zones the fleet in work says a
@@ -37,7 +38,7 @@ func (d *publicDNS) model(gate *awsemu.Gate) error {
 
 // read reads config/ in work again.
 func (d *publicDNS) read() error {
-	zones, err := delegatedZones(d.work)
+	zones, err := fleet.DelegatedZonesOf(os.DirFS(d.work))
 	if err != nil {
 		return err
 	}

@@ -28,13 +28,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/regionctl/regionctl/internal/awsemu"
-	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/iamjudge/simulator"
 	"github.com/regionctl/regionctl/internal/par"
 	"github.com/regionctl/regionctl/internal/platformapi"
 	"github.com/regionctl/regionctl/internal/render"
 	regioniam "github.com/regionctl/regionctl/internal/render/iam"
-	"github.com/regionctl/regionctl/internal/schema"
 )
 
 // Options say what to provision and where the repository is.
@@ -62,20 +60,6 @@ func cleanUp(work string, err error, keep bool, say func(string, ...any)) {
 	default:
 		os.RemoveAll(work)
 	}
-}
-
-// delegatedZones are the zones the fleet at root says a parent domain
-// delegates (fleet.DelegatedZones).
-func delegatedZones(root string) (map[string]bool, error) {
-	checker, err := schema.New(schema.Options{Version: "demo"})
-	if err != nil {
-		return nil, err
-	}
-	f, diags := fleet.Load(os.DirFS(root), "config", checker)
-	if diags.HasErrors() {
-		return nil, diags.Err()
-	}
-	return fleet.DelegatedZones(f), nil
 }
 
 // Run runs the demo, writing its story to w.

@@ -24,12 +24,10 @@ import (
 
 	"github.com/regionctl/regionctl/internal/awsemu"
 	"github.com/regionctl/regionctl/internal/cli"
-	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/iamjudge/simulator"
 	"github.com/regionctl/regionctl/internal/platformapi"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/render/iam"
-	"github.com/regionctl/regionctl/internal/schema"
 	"github.com/regionctl/regionctl/internal/tftest"
 )
 
@@ -300,21 +298,6 @@ func (e *env) regionalOf(r string) (account, issuer string) {
 		return e.regionalAccount, e.issuer
 	}
 	return e.others[r], "https://oidc.eks." + r + ".amazonaws.com/id/REGIONAL"
-}
-
-// delegatedZones are the zones the fleet at root says a parent domain
-// delegates (fleet.DelegatedZones).
-func delegatedZones(t *testing.T, root string) map[string]bool {
-	t.Helper()
-	checker, err := schema.New(schema.Options{Version: "e2e"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, diags := fleet.Load(os.DirFS(root), "config", checker)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	return fleet.DelegatedZones(f)
 }
 
 func setup(t *testing.T) *env {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/regionctl/regionctl/internal/awsemu"
 	"github.com/regionctl/regionctl/internal/cli"
+	"github.com/regionctl/regionctl/internal/fleet"
 )
 
 // TestRealRoots provisions eu-west-1 with the product's Terraform roots and
@@ -37,7 +38,10 @@ func TestRealRoots(t *testing.T) {
 	// ACM issues the platform API's certificate only once public DNS
 	// reaches its zone: the gate answers so, reaching exactly the zones the
 	// config says a parent delegates (moto alone issues any).
-	zones := delegatedZones(t, e.root)
+	zones, err := fleet.DelegatedZonesOf(os.DirFS(e.root))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !zones["api.eu-west-1.stage.hcp.example.com"] {
 		t.Fatalf("the example's eu-west-1 API zone is not delegated in config/ (%v): its regional apply would wait out ACM's validation", zones)
 	}

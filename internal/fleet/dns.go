@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"io/fs"
 	"strings"
 
 	"github.com/regionctl/regionctl/internal/config"
@@ -28,4 +29,18 @@ func DelegatedZones(f *config.Fleet) map[string]bool {
 		}
 	}
 	return out
+}
+
+// DelegatedZonesOf loads the fleet of fsys (config/) and returns its
+// DelegatedZones; an error when the fleet does not load.
+func DelegatedZonesOf(fsys fs.FS) (map[string]bool, error) {
+	checker, err := schema.New(schema.Options{Version: "delegated-zones"})
+	if err != nil {
+		return nil, err
+	}
+	f, diags := Load(fsys, "config", checker)
+	if diags.HasErrors() {
+		return nil, diags.Err()
+	}
+	return DelegatedZones(f), nil
 }

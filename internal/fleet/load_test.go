@@ -303,3 +303,16 @@ func TestDelegatedZonesAreWhatTheLayersSay(t *testing.T) {
 		t.Errorf("delegated zones (-want +got):\n%s", d)
 	}
 }
+
+func TestDelegatedZonesOfTheExampleFleet(t *testing.T) {
+	zones, err := fleet.DelegatedZonesOf(os.DirFS("../.."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !zones["api.eu-west-1.stage.hcp.example.com"] || !zones["mc01.eu-west-1.hcp.platform.example.com"] {
+		t.Errorf("the example fleet's delegated zones: %v", zones)
+	}
+	if _, err := fleet.DelegatedZonesOf(fstest.MapFS{"config/global/x.yaml": {Data: []byte("nonsense: [\n")}}); err == nil {
+		t.Error("a fleet that does not load gave zones")
+	}
+}
