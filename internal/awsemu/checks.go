@@ -401,7 +401,17 @@ func s3Checks(e *env) ([]check, error) {
 // eksPassedRoles are the request fields through which EKS operations pass
 // an IAM role to the service: AWS checks iam:PassRole on each.
 var eksPassedRoles = map[string]string{"CreateCluster": "roleArn", "CreateNodegroup": "nodeRole", "CreateFargateProfile": "podExecutionRoleArn",
-	"CreatePodIdentityAssociation": "roleArn", "CreateAddon": "serviceAccountRoleArn", "UpdateAddon": "serviceAccountRoleArn"}
+	"CreatePodIdentityAssociation": "roleArn", "UpdatePodIdentityAssociation": "roleArn", "CreateAddon": "serviceAccountRoleArn", "UpdateAddon": "serviceAccountRoleArn"}
+
+// eksPassedTo is the service a passed role goes to (iam:PassedToService):
+// EKS, except an association's role, which EKS Pod Identity's service
+// principal assumes.
+func eksPassedTo(operation string) string {
+	if strings.HasSuffix(operation, "PodIdentityAssociation") {
+		return PodIdentityService
+	}
+	return "eks.amazonaws.com"
+}
 
 // eksClusterOperations are the EKS operations whose resource is the
 // cluster named in their path (the service authorization reference's
@@ -409,18 +419,25 @@ var eksPassedRoles = map[string]string{"CreateCluster": "roleArn", "CreateNodegr
 var eksClusterOperations = map[string]bool{"DescribeCluster": true, "DeleteCluster": true, "UpdateClusterConfig": true, "UpdateClusterVersion": true,
 	"ListNodegroups": true, "CreateNodegroup": true, "ListAddons": true, "CreateAddon": true, "ListFargateProfiles": true, "CreateFargateProfile": true,
 	"ListUpdates": true, "DescribeUpdate": true, "AssociateEncryptionConfig": true, "AssociateIdentityProviderConfig": true,
-	"ListIdentityProviderConfigs": true, "CreateAccessEntry": true, "ListAccessEntries": true}
+	"ListIdentityProviderConfigs": true, "CreateAccessEntry": true, "ListAccessEntries": true,
+	"CreatePodIdentityAssociation": true, "ListPodIdentityAssociations": true}
 
 func eksChecks(e *env) ([]check, error) {
 	req := e.req
 	res := "*"
-	if name := req.Labels["name"]; name != "" && eksClusterOperations[req.Operation] {
+	name := req.Labels["name"]
+	switch {
+	case name != "" && eksClusterOperations[req.Operation]:
 		res = "arn:" + e.partition() + ":eks:" + req.Region + ":" + e.p.Account + ":cluster/" + name
+	case name != "" && req.Labels["associationId"] != "":
+		res = associationARN(req.Region, e.p.Account, name, req.Labels["associationId"])
+	case req.Labels["resourceArn"] != "":
+		res = req.Labels["resourceArn"]
 	}
 	out := []check{{Action: "eks:" + req.Operation, Resource: res, Context: e.context(nil)}}
 	if field := eksPassedRoles[req.Operation]; field != "" {
 		if role, _ := req.JSON[field].(string); role != "" {
-			out = append(out, check{Action: "iam:PassRole", Resource: role, Context: e.context(map[string][]string{"iam:PassedToService": {"eks.amazonaws.com"}})})
+			out = append(out, check{Action: "iam:PassRole", Resource: role, Context: e.context(map[string][]string{"iam:PassedToService": {eksPassedTo(req.Operation)}})})
 		}
 	}
 	return out, nil

@@ -56,6 +56,9 @@ type Gate struct {
 	mends mends
 	// iotTags are the tags of IoT resources, which moto does not keep.
 	iotTags iotTags
+	// pods are the EKS Pod Identity associations, which moto does not
+	// implement (podidentity.go).
+	pods podIdentity
 	// stackSets are what the gate knows of CloudFormation StackSets, for
 	// their automatic deployment (stacksets.go); features the
 	// organisation's features moto does not model (organization.go).
@@ -179,6 +182,9 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Service == "iot" && g.iotTags.answer(w, req) {
+		return
+	}
+	if req.Service == "eks" && g.pods.answer(r.Context(), w, g, p, req) {
 		return
 	}
 	if req.Service == "iam" || req.Service == "cloudformation" || req.Service == "organizations" {

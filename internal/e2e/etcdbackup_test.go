@@ -18,7 +18,7 @@ import (
 // under its own account's prefix only, and can neither read nor delete
 // them; no other role of its account, and nothing outside the region's
 // management cluster OU, may write there.
-func (e *env) etcdBackupChecklist(mc01, mc02, issuer string) {
+func (e *env) etcdBackupChecklist(mc01, mc02, eksCluster string) {
 	t := e.t
 	ctx := context.Background()
 	const bucket = "regionctl-etcd-backup-staging-" + region
@@ -35,17 +35,19 @@ func (e *env) etcdBackupChecklist(mc01, mc02, issuer string) {
 	if _, ok := e.gate.BucketPolicy(bucket); !ok {
 		t.Fatalf("the snapshot bucket has no policy")
 	}
-	as := func(role, namespace, sa string) *s3.Client {
-		cfg, err := awsemu.WebIdentity(ctx, e.gate.URL, region, iam.RoleARN("aws", mc01, role), issuer, namespace, sa)
+	// Each pod holds the role of its ServiceAccount's EKS Pod Identity
+	// association in mc01's cluster.
+	as := func(namespace, sa string) *s3.Client {
+		creds, err := e.gate.PodIdentitySession(ctx, mc01, region, eksCluster, namespace, sa, sa+"-0")
 		if err != nil {
-			t.Fatalf("%s: %v", role, err)
+			t.Fatalf("%s/%s: %v", namespace, sa, err)
 		}
-		return s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true })
+		return s3.NewFromConfig(awsemu.Config(e.gate.URL, region, creds), func(o *s3.Options) { o.UsePathStyle = true })
 	}
 	// The probes below provoke their denials.
 	e.gate.Ledger().Expect(func(en awsemu.Entry) bool { return strings.Contains(en.Resource, ":::"+bucket) })
-	backup := as(region+"-mc01-etcd-backup", "hypershift", "etcd-backup")
-	operator := as(region+"-mc01-hypershift", "hypershift", "operator")
+	backup := as("hypershift", "etcd-backup")
+	operator := as("hypershift", "operator")
 	_, issuerA := e.regionalOf(region)
 	pipelineCfg, err := awsemu.WebIdentity(ctx, e.gate.URL, region, iam.RoleARN("aws", e.regionalAccount, iam.PipelineRoleName(region)), issuerA, e.platform.Namespace, iam.RegionalServiceAccount)
 	if err != nil {

@@ -33,6 +33,12 @@ var emulatorGaps = map[string]func(after map[string]any, outputs map[string]stri
 		}
 		return nil
 	},
+	"module.cluster.module.eks.aws_eks_addon.pod_identity_agent": func(a map[string]any, out map[string]string) error {
+		if a["addon_name"] != "eks-pod-identity-agent" {
+			return fmt.Errorf("addon %v", a["addon_name"])
+		}
+		return nil
+	},
 	"module.cluster.module.eks.aws_eks_access_entry.bootstrap": func(a map[string]any, out map[string]string) error {
 		if a["principal_arn"] != out["bootstrap_role_arn"] || a["type"] != "STANDARD" {
 			return fmt.Errorf("access entry of %v (%v), want the bootstrap role %s", a["principal_arn"], a["type"], out["bootstrap_role_arn"])

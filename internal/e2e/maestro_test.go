@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/regionctl/regionctl/internal/awsemu"
-	"github.com/regionctl/regionctl/internal/render/iam"
 )
 
 // maestroChecklist is Milestone 1's Maestro over IoT, asked of the accounts
@@ -29,18 +28,20 @@ func (e *env) maestroChecklist(regional, mc01, cluster string, mcOutputs, region
 	if mcOutputs["maestro_mqtt_endpoint"] != regionalOutputs["maestro_mqtt_endpoint"] || !strings.HasPrefix(mcOutputs["maestro_mqtt_endpoint"], "mqtts://") {
 		t.Errorf("the agent's broker %q is not the regional account's %q", mcOutputs["maestro_mqtt_endpoint"], regionalOutputs["maestro_mqtt_endpoint"])
 	}
-	read := func(role, namespace, sa string) (string, error) {
-		cfg, err := awsemu.WebIdentity(ctx, e.gate.URL, region, iam.RoleARN("aws", mc01, role), mcOutputs["oidc_issuer"], namespace, sa)
+	// A pod of the ServiceAccount holds the role of its EKS Pod Identity
+	// association, as the agent gives it: the test names no role.
+	read := func(namespace, sa string) (string, error) {
+		creds, err := e.gate.PodIdentitySession(ctx, mc01, region, mcOutputs["cluster_name"], namespace, sa, sa+"-0")
 		if err != nil {
 			return "", err
 		}
-		out, err := secretsmanager.NewFromConfig(cfg).GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(secret)})
+		out, err := secretsmanager.NewFromConfig(awsemu.Config(e.gate.URL, region, creds)).GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(secret)})
 		if err != nil {
 			return "", err
 		}
 		return aws.ToString(out.SecretString), nil
 	}
-	value, err := read(region+"-"+cluster+"-maestro-agent", "maestro", "maestro-agent")
+	value, err := read("maestro", "maestro-agent")
 	if err != nil {
 		t.Fatalf("the agent's pods reading their credentials: %v", err)
 	}
@@ -58,7 +59,7 @@ func (e *env) maestroChecklist(regional, mc01, cluster string, mcOutputs, region
 		t.Errorf("the agent's credentials: endpoint %q, client %q, certificate %.30q, key present %v", creds.Endpoint, creds.ClientID, creds.Certificate, creds.PrivateKey != "")
 	}
 	e.gate.Ledger().Expect(func(en awsemu.Entry) bool { return strings.Contains(en.Resource, ":secret:"+secret) })
-	if _, err := read(region+"-"+cluster+"-hypershift", "hypershift", "operator"); err == nil || !strings.Contains(err.Error(), "AccessDenied") {
+	if _, err := read("hypershift", "operator"); err == nil || !strings.Contains(err.Error(), "AccessDenied") {
 		t.Errorf("the HyperShift operator read the agent's credentials: %v", err)
 	}
 

@@ -147,7 +147,7 @@ func TestRealRoots(t *testing.T) {
 	}
 	e.hypershiftChecklist(mc01, "mc01")
 	mc01Outputs := e.stateOutputs("regionctl-regional-pipeline-eu-west-1", "management-cluster/eu-west-1/mc01.tfstate")
-	e.etcdBackupChecklist(mc01, accounts[names[2]][0], mc01Outputs["oidc_issuer"])
+	e.etcdBackupChecklist(mc01, accounts[names[2]][0], mc01Outputs["cluster_name"])
 	e.maestroChecklist(regional, mc01, "mc01", mc01Outputs, e.stateOutputs("regionctl-tfstate-eu-west-1-regional", "regional-cluster/eu-west-1/regional.tfstate"))
 	e.ecrChecklist(regional, mc01, e.accounts()["staging-"+region+"-dr"][0])
 	e.bootstrapChecklist(regional, mc01)

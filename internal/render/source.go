@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 92 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "3a7ce0ef0a998551eaeee1b1d05688357bb88d7ba6066f33be1ebcbe510147a1"
+const sourceDigest = "3e215ece3c335038f70d323f7bbe42da11d177350ba4f2f191ee0bb1bce04a20"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -37,8 +37,10 @@ var emulatorServices = []string{"acm", "apigatewayv2", "ec2", "ecr", "eks", "elb
 //     the emulator, skips the checks an emulator cannot answer, and retries
 //     a failing call once, not for minutes; it still asks the emulator
 //     who it is, so that allowed_account_ids is enforced;
-//   - eks's aws_eks_addon (the EBS CSI driver) is not created: moto
-//     has no EKS add-on API at all;
+//   - eks's aws_eks_addon resources (the EBS CSI driver, EKS Pod
+//     Identity's agent) are not created: moto has no EKS add-on API at
+//     all (the associations themselves are made: the IAM gate answers
+//     that API, awsemu/podidentity.go);
 //   - nor eks's access entry and access policy association (the bootstrap
 //     role's way into the private API): moto has no EKS access entry API.
 func emulatorOverrides(root, endpoint string, aliases []string) map[string]string {
@@ -71,9 +73,13 @@ func emulatorOverrides(root, endpoint string, aliases []string) map[string]strin
 		path.Join(root, "regionctl_emulator_override.tf"): fmt.Sprintf(header, endpoint) + providers,
 		"modules/eks/regionctl_emulator_override.tf": fmt.Sprintf(header+`# moto implements no EKS add-on API (CreateAddon, DescribeAddon) and no
 # access entry API (CreateAccessEntry, AssociateAccessPolicy): the EBS CSI
-# add-on and the bootstrap's access entry are left out of emulator runs;
-# terraform validate and the plan-only check cover them.
+# add-on, EKS Pod Identity's agent and the bootstrap's access entry are left
+# out of emulator runs; terraform validate and the plan-only check cover them.
 resource "aws_eks_addon" "ebs_csi" {
+  count = 0
+}
+
+resource "aws_eks_addon" "pod_identity_agent" {
   count = 0
 }
 

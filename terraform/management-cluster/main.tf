@@ -25,11 +25,10 @@ module "cluster" {
 
 module "hypershift" {
   source               = "../modules/hypershift"
-  cluster_name         = var.cluster_name
+  cluster_name         = module.cluster.cluster_name
+  cluster_arn          = module.cluster.cluster_arn
   region               = var.region
   oidc_bucket          = var.oidc_bucket
-  oidc_issuer          = module.cluster.oidc_issuer
-  oidc_provider_arn    = module.cluster.oidc_provider_arn
   vpc_id               = module.cluster.vpc_id
   private_link         = var.hypershift_private_link
   public_zone          = var.hypershift_public_zone
@@ -41,10 +40,9 @@ module "hypershift" {
 module "maestro_agent" {
   source               = "../modules/maestro-agent"
   region               = var.region
-  cluster_name         = var.cluster_name
+  cluster_name         = module.cluster.cluster_name
+  cluster_arn          = module.cluster.cluster_arn
   consumer_name        = var.maestro_consumer_name
-  oidc_provider_arn    = module.cluster.oidc_provider_arn
-  oidc_issuer          = module.cluster.oidc_issuer
   permissions_boundary = "arn:${data.aws_partition.current.partition}:iam::${var.account_id}:policy/${var.permissions_boundary}"
   tags                 = var.tags
   providers = {

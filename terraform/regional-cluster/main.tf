@@ -33,11 +33,10 @@ module "api_gateway" {
 }
 
 module "maestro_iot" {
-  source            = "../modules/maestro-iot"
-  region            = var.region
-  cluster_name      = var.cluster_name
-  oidc_provider_arn = module.cluster.oidc_provider_arn
-  oidc_issuer       = module.cluster.oidc_issuer
+  source       = "../modules/maestro-iot"
+  region       = var.region
+  cluster_name = module.cluster.cluster_name
+  cluster_arn  = module.cluster.cluster_arn
   providers = {
     aws = aws
   }

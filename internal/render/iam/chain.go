@@ -495,9 +495,12 @@ func DeployRolePolicy(r Region) Document {
 			}}},
 		},
 		{
+			// EKS takes the cluster and node roles; EKS Pod Identity
+			// (pods.eks.amazonaws.com) the roles its associations give the
+			// cluster's ServiceAccounts.
 			Sid: "PassClusterRolesToEKS", Effect: "Allow",
 			Action: Strings{"iam:PassRole"}, Resource: Strings{roles},
-			Condition: map[string]map[string]Strings{"StringEquals": {"iam:PassedToService": {"eks.amazonaws.com", "ec2.amazonaws.com"}}},
+			Condition: map[string]map[string]Strings{"StringEquals": {"iam:PassedToService": {"eks.amazonaws.com", "ec2.amazonaws.com", "pods.eks.amazonaws.com"}}},
 		},
 	}
 	statements = append(statements, bootstrapTaskStatements(r)...)

@@ -2,6 +2,10 @@ output "cluster_name" {
   value = module.eks.name
 }
 
+output "cluster_arn" {
+  value = module.eks.arn
+}
+
 output "vpc_id" {
   value = module.vpc.vpc_id
 }

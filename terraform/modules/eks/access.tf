@@ -64,10 +64,17 @@ resource "aws_eks_access_policy_association" "bootstrap" {
 # target group of the account's region (the platform API's ALB is made by
 # Terraform and bound to the frontend's pods).
 module "lb_controller_trust" {
-  source            = "../irsa-trust"
-  oidc_provider_arn = aws_iam_openid_connect_provider.this.arn
-  oidc_issuer       = aws_eks_cluster.this.identity[0].oidc[0].issuer
-  service_accounts  = ["kube-system:aws-load-balancer-controller"]
+  source          = "../pod-identity-trust"
+  cluster_arn     = aws_eks_cluster.this.arn
+  service_account = "kube-system:aws-load-balancer-controller"
+}
+
+resource "aws_eks_pod_identity_association" "lb_controller" {
+  cluster_name    = aws_eks_cluster.this.name
+  namespace       = "kube-system"
+  service_account = "aws-load-balancer-controller"
+  role_arn        = module.lb_controller_role.arn
+  tags            = var.tags
 }
 
 data "aws_iam_policy_document" "lb_controller" {
@@ -205,7 +212,7 @@ data "aws_iam_policy_document" "lb_controller" {
 module "lb_controller_role" {
   source               = "../iam-role"
   name                 = "${local.prefix}-lb-controller"
-  trust_policy_json    = module.lb_controller_trust.json
+  trust_policy_json    = module.lb_controller_trust.trust_json
   policy_json          = data.aws_iam_policy_document.lb_controller.json
   permissions_boundary = var.permissions_boundary
   tags                 = var.tags

@@ -139,6 +139,17 @@ module "ebs_csi_role" {
   tags                 = var.tags
 }
 
+# EKS Pod Identity's agent, which gives a pod the role its ServiceAccount's
+# association names (modules/pod-identity): the platform's workloads hold
+# their roles that way, since the rendered objects cannot name an account
+# minted at run time.
+resource "aws_eks_addon" "pod_identity_agent" {
+  cluster_name = aws_eks_cluster.this.name
+  addon_name   = "eks-pod-identity-agent"
+  tags         = var.tags
+  depends_on   = [aws_eks_node_group.default]
+}
+
 resource "aws_eks_addon" "ebs_csi" {
   cluster_name             = aws_eks_cluster.this.name
   addon_name               = "aws-ebs-csi-driver"

@@ -2,6 +2,10 @@ output "name" {
   value = aws_eks_cluster.this.name
 }
 
+output "arn" {
+  value = aws_eks_cluster.this.arn
+}
+
 output "endpoint" {
   value = aws_eks_cluster.this.endpoint
 }

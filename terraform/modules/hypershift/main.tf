@@ -104,18 +104,38 @@ resource "aws_route53_zone" "public" {
   tags    = var.tags
 }
 
-# A role held by one ServiceAccount of the management cluster.
-module "trust" {
-  source = "../irsa-trust"
-  for_each = {
+# The ServiceAccounts of the management cluster that hold a role, each through
+# EKS Pod Identity (modules/pod-identity-trust): the trust names the
+# ServiceAccount and the association binds it, so no rendered object needs
+# the role's ARN.
+locals {
+  service_accounts = {
     hypershift   = "hypershift:operator"
     external-dns = "external-dns:external-dns" # the external-dns component's namespace
     cert-manager = "cert-manager:cert-manager"
     etcd-backup  = var.etcd_backup_service_account
   }
-  oidc_provider_arn = var.oidc_provider_arn
-  oidc_issuer       = var.oidc_issuer
-  service_accounts  = [each.value]
+  # Each role this module makes, by the key of its ServiceAccount.
+  roles = merge(
+    { hypershift = aws_iam_role.operator.arn, etcd-backup = aws_iam_role.etcd_backup.arn },
+    { for k, r in aws_iam_role.dns : k => r.arn },
+  )
+}
+
+module "trust" {
+  source          = "../pod-identity-trust"
+  for_each        = local.service_accounts
+  cluster_arn     = var.cluster_arn
+  service_account = each.value
+}
+
+resource "aws_eks_pod_identity_association" "this" {
+  for_each        = { for k, sa in local.service_accounts : k => sa if contains(["hypershift", "etcd-backup"], k) || contains(keys(local.dns_roles), k) }
+  cluster_name    = var.cluster_name
+  namespace       = split(":", each.value)[0]
+  service_account = split(":", each.value)[1]
+  role_arn        = local.roles[each.key]
+  tags            = var.tags
 }
 
 # The HyperShift operator: writes the OIDC documents and, with PrivateLink,
@@ -156,7 +176,7 @@ data "aws_iam_policy_document" "operator" {
 
 resource "aws_iam_role" "operator" {
   name                 = "${local.prefix}-hypershift"
-  assume_role_policy   = module.trust["hypershift"].json
+  assume_role_policy   = module.trust["hypershift"].trust_json
   permissions_boundary = var.permissions_boundary
   tags                 = var.tags
 }
@@ -194,7 +214,7 @@ data "aws_iam_policy_document" "dns" {
 resource "aws_iam_role" "dns" {
   for_each             = local.dns_roles
   name                 = "${local.prefix}-${each.key}"
-  assume_role_policy   = module.trust[each.key].json
+  assume_role_policy   = module.trust[each.key].trust_json
   permissions_boundary = var.permissions_boundary
   tags                 = var.tags
 }
@@ -213,7 +233,7 @@ resource "aws_iam_role_policy" "dns" {
 # neither read nor delete them.
 resource "aws_iam_role" "etcd_backup" {
   name                 = "${local.prefix}-etcd-backup"
-  assume_role_policy   = module.trust["etcd-backup"].json
+  assume_role_policy   = module.trust["etcd-backup"].trust_json
   permissions_boundary = var.permissions_boundary
   tags                 = var.tags
 }

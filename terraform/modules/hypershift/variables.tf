@@ -11,14 +11,9 @@ variable "oidc_bucket" {
   description = "Bucket serving the hosted clusters' OIDC documents; readable by anyone."
 }
 
-variable "oidc_issuer" {
+variable "cluster_arn" {
   type        = string
-  description = "The management cluster's own OIDC issuer URL (its ServiceAccounts hold the roles)."
-}
-
-variable "oidc_provider_arn" {
-  type        = string
-  description = "The IAM identity provider of oidc_issuer."
+  description = "The EKS cluster's ARN: the roles' trust admits EKS Pod Identity for this cluster only."
 }
 
 variable "vpc_id" {

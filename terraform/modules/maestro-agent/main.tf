@@ -37,8 +37,8 @@ module "agent" {
   secret_name          = "${local.prefix}-maestro-agent-mqtt"
   role_name            = "${local.prefix}-maestro-agent"
   service_account      = "maestro:maestro-agent"
-  oidc_provider_arn    = var.oidc_provider_arn
-  oidc_issuer          = var.oidc_issuer
+  cluster_name         = var.cluster_name
+  cluster_arn          = var.cluster_arn
   permissions_boundary = var.permissions_boundary
   tags                 = var.tags
   providers = {

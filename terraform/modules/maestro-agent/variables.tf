@@ -11,12 +11,9 @@ variable "consumer_name" {
   description = "The cluster's name as a Maestro consumer: its MQTT client id and topics."
 }
 
-variable "oidc_provider_arn" {
-  type = string
-}
-
-variable "oidc_issuer" {
-  type = string
+variable "cluster_arn" {
+  type        = string
+  description = "The EKS cluster whose ServiceAccount holds the credentials' reader role (EKS Pod Identity)."
 }
 
 variable "permissions_boundary" {

@@ -39,12 +39,12 @@ module "server" {
       { Effect = "Allow", Action = ["iot:Receive"], Resource = ["${local.iot}:topic/${local.consumers}/*/agentevents"] },
     ]
   })
-  secret_name       = "${var.region}-maestro-server-mqtt"
-  role_name         = "${local.prefix}-maestro-server"
-  service_account   = "maestro:maestro"
-  oidc_provider_arn = var.oidc_provider_arn
-  oidc_issuer       = var.oidc_issuer
-  tags              = var.tags
+  secret_name     = "${var.region}-maestro-server-mqtt"
+  role_name       = "${local.prefix}-maestro-server"
+  service_account = "maestro:maestro"
+  cluster_name    = var.cluster_name
+  cluster_arn     = var.cluster_arn
+  tags            = var.tags
   providers = {
     aws        = aws
     aws.broker = aws

@@ -7,12 +7,9 @@ variable "cluster_name" {
   description = "The regional cluster, whose maestro/maestro ServiceAccount holds the server's role."
 }
 
-variable "oidc_provider_arn" {
-  type = string
-}
-
-variable "oidc_issuer" {
-  type = string
+variable "cluster_arn" {
+  type        = string
+  description = "The EKS cluster whose ServiceAccount holds the credentials' reader role (EKS Pod Identity)."
 }
 
 variable "tags" {

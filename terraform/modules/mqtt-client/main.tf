@@ -66,17 +66,26 @@ resource "aws_secretsmanager_secret_version" "this" {
   })
 }
 
+# The pods of one ServiceAccount hold the role that reads the credentials,
+# through EKS Pod Identity.
 module "trust" {
-  source            = "../irsa-trust"
-  oidc_provider_arn = var.oidc_provider_arn
-  oidc_issuer       = var.oidc_issuer
-  service_accounts  = [var.service_account]
+  source          = "../pod-identity-trust"
+  cluster_arn     = var.cluster_arn
+  service_account = var.service_account
+}
+
+resource "aws_eks_pod_identity_association" "reader" {
+  cluster_name    = var.cluster_name
+  namespace       = split(":", var.service_account)[0]
+  service_account = split(":", var.service_account)[1]
+  role_arn        = module.role.arn
+  tags            = var.tags
 }
 
 module "role" {
   source            = "../iam-role"
   name              = var.role_name
-  trust_policy_json = module.trust.json
+  trust_policy_json = module.trust.trust_json
   policy_json = jsonencode({
     Version = "2012-10-17"
     Statement = [{

@@ -25,11 +25,12 @@ variable "service_account" {
   description = "namespace:name of the ServiceAccount whose pods read the credentials."
 }
 
-variable "oidc_provider_arn" {
-  type = string
+variable "cluster_name" {
+  type        = string
+  description = "The EKS cluster the ServiceAccount is of."
 }
 
-variable "oidc_issuer" {
+variable "cluster_arn" {
   type = string
 }
 
