@@ -159,7 +159,14 @@ func coalesce(defaults, values map[string]any) map[string]any {
 	}
 	for k, v := range values {
 		if v == nil {
-			delete(out, k)
+			// A null removes a default; a null where the chart has no
+			// default stays, and the schema judges it (Helm's
+			// coalesceValues and coalesceTablesFullKey do the same).
+			if _, isDefault := defaults[k]; isDefault {
+				delete(out, k)
+			} else {
+				out[k] = nil
+			}
 			continue
 		}
 		d, dok := out[k].(map[string]any)

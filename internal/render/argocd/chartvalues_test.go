@@ -56,7 +56,7 @@ func TestCoalesceIsHelms(t *testing.T) {
 		"charts/app/values.schema.json": {Data: []byte(`{"type": "object", "required": ["replicas"], "properties": {
 			"replicas": {"type": "integer"},
 			"resources": {"type": "object", "required": ["cpu", "memory"], "additionalProperties": false, "properties": {"cpu": {"type": "string"}, "memory": {"type": "string"}}},
-			"list": {"type": "array", "maxItems": 1}}}`)},
+			"list": {"type": "array", "maxItems": 1}, "extra": {"type": "string"}}}`)},
 	}
 	cv, err := argocd.ReadChartValues(fsys, "app")
 	if err != nil {
@@ -71,6 +71,10 @@ func TestCoalesceIsHelms(t *testing.T) {
 		"the default list stands":   {map[string]any{}, "list"},
 		"a null removes a default":  {map[string]any{"replicas": nil, "list": []any{}}, "(root)"},
 		"an unknown key in a merge": {map[string]any{"resources": map[string]any{"gpu": 1}, "list": []any{}}, "resources"},
+		// Helm removes a null only where the chart has a default.
+		"a null without a default stays":    {map[string]any{"extra": nil, "list": []any{}}, "extra"},
+		"a nested null without a default":   {map[string]any{"resources": map[string]any{"gpu": nil}, "list": []any{}}, "resources"},
+		"a nested null removes its default": {map[string]any{"resources": map[string]any{"cpu": nil}, "list": []any{}}, "resources"},
 	} {
 		found, err := cv.Check(tc.values)
 		if err != nil {
