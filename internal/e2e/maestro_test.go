@@ -58,6 +58,12 @@ func (e *env) maestroChecklist(regional, mc01, cluster string, mcOutputs, region
 		!strings.Contains(creds.Certificate, "BEGIN CERTIFICATE") || !strings.Contains(creds.PrivateKey, "PRIVATE KEY") {
 		t.Errorf("the agent's credentials: endpoint %q, client %q, certificate %.30q, key present %v", creds.Endpoint, creds.ClientID, creds.Certificate, creds.PrivateKey != "")
 	}
+	// External Secrets Operator's controller, which brings them into the
+	// cluster as the Secret the agent's chart mounts (charts/secrets-sync),
+	// reads them with its own association's role.
+	if synced, err := read("external-secrets", "external-secrets"); err != nil || synced != value {
+		t.Errorf("External Secrets Operator's controller reading the agent's credentials: %v", err)
+	}
 	e.gate.Ledger().Expect(func(en awsemu.Entry) bool { return strings.Contains(en.Resource, ":secret:"+secret) })
 	if _, err := read("hypershift", "operator"); err == nil || !strings.Contains(err.Error(), "AccessDenied") {
 		t.Errorf("the HyperShift operator read the agent's credentials: %v", err)

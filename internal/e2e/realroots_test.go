@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
 
 	"github.com/regionctl/regionctl/internal/awsemu"
 	"github.com/regionctl/regionctl/internal/cli"
@@ -308,7 +309,11 @@ func (e *env) hypershiftChecklist(account, cluster string) {
 	}
 
 	client := iam.NewFromConfig(e.in(account))
-	for _, name := range []string{"hypershift", "external-dns", "cert-manager"} {
+	// Each role is held by its ServiceAccount's pods through EKS Pod
+	// Identity: the association EKS finds for that ServiceAccount of the
+	// cluster names the role, and the role's trust admits the session.
+	for name, sa := range map[string][2]string{"hypershift": {"hypershift", "operator"}, "external-dns": {"external-dns", "external-dns"},
+		"cert-manager": {"cert-manager", "cert-manager"}} {
 		role := region + "-" + cluster + "-" + name
 		out, err := client.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(role)})
 		if err != nil {
@@ -316,8 +321,15 @@ func (e *env) hypershiftChecklist(account, cluster string) {
 			continue
 		}
 		trust, _ := url.QueryUnescape(aws.ToString(out.Role.AssumeRolePolicyDocument))
-		if !strings.Contains(trust, ":oidc-provider/oidc.eks."+region+".amazonaws.com/id/") || !strings.Contains(trust, "sts:AssumeRoleWithWebIdentity") {
-			t.Errorf("role %s is not held through the cluster's OIDC provider: %s", role, trust)
+		if !strings.Contains(trust, awsemu.PodIdentityService) || strings.Contains(trust, "AssumeRoleWithWebIdentity") {
+			t.Errorf("role %s is not held through EKS Pod Identity alone: %s", role, trust)
+		}
+		creds, err := e.gate.PodIdentitySession(ctx, account, region, cluster, sa[0], sa[1], sa[1]+"-0")
+		if err != nil {
+			t.Errorf("a pod of %s/%s: %v", sa[0], sa[1], err)
+		} else if who, err := sts.NewFromConfig(awsemu.Config(e.gate.URL, region, creds)).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{}); err != nil ||
+			!strings.Contains(aws.ToString(who.Arn), ":assumed-role/"+role+"/") {
+			t.Errorf("a pod of %s/%s holds %v (%v), want role %s", sa[0], sa[1], who, err, role)
 		}
 		if out.Role.PermissionsBoundary == nil || !strings.HasSuffix(aws.ToString(out.Role.PermissionsBoundary.PermissionsBoundaryArn), ":policy/regionctl-management-cluster-boundary") {
 			t.Errorf("role %s has no boundary", role)

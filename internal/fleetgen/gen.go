@@ -176,7 +176,9 @@ components:
     chart_revision: v0.8.1
     namespace: maestro
     values:
-      consumer: ${cluster}
+      consumerName: ${cluster}
+      serviceAccount:
+        name: maestro-agent
   hypershift-operator:
     runs_on: [management]
     chart_revision: hypershift-operator/v0.1.58

@@ -2,9 +2,9 @@
 
 package render
 
-// sourceDigest is the SHA-256 of the 92 files the renderer is built from
+// sourceDigest is the SHA-256 of the 93 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "3e215ece3c335038f70d323f7bbe42da11d177350ba4f2f191ee0bb1bce04a20"
+const sourceDigest = "09a17dd00de663c9740efa56100bd30b390e55fc428d3c2bdfedabfe56e7e32a"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -51,6 +51,19 @@ module "maestro_agent" {
   }
 }
 
+# External Secrets Operator's role: the Maestro agent's MQTT credentials
+# reach the cluster as a Kubernetes Secret (charts/secrets-sync), read by the
+# operator's controller with this role and no other.
+module "external_secrets" {
+  source               = "../modules/external-secrets"
+  cluster_name         = module.cluster.cluster_name
+  cluster_arn          = module.cluster.cluster_arn
+  role_name            = "${var.region}-${var.cluster_name}-external-secrets"
+  secret_arns          = [module.maestro_agent.secret_arn]
+  permissions_boundary = "arn:${data.aws_partition.current.partition}:iam::${var.account_id}:policy/${var.permissions_boundary}"
+  tags                 = var.tags
+}
+
 # The OIDC bucket was a private state-bucket module before HyperShift's
 # module made it public for reading.
 moved {

@@ -42,6 +42,17 @@ module "maestro_iot" {
   }
 }
 
+# External Secrets Operator's role: the Maestro server's MQTT credentials
+# reach the cluster as a Kubernetes Secret (charts/secrets-sync).
+module "external_secrets" {
+  source       = "../modules/external-secrets"
+  cluster_name = module.cluster.cluster_name
+  cluster_arn  = module.cluster.cluster_arn
+  role_name    = "${var.region}-${var.cluster_name}-external-secrets"
+  secret_arns  = [module.maestro_iot.server_secret_arn]
+  tags         = var.tags
+}
+
 module "clm_database" {
   source     = "../modules/clm-database"
   name       = "${var.region}-clm"

@@ -3,6 +3,7 @@ package argocd_test
 import (
 	"os"
 	"path"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -360,5 +361,66 @@ func TestComponentProblems(t *testing.T) {
 		if len(problems) != 1 || !strings.Contains(problems[0].Summary, tc.want) || problems[0].Pos.File == "" {
 			t.Errorf("%s: %+v, want %q", tc.what, problems, tc.want)
 		}
+	}
+}
+
+// TestSecretsSyncBringsInItsClustersSecrets: the secrets-sync Application
+// lists the Secrets Manager secret of each component of its cluster that
+// has one (the Maestro agent's on a management cluster, the server's on a
+// regional one), as the Secret its chart mounts, in the component's
+// namespace; a component that does not run brings nothing, and a value set
+// in config is refused rather than overwritten.
+func TestSecretsSyncBringsInItsClustersSecrets(t *testing.T) {
+	f, owned := loadFleet(t, "../../..")
+	g := render.GitOpsOf(f)
+	clusters := map[string]*config.Cluster{}
+	for _, c := range f.Clusters {
+		clusters[c.ID()] = c
+	}
+	mc, regional := clusters["us-east-1/mc01"], clusters["us-east-1/regional"]
+	if mc == nil || regional == nil {
+		t.Fatal("the example fleet has no us-east-1/mc01 or us-east-1/regional")
+	}
+	secrets := func(c *config.Cluster) []any {
+		t.Helper()
+		comps, problems := argocd.Components(c, g, owned)
+		if len(problems) > 0 {
+			t.Fatal(problems)
+		}
+		for _, comp := range comps {
+			if comp.Name == argocd.SecretsSync {
+				l, _ := comp.Values["secrets"].([]any)
+				return l
+			}
+		}
+		t.Fatalf("%s runs no %s", c.ID(), argocd.SecretsSync)
+		return nil
+	}
+	want := func(ns, name, remote string) []any {
+		return []any{map[string]any{"namespace": ns, "name": name, "remote": remote, "data": []any{
+			map[string]any{"key": "client.crt", "property": "certificate"}, map[string]any{"key": "client.key", "property": "private_key"}}}}
+	}
+	for _, tc := range []struct {
+		what string
+		c    *config.Cluster
+		want []any
+	}{
+		{"a management cluster", mc, want("maestro", "maestro-agent-certs", "us-east-1-mc01-maestro-agent-mqtt")},
+		{"a regional cluster", regional, want("maestro", "maestro-server-certs", "us-east-1-maestro-server-mqtt")},
+		{"the agent elsewhere", withComponent(t, mc, "maestro-agent", map[string]any{"namespace": "agents"}), want("agents", "maestro-agent-certs", "us-east-1-mc01-maestro-agent-mqtt")},
+		{"no agent", withComponent(t, mc, "maestro-agent", map[string]any{"enabled": false}), []any{}},
+	} {
+		if got := secrets(tc.c); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: secrets %v, want %v", tc.what, got, tc.want)
+		}
+	}
+	comps := mc.Effective.Get("components")
+	sync := comps.Get(argocd.SecretsSync)
+	set := sync.With("values", sync.Origin.Pos, &config.Value{Kind: config.Map}).Get("values")
+	set = set.With("secrets", sync.Origin.Pos, &config.Value{Kind: config.List})
+	cp := *mc
+	cp.Effective = mc.Effective.With("components", comps.Origin.Pos, comps.With(argocd.SecretsSync, comps.Origin.Pos, sync.With("values", sync.Origin.Pos, set)))
+	if _, problems := argocd.Components(&cp, g, owned); len(problems) != 1 || !strings.Contains(problems[0].Summary, "sets its secrets") {
+		t.Errorf("values.secrets set in config: %+v", problems)
 	}
 }

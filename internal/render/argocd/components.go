@@ -67,6 +67,18 @@ func Components(c *config.Cluster, g GitOps, owned map[string]bool) ([]Component
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	// secrets-sync brings in the secrets of the cluster's other components.
+	for i := range out {
+		if out[i].Name != SecretsSync {
+			continue
+		}
+		if _, set := out[i].Values["secrets"]; set {
+			problems = append(problems, problem(out[i].At, "render lists the secrets of the cluster's components (the Terraform roots make them); remove values.secrets.",
+				"component %s sets its secrets", SecretsSync)...)
+			continue
+		}
+		out[i].Values["secrets"] = secretsValue(SyncedSecrets(c, out))
+	}
 	return out, problems
 }
 

@@ -1,0 +1,248 @@
+package charts_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"sigs.k8s.io/yaml"
+
+	"github.com/regionctl/regionctl/internal/kube/apiserver"
+)
+
+// esoModule is External Secrets Operator's Go module, whose repository
+// holds its Helm chart (deploy/charts/external-secrets) and the CRDs its
+// release packs into that chart (deploy/crds/bundle.yaml). The Go module
+// proxy serves it; nothing else here can fetch the published chart.
+const esoModule = "github.com/external-secrets/external-secrets"
+
+// esoRevision is the external-secrets component's chart_revision in the
+// example fleet: the chart version every Application pins.
+func esoRevision(t *testing.T) string {
+	t.Helper()
+	var global struct {
+		Components map[string]struct {
+			ChartRevision string `json:"chart_revision"`
+		} `json:"components"`
+	}
+	b, err := os.ReadFile(filepath.Join(repo, "config", "global", "10-components.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, &global); err != nil {
+		t.Fatal(err)
+	}
+	rev := global.Components["external-secrets"].ChartRevision
+	if rev == "" {
+		t.Fatal("the example fleet runs no external-secrets component")
+	}
+	return rev
+}
+
+// esoSource is the directory of External Secrets Operator's repository at
+// the tag of the chart version the fleet pins, from the Go module proxy.
+func esoSource(t *testing.T) string {
+	t.Helper()
+	version := "v" + esoRevision(t)
+	cmd := exec.Command("go", "mod", "download", "-json", esoModule+"@"+version)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	out, err := cmd.Output()
+	if err != nil {
+		msg := err.Error()
+		if ee, ok := err.(*exec.ExitError); ok {
+			msg += ": " + string(ee.Stderr)
+		}
+		if os.Getenv("CI") == "" {
+			t.Skipf("External Secrets Operator %s is not reachable through the Go module proxy (go mod download %s@%s): %s", version, esoModule, version, msg)
+		}
+		t.Fatalf("go mod download %s@%s: %s %s", esoModule, version, msg, out)
+	}
+	var m struct{ Dir, Error string }
+	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
+		t.Fatalf("go mod download %s@%s: %s %v", esoModule, version, m.Error, err)
+	}
+	return m.Dir
+}
+
+// esoCRDs are the CRDs of the operator's release.
+func esoCRDs(t *testing.T, src string) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(src, "deploy", "crds", "bundle.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crds []map[string]any
+	for _, doc := range strings.Split(string(b), "\n---") {
+		var o map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
+			t.Fatal(err)
+		}
+		if o["kind"] == "CustomResourceDefinition" {
+			crds = append(crds, o)
+		}
+	}
+	if len(crds) < 10 {
+		t.Fatalf("only %d CRDs in the operator's bundle", len(crds))
+	}
+	return crds
+}
+
+// TestExternalSecretsIsAdmittedAndSyncsWhatRenderLists: External Secrets
+// Operator's own chart, at the tag of the version the fleet pins, rendered
+// by Helm with the values of every rendered external-secrets Application,
+// is admitted by a real API server under the restricted Pod Security
+// Standard, with its controller running as the ServiceAccount
+// modules/external-secrets associates its role with; and, with the
+// operator's CRDs installed, the ClusterSecretStore and ExternalSecrets
+// that secrets-sync renders for each cluster are admitted by the CRDs'
+// own schemas, naming each secret the Terraform roots make and the Secret
+// the Maestro charts mount.
+func TestExternalSecretsIsAdmittedAndSyncsWhatRenderLists(t *testing.T) {
+	src := esoSource(t)
+	chartDir := filepath.Join(src, "deploy", "charts", "external-secrets")
+	if _, err := loader.Load(chartDir); err != nil {
+		t.Fatalf("Helm loads the operator's chart: %v", err)
+	}
+	s := apiserver.StartTest(t)
+	ctx := context.Background()
+	if err := s.InstallCRDs(ctx, esoCRDs(t, src)); err != nil {
+		t.Fatal(err)
+	}
+	madeNamespaces := map[string]bool{}
+	namespace := func(name string, labels map[string]any) {
+		if madeNamespaces[name] {
+			return
+		}
+		madeNamespaces[name] = true
+		resp, err := s.Create(ctx, "/api/v1/namespaces", map[string]any{"apiVersion": "v1", "kind": "Namespace",
+			"metadata": map[string]any{"name": name, "labels": labels}})
+		if err != nil || resp.Status != http.StatusCreated {
+			t.Fatalf("namespace %s: %v %v", name, err, resp)
+		}
+	}
+	admit := func(file string, o map[string]any, ns string) {
+		t.Helper()
+		resp, err := s.Apply(ctx, o, ns, "argocd-controller", true, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		meta, _ := o["metadata"].(map[string]any)
+		what := fmt.Sprintf("%s: %v %v", file, o["kind"], meta["name"])
+		if resp.Status != http.StatusOK && resp.Status != http.StatusCreated {
+			t.Errorf("%s: refused (%d): %s", what, resp.Status, resp.Message())
+		}
+		for _, w := range resp.Warnings {
+			t.Errorf("%s: admitted with a warning: %s", what, w)
+		}
+	}
+
+	// The operator, as each rendered Application installs it.
+	operators := renderedApps(t, "external-secrets")
+	if len(operators) == 0 {
+		t.Fatal("no external-secrets Application rendered")
+	}
+	objects := 0
+	for _, a := range operators {
+		objs, err := renderAbs(chartDir, a.release, a.namespace, a.values, false)
+		if err != nil {
+			t.Fatalf("%s: Helm renders the operator's chart: %v", a.file, err)
+		}
+		namespace(a.namespace, a.namespaceLabels)
+		controllerSA := ""
+		sas := map[string]bool{}
+		for _, o := range objs {
+			objects++
+			admit(a.file, o, a.namespace)
+			meta, _ := o["metadata"].(map[string]any)
+			switch o["kind"] {
+			case "ServiceAccount":
+				sas[fmt.Sprint(meta["name"])] = true
+			case "Deployment":
+				if meta["name"] == a.release {
+					spec := o["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+					controllerSA = fmt.Sprint(spec["serviceAccountName"])
+				}
+			}
+		}
+		// modules/external-secrets associates its role with this
+		// ServiceAccount of this namespace.
+		if a.namespace != "external-secrets" || controllerSA != "external-secrets" || !sas["external-secrets"] {
+			t.Errorf("%s: the controller runs as %s/%s (ServiceAccounts made: %v); the role's association names external-secrets/external-secrets",
+				a.file, a.namespace, controllerSA, sas)
+		}
+	}
+
+	// What secrets-sync renders for each cluster, judged by the CRDs.
+	syncs := 0
+	for _, a := range platformApps(t) {
+		if filepath.Base(a.chart) != "secrets-sync" {
+			continue
+		}
+		objs, err := render(a.chart, a.release, a.namespace, a.values)
+		if err != nil {
+			t.Fatalf("%s: %v", a.file, err)
+		}
+		listed, _ := a.values["secrets"].([]any)
+		externals := 0
+		for _, o := range objs {
+			meta, _ := o["metadata"].(map[string]any)
+			ns, _ := meta["namespace"].(string)
+			if ns == "" {
+				ns = a.namespace
+			}
+			namespace(ns, a.namespaceLabels)
+			objects++
+			admit(a.file, o, ns)
+			if o["kind"] == "ExternalSecret" {
+				externals++
+				spec := o["spec"].(map[string]any)
+				data, _ := spec["data"].([]any)
+				remote := data[0].(map[string]any)["remoteRef"].(map[string]any)["key"]
+				if !strings.HasSuffix(fmt.Sprint(remote), "-maestro-agent-mqtt") && !strings.HasSuffix(fmt.Sprint(remote), "-maestro-server-mqtt") {
+					t.Errorf("%s: an ExternalSecret reads %v, which no root makes", a.file, remote)
+				}
+				if target := spec["target"].(map[string]any)["name"]; target != "maestro-agent-certs" && target != "maestro-server-certs" {
+					t.Errorf("%s: an ExternalSecret makes %v, which no Maestro chart mounts", a.file, target)
+				}
+			}
+		}
+		if externals != len(listed) || externals == 0 {
+			t.Errorf("%s: %d ExternalSecrets for %d listed secrets", a.file, externals, len(listed))
+		}
+		syncs++
+	}
+	if syncs == 0 {
+		t.Fatal("no secrets-sync Application rendered")
+	}
+	t.Logf("External Secrets Operator %s: %d Applications; secrets-sync: %d; %d objects admitted", esoRevision(t), len(operators), syncs, objects)
+}
+
+// renderedApps are the rendered Applications of component comp (any
+// source), one per distinct namespace and values.
+func renderedApps(t *testing.T, comp string) []app {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(repo, "deploy", "*", "*", "argocd", "*", "apps", comp+".yaml"))
+	seen := map[string]bool{}
+	var out []app
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := decodeApp(t, f, b)
+		v, _ := json.Marshal(a.values)
+		if key := a.namespace + "|" + string(v); !seen[key] {
+			seen[key] = true
+			out = append(out, a)
+		}
+	}
+	return out
+}

@@ -1,0 +1,43 @@
+# External Secrets Operator's controller (the external-secrets component,
+# ServiceAccount external-secrets/external-secrets) brings the values the
+# roots keep in Secrets Manager into the cluster as Kubernetes Secrets (the
+# secrets-sync chart says which, where). It holds, through EKS Pod Identity,
+# a role that may read exactly the secrets given here and nothing else: the
+# controller's own credentials, as the operator uses them when a store names
+# no other (external-secrets.io, "AWS Access": controller's pod identity),
+# with the reads its AWS provider makes ("Secrets Manager": IAM policy).
+
+locals {
+  service_account = "external-secrets:external-secrets"
+}
+
+module "trust" {
+  source          = "../pod-identity-trust"
+  cluster_arn     = var.cluster_arn
+  service_account = local.service_account
+}
+
+module "role" {
+  source            = "../iam-role"
+  name              = var.role_name
+  trust_policy_json = module.trust.trust_json
+  policy_json = jsonencode({
+    Version = "2012-10-17"
+    Statement = [{
+      Sid      = "TheSecretsItSyncs"
+      Effect   = "Allow"
+      Action   = ["secretsmanager:GetSecretValue", "secretsmanager:DescribeSecret", "secretsmanager:GetResourcePolicy", "secretsmanager:ListSecretVersionIds"]
+      Resource = var.secret_arns
+    }]
+  })
+  permissions_boundary = var.permissions_boundary
+  tags                 = var.tags
+}
+
+resource "aws_eks_pod_identity_association" "controller" {
+  cluster_name    = var.cluster_name
+  namespace       = split(":", local.service_account)[0]
+  service_account = split(":", local.service_account)[1]
+  role_arn        = module.role.arn
+  tags            = var.tags
+}
