@@ -58,7 +58,7 @@ module "external_secrets" {
   source               = "../modules/external-secrets"
   cluster_name         = module.cluster.cluster_name
   cluster_arn          = module.cluster.cluster_arn
-  role_name            = "${var.region}-${var.cluster_name}-external-secrets"
+  region               = var.region
   secret_arns          = [module.maestro_agent.secret_arn]
   permissions_boundary = "arn:${data.aws_partition.current.partition}:iam::${var.account_id}:policy/${var.permissions_boundary}"
   tags                 = var.tags

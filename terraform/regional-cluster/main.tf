@@ -48,7 +48,7 @@ module "external_secrets" {
   source       = "../modules/external-secrets"
   cluster_name = module.cluster.cluster_name
   cluster_arn  = module.cluster.cluster_arn
-  role_name    = "${var.region}-${var.cluster_name}-external-secrets"
+  region       = var.region
   secret_arns  = [module.maestro_iot.server_secret_arn]
   tags         = var.tags
 }

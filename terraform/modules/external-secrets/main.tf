@@ -8,6 +8,7 @@
 # with the reads its AWS provider makes ("Secrets Manager": IAM policy).
 
 locals {
+  prefix          = "${var.region}-${var.cluster_name}"
   service_account = "external-secrets:external-secrets"
 }
 
@@ -19,7 +20,7 @@ module "trust" {
 
 module "role" {
   source            = "../iam-role"
-  name              = var.role_name
+  name              = "${local.prefix}-external-secrets"
   trust_policy_json = module.trust.trust_json
   policy_json = jsonencode({
     Version = "2012-10-17"

@@ -1,12 +1,13 @@
 variable "cluster_name" {
-  type = string
+  type        = string
+  description = "The EKS cluster's name, which is the platform's cluster name."
 }
 
 variable "cluster_arn" {
   type = string
 }
 
-variable "role_name" {
+variable "region" {
   type = string
 }
 
