@@ -50,8 +50,15 @@ func esoRevision(t *testing.T) string {
 // the tag of the chart version the fleet pins, from the Go module proxy.
 func esoSource(t *testing.T) string {
 	t.Helper()
-	version := "v" + esoRevision(t)
-	cmd := exec.Command("go", "mod", "download", "-json", esoModule+"@"+version)
+	return moduleSource(t, esoModule, "v"+esoRevision(t))
+}
+
+// moduleSource is the directory of module at version, from the Go module
+// proxy (the one way here to another project's chart). Unreachable, it
+// fails on CI and skips elsewhere, saying what to run.
+func moduleSource(t *testing.T, module, version string) string {
+	t.Helper()
+	cmd := exec.Command("go", "mod", "download", "-json", module+"@"+version)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
 	out, err := cmd.Output()
@@ -60,14 +67,16 @@ func esoSource(t *testing.T) string {
 		if ee, ok := err.(*exec.ExitError); ok {
 			msg += ": " + string(ee.Stderr)
 		}
+		var m struct{ Error string }
+		_ = json.Unmarshal(out, &m)
 		if os.Getenv("CI") == "" {
-			t.Skipf("External Secrets Operator %s is not reachable through the Go module proxy (go mod download %s@%s): %s", version, esoModule, version, msg)
+			t.Skipf("%s@%s is not reachable through the Go module proxy (go mod download -json %s@%s): %s %s", module, version, module, version, msg, m.Error)
 		}
-		t.Fatalf("go mod download %s@%s: %s %s", esoModule, version, msg, out)
+		t.Fatalf("go mod download %s@%s: %s %s", module, version, msg, m.Error)
 	}
 	var m struct{ Dir, Error string }
 	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
-		t.Fatalf("go mod download %s@%s: %s %v", esoModule, version, m.Error, err)
+		t.Fatalf("go mod download %s@%s: %s %v", module, version, m.Error, err)
 	}
 	return m.Dir
 }

@@ -1,0 +1,182 @@
+package charts_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"sigs.k8s.io/yaml"
+
+	"github.com/regionctl/regionctl/internal/kube/apiserver"
+)
+
+// upstreamChart is another project's chart that the Go module proxy
+// serves: its project's repository holds it, at the version of the module
+// that carries the chart version the fleet pins.
+type upstreamChart struct {
+	component string
+	module    string
+	// version is the module version whose repository holds the chart at
+	// the component's chart_revision ("" when none is known).
+	version func(rev string) string
+	dir     string // the chart's directory in the repository
+	// serviceAccount is the ServiceAccount (namespace/name) a role of the
+	// Terraform roots is given to through EKS Pod Identity, which the
+	// chart's workload must run as ("" for none).
+	serviceAccount string
+}
+
+var upstreamCharts = []upstreamChart{
+	// The chart's releases are tagged apart from the app's; the app's
+	// v0.20.0 carries chart 1.19.0 (charts/external-dns/Chart.yaml).
+	{component: "external-dns", module: "sigs.k8s.io/external-dns", version: func(rev string) string { return map[string]string{"1.19.0": "v0.20.0"}[rev] },
+		dir: "charts/external-dns", serviceAccount: "external-dns/external-dns"},
+	// A git chart: the Application's targetRevision is the module's tag.
+	{component: "tekton-operator", module: "github.com/tektoncd/operator", version: func(rev string) string { return rev }, dir: "charts/tekton-operator"},
+}
+
+// componentConfig is a component of the example fleet's global layer.
+type componentConfig struct {
+	ChartRevision string `json:"chart_revision"`
+	Namespace     string `json:"namespace"`
+	Chart         struct {
+		RepoURL string `json:"repo_url"`
+		Name    string `json:"name"`
+		GitURL  string `json:"git_url"`
+		Path    string `json:"path"`
+	} `json:"chart"`
+}
+
+func componentsConfig(t *testing.T) map[string]componentConfig {
+	t.Helper()
+	var global struct {
+		Components map[string]componentConfig `json:"components"`
+	}
+	b, err := os.ReadFile(filepath.Join(repo, "config", "global", "10-components.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, &global); err != nil {
+		t.Fatal(err)
+	}
+	return global.Components
+}
+
+// TestOtherProjectsChartsAreAdmitted: each chart of another project that the
+// Go module proxy serves, taken from its project's repository at the version
+// the fleet pins (the chart's own version, or the git ref and path the
+// Application names), is rendered by Helm with the values of every rendered
+// Application of it and admitted by a real API server in the namespace Argo
+// CD makes for it (its CRDs installed first, as Argo CD syncs them first),
+// without a Pod Security warning; where a role of the roots is given to one
+// of its ServiceAccounts, the chart makes that ServiceAccount and a
+// Deployment runs as it.
+func TestOtherProjectsChartsAreAdmitted(t *testing.T) {
+	comps := componentsConfig(t)
+	s := apiserver.StartTest(t)
+	ctx := context.Background()
+	made := map[string]bool{}
+	for _, u := range upstreamCharts {
+		c, ok := comps[u.component]
+		if !ok {
+			t.Errorf("the example fleet runs no %s", u.component)
+			continue
+		}
+		version := u.version(c.ChartRevision)
+		if version == "" {
+			t.Errorf("%s: no module version of %s is known to hold its chart %s; find the tag whose %s/Chart.yaml says version %s and add it",
+				u.component, u.module, c.ChartRevision, u.dir, c.ChartRevision)
+			continue
+		}
+		if c.Chart.GitURL != "" && c.Chart.Path != u.dir {
+			t.Errorf("%s: the Application's chart is %s of %s, the test's %s", u.component, c.Chart.Path, c.Chart.GitURL, u.dir)
+		}
+		dir := filepath.Join(moduleSource(t, u.module, version), u.dir)
+		ch, err := loader.Load(dir)
+		if err != nil {
+			t.Fatalf("%s: Helm loads %s: %v", u.component, dir, err)
+		}
+		if c.Chart.RepoURL != "" && ch.Metadata.Version != c.ChartRevision {
+			t.Errorf("%s: %s@%s holds chart %s %s, the fleet pins %s", u.component, u.module, version, ch.Metadata.Name, ch.Metadata.Version, c.ChartRevision)
+		}
+		apps := renderedApps(t, u.component)
+		if len(apps) == 0 {
+			t.Errorf("no %s Application rendered", u.component)
+			continue
+		}
+		objects := 0
+		crdsInstalled := false
+		for _, a := range apps {
+			objs, err := renderAbs(dir, a.release, a.namespace, a.values, false)
+			if err != nil {
+				t.Errorf("%s: Helm renders %s: %v", a.file, u.component, err)
+				continue
+			}
+			if !made[a.namespace] {
+				made[a.namespace] = true
+				resp, err := s.Create(ctx, "/api/v1/namespaces", map[string]any{"apiVersion": "v1", "kind": "Namespace",
+					"metadata": map[string]any{"name": a.namespace, "labels": a.namespaceLabels}})
+				if err != nil || resp.Status != http.StatusCreated {
+					t.Fatalf("namespace %s: %v %v", a.namespace, err, resp)
+				}
+			}
+			var crds, rest []map[string]any
+			for _, o := range objs {
+				if o["kind"] == "CustomResourceDefinition" {
+					crds = append(crds, o)
+				} else {
+					rest = append(rest, o)
+				}
+			}
+			if !crdsInstalled && len(crds) > 0 {
+				if err := s.InstallCRDs(ctx, crds); err != nil {
+					t.Fatalf("%s: the chart's CRDs: %v", a.file, err)
+				}
+				crdsInstalled = true
+			}
+			sas, runAs := map[string]bool{}, map[string]bool{}
+			for _, o := range rest {
+				objects++
+				resp, err := s.Apply(ctx, o, a.namespace, "argocd-controller", true, nil)
+				if err != nil {
+					t.Fatalf("%s: %v", a.file, err)
+				}
+				meta, _ := o["metadata"].(map[string]any)
+				what := fmt.Sprintf("%s: %v %v", a.file, o["kind"], meta["name"])
+				if resp.Status != http.StatusOK && resp.Status != http.StatusCreated {
+					t.Errorf("%s: refused (%d): %s", what, resp.Status, resp.Message())
+				}
+				for _, w := range resp.Warnings {
+					t.Errorf("%s: admitted with a warning: %s", what, w)
+				}
+				switch o["kind"] {
+				case "ServiceAccount":
+					sas[a.namespace+"/"+fmt.Sprint(meta["name"])] = true
+				case "Deployment":
+					spec, _ := o["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+					runAs[a.namespace+"/"+fmt.Sprint(spec["serviceAccountName"])] = true
+				}
+			}
+			if u.serviceAccount != "" && (!sas[u.serviceAccount] || !runAs[u.serviceAccount]) {
+				t.Errorf("%s: a role is given to %s, but the chart makes ServiceAccounts %v and runs Deployments as %v",
+					a.file, u.serviceAccount, sorted(sas), sorted(runAs))
+			}
+		}
+		t.Logf("%s: chart %s %s from %s@%s, %d Applications, %d objects admitted", u.component, ch.Metadata.Name, ch.Metadata.Version, u.module, version, len(apps), objects)
+	}
+}
+
+func sorted(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
