@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strings"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -29,6 +31,9 @@ type upstreamChart struct {
 	// Terraform roots is given to through EKS Pod Identity, which the
 	// chart's workload must run as ("" for none).
 	serviceAccount string
+	// prepare, when set, makes the chart of the repository's directory as
+	// the project's release does, returning the chart's directory.
+	prepare func(t *testing.T, dir, version string) string
 }
 
 var upstreamCharts = []upstreamChart{
@@ -36,6 +41,11 @@ var upstreamCharts = []upstreamChart{
 	// v0.20.0 carries chart 1.19.0 (charts/external-dns/Chart.yaml).
 	{component: "external-dns", module: "sigs.k8s.io/external-dns", version: func(rev string) string { return map[string]string{"1.19.0": "v0.20.0"}[rev] },
 		dir: "charts/external-dns", serviceAccount: "external-dns/external-dns"},
+	// The chart's Chart.yaml is written by cert-manager's release tool
+	// from Chart.template.yaml, the tag as its version; its CRDs are
+	// templates of the chart (crds.enabled).
+	{component: "cert-manager", module: "github.com/cert-manager/cert-manager", version: func(rev string) string { return rev },
+		dir: "deploy/charts/cert-manager", serviceAccount: "cert-manager/cert-manager", prepare: releaseFromTemplate},
 	// A git chart: the Application's targetRevision is the module's tag.
 	{component: "tekton-operator", module: "github.com/tektoncd/operator", version: func(rev string) string { return rev }, dir: "charts/tekton-operator"},
 }
@@ -97,6 +107,9 @@ func TestOtherProjectsChartsAreAdmitted(t *testing.T) {
 			t.Errorf("%s: the Application's chart is %s of %s, the test's %s", u.component, c.Chart.Path, c.Chart.GitURL, u.dir)
 		}
 		dir := filepath.Join(moduleSource(t, u.module, version), u.dir)
+		if u.prepare != nil {
+			dir = u.prepare(t, dir, version)
+		}
 		ch, err := loader.Load(dir)
 		if err != nil {
 			t.Fatalf("%s: Helm loads %s: %v", u.component, dir, err)
@@ -180,3 +193,35 @@ func sorted(m map[string]bool) []string {
 	return out
 }
 
+
+// releaseFromTemplate copies a chart whose Chart.yaml its project's release
+// tool writes (from Chart.template.yaml, version and appVersion the tag) and
+// writes it so.
+func releaseFromTemplate(t *testing.T, dir, version string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), filepath.Base(dir))
+	if err := os.CopyFS(out, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := os.ReadFile(filepath.Join(dir, "Chart.template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chart := regexp.MustCompile(`(?m)^(version|appVersion): v0\.0\.0$`).ReplaceAllString(string(tmpl), "${1}: "+version)
+	chart = strings.ReplaceAll(chart, "{{IS_PRERELEASE}}", "false")
+	if chart == string(tmpl) {
+		t.Fatalf("%s: no version placeholder in Chart.template.yaml", dir)
+	}
+	if err := os.WriteFile(filepath.Join(out, "Chart.yaml"), []byte(chart), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The copy of the module cache's read-only files stays read-only:
+	// make it removable.
+	_ = filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err == nil {
+			_ = os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+	return out
+}
