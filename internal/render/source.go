@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 93 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "05168bd7668c8dd1fbc6a7b22112e2ae40b6f6f865aec20fbca42919b36bba62"
+const sourceDigest = "cedb3403ceb10eb2190a5518ac40b960c1dc647607deeec4a22e640343183d18"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -424,3 +424,53 @@ func TestSecretsSyncBringsInItsClustersSecrets(t *testing.T) {
 		t.Errorf("values.secrets set in config: %+v", problems)
 	}
 }
+
+// TestNamespacesEnforceTheirComponentsPodSecurity: every component's
+// namespace enforces restricted unless the component says baseline (and
+// warns and audits on restricted either way), another project's chart
+// included; two components of one namespace enforcing different levels is
+// a problem at the second's pod_security.
+func TestNamespacesEnforceTheirComponentsPodSecurity(t *testing.T) {
+	f, owned := loadFleet(t, "../../..")
+	g := render.GitOpsOf(f)
+	var mc *config.Cluster
+	for _, c := range f.Clusters {
+		if c.ID() == "us-east-1/mc01" {
+			mc = c
+		}
+	}
+	labels := func(c *config.Cluster) map[string]map[string]string {
+		t.Helper()
+		comps, problems := argocd.Components(c, g, owned)
+		if len(problems) > 0 {
+			t.Fatal(problems)
+		}
+		out := map[string]map[string]string{}
+		for p, d := range argocd.PerClusterDocs(c, comps, g) {
+			if a, ok := d.(*argocd.Application); ok && strings.Contains(p, "/apps/") {
+				out[a.Metadata.Name] = a.Spec.SyncPolicy.ManagedNamespaceMetadata.Labels
+			}
+		}
+		return out
+	}
+	got := labels(mc)
+	for comp, want := range map[string]string{"cert-manager": "restricted", "external-dns": "restricted", "external-secrets": "restricted",
+		"hypershift-operator": "restricted", "maestro-agent": "baseline"} {
+		l := got[comp]
+		if l["pod-security.kubernetes.io/enforce"] != want || l["pod-security.kubernetes.io/warn"] != "restricted" || l["pod-security.kubernetes.io/audit"] != "restricted" {
+			t.Errorf("%s's namespace labels %v, want enforce %s, warn and audit restricted", comp, l, want)
+		}
+	}
+	loose := withComponent(t, mc, "cert-manager", map[string]any{"pod_security": "baseline"})
+	if l := labels(loose)["cert-manager"]; l["pod-security.kubernetes.io/enforce"] != "baseline" {
+		t.Errorf("pod_security: baseline gives %v", l)
+	}
+	shared := withComponent(t, mc, "cert-manager", map[string]any{"namespace": "maestro"})
+	if _, problems := argocd.Components(shared, g, owned); len(problems) != 1 || !strings.Contains(problems[0].Summary, "enforces") {
+		t.Errorf("two levels in one namespace: %+v", problems)
+	}
+	same := withComponent(t, withComponent(t, mc, "cert-manager", map[string]any{"namespace": "maestro"}), "cert-manager", map[string]any{"pod_security": "baseline"})
+	if _, problems := argocd.Components(same, g, owned); len(problems) != 0 {
+		t.Errorf("one level in a shared namespace: %+v", problems)
+	}
+}

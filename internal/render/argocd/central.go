@@ -91,10 +91,11 @@ func CentralDocs(env string, sectors []*config.Sector, refs []ClusterRef, g GitO
 		"data": map[string]string{ProgressiveSyncs: "true"},
 	}
 	type use struct {
-		source   ChartSource
-		firstAt  string
-		clusters []*config.Cluster
-		sectors  map[string]bool
+		source      ChartSource
+		podSecurity string
+		firstAt     string
+		clusters    []*config.Cluster
+		sectors     map[string]bool
 	}
 	uses := map[string]*use{}
 	var all []Component // every component of every cluster, for the project's kinds
@@ -111,10 +112,12 @@ func CentralDocs(env string, sectors []*config.Sector, refs []ClusterRef, g GitO
 		for _, comp := range r.Components {
 			u := uses[comp.Name]
 			if u == nil {
-				u = &use{source: comp.Source, firstAt: c.ID(), sectors: map[string]bool{}}
+				u = &use{source: comp.Source, podSecurity: comp.PodSecurity, firstAt: c.ID(), sectors: map[string]bool{}}
 				uses[comp.Name] = u
 			} else if u.source != comp.Source {
 				return nil, fmt.Errorf("component %s takes its chart from %+v on %s but %+v on %s: in the central topology every cluster of an environment runs one chart source", comp.Name, u.source, u.firstAt, comp.Source, c.ID())
+			} else if u.podSecurity != comp.PodSecurity {
+				return nil, fmt.Errorf("component %s enforces Pod Security %s on %s but %s on %s: in the central topology every cluster of an environment enforces one level", comp.Name, u.podSecurity, u.firstAt, comp.PodSecurity, c.ID())
 			}
 			u.clusters = append(u.clusters, c)
 			u.sectors[c.SectorName()] = true
@@ -158,7 +161,7 @@ func CentralDocs(env string, sectors []*config.Sector, refs []ClusterRef, g GitO
 			}
 			steps = append(steps, st)
 		}
-		docs[path.Join(dir, "applicationset-"+name+".yaml")] = buildSet(env, name, u.source, steps, g)
+		docs[path.Join(dir, "applicationset-"+name+".yaml")] = buildSet(env, name, u.source, u.podSecurity, steps, g)
 	}
 	return docs, nil
 }
@@ -173,7 +176,7 @@ func annotation(k string) string {
 	return `{{with index .metadata.annotations "` + k + `"}}{{.}}{{else}}{{fail "the cluster Secret has no annotation ` + k + `"}}{{end}}`
 }
 
-func buildSet(env, comp string, src ChartSource, steps []Step, g GitOps) *ApplicationSet {
+func buildSet(env, comp string, src ChartSource, podSecurityLevel string, steps []Step, g GitOps) *ApplicationSet {
 	values := "$values/deploy/" + label("environment") + "/" + label("region") + "/argocd/" + label("cluster") + "/values/" + comp + ".yaml"
 	chart := Source{RepoURL: src.RepoURL, Chart: src.Chart, Path: src.Path, TargetRevision: annotation(revisionAnnotation(comp)),
 		Helm: &Helm{ReleaseName: comp, ValueFiles: []string{values}}}
@@ -204,7 +207,7 @@ func buildSet(env, comp string, src ChartSource, steps []Step, g GitOps) *Applic
 					// RollingSync syncs each step itself; an automated policy
 					// would be turned off by it, and without progressive
 					// syncs would send the change everywhere at once.
-					SyncPolicy: syncPolicy(false, podSecurity(ownChart(src, g))),
+					SyncPolicy: syncPolicy(false, podSecurity(podSecurityLevel)),
 				},
 			},
 			SyncPolicy: &SetPolicy{PreserveResourcesOnDeletion: true},

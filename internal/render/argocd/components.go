@@ -40,6 +40,11 @@ type Component struct {
 	// ClusterResources are the cluster-scoped kinds its chart installs
 	// (cluster_resources): its Argo CD project admits them.
 	ClusterResources []GroupKind
+	// PodSecurity is the Pod Security Standard its namespace enforces
+	// (pod_security: restricted unless the component says baseline).
+	PodSecurity string
+	// podSecurityAt is where pod_security was set, or the component.
+	podSecurityAt diag.Pos
 }
 
 // Problem is a component the cluster cannot run as configured.
@@ -67,6 +72,7 @@ func Components(c *config.Cluster, g GitOps, owned map[string]bool) ([]Component
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	problems = append(problems, podSecurityConflicts(out)...)
 	// secrets-sync brings in the secrets of the cluster's other components.
 	for i := range out {
 		if out[i].Name != SecretsSync {
@@ -115,6 +121,10 @@ func component(c *config.Cluster, g GitOps, owned map[string]bool, f config.Fiel
 	}
 	comp.Revision, comp.At = rev, revAt
 	comp.ClusterResources = clusterResources(v.Get("cluster_resources"))
+	comp.PodSecurity, comp.podSecurityAt = str("pod_security")
+	if comp.PodSecurity == "" {
+		comp.PodSecurity, comp.podSecurityAt = "restricted", at
+	}
 
 	values, problems := componentValues(c, name, v, at, str)
 	if problems != nil {
@@ -282,4 +292,26 @@ func MaestroSecret(component string, c *config.Cluster) string {
 		return c.Region.Name + "-" + c.Name + "-maestro-agent-mqtt"
 	}
 	return ""
+}
+
+// podSecurityConflicts are the components that share a namespace with an
+// earlier one (in name order) and enforce another Pod Security Standard
+// there: each Application writes the namespace's labels, and two levels
+// would have Argo CD rewrite them on every sync.
+func podSecurityConflicts(comps []Component) []Problem {
+	var problems []Problem
+	first := map[string]*Component{}
+	for i := range comps {
+		c := &comps[i]
+		f, seen := first[c.Namespace]
+		if !seen {
+			first[c.Namespace] = c
+			continue
+		}
+		if f.PodSecurity != c.PodSecurity {
+			problems = append(problems, problem(c.podSecurityAt, "Components in one namespace enforce one Pod Security Standard: set the same pod_security on both, or give one a namespace of its own.",
+				"component %s enforces %s in namespace %s, where %s enforces %s", c.Name, c.PodSecurity, c.Namespace, f.Name, f.PodSecurity)...)
+		}
+	}
+	return problems
 }

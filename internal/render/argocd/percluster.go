@@ -3,7 +3,6 @@ package argocd
 import (
 	"path"
 	"sort"
-	"strings"
 
 	"github.com/regionctl/regionctl/internal/config"
 )
@@ -31,22 +30,17 @@ func ClusterLabels(c *config.Cluster) map[string]string {
 }
 
 // podSecurity are the Pod Security Standard labels of a component's
-// namespace: every namespace warns and audits on what the restricted
-// standard would refuse; one of a chart the fleet owns (charts/, which
-// conformance/charts has a real API server admit under restricted)
-// enforces it. Other projects' charts are not judged here, so theirs only
-// warn until they are.
-func podSecurity(enforce bool) *NamespaceMetadata {
-	l := map[string]string{"pod-security.kubernetes.io/warn": "restricted", "pod-security.kubernetes.io/audit": "restricted"}
-	if enforce {
-		l["pod-security.kubernetes.io/enforce"] = "restricted"
+// namespace: it enforces the component's level (restricted unless its
+// pod_security says baseline), and warns and audits on what restricted
+// would refuse whatever the level. conformance/charts has a real API server
+// admit the charts it can render (the fleet's own, and those of other
+// projects the Go module proxy serves) under restricted.
+func podSecurity(level string) *NamespaceMetadata {
+	if level == "" {
+		level = "restricted"
 	}
-	return &NamespaceMetadata{Labels: l}
-}
-
-// ownChart reports whether src is a chart of the fleet repository's own.
-func ownChart(src ChartSource, g GitOps) bool {
-	return src.RepoURL == g.RepoURL && strings.HasPrefix(src.Path, "charts/")
+	return &NamespaceMetadata{Labels: map[string]string{"pod-security.kubernetes.io/enforce": level,
+		"pod-security.kubernetes.io/warn": "restricted", "pod-security.kubernetes.io/audit": "restricted"}}
 }
 
 func syncPolicy(automated bool, ns *NamespaceMetadata) SyncPolicy {
@@ -91,7 +85,7 @@ func PerClusterDocs(c *config.Cluster, comps []Component, g GitOps) map[string]a
 			Metadata: AppMeta{Name: comp.Name, Namespace: g.Namespace, Labels: withComponent(comp.Name),
 				Finalizers: []string{ForegroundFinalizer}},
 			Spec: AppSpec{Project: g.Project, Source: src, Destination: Destination{Server: InCluster, Namespace: comp.Namespace},
-				SyncPolicy: syncPolicy(true, podSecurity(ownChart(comp.Source, g)))},
+				SyncPolicy: syncPolicy(true, podSecurity(comp.PodSecurity))},
 		}
 	}
 	var dests []Destination

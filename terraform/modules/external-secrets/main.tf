@@ -18,9 +18,11 @@ module "trust" {
   service_account = local.service_account
 }
 
+# The suffix is short: every role's name must fit IAM's 64 characters with
+# the longest region and cluster names validate admits.
 module "role" {
   source            = "../iam-role"
-  name              = "${local.prefix}-external-secrets"
+  name              = "${local.prefix}-ext-secrets"
   trust_policy_json = module.trust.trust_json
   policy_json = jsonencode({
     Version = "2012-10-17"
