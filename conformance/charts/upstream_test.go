@@ -225,3 +225,80 @@ func releaseFromTemplate(t *testing.T, dir, version string) string {
 	})
 	return out
 }
+
+// TestArgoCDsInstallIsAdmittedWhereTheFleetPutsIt: the bootstrap applies
+// Argo CD's own install.yaml, at the version conformance/argocd pins, into
+// the namespace of the argo-cd component, whose Application enforces the
+// component's Pod Security level there; a real API server admits every
+// object of it under those labels without a warning, so the Argo CD the
+// bootstrap starts is not refused by the namespace it runs in.
+func TestArgoCDsInstallIsAdmittedWhereTheFleetPutsIt(t *testing.T) {
+	mod, err := os.ReadFile(filepath.Join(repo, "conformance", "argocd", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pin := regexp.MustCompile(`(?m)^\s*github\.com/argoproj/argo-cd/v3 (v\S+)`).FindSubmatch(mod)
+	if pin == nil {
+		t.Fatal("conformance/argocd/go.mod pins no github.com/argoproj/argo-cd/v3")
+	}
+	src := moduleSource(t, "github.com/argoproj/argo-cd/v3", string(pin[1]))
+	b, err := os.ReadFile(filepath.Join(src, "manifests", "install.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	apps := renderedApps(t, "argo-cd")
+	if len(apps) == 0 {
+		t.Fatal("no argo-cd Application rendered")
+	}
+	levels := map[string]bool{}
+	for _, a := range apps {
+		levels[fmt.Sprint(a.namespaceLabels["pod-security.kubernetes.io/enforce"])+"|"+a.namespace] = true
+	}
+	s := apiserver.StartTest(t)
+	ctx := context.Background()
+	var crds, rest []map[string]any
+	for _, doc := range strings.Split(string(b), "\n---") {
+		var o map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case o == nil:
+		case o["kind"] == "CustomResourceDefinition":
+			crds = append(crds, o)
+		default:
+			rest = append(rest, o)
+		}
+	}
+	if err := s.InstallCRDs(ctx, crds); err != nil {
+		t.Fatal(err)
+	}
+	a := apps[0]
+	resp, err := s.Create(ctx, "/api/v1/namespaces", map[string]any{"apiVersion": "v1", "kind": "Namespace",
+		"metadata": map[string]any{"name": a.namespace, "labels": a.namespaceLabels}})
+	if err != nil || resp.Status != http.StatusCreated {
+		t.Fatalf("namespace %s: %v %v", a.namespace, err, resp)
+	}
+	pods := 0
+	for _, o := range rest {
+		resp, err := s.Apply(ctx, o, a.namespace, "regionctl-bootstrap", true, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		meta, _ := o["metadata"].(map[string]any)
+		what := fmt.Sprintf("install.yaml %s: %v %v", pin[1], o["kind"], meta["name"])
+		if resp.Status != http.StatusOK && resp.Status != http.StatusCreated {
+			t.Errorf("%s: refused (%d): %s", what, resp.Status, resp.Message())
+		}
+		for _, w := range resp.Warnings {
+			t.Errorf("%s: admitted with a warning: %s", what, w)
+		}
+		if o["kind"] == "Deployment" || o["kind"] == "StatefulSet" {
+			pods++
+		}
+	}
+	if len(levels) != 1 || pods == 0 {
+		t.Fatalf("argo-cd's namespaces and levels %v, %d workloads", sorted(levels), pods)
+	}
+	t.Logf("Argo CD %s: %d objects (%d workloads) admitted in %s under %v", pin[1], len(rest), pods, a.namespace, a.namespaceLabels)
+}
