@@ -85,6 +85,28 @@ func (e *env) maestroChecklist(regional, mc01, cluster string, mcOutputs, region
 	if strings.Contains(doc, "consumers/*") || strings.Contains(doc, "consumers/+") {
 		t.Errorf("the agent's IoT policy reaches other consumers: %s", doc)
 	}
+	// On the regional cluster, the operator's role reads the server's
+	// credentials and nothing else of the regional account: not CLM's
+	// database password, which AWS keeps in the same Secrets Manager.
+	regionalRead := func(arn string) error {
+		creds, err := e.gate.PodIdentitySession(ctx, regional, region, regionalOutputs["cluster_name"], "external-secrets", "external-secrets", "external-secrets-0")
+		if err != nil {
+			return err
+		}
+		_, err = secretsmanager.NewFromConfig(awsemu.Config(e.gate.URL, region, creds)).GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(arn)})
+		return err
+	}
+	if arn := regionalOutputs["maestro_server_secret_arn"]; arn == "" {
+		t.Error("the regional root has no maestro_server_secret_arn output")
+	} else if err := regionalRead(arn); err != nil {
+		t.Errorf("External Secrets Operator's controller on the regional cluster reading the server's credentials: %v", err)
+	}
+	if arn := regionalOutputs["clm_database_secret_arn"]; arn != "" {
+		e.gate.Ledger().Expect(func(en awsemu.Entry) bool { return en.Resource == arn })
+		if err := regionalRead(arn); err == nil || !strings.Contains(err.Error(), "AccessDenied") {
+			t.Errorf("External Secrets Operator's controller read CLM's database password: %v", err)
+		}
+	}
 	// The server's policy connects only the certificate attached to the
 	// server's thing, which no regional principal may attach one to.
 	server := e.iotPolicy(regional, region+"-maestro")
