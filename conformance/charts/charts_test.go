@@ -166,9 +166,7 @@ func TestPlatformChartsAreAdmitted(t *testing.T) {
 	if len(charts) != len(dirs) || len(dirs) < 4 {
 		t.Fatalf("the rendered Applications use %d of the %d charts in charts/", len(charts), len(dirs))
 	}
-	s := apiserver.StartTest(t)
-	ctx := context.Background()
-	namespaces := map[string]bool{}
+	j := newJudge(t)
 	objects := 0
 	for _, a := range apps {
 		if filepath.Base(a.chart) == "secrets-sync" {
@@ -184,31 +182,58 @@ func TestPlatformChartsAreAdmitted(t *testing.T) {
 		if a.namespaceLabels["pod-security.kubernetes.io/enforce"] != "restricted" || a.namespaceLabels["pod-security.kubernetes.io/warn"] != "restricted" {
 			t.Errorf("%s: Argo CD makes namespace %s with labels %v: it neither enforces nor warns on the restricted standard", a.file, a.namespace, a.namespaceLabels)
 		}
-		if !namespaces[a.namespace] {
-			namespaces[a.namespace] = true
-			resp, err := s.Create(ctx, "/api/v1/namespaces", map[string]any{"apiVersion": "v1", "kind": "Namespace",
-				"metadata": map[string]any{"name": a.namespace, "labels": a.namespaceLabels}})
-			if err != nil || resp.Status != http.StatusCreated {
-				t.Fatalf("namespace %s: %v %v", a.namespace, err, resp)
-			}
-		}
+		j.namespace(t, a.namespace, a.namespaceLabels)
 		for _, o := range objs {
 			objects++
-			resp, err := s.Apply(ctx, o, a.namespace, "argocd-controller", true, nil)
-			if err != nil {
-				t.Fatalf("%s: %v", a.file, err)
-			}
-			meta, _ := o["metadata"].(map[string]any)
-			what := fmt.Sprintf("%s: %v %v", a.file, o["kind"], meta["name"])
-			if resp.Status != http.StatusOK && resp.Status != http.StatusCreated {
-				t.Errorf("%s: refused (%d): %s", what, resp.Status, resp.Message())
-			}
-			for _, w := range resp.Warnings {
-				t.Errorf("%s: admitted with a warning: %s", what, w)
-			}
+			j.admit(t, a.file, o, a.namespace, "argocd-controller")
 		}
 	}
 	t.Logf("%d Applications of %d charts, %d objects admitted", len(apps), len(charts), objects)
+}
+
+// judge is a real API server the tests apply objects to as Argo CD syncs
+// them: namespaces made once each, with the labels Argo CD gives them;
+// every object a server-side dry run that must be admitted without a
+// warning (PodSecurity warns on a workload whose pods it would refuse).
+type judge struct {
+	s    *apiserver.Server
+	made map[string]bool
+}
+
+func newJudge(t *testing.T) *judge {
+	return &judge{s: apiserver.StartTest(t), made: map[string]bool{}}
+}
+
+// namespace makes namespace name with labels, once.
+func (j *judge) namespace(t *testing.T, name string, labels map[string]any) {
+	t.Helper()
+	if j.made[name] {
+		return
+	}
+	j.made[name] = true
+	resp, err := j.s.Create(context.Background(), "/api/v1/namespaces", map[string]any{"apiVersion": "v1", "kind": "Namespace",
+		"metadata": map[string]any{"name": name, "labels": labels}})
+	if err != nil || resp.Status != http.StatusCreated {
+		t.Fatalf("namespace %s: %v %v", name, err, resp)
+	}
+}
+
+// admit applies o into ns as manager, and fails the test unless it is
+// admitted without a warning; file says whose object it is.
+func (j *judge) admit(t *testing.T, file string, o map[string]any, ns, manager string) {
+	t.Helper()
+	resp, err := j.s.Apply(context.Background(), o, ns, manager, true, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	meta, _ := o["metadata"].(map[string]any)
+	what := fmt.Sprintf("%s: %v %v", file, o["kind"], meta["name"])
+	if resp.Status != http.StatusOK && resp.Status != http.StatusCreated {
+		t.Errorf("%s: refused (%d): %s", what, resp.Status, resp.Message())
+	}
+	for _, w := range resp.Warnings {
+		t.Errorf("%s: admitted with a warning: %s", what, w)
+	}
 }
 
 // TestChartsHoldValuesToTheirSchemas: each chart of charts/ has a

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,8 +12,6 @@ import (
 
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"sigs.k8s.io/yaml"
-
-	"github.com/regionctl/regionctl/internal/kube/apiserver"
 )
 
 // esoModule is External Secrets Operator's Go module, whose repository
@@ -120,39 +117,10 @@ func TestExternalSecretsIsAdmittedAndSyncsWhatRenderLists(t *testing.T) {
 	if _, err := loader.Load(chartDir); err != nil {
 		t.Fatalf("Helm loads the operator's chart: %v", err)
 	}
-	s := apiserver.StartTest(t)
-	ctx := context.Background()
-	if err := s.InstallCRDs(ctx, esoCRDs(t, src)); err != nil {
+	j := newJudge(t)
+	if err := j.s.InstallCRDs(context.Background(), esoCRDs(t, src)); err != nil {
 		t.Fatal(err)
 	}
-	madeNamespaces := map[string]bool{}
-	namespace := func(name string, labels map[string]any) {
-		if madeNamespaces[name] {
-			return
-		}
-		madeNamespaces[name] = true
-		resp, err := s.Create(ctx, "/api/v1/namespaces", map[string]any{"apiVersion": "v1", "kind": "Namespace",
-			"metadata": map[string]any{"name": name, "labels": labels}})
-		if err != nil || resp.Status != http.StatusCreated {
-			t.Fatalf("namespace %s: %v %v", name, err, resp)
-		}
-	}
-	admit := func(file string, o map[string]any, ns string) {
-		t.Helper()
-		resp, err := s.Apply(ctx, o, ns, "argocd-controller", true, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		meta, _ := o["metadata"].(map[string]any)
-		what := fmt.Sprintf("%s: %v %v", file, o["kind"], meta["name"])
-		if resp.Status != http.StatusOK && resp.Status != http.StatusCreated {
-			t.Errorf("%s: refused (%d): %s", what, resp.Status, resp.Message())
-		}
-		for _, w := range resp.Warnings {
-			t.Errorf("%s: admitted with a warning: %s", what, w)
-		}
-	}
-
 	// The operator, as each rendered Application installs it.
 	operators := renderedApps(t, "external-secrets")
 	if len(operators) == 0 {
@@ -164,12 +132,12 @@ func TestExternalSecretsIsAdmittedAndSyncsWhatRenderLists(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: Helm renders the operator's chart: %v", a.file, err)
 		}
-		namespace(a.namespace, a.namespaceLabels)
+		j.namespace(t, a.namespace, a.namespaceLabels)
 		controllerSA := ""
 		sas := map[string]bool{}
 		for _, o := range objs {
 			objects++
-			admit(a.file, o, a.namespace)
+			j.admit(t, a.file, o, a.namespace, "argocd-controller")
 			meta, _ := o["metadata"].(map[string]any)
 			switch o["kind"] {
 			case "ServiceAccount":
@@ -207,9 +175,9 @@ func TestExternalSecretsIsAdmittedAndSyncsWhatRenderLists(t *testing.T) {
 			if ns == "" {
 				ns = a.namespace
 			}
-			namespace(ns, a.namespaceLabels)
+			j.namespace(t, ns, a.namespaceLabels)
 			objects++
-			admit(a.file, o, ns)
+			j.admit(t, a.file, o, ns, "argocd-controller")
 			if o["kind"] == "ExternalSecret" {
 				externals++
 				spec := o["spec"].(map[string]any)

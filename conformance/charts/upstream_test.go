@@ -3,7 +3,6 @@ package charts_test
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,8 +12,6 @@ import (
 
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"sigs.k8s.io/yaml"
-
-	"github.com/regionctl/regionctl/internal/kube/apiserver"
 )
 
 // upstreamChart is another project's chart that the Go module proxy
@@ -88,9 +85,7 @@ func componentsConfig(t *testing.T) map[string]componentConfig {
 // Deployment runs as it.
 func TestOtherProjectsChartsAreAdmitted(t *testing.T) {
 	comps := componentsConfig(t)
-	s := apiserver.StartTest(t)
-	ctx := context.Background()
-	made := map[string]bool{}
+	j := newJudge(t)
 	for _, u := range upstreamCharts {
 		c, ok := comps[u.component]
 		if !ok {
@@ -130,14 +125,7 @@ func TestOtherProjectsChartsAreAdmitted(t *testing.T) {
 				t.Errorf("%s: Helm renders %s: %v", a.file, u.component, err)
 				continue
 			}
-			if !made[a.namespace] {
-				made[a.namespace] = true
-				resp, err := s.Create(ctx, "/api/v1/namespaces", map[string]any{"apiVersion": "v1", "kind": "Namespace",
-					"metadata": map[string]any{"name": a.namespace, "labels": a.namespaceLabels}})
-				if err != nil || resp.Status != http.StatusCreated {
-					t.Fatalf("namespace %s: %v %v", a.namespace, err, resp)
-				}
-			}
+			j.namespace(t, a.namespace, a.namespaceLabels)
 			var crds, rest []map[string]any
 			for _, o := range objs {
 				if o["kind"] == "CustomResourceDefinition" {
@@ -147,7 +135,7 @@ func TestOtherProjectsChartsAreAdmitted(t *testing.T) {
 				}
 			}
 			if !crdsInstalled && len(crds) > 0 {
-				if err := s.InstallCRDs(ctx, crds); err != nil {
+				if err := j.s.InstallCRDs(context.Background(), crds); err != nil {
 					t.Fatalf("%s: the chart's CRDs: %v", a.file, err)
 				}
 				crdsInstalled = true
@@ -155,18 +143,8 @@ func TestOtherProjectsChartsAreAdmitted(t *testing.T) {
 			sas, runAs := map[string]bool{}, map[string]bool{}
 			for _, o := range rest {
 				objects++
-				resp, err := s.Apply(ctx, o, a.namespace, "argocd-controller", true, nil)
-				if err != nil {
-					t.Fatalf("%s: %v", a.file, err)
-				}
+				j.admit(t, a.file, o, a.namespace, "argocd-controller")
 				meta, _ := o["metadata"].(map[string]any)
-				what := fmt.Sprintf("%s: %v %v", a.file, o["kind"], meta["name"])
-				if resp.Status != http.StatusOK && resp.Status != http.StatusCreated {
-					t.Errorf("%s: refused (%d): %s", what, resp.Status, resp.Message())
-				}
-				for _, w := range resp.Warnings {
-					t.Errorf("%s: admitted with a warning: %s", what, w)
-				}
 				switch o["kind"] {
 				case "ServiceAccount":
 					sas[a.namespace+"/"+fmt.Sprint(meta["name"])] = true
@@ -192,7 +170,6 @@ func sorted(m map[string]bool) []string {
 	sort.Strings(out)
 	return out
 }
-
 
 // releaseFromTemplate copies a chart whose Chart.yaml its project's release
 // tool writes (from Chart.template.yaml, version and appVersion the tag) and
@@ -254,8 +231,7 @@ func TestArgoCDsInstallIsAdmittedWhereTheFleetPutsIt(t *testing.T) {
 	for _, a := range apps {
 		levels[fmt.Sprint(a.namespaceLabels["pod-security.kubernetes.io/enforce"])+"|"+a.namespace] = true
 	}
-	s := apiserver.StartTest(t)
-	ctx := context.Background()
+	j := newJudge(t)
 	var crds, rest []map[string]any
 	for _, doc := range strings.Split(string(b), "\n---") {
 		var o map[string]any
@@ -270,29 +246,14 @@ func TestArgoCDsInstallIsAdmittedWhereTheFleetPutsIt(t *testing.T) {
 			rest = append(rest, o)
 		}
 	}
-	if err := s.InstallCRDs(ctx, crds); err != nil {
+	if err := j.s.InstallCRDs(context.Background(), crds); err != nil {
 		t.Fatal(err)
 	}
 	a := apps[0]
-	resp, err := s.Create(ctx, "/api/v1/namespaces", map[string]any{"apiVersion": "v1", "kind": "Namespace",
-		"metadata": map[string]any{"name": a.namespace, "labels": a.namespaceLabels}})
-	if err != nil || resp.Status != http.StatusCreated {
-		t.Fatalf("namespace %s: %v %v", a.namespace, err, resp)
-	}
+	j.namespace(t, a.namespace, a.namespaceLabels)
 	pods := 0
 	for _, o := range rest {
-		resp, err := s.Apply(ctx, o, a.namespace, "regionctl-bootstrap", true, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		meta, _ := o["metadata"].(map[string]any)
-		what := fmt.Sprintf("install.yaml %s: %v %v", pin[1], o["kind"], meta["name"])
-		if resp.Status != http.StatusOK && resp.Status != http.StatusCreated {
-			t.Errorf("%s: refused (%d): %s", what, resp.Status, resp.Message())
-		}
-		for _, w := range resp.Warnings {
-			t.Errorf("%s: admitted with a warning: %s", what, w)
-		}
+		j.admit(t, "install.yaml "+string(pin[1]), o, a.namespace, "regionctl-bootstrap")
 		if o["kind"] == "Deployment" || o["kind"] == "StatefulSet" {
 			pods++
 		}
