@@ -50,7 +50,16 @@ func platformApps(t *testing.T) []app {
 	if err := yaml.Unmarshal(b, &global); err != nil || global.Gitops.RepoURL == "" {
 		t.Fatalf("the fleet's gitops.repo_url: %v", err)
 	}
-	files, _ := filepath.Glob(filepath.Join(repo, "deploy", "*", "*", "argocd", "*", "apps", "*.yaml"))
+	return appsOf(t, "*", func(a app) bool {
+		return a.kind == "Application" && a.repoURL == global.Gitops.RepoURL && strings.HasPrefix(a.chart, "charts/")
+	})
+}
+
+// appsOf are the rendered Applications of component comp (a glob) that
+// keep says yes to, one per distinct chart, namespace and values.
+func appsOf(t *testing.T, comp string, keep func(app) bool) []app {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(repo, "deploy", "*", "*", "argocd", "*", "apps", comp+".yaml"))
 	seen := map[string]bool{}
 	var out []app
 	for _, f := range files {
@@ -59,7 +68,7 @@ func platformApps(t *testing.T) []app {
 			t.Fatal(err)
 		}
 		a := decodeApp(t, f, b)
-		if a.kind != "Application" || a.repoURL != global.Gitops.RepoURL || !strings.HasPrefix(a.chart, "charts/") {
+		if !keep(a) {
 			continue
 		}
 		v, _ := json.Marshal(a.values)

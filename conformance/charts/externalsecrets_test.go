@@ -202,24 +202,9 @@ func TestExternalSecretsIsAdmittedAndSyncsWhatRenderLists(t *testing.T) {
 	t.Logf("External Secrets Operator %s: %d Applications; secrets-sync: %d; %d objects admitted", esoRevision(t), len(operators), syncs, objects)
 }
 
-// renderedApps are the rendered Applications of component comp (any
-// source), one per distinct namespace and values.
+// renderedApps are the rendered Applications of component comp, one per
+// distinct namespace and values.
 func renderedApps(t *testing.T, comp string) []app {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(repo, "deploy", "*", "*", "argocd", "*", "apps", comp+".yaml"))
-	seen := map[string]bool{}
-	var out []app
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := decodeApp(t, f, b)
-		v, _ := json.Marshal(a.values)
-		if key := a.namespace + "|" + string(v); !seen[key] {
-			seen[key] = true
-			out = append(out, a)
-		}
-	}
-	return out
+	return appsOf(t, comp, func(app) bool { return true })
 }
