@@ -243,3 +243,15 @@ func TestCheckRootRefusesWhatIsNotTheRenderedRoot(t *testing.T) {
 
 // fleetRepo is the example fleet's gitops.repo_url.
 const fleetRepo = "https://git.platform.example.com/platform/fleet.git"
+
+// TestPinnedArgoCDIsTheImagesPin: the version render holds the argo-cd
+// component to is the one make image takes install.yaml of.
+func TestPinnedArgoCDIsTheImagesPin(t *testing.T) {
+	v, err := bootstrap.ArgoCDVersion("../../conformance/argocd/go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v != bootstrap.PinnedArgoCD {
+		t.Fatalf("conformance/argocd/go.mod pins Argo CD %s, bootstrap.PinnedArgoCD says %s", v, bootstrap.PinnedArgoCD)
+	}
+}

@@ -64,3 +64,10 @@ func DownloadManifests(goCmd, version, file string) ([]byte, error) {
 	}
 	return nil, fmt.Errorf("%s has no %s", info.Zip, want)
 }
+
+// PinnedArgoCD is the version of ArgoCDModule whose install.yaml the
+// runner image carries (make image reads conformance/argocd's go.mod), and
+// so the Argo CD every bootstrap starts: the argo-cd component must take
+// over that version (render checks it). TestPinnedArgoCDIsTheImagesPin
+// holds it to the go.mod.
+const PinnedArgoCD = "v3.6.1"

@@ -153,9 +153,10 @@ components:
   argo-cd:
     runs_on: [regional, management]
     chart:
-      repo_url: https://argoproj.github.io/argo-helm
-      name: argo-cd
-    chart_revision: 9.1.0
+      git_url: https://github.com/argoproj/argo-cd.git
+      path: manifests/cluster-install
+      type: kustomize
+    chart_revision: v3.6.1
     namespace: argocd
   platform-api:
     runs_on: [regional]

@@ -201,6 +201,9 @@ func (r *renderer) clusterArgo(c *config.Cluster) ([]Artifact, []argocd.Componen
 	var arts []Artifact
 	if r.gitops.Topology == argocd.Central {
 		for _, comp := range comps {
+			if comp.Source.Kustomize {
+				continue // a kustomization takes no values
+			}
 			b, err := argocd.ValuesFile(comp)
 			if err != nil {
 				return nil, nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode the %s values of %s", comp.Name, c.ID())}

@@ -45,7 +45,11 @@ const fidelityConfig = `tags:
   release: "1.10"
   enabled: "true"
 components:
-  argo-cd:
+  fidelity:
+    runs_on: [regional, management]
+    chart:
+      repo_url: https://charts.example.com
+      name: fidelity
     chart_revision: "1.10"
     values:
       account: "012345678901"
@@ -194,9 +198,9 @@ func TestScalarsReachEveryOutputUnchanged(t *testing.T) {
 					continue
 				}
 				for reader, v := range readers(t, a.Path, a.Bytes) {
-					// Helm values of argo-cd: an Application's valuesObject or a
+					// Helm values of fidelity: an Application's valuesObject or a
 					// values file.
-					if strings.Contains(a.Path, "argo-cd") {
+					if strings.Contains(a.Path, "fidelity") {
 						vals := find(v, "valuesObject")
 						if vals == nil && strings.Contains(a.Path, "/values/") {
 							vals, _ = normal(v).(map[string]any)
@@ -212,7 +216,7 @@ func TestScalarsReachEveryOutputUnchanged(t *testing.T) {
 					}
 					// The effective config the review shows.
 					if strings.Contains(a.Path, "/effective/") {
-						if vals, _ := normal(find(v, "argo-cd")["values"]).(map[string]any); vals != nil {
+						if vals, _ := normal(find(v, "fidelity")["values"]).(map[string]any); vals != nil {
 							checked["effective"]++
 							for k, want := range fidelityValues {
 								if !same(normal(vals[k]), want) {
@@ -234,7 +238,7 @@ func TestScalarsReachEveryOutputUnchanged(t *testing.T) {
 					}
 					// The Application's targetRevision (per cluster) or the cluster
 					// Secret's annotation the ApplicationSet reads (central).
-					if strings.HasSuffix(a.Path, "/apps/argo-cd.yaml") {
+					if strings.HasSuffix(a.Path, "/apps/fidelity.yaml") {
 						checked["revision"]++
 						if src := find(v, "source"); src == nil || !same(src["targetRevision"], "1.10") {
 							t.Errorf("%s (%s): targetRevision %#v", a.Path, reader, src)
@@ -242,7 +246,7 @@ func TestScalarsReachEveryOutputUnchanged(t *testing.T) {
 					}
 					if strings.Contains(a.Path, "/argocd/clusters/") {
 						checked["revision"]++
-						if ann := find(v, "annotations"); ann == nil || !same(ann["regionctl.io/argo-cd-revision"], "1.10") {
+						if ann := find(v, "annotations"); ann == nil || !same(ann["regionctl.io/fidelity-revision"], "1.10") {
 							t.Errorf("%s (%s): annotations %#v", a.Path, reader, ann)
 						}
 					}

@@ -2,9 +2,9 @@
 
 package render
 
-// sourceDigest is the SHA-256 of the 93 files the renderer is built from
+// sourceDigest is the SHA-256 of the 97 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "cedb3403ceb10eb2190a5518ac40b960c1dc647607deeec4a22e640343183d18"
+const sourceDigest = "43dc3f2a7dd6876112edc50879eb49fdbc2c2e0a5c1a38bb9c26e738089a403f"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/regionctl/regionctl/internal/bootstrap"
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/fleet"
@@ -472,5 +473,60 @@ func TestNamespacesEnforceTheirComponentsPodSecurity(t *testing.T) {
 	same := withComponent(t, withComponent(t, mc, "cert-manager", map[string]any{"namespace": "maestro"}), "cert-manager", map[string]any{"pod_security": "baseline"})
 	if _, problems := argocd.Components(same, g, owned); len(problems) != 0 {
 		t.Errorf("one level in a shared namespace: %+v", problems)
+	}
+}
+
+// TestArgoCDTakesOverWhatTheBootstrapInstalled: Argo CD's own component is
+// Argo CD's own manifests (a kustomization, no values) at the version the
+// bootstrap installs; the argo-helm chart, another version, values for a
+// kustomization, or a kustomization without a git repository are refused
+// at their line.
+func TestArgoCDTakesOverWhatTheBootstrapInstalled(t *testing.T) {
+	f, owned := loadFleet(t, "../../..")
+	g := render.GitOpsOf(f)
+	var mc *config.Cluster
+	for _, c := range f.Clusters {
+		if c.ID() == "us-east-1/mc01" {
+			mc = c
+		}
+	}
+	comps, problems := argocd.Components(mc, g, owned)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	docs := argocd.PerClusterDocs(mc, comps, g)
+	a, _ := docs[path.Join(argocd.ClusterDir("production", "us-east-1", "mc01"), "apps", "argo-cd.yaml")].(*argocd.Application)
+	if a == nil || a.Spec.Source.RepoURL != argocd.ArgoCDRepo || a.Spec.Source.Path != argocd.ArgoCDManifests ||
+		a.Spec.Source.TargetRevision != bootstrap.PinnedArgoCD || a.Spec.Source.Helm != nil {
+		t.Fatalf("the argo-cd Application: %+v", a)
+	}
+	all := mc.Effective.Get("components")
+	at := config.Origin{Layer: config.LayerCluster, Pos: diag.Pos{File: mc.Doc.File, Line: 7}}
+	str := func(s string) *config.Value { return &config.Value{Kind: config.String, Str: s, Origin: at} }
+	m := func(kv ...any) *config.Value {
+		v := &config.Value{Kind: config.Map, Origin: at}
+		for i := 0; i < len(kv); i += 2 {
+			v = v.With(kv[i].(string), at.Pos, kv[i+1].(*config.Value))
+		}
+		return v
+	}
+	runs := &config.Value{Kind: config.List, Origin: at, Items: []*config.Value{str("management")}}
+	own := m("git_url", str(argocd.ArgoCDRepo), "path", str(argocd.ArgoCDManifests), "type", str("kustomize"))
+	for _, tc := range []struct {
+		what, name string
+		v          *config.Value
+		want       string
+	}{
+		{"the argo-helm chart", "argo-cd", m("runs_on", runs, "chart_revision", str("9.1.0"), "chart", m("repo_url", str("https://argoproj.github.io/argo-helm"), "name", str("argo-cd"))), "cannot take over"},
+		{"another version", "argo-cd", m("runs_on", runs, "chart_revision", str("v3.5.0"), "chart", own), "the bootstrap installs Argo CD " + bootstrap.PinnedArgoCD},
+		{"values for a kustomization", "argo-cd", m("runs_on", runs, "chart_revision", str(bootstrap.PinnedArgoCD), "chart", own, "values", m("replicas", str("2"))), "sets values for a kustomization"},
+		{"a kustomization without git", "logging", m("runs_on", runs, "chart_revision", str("v1"), "chart", m("repo_url", str("https://charts.example.com"), "name", str("x"), "type", str("kustomize"))), "kustomization without a git repository"},
+	} {
+		cp := *mc
+		cp.Effective = mc.Effective.With("components", all.Origin.Pos, all.With(tc.name, at.Pos, tc.v))
+		_, problems := argocd.Components(&cp, g, owned)
+		if len(problems) != 1 || !strings.Contains(problems[0].Summary, tc.want) || problems[0].Pos.Line != 7 {
+			t.Errorf("%s: %+v, want %q at line 7", tc.what, problems, tc.want)
+		}
 	}
 }

@@ -180,6 +180,11 @@ func buildSet(env, comp string, src ChartSource, podSecurityLevel string, steps 
 	values := "$values/deploy/" + label("environment") + "/" + label("region") + "/argocd/" + label("cluster") + "/values/" + comp + ".yaml"
 	chart := Source{RepoURL: src.RepoURL, Chart: src.Chart, Path: src.Path, TargetRevision: annotation(revisionAnnotation(comp)),
 		Helm: &Helm{ReleaseName: comp, ValueFiles: []string{values}}}
+	sources := []Source{chart, {RepoURL: g.RepoURL, TargetRevision: g.Revision, Ref: "values"}}
+	if src.Kustomize {
+		chart.Helm = nil // a kustomization takes no values
+		sources = []Source{chart}
+	}
 	return &ApplicationSet{
 		APIVersion: "argoproj.io/v1alpha1",
 		Kind:       "ApplicationSet",
@@ -202,7 +207,7 @@ func buildSet(env, comp string, src ChartSource, podSecurityLevel string, steps 
 				},
 				Spec: AppSpec{
 					Project:     g.Project,
-					Sources:     []Source{chart, {RepoURL: g.RepoURL, TargetRevision: g.Revision, Ref: "values"}},
+					Sources:     sources,
 					Destination: Destination{Name: "{{.name}}", Namespace: annotation(namespaceAnnotation(comp))},
 					// RollingSync syncs each step itself; an automated policy
 					// would be turned off by it, and without progressive

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/regionctl/regionctl/internal/bootstrap"
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
 )
@@ -21,7 +22,22 @@ type ChartSource struct {
 	RepoURL string // a Helm repository, a git repository, or this repository
 	Chart   string // the chart's name in a Helm repository
 	Path    string // the chart's directory in a git repository
+	// Kustomize says the git directory is a kustomization, not a chart
+	// (chart.type: kustomize): the Application passes it no values.
+	Kustomize bool
 }
+
+// Argo CD's own component: the Application through which each cluster's
+// Argo CD manages itself once the bootstrap has installed it. It takes over
+// the objects of the install.yaml the bootstrap applied, so it must be Argo
+// CD's own manifests (the kustomization install.yaml is built from) at the
+// bootstrap's version: the argo-helm chart's objects select on labels
+// install.yaml's lack, and a Deployment's selector cannot change.
+const (
+	ArgoCDComponent = "argo-cd"
+	ArgoCDRepo      = "https://github.com/argoproj/argo-cd.git"
+	ArgoCDManifests = "manifests/cluster-install"
+)
 
 // Component is one component a cluster runs: one Argo CD Application.
 type Component struct {
@@ -120,18 +136,47 @@ func component(c *config.Cluster, g GitOps, owned map[string]bool, f config.Fiel
 		return nil, problem(at, "Set chart_revision: the chart's version, or the git ref its Application tracks.", "component %s has no chart_revision", name)
 	}
 	comp.Revision, comp.At = rev, revAt
+	if name == ArgoCDComponent {
+		if p := argoCDTakesOver(comp, at); p != nil {
+			return nil, p
+		}
+	}
 	comp.ClusterResources = clusterResources(v.Get("cluster_resources"))
 	comp.PodSecurity, comp.podSecurityAt = str("pod_security")
 	if comp.PodSecurity == "" {
 		comp.PodSecurity, comp.podSecurityAt = "restricted", at
 	}
 
+	if comp.Source.Kustomize {
+		// A kustomization takes no values: nothing of the config reaches it.
+		for _, key := range []string{"values", "image"} {
+			if x := v.Get(key); x != nil {
+				return nil, problem(x.Origin.Pos, "A kustomization takes no Helm values or image; remove "+key+", or use a chart.", "component %s sets %s for a kustomization", name, key)
+			}
+		}
+		return comp, nil
+	}
 	values, problems := componentValues(c, name, v, at, str)
 	if problems != nil {
 		return nil, problems
 	}
 	comp.Values = values
 	return comp, nil
+}
+
+// argoCDTakesOver is why Argo CD's own component could not take over the
+// install the bootstrap applied, or nil.
+func argoCDTakesOver(comp *Component, at diag.Pos) []Problem {
+	src := comp.Source
+	if !src.Kustomize || src.RepoURL != ArgoCDRepo || src.Path != ArgoCDManifests {
+		return problem(at, "Set chart: {git_url: "+ArgoCDRepo+", path: "+ArgoCDManifests+", type: kustomize}: the bootstrap installs Argo CD's install.yaml, and only Argo CD's own manifests have its objects and their selectors (a Deployment's selector cannot change; the argo-helm chart's differ).",
+			"component %s cannot take over the Argo CD the bootstrap installs", ArgoCDComponent)
+	}
+	if comp.Revision != bootstrap.PinnedArgoCD {
+		return problem(comp.At, "Set chart_revision: "+bootstrap.PinnedArgoCD+", the Argo CD version the bootstrap installs (the runner image's install.yaml): a takeover at another version would change Argo CD under every cluster on its first sync.",
+			"component %s is at %s, the bootstrap installs Argo CD %s", ArgoCDComponent, comp.Revision, bootstrap.PinnedArgoCD)
+	}
+	return nil
 }
 
 // chartSource is where component name's chart comes from: a Helm
@@ -142,7 +187,10 @@ func chartSource(name string, at diag.Pos, str func(...string) (string, diag.Pos
 	chart, _ := str("chart", "name")
 	gitURL, gitAt := str("chart", "git_url")
 	chartPath, _ := str("chart", "path")
+	kind, kindAt := str("chart", "type")
 	switch {
+	case kind == "kustomize" && gitURL == "":
+		return ChartSource{}, problem(kindAt, "A kustomization comes from a git repository: set chart.git_url and chart.path.", "component %s is a kustomization without a git repository", name)
 	case repo != "" && gitURL != "":
 		return ChartSource{}, problem(gitAt, "A chart comes from a Helm repository (repo_url, name) or a git repository (git_url, path), not both.", "component %s names two chart sources", name)
 	case repo != "":
@@ -154,7 +202,7 @@ func chartSource(name string, at diag.Pos, str func(...string) (string, diag.Pos
 		if chartPath == "" {
 			return ChartSource{}, problem(gitAt, "Add chart.path: the chart's directory in "+gitURL+".", "component %s has a git repository but no chart path", name)
 		}
-		return ChartSource{RepoURL: gitURL, Path: chartPath}, nil
+		return ChartSource{RepoURL: gitURL, Path: chartPath, Kustomize: kind == "kustomize"}, nil
 	default:
 		if !owned[name] {
 			return ChartSource{}, problem(at, "Set chart.repo_url and chart.name (a Helm repository), chart.git_url and chart.path (a git repository), or add charts/"+name+"/Chart.yaml to this repository.", "component %s has no chart", name)

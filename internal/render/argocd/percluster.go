@@ -80,6 +80,9 @@ func PerClusterDocs(c *config.Cluster, comps []Component, g GitOps) map[string]a
 		namespaces[comp.Namespace] = true
 		src := &Source{RepoURL: comp.Source.RepoURL, Chart: comp.Source.Chart, Path: comp.Source.Path, TargetRevision: comp.Revision,
 			Helm: &Helm{ReleaseName: comp.Name, ValuesObject: comp.Values}}
+		if comp.Source.Kustomize {
+			src.Helm = nil // a kustomization takes no values
+		}
 		docs[path.Join(dir, "apps", comp.Name+".yaml")] = &Application{
 			APIVersion: "argoproj.io/v1alpha1", Kind: "Application",
 			Metadata: AppMeta{Name: comp.Name, Namespace: g.Namespace, Labels: withComponent(comp.Name),
