@@ -67,96 +67,115 @@ func associationARN(region, account, cluster, id string) string {
 // reports whether it did. The request was decided already.
 func (m *podIdentity) answer(ctx context.Context, w http.ResponseWriter, g *Gate, p *principal, req *request) bool {
 	switch req.Operation {
-	case "CreatePodIdentityAssociation", "DescribePodIdentityAssociation", "UpdatePodIdentityAssociation",
-		"DeletePodIdentityAssociation", "ListPodIdentityAssociations":
+	case "CreatePodIdentityAssociation", "ListPodIdentityAssociations":
+		cluster := req.Labels["name"]
+		exists, err := g.clusterExists(ctx, p.Account, req.Region, cluster)
+		switch {
+		case err != nil:
+			eksError(w, http.StatusInternalServerError, "ServerException", "the IAM gate: "+err.Error())
+		case !exists:
+			eksError(w, http.StatusNotFound, "ResourceNotFoundException", "No cluster found for name: "+cluster+".")
+		case req.Operation == "CreatePodIdentityAssociation":
+			m.create(w, p, req)
+		default:
+			m.list(w, p, req)
+		}
+	case "DescribePodIdentityAssociation", "UpdatePodIdentityAssociation", "DeletePodIdentityAssociation":
+		m.one(w, p, req)
 	case "TagResource", "UntagResource", "ListTagsForResource":
 		if !strings.Contains(req.Labels["resourceArn"], ":podidentityassociation/") {
 			return false
 		}
+		m.tags(w, p, req)
 	default:
 		return false
 	}
+	return true
+}
+
+// create makes an association; a ServiceAccount has one at most.
+func (m *podIdentity) create(w http.ResponseWriter, p *principal, req *request) {
 	cluster := req.Labels["name"]
-	if req.Operation == "CreatePodIdentityAssociation" || req.Operation == "ListPodIdentityAssociations" {
-		exists, err := g.clusterExists(ctx, p.Account, req.Region, cluster)
-		if err != nil {
-			eksError(w, http.StatusInternalServerError, "ServerException", "the IAM gate: "+err.Error())
-			return true
-		}
-		if !exists {
-			eksError(w, http.StatusNotFound, "ResourceNotFoundException", "No cluster found for name: "+cluster+".")
-			return true
-		}
+	ns, sa, role := req.str("namespace"), req.str("serviceAccount"), req.str("roleArn")
+	if ns == "" || sa == "" || role == "" {
+		eksError(w, http.StatusBadRequest, "InvalidParameterException", "namespace, serviceAccount and roleArn are required")
+		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.assoc == nil {
 		m.assoc = map[string]*association{}
 	}
-	now := float64(time.Now().Unix())
-	switch req.Operation {
-	case "CreatePodIdentityAssociation":
-		ns, sa, role := req.str("namespace"), req.str("serviceAccount"), req.str("roleArn")
-		if ns == "" || sa == "" || role == "" {
-			eksError(w, http.StatusBadRequest, "InvalidParameterException", "namespace, serviceAccount and roleArn are required")
-			return true
+	for _, a := range m.assoc {
+		if accountOf(a.ARN) == p.Account && a.ClusterName == cluster && a.Namespace == ns && a.ServiceAccount == sa {
+			eksError(w, http.StatusConflict, "ResourceInUseException", "Association already exists: "+a.ID)
+			return
 		}
-		for _, a := range m.assoc {
-			if accountOf(a.ARN) == p.Account && a.ClusterName == cluster && a.Namespace == ns && a.ServiceAccount == sa {
-				eksError(w, http.StatusConflict, "ResourceInUseException", "Association already exists: "+a.ID)
-				return true
-			}
-		}
-		id := "a-" + randomID(17)
-		a := &association{ClusterName: cluster, Namespace: ns, ServiceAccount: sa, RoleARN: role, ID: id,
-			ARN: associationARN(req.Region, p.Account, cluster, id), Tags: stringMap(req.JSON["tags"]), CreatedAt: now, ModifiedAt: now}
-		m.assoc[a.ARN] = a
-		writeJSON(w, map[string]any{"association": a})
-	case "ListPodIdentityAssociations":
-		out := []map[string]string{}
-		for _, a := range m.assoc {
-			if accountOf(a.ARN) == p.Account && strings.Contains(a.ARN, ":"+req.Region+":") && a.ClusterName == cluster &&
-				(req.Query.Get("namespace") == "" || req.Query.Get("namespace") == a.Namespace) &&
-				(req.Query.Get("serviceAccount") == "" || req.Query.Get("serviceAccount") == a.ServiceAccount) {
-				out = append(out, a.summary())
-			}
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i]["associationId"] < out[j]["associationId"] })
-		writeJSON(w, map[string]any{"associations": out})
-	case "DescribePodIdentityAssociation", "UpdatePodIdentityAssociation", "DeletePodIdentityAssociation":
-		a := m.assoc[associationARN(req.Region, p.Account, cluster, req.Labels["associationId"])]
-		if a == nil {
-			eksError(w, http.StatusNotFound, "ResourceNotFoundException", "No Pod Identity Association found with id: "+req.Labels["associationId"])
-			return true
-		}
-		switch req.Operation {
-		case "UpdatePodIdentityAssociation":
-			if role := req.str("roleArn"); role != "" {
-				a.RoleARN, a.ModifiedAt = role, now
-			}
-		case "DeletePodIdentityAssociation":
-			delete(m.assoc, a.ARN)
-		}
-		writeJSON(w, map[string]any{"association": a})
-	case "TagResource", "UntagResource", "ListTagsForResource":
-		a := m.assoc[req.Labels["resourceArn"]]
-		if a == nil || accountOf(a.ARN) != p.Account {
-			eksError(w, http.StatusNotFound, "NotFoundException", "Resource not found: "+req.Labels["resourceArn"])
-			return true
-		}
-		switch req.Operation {
-		case "TagResource":
-			for k, v := range stringMap(req.JSON["tags"]) {
-				a.Tags[k] = v
-			}
-		case "UntagResource":
-			for _, k := range req.Query["tagKeys"] {
-				delete(a.Tags, k)
-			}
-		}
-		writeJSON(w, map[string]any{"tags": a.Tags})
 	}
-	return true
+	now := float64(time.Now().Unix())
+	id := "a-" + randomID(17)
+	a := &association{ClusterName: cluster, Namespace: ns, ServiceAccount: sa, RoleARN: role, ID: id,
+		ARN: associationARN(req.Region, p.Account, cluster, id), Tags: stringMap(req.JSON["tags"]), CreatedAt: now, ModifiedAt: now}
+	m.assoc[a.ARN] = a
+	writeJSON(w, map[string]any{"association": a})
+}
+
+// list lists a cluster's associations, filtered as the request says.
+func (m *podIdentity) list(w http.ResponseWriter, p *principal, req *request) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := []map[string]string{}
+	for _, a := range m.assoc {
+		if accountOf(a.ARN) == p.Account && strings.Contains(a.ARN, ":"+req.Region+":") && a.ClusterName == req.Labels["name"] &&
+			(req.Query.Get("namespace") == "" || req.Query.Get("namespace") == a.Namespace) &&
+			(req.Query.Get("serviceAccount") == "" || req.Query.Get("serviceAccount") == a.ServiceAccount) {
+			out = append(out, a.summary())
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i]["associationId"] < out[j]["associationId"] })
+	writeJSON(w, map[string]any{"associations": out})
+}
+
+// one describes, updates (its role) or deletes an association.
+func (m *podIdentity) one(w http.ResponseWriter, p *principal, req *request) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	a := m.assoc[associationARN(req.Region, p.Account, req.Labels["name"], req.Labels["associationId"])]
+	if a == nil {
+		eksError(w, http.StatusNotFound, "ResourceNotFoundException", "No Pod Identity Association found with id: "+req.Labels["associationId"])
+		return
+	}
+	switch req.Operation {
+	case "UpdatePodIdentityAssociation":
+		if role := req.str("roleArn"); role != "" {
+			a.RoleARN, a.ModifiedAt = role, float64(time.Now().Unix())
+		}
+	case "DeletePodIdentityAssociation":
+		delete(m.assoc, a.ARN)
+	}
+	writeJSON(w, map[string]any{"association": a})
+}
+
+// tags lists, adds or removes an association's tags.
+func (m *podIdentity) tags(w http.ResponseWriter, p *principal, req *request) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	a := m.assoc[req.Labels["resourceArn"]]
+	if a == nil || accountOf(a.ARN) != p.Account {
+		eksError(w, http.StatusNotFound, "NotFoundException", "Resource not found: "+req.Labels["resourceArn"])
+		return
+	}
+	switch req.Operation {
+	case "TagResource":
+		for k, v := range stringMap(req.JSON["tags"]) {
+			a.Tags[k] = v
+		}
+	case "UntagResource":
+		for _, k := range req.Query["tagKeys"] {
+			delete(a.Tags, k)
+		}
+	}
+	writeJSON(w, map[string]any{"tags": a.Tags})
 }
 
 // find is the association of a ServiceAccount of a cluster of account in

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 97 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "43dc3f2a7dd6876112edc50879eb49fdbc2c2e0a5c1a38bb9c26e738089a403f"
+const sourceDigest = "f846f6d3aaab956f21aa0fcf8f80c540abb46f4333905052621acb0a7c8f95be"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

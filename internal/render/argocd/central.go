@@ -65,6 +65,30 @@ func clusterSecret(c *config.Cluster, namespace string, labels, annotations map[
 	}
 }
 
+// centralUse is one component across an environment's clusters: one
+// ApplicationSet, so one chart source and one Pod Security level.
+type centralUse struct {
+	source      ChartSource
+	podSecurity string
+	firstAt     string
+	clusters    []*config.Cluster
+	sectors     map[string]bool
+}
+
+// add counts cluster c's comp in, or says why one ApplicationSet cannot
+// hold it.
+func (u *centralUse) add(comp Component, c *config.Cluster) error {
+	switch {
+	case u.source != comp.Source:
+		return fmt.Errorf("component %s takes its chart from %+v on %s but %+v on %s: in the central topology every cluster of an environment runs one chart source", comp.Name, u.source, u.firstAt, comp.Source, c.ID())
+	case u.podSecurity != comp.PodSecurity:
+		return fmt.Errorf("component %s enforces Pod Security %s on %s but %s on %s: in the central topology every cluster of an environment enforces one level", comp.Name, u.podSecurity, u.firstAt, comp.PodSecurity, c.ID())
+	}
+	u.clusters = append(u.clusters, c)
+	u.sectors[c.SectorName()] = true
+	return nil
+}
+
 // CentralDocs are the documents of one environment's central Argo CD, by
 // path in deploy/ (values files are the caller's: ValuesPath):
 //   - argocd/argocd-cmd-params-cm.yaml: progressive syncs on;
@@ -90,14 +114,7 @@ func CentralDocs(env string, sectors []*config.Sector, refs []ClusterRef, g GitO
 			"labels": map[string]string{"app.kubernetes.io/name": "argocd-cmd-params-cm", "app.kubernetes.io/part-of": "argocd"}},
 		"data": map[string]string{ProgressiveSyncs: "true"},
 	}
-	type use struct {
-		source      ChartSource
-		podSecurity string
-		firstAt     string
-		clusters    []*config.Cluster
-		sectors     map[string]bool
-	}
-	uses := map[string]*use{}
+	uses := map[string]*centralUse{}
 	var all []Component // every component of every cluster, for the project's kinds
 	repos := map[string]bool{g.RepoURL: true}
 	namespaces := map[string]bool{}
@@ -112,15 +129,12 @@ func CentralDocs(env string, sectors []*config.Sector, refs []ClusterRef, g GitO
 		for _, comp := range r.Components {
 			u := uses[comp.Name]
 			if u == nil {
-				u = &use{source: comp.Source, podSecurity: comp.PodSecurity, firstAt: c.ID(), sectors: map[string]bool{}}
+				u = &centralUse{source: comp.Source, podSecurity: comp.PodSecurity, firstAt: c.ID(), sectors: map[string]bool{}}
 				uses[comp.Name] = u
-			} else if u.source != comp.Source {
-				return nil, fmt.Errorf("component %s takes its chart from %+v on %s but %+v on %s: in the central topology every cluster of an environment runs one chart source", comp.Name, u.source, u.firstAt, comp.Source, c.ID())
-			} else if u.podSecurity != comp.PodSecurity {
-				return nil, fmt.Errorf("component %s enforces Pod Security %s on %s but %s on %s: in the central topology every cluster of an environment enforces one level", comp.Name, u.podSecurity, u.firstAt, comp.PodSecurity, c.ID())
 			}
-			u.clusters = append(u.clusters, c)
-			u.sectors[c.SectorName()] = true
+			if err := u.add(comp, c); err != nil {
+				return nil, err
+			}
 			labels[componentLabel(comp.Name)] = "true"
 			annotations[revisionAnnotation(comp.Name)] = comp.Revision
 			annotations[namespaceAnnotation(comp.Name)] = comp.Namespace
