@@ -315,14 +315,7 @@ func withComponent(t *testing.T, c *config.Cluster, comp string, fields map[stri
 // TestComponentProblems: a component the cluster cannot run says why, at
 // the file and line that declared it.
 func TestComponentProblems(t *testing.T) {
-	f, owned := loadFleet(t, "../../..")
-	g := render.GitOpsOf(f)
-	var mc *config.Cluster
-	for _, c := range f.Clusters {
-		if c.ID() == "us-east-1/mc01" {
-			mc = c
-		}
-	}
+	mc, g, owned := exampleCluster(t, "us-east-1/mc01")
 	comps := mc.Effective.Get("components")
 	add := func(name string, v *config.Value) *config.Cluster {
 		cp := *mc
@@ -432,14 +425,7 @@ func TestSecretsSyncBringsInItsClustersSecrets(t *testing.T) {
 // included; two components of one namespace enforcing different levels is
 // a problem at the second's pod_security.
 func TestNamespacesEnforceTheirComponentsPodSecurity(t *testing.T) {
-	f, owned := loadFleet(t, "../../..")
-	g := render.GitOpsOf(f)
-	var mc *config.Cluster
-	for _, c := range f.Clusters {
-		if c.ID() == "us-east-1/mc01" {
-			mc = c
-		}
-	}
+	mc, g, owned := exampleCluster(t, "us-east-1/mc01")
 	labels := func(c *config.Cluster) map[string]map[string]string {
 		t.Helper()
 		comps, problems := argocd.Components(c, g, owned)
@@ -482,14 +468,7 @@ func TestNamespacesEnforceTheirComponentsPodSecurity(t *testing.T) {
 // kustomization, or a kustomization without a git repository are refused
 // at their line.
 func TestArgoCDTakesOverWhatTheBootstrapInstalled(t *testing.T) {
-	f, owned := loadFleet(t, "../../..")
-	g := render.GitOpsOf(f)
-	var mc *config.Cluster
-	for _, c := range f.Clusters {
-		if c.ID() == "us-east-1/mc01" {
-			mc = c
-		}
-	}
+	mc, g, owned := exampleCluster(t, "us-east-1/mc01")
 	comps, problems := argocd.Components(mc, g, owned)
 	if len(problems) > 0 {
 		t.Fatal(problems)
@@ -529,4 +508,18 @@ func TestArgoCDTakesOverWhatTheBootstrapInstalled(t *testing.T) {
 			t.Errorf("%s: %+v, want %q at line 7", tc.what, problems, tc.want)
 		}
 	}
+}
+
+// exampleCluster is cluster id of the example fleet, with the fleet's
+// GitOps settings and the charts it owns.
+func exampleCluster(t *testing.T, id string) (*config.Cluster, argocd.GitOps, map[string]bool) {
+	t.Helper()
+	f, owned := loadFleet(t, "../../..")
+	for _, c := range f.Clusters {
+		if c.ID() == id {
+			return c, render.GitOpsOf(f), owned
+		}
+	}
+	t.Fatalf("the example fleet has no cluster %s", id)
+	return nil, argocd.GitOps{}, nil
 }
