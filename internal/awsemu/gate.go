@@ -59,6 +59,13 @@ type Gate struct {
 	// pods are the EKS Pod Identity associations, which moto does not
 	// implement (podidentity.go).
 	pods podIdentity
+	// iamMu serializes the IAM requests the gate relays: moto's IAM
+	// backend is not safe for concurrent requests (CreateRole iterates an
+	// account's roles while another request adds one: "dictionary changed
+	// size during iteration", answered as a 500), which Terraform's
+	// parallel applies provoke. AWS serves them concurrently; only the
+	// order of unrelated requests changes.
+	iamMu sync.Mutex
 	// stackSets are what the gate knows of CloudFormation StackSets, for
 	// their automatic deployment (stacksets.go); features the
 	// organisation's features moto does not model (organization.go).
@@ -196,6 +203,10 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if g.features.answer(w, org, req) {
 			return
 		}
+	}
+	if req.Service == "iam" {
+		g.iamMu.Lock()
+		defer g.iamMu.Unlock()
 	}
 	g.relay(w, r, g.mends.request(p.Account, req, body), p, req)
 }
