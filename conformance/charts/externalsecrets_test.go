@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"helm.sh/helm/v3/pkg/chart/loader"
-	"sigs.k8s.io/yaml"
 )
 
 // esoModule is External Secrets Operator's Go module, whose repository
@@ -24,19 +23,7 @@ const esoModule = "github.com/external-secrets/external-secrets"
 // example fleet: the chart version every Application pins.
 func esoRevision(t *testing.T) string {
 	t.Helper()
-	var global struct {
-		Components map[string]struct {
-			ChartRevision string `json:"chart_revision"`
-		} `json:"components"`
-	}
-	b, err := os.ReadFile(filepath.Join(repo, "config", "global", "10-components.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal(b, &global); err != nil {
-		t.Fatal(err)
-	}
-	rev := global.Components["external-secrets"].ChartRevision
+	rev := componentsConfig(t)["external-secrets"].ChartRevision
 	if rev == "" {
 		t.Fatal("the example fleet runs no external-secrets component")
 	}
@@ -85,16 +72,7 @@ func esoCRDs(t *testing.T, src string) []map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var crds []map[string]any
-	for _, doc := range strings.Split(string(b), "\n---") {
-		var o map[string]any
-		if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
-			t.Fatal(err)
-		}
-		if o["kind"] == "CustomResourceDefinition" {
-			crds = append(crds, o)
-		}
-	}
+	crds, _ := splitCRDs(decodeStream(t, string(b)))
 	if len(crds) < 10 {
 		t.Fatalf("only %d CRDs in the operator's bundle", len(crds))
 	}

@@ -100,13 +100,8 @@ func TestArgoCDTakesOverItsBootstrap(t *testing.T) {
 	ns := apps[0].namespace
 	j.namespace(t, ns, apps[0].namespaceLabels)
 	apply := func(objs []map[string]any, manager string) (refused []string) {
-		var crds []map[string]any
-		for _, o := range objs {
-			if o["kind"] == "CustomResourceDefinition" {
-				crds = append(crds, o)
-			}
-		}
-		for _, o := range append(crds, objs...) {
+		crds, rest := splitCRDs(objs)
+		for _, o := range append(crds, rest...) {
 			resp, err := j.s.Apply(ctx, o, ns, manager, false, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -144,6 +139,19 @@ func TestArgoCDTakesOverItsBootstrap(t *testing.T) {
 		t.Error("a Deployment with another selector was accepted over the bootstrap's: the judge cannot see a failed takeover")
 	}
 	t.Logf("Argo CD %s: %d objects installed by the bootstrap, %d synced over them by the argo-cd Application", src.TargetRevision, len(installed), len(synced))
+}
+
+// splitCRDs separates the CustomResourceDefinitions of objs from the rest:
+// they are applied first, as Argo CD and the bootstrap apply them.
+func splitCRDs(objs []map[string]any) (crds, rest []map[string]any) {
+	for _, o := range objs {
+		if o["kind"] == "CustomResourceDefinition" {
+			crds = append(crds, o)
+		} else {
+			rest = append(rest, o)
+		}
+	}
+	return crds, rest
 }
 
 // decodeStream decodes a multi-document YAML stream into its objects.

@@ -126,14 +126,7 @@ func TestOtherProjectsChartsAreAdmitted(t *testing.T) {
 				continue
 			}
 			j.namespace(t, a.namespace, a.namespaceLabels)
-			var crds, rest []map[string]any
-			for _, o := range objs {
-				if o["kind"] == "CustomResourceDefinition" {
-					crds = append(crds, o)
-				} else {
-					rest = append(rest, o)
-				}
-			}
+			crds, rest := splitCRDs(objs)
 			if !crdsInstalled && len(crds) > 0 {
 				if err := j.s.InstallCRDs(context.Background(), crds); err != nil {
 					t.Fatalf("%s: the chart's CRDs: %v", a.file, err)
