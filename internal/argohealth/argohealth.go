@@ -244,27 +244,41 @@ func (g *Gate) Check(sector, component, commit string) (string, error) {
 				selected = append(selected, a)
 			}
 		}
-		if len(selected) == 0 {
-			what := "no Application"
-			if component != "" {
-				what = "no Application of " + component
-			}
-			blocked = append(blocked, fmt.Sprintf("%s/%s: %s at %s", t.Region, t.Cluster, what, t.Endpoint))
+		if msg, ok := c.verdict(t.Region+"/"+t.Cluster, " at "+t.Endpoint, selected, all, component, commit); !ok {
+			blocked = append(blocked, msg)
 			continue
 		}
 		n += len(selected)
-		if bad := c.judge(selected, all, commit); len(bad) > 0 {
-			blocked = append(blocked, t.Region+"/"+t.Cluster+": "+strings.Join(bad, "; "))
-		}
 	}
 	if len(blocked) > 0 {
-		msg := fmt.Sprintf("%d of %d clusters of %s block:\n  %s", len(blocked), len(targets), sector, strings.Join(blocked, "\n  "))
+		msg := blockedMessage(blocked, len(targets), sector)
 		if g.Client.Token == "" {
 			msg += "\nNo Argo CD token was given (--argocd-auth-token or $ARGOCD_AUTH_TOKEN)."
 		}
 		return "", errors.New(msg)
 	}
 	return fmt.Sprintf("%d Applications on %d clusters of %s Healthy and Synced", n, len(targets), sector), nil
+}
+
+// verdict judges one cluster's Applications: what blocks it, or ok.
+// where says, for a cluster with no Application to judge, where they were
+// looked for.
+func (c *Client) verdict(id, where string, selected, all []application, component, commit string) (string, bool) {
+	if len(selected) == 0 {
+		what := "no Application"
+		if component != "" {
+			what = "no Application of " + component
+		}
+		return id + ": " + what + where, false
+	}
+	if bad := c.judge(selected, all, commit); len(bad) > 0 {
+		return id + ": " + strings.Join(bad, "; "), false
+	}
+	return "", true
+}
+
+func blockedMessage(blocked []string, targets int, sector string) string {
+	return fmt.Sprintf("%d of %d clusters of %s block:\n  %s", len(blocked), targets, sector, strings.Join(blocked, "\n  "))
 }
 
 // atOrAfter reports whether revision is commit or descends from it.
