@@ -98,7 +98,8 @@ func TestRoleSuffixesMatchTheRoots(t *testing.T) {
 	// The modules every cluster runs (eks) and those of management
 	// clusters only.
 	modules := map[string][]string{"eks": {"regional", "management"}, "hypershift": {"management"},
-		"maestro-iot": {"regional"}, "maestro-agent": {"management"}, "external-secrets": {"regional", "management"}}
+		"maestro-iot": {"regional"}, "maestro-agent": {"management"}, "external-secrets": {"regional", "management"},
+		"argocd-health": {"regional", "management"}}
 	role := regexp.MustCompile(`(?m)^(resource "aws_iam_role" "\w+"|module "\w+") \{\n(?:  source += "\.\./iam-role"\n)?((?:[ \t].*\n|\n)*?)  name += "([^"]*)"`)
 	forEach := regexp.MustCompile(`for_each += local\.(\w+)`)
 	found := map[string]map[string]bool{"regional": {}, "management": {}}

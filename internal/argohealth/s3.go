@@ -76,6 +76,8 @@ type ReportGate struct {
 	Targets func(sector string) ([]ReportTarget, error)
 	MaxAge  time.Duration
 	Now     func() time.Time
+	// Hint is added to an error reading a bucket: how to read it.
+	Hint string
 }
 
 // stored is a report as the bucket holds it.
@@ -90,9 +92,10 @@ type stored struct {
 // is an error of that cluster or of the bucket.
 func (g *ReportGate) reports(ctx context.Context, bucket, region string) (map[string][]stored, error) {
 	out := map[string][]stored{}
+	inRegion := func(o *s3.Options) { o.Region = region }
 	var token *string
 	for {
-		page, err := g.S3.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), ContinuationToken: token})
+		page, err := g.S3.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), ContinuationToken: token}, inRegion)
 		if err != nil {
 			return nil, fmt.Errorf("listing s3://%s: %w", bucket, err)
 		}
@@ -101,7 +104,7 @@ func (g *ReportGate) reports(ctx context.Context, bucket, region string) (map[st
 			if !reportKeyRE.MatchString(key) {
 				continue
 			}
-			r, err := g.read(ctx, bucket, key)
+			r, err := g.read(ctx, bucket, key, inRegion)
 			if err != nil {
 				return nil, err
 			}
@@ -117,8 +120,8 @@ func (g *ReportGate) reports(ctx context.Context, bucket, region string) (map[st
 	}
 }
 
-func (g *ReportGate) read(ctx context.Context, bucket, key string) (Report, error) {
-	obj, err := g.S3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+func (g *ReportGate) read(ctx context.Context, bucket, key string, opts ...func(*s3.Options)) (Report, error) {
+	obj, err := g.S3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)}, opts...)
 	if err != nil {
 		return Report{}, fmt.Errorf("reading s3://%s/%s: %w", bucket, key, err)
 	}
@@ -160,6 +163,9 @@ func (g *ReportGate) Check(sector, component, commit string) (string, error) {
 		if _, ok := byBucket[t.Bucket]; !ok {
 			rs, err := g.reports(ctx, t.Bucket, t.Region)
 			if err != nil {
+				if g.Hint != "" {
+					err = fmt.Errorf("%w\n%s", err, g.Hint)
+				}
 				return "", err
 			}
 			byBucket[t.Bucket] = rs

@@ -21,7 +21,7 @@ import (
 func (a *app) argocdCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "argocd",
-		Short: "Inspect what the fleet's Argo CDs will run, and complete central cluster Secrets",
+		Short: "Inspect what the fleet's Argo CDs will run, complete central cluster Secrets, report a cluster's health",
 	}
 	var env, cluster, component string
 	var o *output
@@ -70,7 +70,7 @@ Secrets, with the RollingSync step each syncs in.`,
 	o = outputFlag(apps, "", "text", "json")
 	_ = apps.RegisterFlagCompletionFunc("cluster", completeClusterIDs)
 	_ = apps.RegisterFlagCompletionFunc("env", completeEnvironments)
-	cmd.AddCommand(apps, a.clusterSecretCommand(), a.bootstrapCommand())
+	cmd.AddCommand(apps, a.clusterSecretCommand(), a.bootstrapCommand(), a.reportCommand())
 	return cmd
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diff"
 	"github.com/regionctl/regionctl/internal/gitbase"
+	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/rollout"
 	"github.com/regionctl/regionctl/internal/schema"
 )
@@ -87,14 +88,24 @@ so config/ and deploy/ change together; when the result does not render,
 config/ is put back. promote never commits: it prints what it changed and the
 commit message to use.
 
-The gate asks, for each cluster of that sector, the Argo CD that manages it:
-its argocd.endpoint in config (each cluster's own in the per-cluster topology,
-the environment's in the central one), or --argocd-server (ARGOCD_SERVER) for
-all. It names every cluster that blocks. --argocd-auth-token
-(ARGOCD_AUTH_TOKEN), --insecure and --plaintext are as the argocd CLI takes them.`
+The gate names every cluster of that sector that blocks. Where it looks
+(--health-from):
+
+  reports  (the default in the per-cluster topology) what each cluster's
+           argocd-health-reporter last put into its region's health bucket
+           (argocd.health_bucket), read with your AWS credentials: each
+           cluster must have reported once, within --health-max-age by S3's
+           clock. The seeds' clusters are private; this is how their health
+           gets out.
+  argocd   (the default in the central topology) the Argo CD that manages
+           each cluster: its argocd.endpoint in config, or --argocd-server
+           (ARGOCD_SERVER) for all. --argocd-auth-token (ARGOCD_AUTH_TOKEN),
+           --insecure and --plaintext are as the argocd CLI takes them.`
 
 func (a *app) promoteCommand() *cobra.Command {
 	var skipHealth, allowDowngrade bool
+	var healthFrom string
+	var maxAge time.Duration
 	argo := argohealth.Client{}
 	cmd := &cobra.Command{
 		Use:   "promote <key> <value>",
@@ -131,9 +142,27 @@ func (a *app) promoteCommand() *cobra.Command {
 			}
 			argo.WithEnv(os.Getenv)
 			if !skipHealth {
-				opts.Health = &argohealth.Gate{Client: argo, Targets: func(sector string) ([]argohealth.Target, error) {
-					return healthTargets(f, sector, argo.Server)
-				}}
+				from := healthFrom
+				if from == "" {
+					from = "reports"
+					if render.GitOpsOf(f).Topology == "central" {
+						from = "argocd"
+					}
+				}
+				switch from {
+				case "reports":
+					g, err := reportGate(cmd.Context(), f, argo, maxAge)
+					if err != nil {
+						return fail(ExitExternal, "%v", err)
+					}
+					opts.Health = g
+				case "argocd":
+					opts.Health = &argohealth.Gate{Client: argo, Targets: func(sector string) ([]argohealth.Target, error) {
+						return healthTargets(f, sector, argo.Server)
+					}}
+				default:
+					return fail(ExitUsage, "--health-from %q: reports or argocd", healthFrom)
+				}
 			}
 			p, err := rollout.Promote(f, args[0], args[1], opts)
 			var refused *rollout.Refusal
@@ -163,6 +192,8 @@ func (a *app) promoteCommand() *cobra.Command {
 	cmd.ValidArgsFunction = a.rolloutCompleter(true)
 	cmd.Flags().BoolVar(&skipHealth, "skip-health", false, "promote without the Argo CD health gate (named in the commit message)")
 	cmd.Flags().BoolVar(&allowDowngrade, "allow-downgrade", false, "give a sector a value older than one it runs (semver-ordered keys; named in the commit message)")
+	cmd.Flags().StringVar(&healthFrom, "health-from", "", "where the health gate looks: reports (the clusters' reports in their regions' health buckets) or argocd (default: reports, argocd in the central topology)")
+	cmd.Flags().DurationVar(&maxAge, "health-max-age", 10*time.Minute, "the oldest report the gate accepts (--health-from reports)")
 	cmd.Flags().StringVar(&argo.Server, "argocd-server", "", "Argo CD API server (default $ARGOCD_SERVER)")
 	cmd.Flags().StringVar(&argo.Token, "argocd-auth-token", "", "Argo CD token (default $ARGOCD_AUTH_TOKEN)")
 	cmd.Flags().BoolVar(&argo.Insecure, "insecure", os.Getenv("ARGOCD_INSECURE") == "true", "skip TLS verification of the Argo CD server")

@@ -64,6 +64,7 @@ func GitOpsOf(f *config.Fleet) argocd.GitOps {
 	set(&g.Project, "argocd_project")
 	set(&g.Namespace, "argocd_namespace")
 	set(&g.Topology, "argocd_topology")
+	set(&g.RunnerImage, "runner_image")
 	return g
 }
 

@@ -77,6 +77,8 @@ func regionChains(f *config.Fleet, skipRegions map[string]bool) (map[string]*cha
 		}
 		cr.CentralStateBucket = str(regional, "state_bucket")
 		cr.EtcdBackupBucket = str(regional, "etcd_backup", "bucket")
+		cr.HealthBucket = str(regional, "argocd", "health_bucket")
+		diags = append(diags, oneHealthBucket(cr.HealthBucket, regional, byRegion[reg.Name])...)
 		if v := regional.Effective.Lookup("etcd_backup", "retention_days"); v != nil {
 			cr.EtcdBackupRetention = v.Interface()
 		}
@@ -130,6 +132,22 @@ func unapprovable(reg *config.Region, clusters []*config.Cluster) diag.Diagnosti
 // chain cr, or marks it Unchanged when a review left them out (skip), and
 // holds them to one state bucket and one OU; first is the first of them,
 // whose bucket and OU the chain takes.
+// oneHealthBucket holds every cluster of a region to the regional
+// cluster's health bucket: the bootstrap makes that one, and a report put
+// anywhere else would never reach the gate.
+func oneHealthBucket(bucket string, regional *config.Cluster, clusters []*config.Cluster) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for _, c := range clusters {
+		v := c.Effective.Lookup("argocd", "health_bucket")
+		if v == nil || v.Kind != config.String || v.Str == bucket {
+			continue
+		}
+		diags = append(diags, diag.Errorf(v.Origin.Pos, fmt.Sprintf("A region has one health bucket, the one its regional cluster %s names (%s), which the central pipeline makes; set argocd.health_bucket in the region's layer instead.", regional.ID(), bucket),
+			"%s: argocd.health_bucket %s is not its region's %s", c.ID(), v.Str, bucket))
+	}
+	return diags
+}
+
 func managementChain(cr *chainRegion, clusters []*config.Cluster, skip bool) (first *config.Cluster, diags diag.Diagnostics) {
 	for _, c := range clusters {
 		if c.Type != "management" {
@@ -281,6 +299,7 @@ func (r *renderer) chainArtifacts(reg *config.Region, cr *chainRegion) ([]Artifa
 		{"management-cluster-state-bucket-policy.json", docs.ManagementStateBucketPolicy},
 		{"central-state-bucket-policy.json", docs.CentralStateBucketPolicy},
 		{"etcd-backup-bucket-policy.json", docs.EtcdBackupBucketPolicy},
+		{"health-bucket-policy.json", docs.HealthBucketPolicy},
 	}
 	if len(cr.Approvers) > 0 {
 		files = append(files, chainFile{"approver-trust.json", docs.ApproverTrust}, chainFile{"approver-policy.json", docs.Approver},
@@ -303,6 +322,7 @@ func (r *renderer) chainArtifacts(reg *config.Region, cr *chainRegion) ([]Artifa
 		"central_state_bucket":       cr.CentralStateBucket,
 		"handoff_parameter":          iam.ParameterName(cr.Name),
 		"etcd_backup_bucket":         cr.EtcdBackupBucket,
+		"health_bucket":              cr.HealthBucket,
 		"etcd_backup_retention_days": cr.EtcdBackupRetention,
 		"approver_role_name":         iam.ApproverRoleName(cr.Name),
 		"mint_accounts":              len(cr.Clusters) > 0,

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 97 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "f846f6d3aaab956f21aa0fcf8f80c540abb46f4333905052621acb0a7c8f95be"
+const sourceDigest = "4fe8179f60a69157b6b519e9faac951353a095bb915436bac1da96c327566383"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -84,12 +84,11 @@ func Promote(f *config.Fleet, key, value string, o PromoteOptions) (*Promotion, 
 		health := "health gate skipped (--skip-health)"
 		if !o.SkipHealth {
 			if o.Health == nil {
-				return nil, &Refusal{"no health gate: point regionctl at Argo CD (--argocd-server) or pass --skip-health"}
+				return nil, &Refusal{"no health gate: pass --skip-health to promote without one"}
 			}
 			summary, err := o.Health.Check(prev.Name, component(path), since.Commit)
 			if err != nil {
-				return nil, &Refusal{fmt.Sprintf("health gate of sector %s: %v\nPoint regionctl at an Argo CD that can see the clusters with --argocd-server (one API server for all), "+
-					"or promote without the gate with --skip-health (the commit message says so).", prev.Name, err)}
+				return nil, &Refusal{fmt.Sprintf("health gate of sector %s: %v\nPromote once the gate passes, or without it with --skip-health (the commit message says so).", prev.Name, err)}
 			}
 			health = "health gate: " + summary
 		}

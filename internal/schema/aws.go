@@ -21,8 +21,8 @@ const maxUserTags = 47
 // <region>-<cluster>-<suffix>, by cluster type; a test in terraform/ holds
 // this list to the roots.
 var RoleSuffixes = map[string][]string{
-	"regional":   {"cluster", "node", "ebs-csi", "bootstrap", "lb-controller", "maestro-server", "bootstrap-ecs", "ext-secrets"},
-	"management": {"cluster", "node", "ebs-csi", "bootstrap", "lb-controller", "hypershift", "external-dns", "cert-manager", "etcd-backup", "maestro-agent", "bootstrap-ecs", "ext-secrets"},
+	"regional":   {"cluster", "node", "ebs-csi", "bootstrap", "lb-controller", "maestro-server", "bootstrap-ecs", "ext-secrets", "health"},
+	"management": {"cluster", "node", "ebs-csi", "bootstrap", "lb-controller", "hypershift", "external-dns", "cert-manager", "etcd-backup", "maestro-agent", "bootstrap-ecs", "ext-secrets", "health"},
 }
 
 // maxRoleName is IAM's limit on a role's name.

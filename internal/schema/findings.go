@@ -100,6 +100,8 @@ func (w *compiled) derived(data *config.Value, p []string) string {
 		key = "dr_account_name"
 	case "etcd_backup.bucket":
 		key = "etcd_backup_bucket"
+	case "argocd.health_bucket":
+		key = "health_bucket"
 	case "state_bucket":
 		t := data.Get("type")
 		if t == nil || t.Kind != config.String {

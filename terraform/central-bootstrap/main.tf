@@ -9,7 +9,8 @@
 # pipeline role with the region's ExternalId, and the policy of the central
 # state bucket that lets that role read (never write) its region's state.
 # In the region's DR account: the bucket of its management clusters' etcd
-# snapshots.
+# snapshots. In the management account: the bucket of the region's
+# clusters' health reports.
 #
 # In the management account too: the StackSet through which AWS
 # CloudFormation deploys ManagementClusterDeployRole and its boundary into
@@ -39,7 +40,7 @@ locals {
     "regional-pipeline-trust", "regional-pipeline-policy", "minting-role-trust", "minting-role-policy",
     "management-cluster-deploy-role-trust", "management-cluster-deploy-role-policy", "management-cluster-boundary",
     "scp-guardrails", "rcp-data-perimeter", "management-cluster-state-bucket-policy", "central-state-bucket-policy",
-    "etcd-backup-bucket-policy",
+    "etcd-backup-bucket-policy", "health-bucket-policy",
   ]
   iam = {
     for n in concat(local.required_documents, ["approver-trust", "approver-policy", "central-approver-policy"]) :
@@ -63,13 +64,28 @@ locals {
 # In the region's DR account (through its AccessRole, as the central
 # pipeline): the bucket of the management clusters' etcd snapshots.
 module "etcd_backup" {
-  source         = "../modules/etcd-backup"
+  source         = "../modules/contributed-bucket"
   name           = var.etcd_backup_bucket
   retention_days = var.etcd_backup_retention_days
   policy_json    = templatestring(local.iam["etcd-backup-bucket-policy"], local.ids)
   tags           = { "regionctl:region" = var.region }
   providers = {
     aws = aws.dr
+  }
+}
+
+# In the management account: the bucket of the region's clusters' health
+# reports (each cluster's argocd-health-reporter puts its own under its
+# account's prefix); rollout promote reads it there. A report is rewritten
+# every few minutes; a week keeps what an investigation needs.
+module "health_bucket" {
+  source         = "../modules/contributed-bucket"
+  name           = var.health_bucket
+  retention_days = 7
+  policy_json    = templatestring(local.iam["health-bucket-policy"], local.ids)
+  tags           = { "regionctl:region" = var.region }
+  providers = {
+    aws = aws.management
   }
 }
 

@@ -23,3 +23,8 @@ output "approver_role_arns" {
   description = "The region's approver roles: of the management clusters' states, and of the regional cluster's."
   value       = concat(module.approver_role[*].arn, module.central_approver_role[*].arn)
 }
+
+output "health_bucket" {
+  description = "The bucket of the region's clusters' health reports, in the management account."
+  value       = module.health_bucket.name
+}

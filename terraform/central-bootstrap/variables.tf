@@ -127,6 +127,11 @@ variable "etcd_backup_bucket" {
   type = string
 }
 
+variable "health_bucket" {
+  type        = string
+  description = "The bucket of the region's clusters' health reports, in the management account (argocd.health_bucket)."
+}
+
 variable "etcd_backup_retention_days" {
   type = number
 }

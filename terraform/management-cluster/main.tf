@@ -64,6 +64,16 @@ module "external_secrets" {
   tags                 = var.tags
 }
 
+module "argocd_health" {
+  source               = "../modules/argocd-health"
+  cluster_name         = module.cluster.cluster_name
+  cluster_arn          = module.cluster.cluster_arn
+  region               = var.region
+  health_bucket        = var.health_bucket
+  permissions_boundary = "arn:${data.aws_partition.current.partition}:iam::${var.account_id}:policy/${var.permissions_boundary}"
+  tags                 = var.tags
+}
+
 # The OIDC bucket was a private state-bucket module before HyperShift's
 # module made it public for reading.
 moved {

@@ -53,6 +53,15 @@ module "external_secrets" {
   tags         = var.tags
 }
 
+module "argocd_health" {
+  source        = "../modules/argocd-health"
+  cluster_name  = module.cluster.cluster_name
+  cluster_arn   = module.cluster.cluster_arn
+  region        = var.region
+  health_bucket = var.health_bucket
+  tags          = var.tags
+}
+
 module "clm_database" {
   source     = "../modules/clm-database"
   name       = "${var.region}-clm"

@@ -88,3 +88,8 @@ variable "runner_image" {
     error_message = "runner_image must be an image reference by digest."
   }
 }
+
+variable "health_bucket" {
+  type        = string
+  description = "The region's bucket of its clusters' health reports, in the management account (argocd.health_bucket): the cluster's health reporter puts its report there, under its account's prefix."
+}

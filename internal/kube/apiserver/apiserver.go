@@ -372,6 +372,10 @@ func (s *Server) Can(ctx context.Context, user, verb, group, resource, ns string
 	return review.Status.Allowed, nil
 }
 
+// HTTPClient is a client that trusts the server's certificate, for a
+// caller that brings its own credentials (a ServiceAccount's token).
+func (s *Server) HTTPClient() *http.Client { return s.client }
+
 // Message is the message of a refusal's Status body.
 func (r *Response) Message() string {
 	var st struct {

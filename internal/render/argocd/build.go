@@ -17,6 +17,9 @@ type GitOps struct {
 	Project   string
 	Namespace string
 	Topology  string // PerCluster or Central
+	// RunnerImage is regionctl's image (gitops.runner_image), which the
+	// health reporter runs.
+	RunnerImage string
 }
 
 // ChartsDir holds the charts the platform itself owns, one directory each.

@@ -156,7 +156,7 @@ func component(c *config.Cluster, g GitOps, owned map[string]bool, f config.Fiel
 		}
 		return comp, nil
 	}
-	values, problems := componentValues(c, name, v, at, str)
+	values, problems := componentValues(c, g, name, v, at, str)
 	if problems != nil {
 		return nil, problems
 	}
@@ -211,15 +211,34 @@ func chartSource(name string, at diag.Pos, str func(...string) (string, diag.Pos
 	}
 }
 
+// HealthReporter is the component whose CronJob reports the cluster's
+// Applications' health into its region's health bucket (regionctl argocd
+// report); render gives it the bucket and regionctl's image.
+const HealthReporter = "argocd-health-reporter"
+
 // componentValues are the values component name (v in the config) gives
-// its chart: the config's values, HyperShift's own settings, where
-// Maestro's credentials are, the image, and global.regionctl.
-func componentValues(c *config.Cluster, name string, v *config.Value, at diag.Pos, str func(...string) (string, diag.Pos)) (map[string]any, []Problem) {
+// its chart: the config's values, HyperShift's own settings, the health
+// reporter's bucket and image, where Maestro's credentials are, the image,
+// and global.regionctl.
+func componentValues(c *config.Cluster, g GitOps, name string, v *config.Value, at diag.Pos, str func(...string) (string, diag.Pos)) (map[string]any, []Problem) {
 	values := map[string]any{}
 	if m, ok := v.Get("values").Interface().(map[string]any); ok {
 		values = m
 	}
 	image, imageAt := str("image")
+	if name == HealthReporter {
+		// regionctl argocd report, in the runner image, into the region's
+		// health bucket.
+		if image == "" {
+			image = g.RunnerImage
+		}
+		if b := c.Effective.Lookup("argocd", "health_bucket"); b != nil && b.Kind == config.String {
+			if _, set := values["health_bucket"]; set {
+				return nil, problem(at, "render gives the reporter its region's argocd.health_bucket; remove values.health_bucket.", "component %s sets its bucket", name)
+			}
+			values["health_bucket"] = b.Str
+		}
+	}
 	if name == "hypershift-operator" {
 		// HyperShift's own settings reach its chart.
 		op, opAt := "", diag.Pos{}

@@ -143,6 +143,9 @@ type Region struct {
 	// EtcdBackupBucket keeps the management clusters' etcd snapshots, in
 	// the region's DR account.
 	EtcdBackupBucket string
+	// HealthBucket keeps the region's clusters' health reports
+	// (argocd.health_bucket), in the management account.
+	HealthBucket string
 	// Approvers are the IAM roles whose sessions may assume the region's
 	// approver roles (gitops.approvers).
 	Approvers []string
@@ -794,6 +797,54 @@ func EtcdBackupBucketPolicy(r Region) Document {
 	}}
 }
 
+// HealthRoleSuffix names a cluster's health reporter role,
+// <region>-<cluster>-health.
+const HealthRoleSuffix = "health"
+
+// HealthBucketPolicy is the policy of the region's bucket of health
+// reports in the management account: the health reporter role of each
+// cluster of the region (an account in the region's management cluster OU,
+// or the regional account) may put its report under its own account's
+// prefix, and nothing else; no other principal of another account is
+// admitted. The management account's own principals read it by their
+// identity policies (rollout promote).
+func HealthBucketPolicy(r Region) Document {
+	p := r.Partition()
+	bucket := "arn:" + p + ":s3:::" + r.HealthBucket
+	report := Strings{bucket + "/" + PrincipalAccountVariable + "/health.json"}
+	roles := Strings{RoleARN(p, "*", r.Name+"-*-"+HealthRoleSuffix)}
+	return Document{Version: "2012-10-17", ID: "regionctl-generated-health-bucket-" + r.Name, Statement: []Statement{
+		{
+			Sid: "ManagementClustersOfRegionReportTheirOwn", Effect: "Allow",
+			Principal: &Principal{Any: true},
+			Action:    Strings{"s3:PutObject"},
+			Resource:  report,
+			Condition: map[string]map[string]Strings{
+				"StringEquals":           {"aws:PrincipalOrgID": {OrganizationID}},
+				"ForAnyValue:StringLike": {"aws:PrincipalOrgPaths": {OrganizationID + "/" + RootID + "/*" + ManagementOU + "/"}},
+				"ArnLike":                {"aws:PrincipalArn": roles},
+			},
+		},
+		{
+			Sid: "RegionalClusterReportsItsOwn", Effect: "Allow",
+			Principal: &Principal{Any: true},
+			Action:    Strings{"s3:PutObject"},
+			Resource:  report,
+			Condition: map[string]map[string]Strings{
+				"StringEquals": {"aws:PrincipalAccount": {PipelineAccount}},
+				"ArnLike":      {"aws:PrincipalArn": roles},
+			},
+		},
+		{
+			Sid: "TLSOnly", Effect: "Deny",
+			Principal: &Principal{Any: true},
+			Action:    Strings{"s3:*"},
+			Resource:  Strings{bucket, bucket + "/*"},
+			Condition: map[string]map[string]Strings{"Bool": {"aws:SecureTransport": {"false"}}},
+		},
+	}}
+}
+
 // CentralPipelinePolicy is the central pipeline's role in the management
 // account of one partition: Organizations account management and the
 // organisation's guardrails, the AccessRole of the accounts it makes, the
@@ -852,19 +903,34 @@ func CentralPipelinePolicy(partition string, regions []Region) Document {
 }
 
 // centralStateStatements let the central pipeline find, create and use
-// the regions' central state buckets: by the default name
-// (regionctl-tfstate-<region>-<cluster>) under one pattern held to the
-// management account, whatever the number of regions; a bucket named
-// otherwise by state_bucket is named here.
+// the regions' central state buckets and their health buckets, both in the
+// management account (see ownedBuckets).
 func centralStateStatements(partition string, regions []Region) []Statement {
+	state := ownedBuckets(partition, regions, CentralStatePrefix, func(r Region) string { return r.CentralStateBucket },
+		[3]string{"FindOrCreateCentralStateBuckets", "CentralStateOfRegions", "CentralState"})
+	return append(state, ownedBuckets(partition, regions, HealthBucketPrefix, func(r Region) string { return r.HealthBucket },
+		[3]string{"FindOrCreateHealthBuckets", "HealthBucketsOfRegions", "HealthBuckets"})...)
+}
+
+// ownedBuckets let the central pipeline find, create and use one bucket
+// of each region in the management account: by the default name (prefix
+// and more) under one pattern held to the management account, whatever
+// the number of regions; a bucket named otherwise in config is named here.
+// sids name the statements that find or create, use the patterned, and
+// use the named.
+func ownedBuckets(partition string, regions []Region, prefix string, bucket func(Region) string, sids [3]string) []Statement {
 	var named []string
 	patterned := false
 	for _, r := range regions {
-		if strings.HasPrefix(r.CentralStateBucket, CentralStatePrefix) {
+		b := bucket(r)
+		if b == "" {
+			continue
+		}
+		if strings.HasPrefix(b, prefix) {
 			patterned = true
 			continue
 		}
-		named = append(named, r.CentralStateBucket)
+		named = append(named, b)
 	}
 	sort.Strings(named)
 	named = slices.Compact(named)
@@ -872,7 +938,7 @@ func centralStateStatements(partition string, regions []Region) []Statement {
 	own := map[string]map[string]Strings{"StringEquals": {"aws:ResourceAccount": {PrincipalAccountVariable}}}
 	var creatable []string
 	if patterned {
-		creatable = append(creatable, "arn:"+partition+":s3:::"+CentralStatePrefix+"*")
+		creatable = append(creatable, "arn:"+partition+":s3:::"+prefix+"*")
 	}
 	for _, b := range named {
 		creatable = append(creatable, "arn:"+partition+":s3:::"+b)
@@ -882,18 +948,23 @@ func centralStateStatements(partition string, regions []Region) []Statement {
 		// (HeadBucket, s3:ListBucket) and creating it, which makes it the
 		// caller's account's, are granted without the owner condition;
 		// they give no access to a bucket's objects or settings.
-		state = append(state, Statement{Sid: "FindOrCreateCentralStateBuckets", Effect: "Allow", Action: Strings{"s3:CreateBucket", "s3:ListBucket"}, Resource: creatable})
+		state = append(state, Statement{Sid: sids[0], Effect: "Allow", Action: Strings{"s3:CreateBucket", "s3:ListBucket"}, Resource: creatable})
 	}
 	if patterned {
-		state = append(state, Statement{Sid: "CentralStateOfRegions", Effect: "Allow", Action: Strings{"s3:*"},
-			Resource: bucketARNs(partition, CentralStatePrefix+"*"), Condition: own})
+		state = append(state, Statement{Sid: sids[1], Effect: "Allow", Action: Strings{"s3:*"},
+			Resource: bucketARNs(partition, prefix+"*"), Condition: own})
 	}
 	if len(named) > 0 {
-		state = append(state, Statement{Sid: "CentralState", Effect: "Allow", Action: Strings{"s3:*"},
+		state = append(state, Statement{Sid: sids[2], Effect: "Allow", Action: Strings{"s3:*"},
 			Resource: bucketARNs(partition, named...), Condition: own})
 	}
 	return state
 }
+
+// HealthBucketPrefix begins the default name of a region's health bucket,
+// regionctl-argocd-health-<environment>-<region> (schema/cluster.cue
+// #Derived.health_bucket), in the management account.
+const HealthBucketPrefix = "regionctl-argocd-health-"
 
 // CentralStatePrefix begins the default name of a region's central state
 // bucket, regionctl-tfstate-<region>-<regional cluster> (schema/cluster.cue

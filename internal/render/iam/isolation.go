@@ -16,6 +16,7 @@ type Documents struct {
 	ManagementStateBucketPolicy Document
 	CentralStateBucketPolicy    Document
 	EtcdBackupBucketPolicy      Document
+	HealthBucketPolicy          Document
 	// The organisation's guardrails on the region's OUs.
 	GuardrailSCP, DataPerimeterRCP Document
 	// The approver roles: of the management clusters' states (regional
@@ -33,6 +34,7 @@ func RegionDocuments(r Region) Documents {
 		ManagementStateBucketPolicy: ManagementStateBucketPolicy(r),
 		CentralStateBucketPolicy:    CentralStateBucketPolicy(r),
 		EtcdBackupBucketPolicy:      EtcdBackupBucketPolicy(r),
+		HealthBucketPolicy:          HealthBucketPolicy(r),
 		ApproverTrust:               ApproverTrust(r),
 		Approver:                    ApproverPolicy(r, r.ManagementStateBucket),
 		CentralApprover:             ApproverPolicy(r, r.CentralStateBucket),
@@ -65,7 +67,10 @@ func RegionDocuments(r Region) Documents {
 //   - the etcd snapshot bucket admits only the etcd-backup roles of the
 //     region's management cluster accounts, to add objects under their own
 //     account's prefix, and denies deletion to all but the DR account's
-//     AccessRole.
+//     AccessRole;
+//   - the health bucket admits only the health reporter roles of the
+//     region's accounts, each to put its report under its own account's
+//     prefix.
 func CheckIsolation(r Region, d Documents) []string {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
@@ -88,6 +93,7 @@ func CheckIsolation(r Region, d Documents) []string {
 	problems = append(problems, checkGuardrails(r, d.GuardrailSCP, d.DataPerimeterRCP)...)
 
 	problems = append(problems, checkEtcdBackup(r, d.EtcdBackupBucketPolicy)...)
+	problems = append(problems, checkHealthBucket(r, d.HealthBucketPolicy)...)
 
 	problems = append(problems, checkApprovals(r, d)...)
 
@@ -377,6 +383,33 @@ func checkEtcdBackup(r Region, d Document) []string {
 	}
 	if !deniesDeletion(d, bucket, RoleARN(p, DRAccount, AccessRole)) {
 		problems = append(problems, "etcd backup bucket policy: no Deny of deleting snapshots for every principal but the DR account's "+AccessRole)
+	}
+	return problems
+}
+
+// checkHealthBucket holds every Allow of the health bucket's policy to
+// the reporter roles of the region's accounts (its management cluster OU,
+// or its regional account), putting their own report.
+func checkHealthBucket(r Region, d Document) []string {
+	var problems []string
+	p := r.Partition()
+	report := "arn:" + p + ":s3:::" + r.HealthBucket + "/" + PrincipalAccountVariable + "/health.json"
+	ou := Strings{OrganizationID + "/" + RootID + "/*" + ManagementOU + "/"}
+	roles := Strings{RoleARN(p, "*", r.Name+"-*-"+HealthRoleSuffix)}
+	for i, s := range d.Statement {
+		if s.Effect != "Allow" {
+			continue
+		}
+		name := fmt.Sprintf("health bucket policy statement %d (%s)", i, s.Sid)
+		if len(s.NotAction) > 0 || len(s.NotResource) > 0 || s.Principal == nil || !slices.Equal(s.Action, Strings{"s3:PutObject"}) || !slices.Equal(s.Resource, Strings{report}) {
+			problems = append(problems, fmt.Sprintf("%s: a cluster may only put its own report, %s", name, report))
+			continue
+		}
+		inOU := slices.Equal(s.Condition["ForAnyValue:StringLike"]["aws:PrincipalOrgPaths"], ou) && slices.Equal(s.Condition["StringEquals"]["aws:PrincipalOrgID"], Strings{OrganizationID})
+		regional := slices.Equal(s.Condition["StringEquals"]["aws:PrincipalAccount"], Strings{PipelineAccount})
+		if !slices.Equal(s.Condition["ArnLike"]["aws:PrincipalArn"], roles) || !(inOU || regional) {
+			problems = append(problems, fmt.Sprintf("%s: must admit only %v of accounts in %v or of the regional account", name, roles, ou))
+		}
 	}
 	return problems
 }

@@ -432,7 +432,7 @@ func TestDeployRoleIsolation(t *testing.T) {
 // edit would and shows the render-time rule refuses it.
 func TestIsolationCatchesLeaks(t *testing.T) {
 	r := iam.Region{Name: "us-east-1", Environment: "production", TektonNamespace: "pipelines", ManagementStateBucket: "mc-state-us-east-1",
-		CentralStateBucket: "central-us-east-1", EtcdBackupBucket: "etcd-us-east-1", Clusters: []iam.ManagementCluster{{Name: "mc01", OIDCBucket: "oidc-us-east-1-mc01"}},
+		CentralStateBucket: "central-us-east-1", EtcdBackupBucket: "etcd-us-east-1", HealthBucket: "health-us-east-1", Clusters: []iam.ManagementCluster{{Name: "mc01", OIDCBucket: "oidc-us-east-1-mc01"}},
 		OIDCBuckets: "oidc-us-east-1-*"}
 	if p := iam.CheckIsolation(r, iam.RegionDocuments(r)); len(p) > 0 {
 		t.Fatalf("the rendered documents break the rules: %v", p)
@@ -476,6 +476,22 @@ func TestIsolationCatchesLeaks(t *testing.T) {
 		}},
 		{"backups deletable", func(d *iam.Documents) {
 			d.EtcdBackupBucketPolicy.Statement = slices.DeleteFunc(d.EtcdBackupBucketPolicy.Statement, func(s iam.Statement) bool { return s.Sid == "OnlyTheCentralPipelineDeletes" })
+		}},
+		{"health reports readable by the clusters", func(d *iam.Documents) {
+			s := stmt(&d.HealthBucketPolicy, "ManagementClustersOfRegionReportTheirOwn")
+			s.Action = append(s.Action, "s3:GetObject")
+		}},
+		{"health reports written under another account's prefix", func(d *iam.Documents) {
+			stmt(&d.HealthBucketPolicy, "RegionalClusterReportsItsOwn").Resource = iam.Strings{"arn:aws:s3:::health-us-east-1/*"}
+		}},
+		{"health reports written by any account of the organisation", func(d *iam.Documents) {
+			delete(stmt(&d.HealthBucketPolicy, "ManagementClustersOfRegionReportTheirOwn").Condition, "ForAnyValue:StringLike")
+		}},
+		{"health reports written by another region's reporters", func(d *iam.Documents) {
+			stmt(&d.HealthBucketPolicy, "RegionalClusterReportsItsOwn").Condition["ArnLike"]["aws:PrincipalArn"] = iam.Strings{"arn:aws:iam::*:role/*-health"}
+		}},
+		{"health reports written by any role of the regional account", func(d *iam.Documents) {
+			delete(stmt(&d.HealthBucketPolicy, "RegionalClusterReportsItsOwn").Condition, "ArnLike")
 		}},
 		{"approvals writable by the pipeline", func(d *iam.Documents) {
 			d.ManagementStateBucketPolicy.Statement = slices.DeleteFunc(d.ManagementStateBucketPolicy.Statement, func(s iam.Statement) bool { return s.Sid == "OnlyApproversApprove" })

@@ -63,6 +63,7 @@ func ForCluster(c *config.Cluster) (Vars, error) {
 		"node_min":               m.any("eks", "node_min"),
 		"node_max":               m.any("eks", "node_max"),
 		"endpoint_public_access": m.any("eks", "endpoint_public_access"),
+		"health_bucket":          m.str("argocd", "health_bucket"),
 		"tags":                   tags(c),
 	}
 	if e.Lookup("network", "public_subnets") != nil {

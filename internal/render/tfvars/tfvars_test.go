@@ -33,7 +33,7 @@ func TestCheckerFindsMismatches(t *testing.T) {
 		"region": "us-east-1", "cluster_name": "mc01", "environment": "production", "sector": "s1",
 		"vpc_cidr": "10.0.0.0/16", "private_subnets": []any{"10.0.0.0/19"}, "availability_zones": 3,
 		"eks_version": "1.31", "node_instance_type": "m6i.xlarge", "node_min": 3, "node_max": 6,
-		"oidc_bucket": "b", "maestro_consumer_name": "mc01", "etcd_backup_bucket": "e",
+		"oidc_bucket": "b", "maestro_consumer_name": "mc01", "etcd_backup_bucket": "e", "health_bucket": "h",
 		"permissions_boundary": "boundary",
 	}
 	if p := c.Check(terraform.ManagementCluster, valid); len(p) > 0 {

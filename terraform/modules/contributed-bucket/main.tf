@@ -1,9 +1,10 @@
-# The bucket of a region's etcd snapshots, in the region's DR account (the
-# FAQ: a dedicated DR account per region, from which a lost management
-# cluster and its hosted control planes are restored). Its policy comes
-# rendered (deploy/<env>/<region>/iam/etcd-backup-bucket-policy.json): each
-# management cluster's etcd-backup role may add snapshots under its own
-# account's prefix and nothing else; only the central pipeline deletes.
+# A bucket other accounts of the organisation write into, each under its
+# own account's prefix, as its rendered policy allows and nothing else:
+# a region's etcd snapshots in its DR account (the FAQ: a dedicated DR
+# account per region, from which a lost management cluster is restored;
+# deploy/<env>/<region>/iam/etcd-backup-bucket-policy.json), and a region's
+# clusters' health reports in the management account
+# (health-bucket-policy.json). Only the owning account deletes.
 
 # Versioned, encrypted, never public: what a state bucket is.
 module "bucket" {
@@ -12,8 +13,9 @@ module "bucket" {
   tags   = var.tags
 }
 
-# Objects another account writes belong to this account, so that a
-# restore from here never depends on the account that wrote them.
+# Objects another account writes belong to this account, so that reading
+# them (a restore, the rollout's health gate) never depends on the account
+# that wrote them.
 resource "aws_s3_bucket_ownership_controls" "this" {
   bucket = module.bucket.name
   rule {
@@ -21,7 +23,7 @@ resource "aws_s3_bucket_ownership_controls" "this" {
   }
 }
 
-# Snapshots are kept for retention_days, overwritten versions too; then S3
+# Objects are kept for retention_days, overwritten versions too; then S3
 # expires them (a lifecycle rule is not subject to the bucket policy).
 resource "aws_s3_bucket_lifecycle_configuration" "this" {
   bucket = module.bucket.name

@@ -4,7 +4,7 @@ variable "name" {
 
 variable "retention_days" {
   type        = number
-  description = "How many days a snapshot (and an overwritten version) is kept."
+  description = "How many days an object (and an overwritten version) is kept."
 }
 
 variable "policy_json" {

@@ -1,0 +1,3 @@
+output "role_arn" {
+  value = module.role.arn
+}
