@@ -47,7 +47,9 @@ func (c *Client) WithEnv(getenv func(string) string) {
 	}
 }
 
-type application struct {
+// Application is an Argo CD Application as its API (and the Kubernetes
+// API) gives it, cut to the fields the gate reads.
+type Application struct {
 	Metadata struct {
 		Name   string            `json:"name"`
 		Labels map[string]string `json:"labels"`
@@ -78,7 +80,7 @@ func (c *Client) base() string {
 }
 
 // applications lists the Applications matching a label selector.
-func (c *Client) applications(selector string) ([]application, error) {
+func (c *Client) applications(selector string) ([]Application, error) {
 	hc := c.HTTP
 	if hc == nil {
 		hc = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: c.Insecure}}}
@@ -99,7 +101,7 @@ func (c *Client) applications(selector string) ([]application, error) {
 		return nil, fmt.Errorf("Argo CD %s answered %s for the Applications of %s", c.base(), resp.Status, selector)
 	}
 	var list struct {
-		Items []application `json:"items"`
+		Items []Application `json:"items"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
 		return nil, fmt.Errorf("decoding Argo CD's Applications: %w", err)
@@ -131,7 +133,7 @@ func (c *Client) Check(sector, component, commit string) (string, error) {
 // must be Healthy and Synced; each that tracks a git commit of the fleet
 // repository (a root Application, a multi-source one's $values) must be at
 // commit or after it, and at least one of all must.
-func (c *Client) judge(selected, all []application, commit string) []string {
+func (c *Client) judge(selected, all []Application, commit string) []string {
 	var bad []string
 	for _, a := range selected {
 		if h, s := a.Status.Health.Status, a.Status.Sync.Status; h != "Healthy" || s != "Synced" {
@@ -159,7 +161,7 @@ func (c *Client) judge(selected, all []application, commit string) []string {
 	return bad
 }
 
-func contains(apps []application, a application) bool {
+func contains(apps []Application, a Application) bool {
 	for _, x := range apps {
 		if x.Metadata.Name == a.Metadata.Name {
 			return true
@@ -172,7 +174,7 @@ var commitRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // commits are the git commits an Application is synced at: its revision,
 // or those of its sources; chart versions are not commits.
-func commits(a application) []string {
+func commits(a Application) []string {
 	var out []string
 	for _, r := range append([]string{a.Status.Sync.Revision}, a.Status.Sync.Revisions...) {
 		if commitRE.MatchString(r) {
@@ -238,7 +240,7 @@ func (g *Gate) Check(sector, component, commit string) (string, error) {
 			blocked = append(blocked, t.Region+"/"+t.Cluster+": "+err.Error())
 			continue
 		}
-		var selected []application
+		var selected []Application
 		for _, a := range all {
 			if component == "" || a.Metadata.Labels["component"] == component {
 				selected = append(selected, a)
@@ -263,7 +265,7 @@ func (g *Gate) Check(sector, component, commit string) (string, error) {
 // verdict judges one cluster's Applications: what blocks it, or ok.
 // where says, for a cluster with no Application to judge, where they were
 // looked for.
-func (c *Client) verdict(id, where string, selected, all []application, component, commit string) (string, bool) {
+func (c *Client) verdict(id, where string, selected, all []Application, component, commit string) (string, bool) {
 	if len(selected) == 0 {
 		what := "no Application"
 		if component != "" {

@@ -29,7 +29,7 @@ type Report struct {
 	Region       string        `json:"region"`
 	Cluster      string        `json:"cluster"`
 	ReportedAt   time.Time     `json:"reported_at"`
-	Applications []application `json:"applications"`
+	Applications []Application `json:"applications"`
 }
 
 // ReportVersion is the version of Report this build writes and reads.
@@ -90,8 +90,8 @@ func (k *Kube) client() *http.Client {
 
 // Applications lists the Applications of namespace that carry cluster's
 // label, a page at a time.
-func (k *Kube) Applications(ctx context.Context, namespace, cluster string) ([]application, error) {
-	var out []application
+func (k *Kube) Applications(ctx context.Context, namespace, cluster string) ([]Application, error) {
+	var out []Application
 	next := ""
 	for {
 		q := url.Values{"labelSelector": {"cluster=" + cluster}, "limit": {"250"}}
@@ -113,7 +113,7 @@ func (k *Kube) Applications(ctx context.Context, namespace, cluster string) ([]a
 			Metadata struct {
 				Continue string `json:"continue"`
 			} `json:"metadata"`
-			Items []application `json:"items"`
+			Items []Application `json:"items"`
 		}
 		err = decodeOK(resp, &page)
 		if err != nil {
@@ -150,7 +150,7 @@ func Collect(ctx context.Context, k *Kube, namespace, region, cluster string, no
 	if err != nil {
 		return Report{}, err
 	}
-	r := Report{Version: ReportVersion, Region: region, Cluster: cluster, ReportedAt: now.UTC(), Applications: make([]application, 0, len(apps))}
+	r := Report{Version: ReportVersion, Region: region, Cluster: cluster, ReportedAt: now.UTC(), Applications: make([]Application, 0, len(apps))}
 	for _, a := range apps {
 		labels := map[string]string{}
 		for _, k := range []string{"component", "sector", "region", "cluster"} {
@@ -162,6 +162,14 @@ func Collect(ctx context.Context, k *Kube, namespace, region, cluster string, no
 		r.Applications = append(r.Applications, a)
 	}
 	return r, nil
+}
+
+// DecodeApplications reads a JSON list of Applications as Argo CD's API
+// and the Kubernetes API give them, keeping the fields the gate reads.
+func DecodeApplications(b []byte) ([]Application, error) {
+	var out []Application
+	err := json.Unmarshal(b, &out)
+	return out, err
 }
 
 // ReportKey is where account's report goes in its region's bucket.

@@ -212,7 +212,7 @@ func TestReportGateJudgesWhatClustersReported(t *testing.T) {
 	defer repo.Close()
 	now := time.Date(2026, 11, 28, 1, 0, 0, 0, time.UTC)
 	report := func(region, cluster string, apps ...map[string]any) []byte {
-		var list []application
+		var list []Application
 		b, _ := json.Marshal(apps)
 		json.Unmarshal(b, &list)
 		out, _ := json.Marshal(Report{Version: ReportVersion, Region: region, Cluster: cluster, ReportedAt: now, Applications: list})

@@ -190,7 +190,7 @@ func (g *ReportGate) Check(sector, component, commit string) (string, error) {
 			blocked = append(blocked, fmt.Sprintf("%s: its last report (s3://%s/%s) is %s old, more than %s", id, t.Bucket, r.Key, age.Round(time.Second), g.MaxAge))
 			continue
 		}
-		var all, selected []application
+		var all, selected []Application
 		for _, a := range r.Applications {
 			if a.Metadata.Labels["sector"] != sector {
 				continue

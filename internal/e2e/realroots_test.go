@@ -152,6 +152,7 @@ func TestRealRoots(t *testing.T) {
 	e.maestroChecklist(regional, mc01, "mc01", mc01Outputs, e.stateOutputs("regionctl-tfstate-eu-west-1-regional", "regional-cluster/eu-west-1/regional.tfstate"))
 	e.ecrChecklist(regional, mc01, e.accounts()["staging-"+region+"-dr"][0])
 	e.bootstrapChecklist(regional, mc01)
+	e.healthChecklist(regional, mc01, accounts[names[2]][0], e.stateOutputs("regionctl-tfstate-eu-west-1-regional", "regional-cluster/eu-west-1/regional.tfstate")["cluster_name"], mc01Outputs["cluster_name"])
 
 	// Again, with nothing changed: Terraform finds nothing to do, so what
 	// the roots declare is what the emulator holds.
