@@ -100,7 +100,7 @@ func TestRoleSuffixesMatchTheRoots(t *testing.T) {
 	modules := map[string][]string{"eks": {"regional", "management"}, "hypershift": {"management"},
 		"maestro-iot": {"regional"}, "maestro-agent": {"management"}, "external-secrets": {"regional", "management"},
 		"argocd-health": {"regional", "management"}}
-	role := regexp.MustCompile(`(?m)^(resource "aws_iam_role" "\w+"|module "\w+") \{\n(?:  source += "\.\./iam-role"\n)?((?:[ \t].*\n|\n)*?)  name += "([^"]*)"`)
+	role := regexp.MustCompile(`(?m)^(resource "aws_iam_role" "\w+"|module "\w+") \{\n(?:  source += "\.\./(?:iam-role|pod-identity-role)"\n)?((?:[ \t].*\n|\n)*?)  name += "([^"]*)"`)
 	forEach := regexp.MustCompile(`for_each += local\.(\w+)`)
 	found := map[string]map[string]bool{"regional": {}, "management": {}}
 	for mod, types := range modules {
@@ -116,7 +116,7 @@ func TestRoleSuffixesMatchTheRoots(t *testing.T) {
 			}
 			b = append(b, text...)
 		}
-		n := strings.Count(string(b), `resource "aws_iam_role" "`) + strings.Count(string(b), `"../iam-role"`)
+		n := strings.Count(string(b), `resource "aws_iam_role" "`) + strings.Count(string(b), `"../iam-role"`) + strings.Count(string(b), `"../pod-identity-role"`)
 		var names []string
 		// A role a module makes through another (mqtt-client) is named by
 		// its role_name.
@@ -125,7 +125,7 @@ func TestRoleSuffixesMatchTheRoots(t *testing.T) {
 			n++
 		}
 		for _, m := range role.FindAllStringSubmatch(string(b), -1) {
-			if strings.HasPrefix(m[1], "module") && !strings.Contains(m[0], "../iam-role") {
+			if strings.HasPrefix(m[1], "module") && !strings.Contains(m[0], "../iam-role") && !strings.Contains(m[0], "../pod-identity-role") {
 				continue
 			}
 			// A role per key of a local map: one name per key.

@@ -11,20 +11,15 @@ data "aws_caller_identity" "current" {}
 data "aws_partition" "current" {}
 
 locals {
-  prefix          = "${var.region}-${var.cluster_name}"
-  service_account = "argocd:argocd-health-reporter"
+  prefix = "${var.region}-${var.cluster_name}"
 }
 
-module "trust" {
-  source          = "../pod-identity-trust"
+module "reporter" {
+  source          = "../pod-identity-role"
+  name            = "${local.prefix}-health"
+  cluster_name    = var.cluster_name
   cluster_arn     = var.cluster_arn
-  service_account = local.service_account
-}
-
-module "role" {
-  source            = "../iam-role"
-  name              = "${local.prefix}-health"
-  trust_policy_json = module.trust.trust_json
+  service_account = "argocd:argocd-health-reporter"
   policy_json = jsonencode({
     Version = "2012-10-17"
     Statement = [{
@@ -36,12 +31,4 @@ module "role" {
   })
   permissions_boundary = var.permissions_boundary
   tags                 = var.tags
-}
-
-resource "aws_eks_pod_identity_association" "reporter" {
-  cluster_name    = var.cluster_name
-  namespace       = split(":", local.service_account)[0]
-  service_account = split(":", local.service_account)[1]
-  role_arn        = module.role.arn
-  tags            = var.tags
 }

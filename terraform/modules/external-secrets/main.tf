@@ -8,22 +8,17 @@
 # with the reads its AWS provider makes ("Secrets Manager": IAM policy).
 
 locals {
-  prefix          = "${var.region}-${var.cluster_name}"
-  service_account = "external-secrets:external-secrets"
-}
-
-module "trust" {
-  source          = "../pod-identity-trust"
-  cluster_arn     = var.cluster_arn
-  service_account = local.service_account
+  prefix = "${var.region}-${var.cluster_name}"
 }
 
 # The suffix is short: every role's name must fit IAM's 64 characters with
 # the longest region and cluster names validate admits.
-module "role" {
-  source            = "../iam-role"
-  name              = "${local.prefix}-ext-secrets"
-  trust_policy_json = module.trust.trust_json
+module "controller" {
+  source          = "../pod-identity-role"
+  name            = "${local.prefix}-ext-secrets"
+  cluster_name    = var.cluster_name
+  cluster_arn     = var.cluster_arn
+  service_account = "external-secrets:external-secrets"
   policy_json = jsonencode({
     Version = "2012-10-17"
     Statement = [{
@@ -37,10 +32,14 @@ module "role" {
   tags                 = var.tags
 }
 
-resource "aws_eks_pod_identity_association" "controller" {
-  cluster_name    = var.cluster_name
-  namespace       = split(":", local.service_account)[0]
-  service_account = split(":", local.service_account)[1]
-  role_arn        = module.role.arn
-  tags            = var.tags
+# The role and its association were made here before pod-identity-role made
+# both.
+moved {
+  from = module.role
+  to   = module.controller.module.role
+}
+
+moved {
+  from = aws_eks_pod_identity_association.controller
+  to   = module.controller.aws_eks_pod_identity_association.this
 }

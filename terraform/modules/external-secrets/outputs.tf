@@ -1,3 +1,3 @@
 output "role_arn" {
-  value = module.role.arn
+  value = module.controller.arn
 }
