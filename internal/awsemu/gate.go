@@ -463,7 +463,7 @@ func (g *Gate) relay(w http.ResponseWriter, r *http.Request, body []byte, p *pri
 		answer = g.stackSets.mendDescribe(req, answer)
 		answer = g.dns.mendCertificate(req, answer)
 		if req.Service == "iot" {
-			g.iotTags.learn(p.Account, req)
+			g.iotTags.learn(p.Account, req, answer)
 		}
 	}
 	for k, v := range resp.Header {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/regionctl/regionctl/internal/render/iam"
@@ -61,24 +62,45 @@ func (t *iotTags) get(arn string) map[string]string {
 	return v.(map[string]string)
 }
 
-// learn records the tags of a policy IoT created, and forgets a deleted
-// one's.
-func (t *iotTags) learn(account string, req *request) {
-	arn := "arn:" + iam.Partition(req.Region) + ":iot:" + req.Region + ":" + account + ":policy/" + req.Labels["policyName"]
+// learn records the tags of a policy or domain configuration IoT created
+// (answer is IoT's answer), and forgets a deleted one's.
+func (t *iotTags) learn(account string, req *request, answer []byte) {
+	prefix := "arn:" + iam.Partition(req.Region) + ":iot:" + req.Region + ":" + account + ":"
 	switch req.Operation {
 	case "CreatePolicy":
-		tags := map[string]string{}
-		for _, raw := range asList(req.JSON["tags"]) {
-			if kv, ok := raw.(map[string]any); ok {
-				k, _ := kv["Key"].(string)
-				v, _ := kv["Value"].(string)
-				tags[k] = v
-			}
-		}
-		t.m.Store(arn, tags)
+		t.m.Store(prefix+"policy/"+req.Labels["policyName"], requestTags(req))
 	case "DeletePolicy":
-		t.m.Delete(arn)
+		t.m.Delete(prefix + "policy/" + req.Labels["policyName"])
+	case "CreateDomainConfiguration":
+		// A domain configuration's ARN ends in a suffix IoT chose.
+		var out struct {
+			Arn string `json:"domainConfigurationArn"`
+		}
+		if json.Unmarshal(answer, &out) == nil && out.Arn != "" {
+			t.m.Store(out.Arn, requestTags(req))
+		}
+	case "DeleteDomainConfiguration":
+		named := prefix + "domainconfiguration/" + req.Labels["domainConfigurationName"] + "/"
+		t.m.Range(func(k, _ any) bool {
+			if strings.HasPrefix(k.(string), named) {
+				t.m.Delete(k)
+			}
+			return true
+		})
 	}
+}
+
+// requestTags are the tags a create request gives its resource.
+func requestTags(req *request) map[string]string {
+	tags := map[string]string{}
+	for _, raw := range asList(req.JSON["tags"]) {
+		if kv, ok := raw.(map[string]any); ok {
+			k, _ := kv["Key"].(string)
+			v, _ := kv["Value"].(string)
+			tags[k] = v
+		}
+	}
+	return tags
 }
 
 func asList(v any) []any {

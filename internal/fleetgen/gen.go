@@ -177,7 +177,6 @@ components:
     chart_revision: v0.8.1
     namespace: maestro
     values:
-      consumerName: ${cluster}
       serviceAccount:
         name: maestro-agent
   hypershift-operator:

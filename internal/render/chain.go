@@ -78,7 +78,8 @@ func regionChains(f *config.Fleet, skipRegions map[string]bool) (map[string]*cha
 		cr.CentralStateBucket = str(regional, "state_bucket")
 		cr.EtcdBackupBucket = str(regional, "etcd_backup", "bucket")
 		cr.HealthBucket = str(regional, "argocd", "health_bucket")
-		diags = append(diags, oneHealthBucket(cr.HealthBucket, regional, byRegion[reg.Name])...)
+		diags = append(diags, regionWide(regional, byRegion[reg.Name], "argocd", "health_bucket")...)
+		diags = append(diags, regionWide(regional, byRegion[reg.Name], "platform_api", "domain")...)
 		if v := regional.Effective.Lookup("etcd_backup", "retention_days"); v != nil {
 			cr.EtcdBackupRetention = v.Interface()
 		}
@@ -132,18 +133,26 @@ func unapprovable(reg *config.Region, clusters []*config.Cluster) diag.Diagnosti
 // chain cr, or marks it Unchanged when a review left them out (skip), and
 // holds them to one state bucket and one OU; first is the first of them,
 // whose bucket and OU the chain takes.
-// oneHealthBucket holds every cluster of a region to the regional
-// cluster's health bucket: the bootstrap makes that one, and a report put
-// anywhere else would never reach the gate.
-func oneHealthBucket(bucket string, regional *config.Cluster, clusters []*config.Cluster) diag.Diagnostics {
+// regionWide holds every cluster of a region to the regional cluster's
+// value at path, for values that name one thing of the region: the health
+// bucket the central pipeline makes (a report put anywhere else never
+// reaches the gate), and the platform API's domain, in whose zone the
+// Maestro broker's name is served (an agent given another would never
+// connect).
+func regionWide(regional *config.Cluster, clusters []*config.Cluster, path ...string) diag.Diagnostics {
+	key := strings.Join(path, ".")
+	want := regional.Effective.Lookup(path...)
+	if want == nil || want.Kind != config.String {
+		return nil
+	}
 	var diags diag.Diagnostics
 	for _, c := range clusters {
-		v := c.Effective.Lookup("argocd", "health_bucket")
-		if v == nil || v.Kind != config.String || v.Str == bucket {
+		v := c.Effective.Lookup(path...)
+		if v == nil || v.Kind != config.String || v.Str == want.Str {
 			continue
 		}
-		diags = append(diags, diag.Errorf(v.Origin.Pos, fmt.Sprintf("A region has one health bucket, the one its regional cluster %s names (%s), which the central pipeline makes; set argocd.health_bucket in the region's layer instead.", regional.ID(), bucket),
-			"%s: argocd.health_bucket %s is not its region's %s", c.ID(), v.Str, bucket))
+		diags = append(diags, diag.Errorf(v.Origin.Pos, fmt.Sprintf("A region has one %s, the one its regional cluster %s names (%s); set it in the region's layer instead.", key, regional.ID(), want.Str),
+			"%s: %s %s is not its region's %s", c.ID(), key, v.Str, want.Str))
 	}
 	return diags
 }

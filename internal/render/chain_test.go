@@ -109,22 +109,29 @@ func TestQuotaOverflowIsRefused(t *testing.T) {
 	t.Errorf("a trust policy of 40 approvers was not refused: %v", diags)
 }
 
-// TestARegionHasOneHealthBucket: the central pipeline makes the health
-// bucket its regional cluster names; a management cluster naming another
-// is refused at its line, since its reports would never reach the gate.
-func TestARegionHasOneHealthBucket(t *testing.T) {
-	fsys := fleetgen.Generate(fleetgen.Options{Sectors: 1, RegionsPerSector: 1, ClustersPerRegion: 2}).FS()
-	opts := render.Options{Renderer: "test", Charts: fleetgen.Charts, Pipelines: repoPipelines(t)}
-	file := "config/clusters/us-east-1/mc01.yaml"
-	fsys[file] = &fstest.MapFile{Data: append(append([]byte{}, fsys[file].Data...), []byte("argocd:\n  health_bucket: another-health-bucket\n")...)}
-	_, diags := render.Render(loadFS(t, fsys, "the generated fleet"), opts)
-	var found bool
-	for _, d := range diags {
-		if strings.Contains(d.Summary, "us-east-1/mc01: argocd.health_bucket another-health-bucket is not its region's regionctl-argocd-health-") && d.Pos.File == file {
-			found = true
+// TestARegionHasOneHealthBucketAndAPIDomain: the central pipeline makes
+// the health bucket its regional cluster names, and the regional root
+// serves the Maestro broker in its API domain's zone; a management cluster
+// naming another of either is refused at its line, since its reports would
+// never reach the gate and its agent would never reach the broker.
+func TestARegionHasOneHealthBucketAndAPIDomain(t *testing.T) {
+	for _, tc := range []struct{ set, want string }{
+		{"argocd:\n  health_bucket: another-health-bucket\n", "us-east-1/mc01: argocd.health_bucket another-health-bucket is not its region's regionctl-argocd-health-"},
+		{"platform_api:\n  domain: api.elsewhere.example.com\n", "us-east-1/mc01: platform_api.domain api.elsewhere.example.com is not its region's "},
+	} {
+		fsys := fleetgen.Generate(fleetgen.Options{Sectors: 1, RegionsPerSector: 1, ClustersPerRegion: 2}).FS()
+		opts := render.Options{Renderer: "test", Charts: fleetgen.Charts, Pipelines: repoPipelines(t)}
+		file := "config/clusters/us-east-1/mc01.yaml"
+		fsys[file] = &fstest.MapFile{Data: append(append([]byte{}, fsys[file].Data...), []byte(tc.set)...)}
+		_, diags := render.Render(loadFS(t, fsys, "the generated fleet"), opts)
+		var found bool
+		for _, d := range diags {
+			if strings.Contains(d.Summary, tc.want) && d.Pos.File == file {
+				found = true
+			}
 		}
-	}
-	if !found {
-		t.Errorf("a management cluster's own health bucket was not refused at %s: %v", file, diags)
+		if !found {
+			t.Errorf("%q in %s was not refused at its line: %v", tc.set, file, diags)
+		}
 	}
 }

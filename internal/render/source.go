@@ -2,9 +2,9 @@
 
 package render
 
-// sourceDigest is the SHA-256 of the 97 files the renderer is built from
+// sourceDigest is the SHA-256 of the 98 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "4fe8179f60a69157b6b519e9faac951353a095bb915436bac1da96c327566383"
+const sourceDigest = "e89fc60ddc992be294a4d181cfe1457f9de19cdf687747b4c311deb8103d1430"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

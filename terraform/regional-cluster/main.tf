@@ -33,10 +33,13 @@ module "api_gateway" {
 }
 
 module "maestro_iot" {
-  source       = "../modules/maestro-iot"
-  region       = var.region
-  cluster_name = module.cluster.cluster_name
-  cluster_arn  = module.cluster.cluster_arn
+  source        = "../modules/maestro-iot"
+  region        = var.region
+  cluster_name  = module.cluster.cluster_name
+  cluster_arn   = module.cluster.cluster_arn
+  broker_domain = var.maestro_broker_domain
+  zone_id       = module.api_gateway.zone_id
+  delegated     = var.platform_api_zone_delegated
   providers = {
     aws = aws
   }

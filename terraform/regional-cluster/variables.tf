@@ -43,3 +43,8 @@ variable "ecr_repositories" {
   ]
 }
 
+
+variable "maestro_broker_domain" {
+  type        = string
+  description = "The name Maestro's server and agents reach the region's IoT Core broker at, in the platform API's zone (render names it mqtt.<platform_api.domain>)."
+}

@@ -392,6 +392,7 @@ func TestSecretsSyncBringsInItsClustersSecrets(t *testing.T) {
 	}
 	want := func(ns, name, remote string) []any {
 		return []any{map[string]any{"namespace": ns, "name": name, "remote": remote, "data": []any{
+			map[string]any{"key": "ca.crt", "property": "ca_certificate"},
 			map[string]any{"key": "client.crt", "property": "certificate"}, map[string]any{"key": "client.key", "property": "private_key"}}}}
 	}
 	for _, tc := range []struct {
@@ -417,6 +418,83 @@ func TestSecretsSyncBringsInItsClustersSecrets(t *testing.T) {
 	if _, problems := argocd.Components(&cp, g, owned); len(problems) != 1 || !strings.Contains(problems[0].Summary, "sets its secrets") {
 		t.Errorf("values.secrets set in config: %+v", problems)
 	}
+}
+
+// TestMaestroChartsReachTheirBroker: the upstream Maestro charts are given
+// the region's broker name (mqtt.<platform_api.domain>, which the regional
+// root serves), IoT Core's TLS port, the files secrets-sync brings in, no
+// user name; the agent its consumer name as consumer and MQTT client id
+// (what its IoT policy admits), from maestro.consumer_name. A config that
+// sets them, or a cluster without the API's domain, is refused.
+func TestMaestroChartsReachTheirBroker(t *testing.T) {
+	mc, g, owned := exampleCluster(t, "us-east-1/mc01")
+	regional, _, _ := exampleCluster(t, "us-east-1/regional")
+	values := func(c *config.Cluster, name string) (map[string]any, []argocd.Problem) {
+		t.Helper()
+		comps, problems := argocd.Components(c, g, owned)
+		for _, comp := range comps {
+			if comp.Name == name {
+				return comp.Values, problems
+			}
+		}
+		return nil, problems
+	}
+	domain := mc.Effective.Lookup("platform_api", "domain").Str
+	agent, problems := values(mc, "maestro-agent")
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	consumer := mc.Effective.Lookup("maestro", "consumer_name").Str
+	wantAgent := map[string]any{"type": "mqtt", "mqtt": map[string]any{"host": "mqtt." + domain, "port": "8883", "user": "",
+		"rootCert": "/secrets/mqtt-certs/ca.crt", "clientCert": "/secrets/mqtt-certs/client.crt", "clientKey": "/secrets/mqtt-certs/client.key"}}
+	if !reflect.DeepEqual(agent["messageBroker"], wantAgent) || agent["consumerName"] != consumer || agent["cloudeventsClientId"] != consumer {
+		t.Errorf("the agent's values: %v", agent)
+	}
+	server, problems := values(regional, "maestro-server")
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	mqtt, _ := server["messageBroker"].(map[string]any)["mqtt"].(map[string]any)
+	if mqtt["host"] != "mqtt."+domain || mqtt["port"] != "8883" || mqtt["tls"].(map[string]any)["enabled"] != true {
+		t.Errorf("the server's values: %v", server)
+	}
+	for _, tc := range []struct {
+		what string
+		c    *config.Cluster
+		want string
+	}{
+		{"a consumer name set in config", withValue(mc, "maestro-agent", "consumerName", "x"), "sets consumerName"},
+		{"a broker set in config", withValue(mc, "maestro-agent", "messageBroker", "x"), "sets messageBroker"},
+		{"no platform_api.domain", withoutKey(mc, "platform_api"), "has no platform_api.domain for its Maestro broker"},
+	} {
+		if _, problems := values(tc.c, "maestro-agent"); len(problems) != 1 || !strings.Contains(problems[0].Summary, tc.want) {
+			t.Errorf("%s: %+v", tc.what, problems)
+		}
+	}
+}
+
+// withValue is c with values.key of component comp set to a string.
+func withValue(c *config.Cluster, comp, key, v string) *config.Cluster {
+	comps := c.Effective.Get("components")
+	cv := comps.Get(comp)
+	vals := cv.Get("values").With(key, cv.Origin.Pos, &config.Value{Kind: config.String, Str: v})
+	cp := *c
+	cp.Effective = c.Effective.With("components", comps.Origin.Pos, comps.With(comp, comps.Origin.Pos, cv.With("values", cv.Origin.Pos, vals)))
+	return &cp
+}
+
+// withoutKey is c with the top-level key of its effective config removed.
+func withoutKey(c *config.Cluster, key string) *config.Cluster {
+	cp := *c
+	e := *c.Effective
+	e.Fields = nil
+	for _, f := range c.Effective.Fields {
+		if f.Key != key {
+			e.Fields = append(e.Fields, f)
+		}
+	}
+	cp.Effective = &e
+	return &cp
 }
 
 // TestNamespacesEnforceTheirComponentsPodSecurity: every component's

@@ -262,6 +262,9 @@ func componentValues(c *config.Cluster, g GitOps, name string, v *config.Value, 
 			}
 		}
 	}
+	if ps := maestroValues(c, name, values, at); ps != nil {
+		return nil, ps
+	}
 	// Where Maestro's MQTT credentials are: the secrets the Terraform
 	// roots make (modules/maestro-iot, modules/maestro-agent).
 	if secret := MaestroSecret(name, c); secret != "" {

@@ -24,10 +24,11 @@ type SyncedSecret struct {
 }
 
 // mqttCerts are the keys of the Secret the Maestro charts mount their MQTT
-// client certificate from (<component>-certs, /secrets/mqtt-certs/client.crt
-// and client.key in their values.yaml), from the properties the roots write
-// (modules/mqtt-client: certificate, private_key).
-var mqttCerts = map[string]string{"client.crt": "certificate", "client.key": "private_key"}
+// client certificate and the broker's CA from (<component>-certs,
+// /secrets/mqtt-certs/client.crt, client.key and ca.crt in their
+// values.yaml), from the properties the roots write (modules/mqtt-client:
+// certificate, private_key, ca_certificate).
+var mqttCerts = map[string]string{"client.crt": "certificate", "client.key": "private_key", "ca.crt": "ca_certificate"}
 
 // SyncedSecrets are the secrets of the components comps of cluster c, in
 // namespace and name order.

@@ -27,6 +27,7 @@ import (
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 
 	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/render/argocd"
 	"github.com/regionctl/regionctl/internal/render/iam"
 	"github.com/regionctl/regionctl/terraform"
 )
@@ -73,6 +74,7 @@ func ForCluster(c *config.Cluster) (Vars, error) {
 	case "regional":
 		vars["platform_api_domain"] = m.str("platform_api", "domain")
 		vars["platform_api_zone_delegated"] = m.any("platform_api", "zone_delegated")
+		vars["maestro_broker_domain"] = argocd.MaestroBroker(c)
 	default:
 		vars["oidc_bucket"] = m.str("hypershift", "oidc_bucket")
 		vars["permissions_boundary"] = iam.BoundaryName

@@ -56,3 +56,69 @@ moved {
   from = aws_iot_policy.maestro
   to   = module.server.aws_iot_policy.this
 }
+
+# The broker's own name (broker_domain, in the platform API's zone: render
+# names it and gives it to the Maestro charts), because an account's IoT
+# endpoint is known only once the account exists and a rendered chart value
+# cannot hold it. AWS IoT Core serves a custom domain through a domain
+# configuration with an ACM certificate for the name (AWS IoT Core Developer
+# Guide, "Configurable endpoints": custom domains), and the name is a CNAME
+# of the account's data endpoint. Like the API's, the certificate is
+# validated in the zone this apply makes, so nothing waits for it until the
+# parent domain delegates the zone (var.delegated).
+resource "aws_acm_certificate" "broker" {
+  domain_name       = var.broker_domain
+  validation_method = "DNS"
+  tags              = var.tags
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+
+resource "aws_route53_record" "broker_validation" {
+  for_each = {
+    for o in aws_acm_certificate.broker.domain_validation_options : o.domain_name => {
+      name  = o.resource_record_name
+      type  = o.resource_record_type
+      value = o.resource_record_value
+    }
+  }
+  zone_id = var.zone_id
+  name    = each.value.name
+  type    = each.value.type
+  ttl     = 300
+  records = [each.value.value]
+}
+
+resource "aws_acm_certificate_validation" "broker" {
+  count                   = var.delegated ? 1 : 0
+  certificate_arn         = aws_acm_certificate.broker.arn
+  validation_record_fqdns = [for r in aws_route53_record.broker_validation : r.fqdn]
+  timeouts {
+    create = var.validation_timeout
+  }
+}
+
+resource "aws_iot_domain_configuration" "broker" {
+  count                   = var.delegated ? 1 : 0
+  name                    = "${var.region}-maestro-broker"
+  domain_name             = var.broker_domain
+  service_type            = "DATA"
+  server_certificate_arns = [aws_acm_certificate_validation.broker[0].certificate_arn]
+  tags                    = var.tags
+}
+
+data "aws_iot_endpoint" "data" {
+  endpoint_type = "iot:Data-ATS"
+}
+
+resource "aws_route53_record" "broker" {
+  count   = var.delegated ? 1 : 0
+  zone_id = var.zone_id
+  name    = var.broker_domain
+  type    = "CNAME"
+  ttl     = 300
+  records = [data.aws_iot_endpoint.data.endpoint_address]
+  # The name answers only once IoT Core serves it.
+  depends_on = [aws_iot_domain_configuration.broker]
+}

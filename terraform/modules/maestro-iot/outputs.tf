@@ -15,3 +15,8 @@ output "server_secret_arn" {
 output "server_role_arn" {
   value = module.server.role_arn
 }
+
+output "broker_host" {
+  description = "The broker's name the Maestro charts connect to (port 8883); served once the zone is delegated."
+  value       = var.broker_domain
+}

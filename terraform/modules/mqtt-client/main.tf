@@ -1,7 +1,8 @@
 # One MQTT client of the region's broker (AWS IoT Core): its IoT policy,
 # its certificate and key (made by IoT, in the broker's account), and a
-# Secrets Manager secret holding endpoint, client id, certificate and key,
-# which only the client's pods read (one ServiceAccount, through IRSA).
+# Secrets Manager secret holding endpoint, client id, certificate, key and
+# the broker's root CA, which only the client's pods read (one
+# ServiceAccount, through EKS Pod Identity).
 #
 # aws.broker is the broker's account (the regional account); aws is the
 # account the client runs in (the same one for Maestro's server, the
@@ -63,6 +64,11 @@ resource "aws_secretsmanager_secret_version" "this" {
     client_id   = var.client_id
     certificate = aws_iot_certificate.this.certificate_pem
     private_key = aws_iot_certificate.this.private_key
+    # The root the broker's certificates chain to: IoT Core's ATS endpoint
+    # and an ACM certificate of its custom domain both chain to Amazon Root
+    # CA 1 (the copy Debian's ca-certificates ships), which the Maestro
+    # charts' clients verify the broker against (ca.crt).
+    ca_certificate = file("${path.module}/amazon-root-ca-1.pem")
   })
 }
 
