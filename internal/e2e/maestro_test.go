@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"net/url"
 	"strings"
 
@@ -50,6 +52,7 @@ func (e *env) maestroChecklist(regional, mc01, cluster string, mcOutputs, region
 		ClientID    string `json:"client_id"`
 		Certificate string `json:"certificate"`
 		PrivateKey  string `json:"private_key"`
+		CA          string `json:"ca_certificate"`
 	}
 	if err := json.Unmarshal([]byte(value), &creds); err != nil {
 		t.Fatalf("the agent's credentials: %v", err)
@@ -57,6 +60,22 @@ func (e *env) maestroChecklist(regional, mc01, cluster string, mcOutputs, region
 	if creds.Endpoint != regionalOutputs["maestro_mqtt_endpoint"] || creds.ClientID != cluster ||
 		!strings.Contains(creds.Certificate, "BEGIN CERTIFICATE") || !strings.Contains(creds.PrivateKey, "PRIVATE KEY") {
 		t.Errorf("the agent's credentials: endpoint %q, client %q, certificate %.30q, key present %v", creds.Endpoint, creds.ClientID, creds.Certificate, creds.PrivateKey != "")
+	}
+	if block, _ := pem.Decode([]byte(creds.CA)); block == nil {
+		t.Errorf("the agent's credentials hold no broker CA: %.60q", creds.CA)
+	} else if ca, err := x509.ParseCertificate(block.Bytes); err != nil || ca.Subject.CommonName != "Amazon Root CA 1" {
+		t.Errorf("the agent's broker CA: %v %v", err, ca)
+	}
+	// The broker's own name, served by IoT Core's domain configuration in
+	// the delegated API zone, is what render gave the agent's chart.
+	res := strings.Join(e.stateResources("regionctl-tfstate-eu-west-1-regional", "regional-cluster/eu-west-1/regional.tfstate"), " ")
+	for _, want := range []string{"aws_iot_domain_configuration.broker", "aws_route53_record.broker ", "aws_acm_certificate_validation.broker"} {
+		if !strings.Contains(res, want) {
+			t.Errorf("the regional state lacks %s: %s", want, res)
+		}
+	}
+	if host := regionalOutputs["maestro_broker_host"]; host != "mqtt.api.eu-west-1.stage.hcp.example.com" {
+		t.Errorf("the regional root serves the broker at %q", host)
 	}
 	// External Secrets Operator's controller, which brings them into the
 	// cluster as the Secret the agent's chart mounts (charts/secrets-sync),

@@ -41,6 +41,11 @@ output "maestro_mqtt_endpoint" {
   value       = module.maestro_iot.mqtt_endpoint
 }
 
+output "maestro_broker_host" {
+  description = "The name Maestro's server and agents reach the broker at (port 8883), served once the API's zone is delegated."
+  value       = module.maestro_iot.broker_host
+}
+
 output "maestro_server_secret_arn" {
   description = "The Maestro server's MQTT credentials (read by maestro/maestro through maestro_server_role_arn)."
   value       = module.maestro_iot.server_secret_arn
