@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -142,26 +143,8 @@ func (a *app) promoteCommand() *cobra.Command {
 			}
 			argo.WithEnv(os.Getenv)
 			if !skipHealth {
-				from := healthFrom
-				if from == "" {
-					from = "reports"
-					if render.GitOpsOf(f).Topology == "central" {
-						from = "argocd"
-					}
-				}
-				switch from {
-				case "reports":
-					g, err := reportGate(cmd.Context(), f, argo, maxAge)
-					if err != nil {
-						return fail(ExitExternal, "%v", err)
-					}
-					opts.Health = g
-				case "argocd":
-					opts.Health = &argohealth.Gate{Client: argo, Targets: func(sector string) ([]argohealth.Target, error) {
-						return healthTargets(f, sector, argo.Server)
-					}}
-				default:
-					return fail(ExitUsage, "--health-from %q: reports or argocd", healthFrom)
+				if opts.Health, err = healthGate(cmd.Context(), f, argo, healthFrom, maxAge); err != nil {
+					return err
 				}
 			}
 			p, err := rollout.Promote(f, args[0], args[1], opts)
@@ -199,6 +182,31 @@ func (a *app) promoteCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&argo.Insecure, "insecure", os.Getenv("ARGOCD_INSECURE") == "true", "skip TLS verification of the Argo CD server")
 	cmd.Flags().BoolVar(&argo.Plaintext, "plaintext", false, "talk to Argo CD over plain HTTP")
 	return cmd
+}
+
+// healthGate is the gate --health-from names: the clusters' reports
+// (the default in the per-cluster topology) or Argo CD's API (in the
+// central one).
+func healthGate(ctx context.Context, f *config.Fleet, argo argohealth.Client, from string, maxAge time.Duration) (rollout.Health, error) {
+	if from == "" {
+		from = "reports"
+		if render.GitOpsOf(f).Topology == "central" {
+			from = "argocd"
+		}
+	}
+	switch from {
+	case "reports":
+		g, err := reportGate(ctx, f, argo, maxAge)
+		if err != nil {
+			return nil, fail(ExitExternal, "%v", err)
+		}
+		return g, nil
+	case "argocd":
+		return &argohealth.Gate{Client: argo, Targets: func(sector string) ([]argohealth.Target, error) {
+			return healthTargets(f, sector, argo.Server)
+		}}, nil
+	}
+	return nil, fail(ExitUsage, "--health-from %q: reports or argocd", from)
 }
 
 // healthTargets are the clusters of a sector with the Argo CD that
