@@ -35,6 +35,7 @@ type world struct {
 type installed struct {
 	name, env, account, ou, mcAccount string
 	drAccount, etcdBucket             string
+	healthBucket                      string
 	mcBucket, centralBucket           string
 	oidcBucket                        string                  // its first management cluster's
 	docs                              map[string]iam.Document // by file name under iam/
@@ -118,6 +119,7 @@ func install(t *testing.T) *world {
 			if cl.Region == r && cl.Type == "regional" {
 				in.centralBucket = cl.Effective.Lookup("state_bucket").Str
 				in.etcdBucket = cl.Effective.Lookup("etcd_backup", "bucket").Str
+				in.healthBucket = cl.Effective.Lookup("argocd", "health_bucket").Str
 			}
 		}
 		if in.cluster == "" {
@@ -639,6 +641,60 @@ func TestEtcdBackupIsolation(t *testing.T) {
 		{"the regional pipeline adds one", req(pipeline, admin, org+"/"+root+"/ou-ab12-platform/ou-ab12-regional/", "s3:PutObject", a.account+"/etcd.db"), iamjudge.ImplicitDeny},
 		{"the regional pipeline deletes one", req(pipeline, admin, "", "s3:DeleteObject", a.mcAccount+"/etcd.db"), iamjudge.ExplicitDeny},
 		{"the DR account's AccessRole deletes one", req(access, admin, "", "s3:DeleteObject", a.mcAccount+"/etcd.db"), iamjudge.Allow},
+	} {
+		if v := judge(t, tt.what, tt.a); v.Decision != tt.want {
+			t.Errorf("%s: %s: %v (%s), want %v", a.name, tt.what, v.Decision, v.Reason, tt.want)
+		}
+	}
+}
+
+// TestHealthBucketIsolation: the health bucket of a region, in the
+// management account, as rendered and installed, takes each cluster's
+// report from its reporter role (a management cluster account of the
+// region's OU, or the regional account) under that account's prefix, and
+// nothing else from any other account: not another key, not a read, not
+// another role, not another region's reporter.
+func TestHealthBucketIsolation(t *testing.T) {
+	w := install(t)
+	a, b := w.regions[0], w.regions[1]
+	policy := a.doc(t, "health-bucket-policy.json")
+	object := func(key string) string { return "arn:aws:s3:::" + a.healthBucket + "/" + key }
+	// Every caller here may do anything its own account lets it: the
+	// bucket's policy alone must keep it out of the management account.
+	admin := []iam.Document{{Version: "2012-10-17", Statement: []iam.Statement{{Effect: "Allow", Action: iam.Strings{"*"}, Resource: iam.Strings{"*"}}}}}
+	orgPath := func(in *installed) string { return org + "/" + root + "/ou-ab12-platform/" + in.ou + "/" }
+	regionalPath := org + "/" + root + "/ou-ab12-platform/ou-ab12-regional/"
+	req := func(c iamjudge.Caller, path, action, key string) iamjudge.Authorization {
+		ctx := map[string][]string{"aws:RequestedRegion": {a.name}, "aws:PrincipalArn": {c.RoleARN}, "aws:PrincipalAccount": {c.Account},
+			"aws:SecureTransport": {"true"}}
+		if path != "" {
+			ctx["aws:PrincipalOrgPaths"] = []string{path}
+			ctx["aws:PrincipalOrgID"] = []string{org}
+		}
+		return iamjudge.Authorization{Request: iamjudge.Request{Caller: c, Action: action, Resource: object(key), Context: ctx},
+			Identity: admin, ResourceAccount: w.management, ResourcePolicy: policy}
+	}
+	reporter := func(account, cluster string, in *installed) iamjudge.Caller {
+		return session(account, in.name+"-"+cluster+"-"+iam.HealthRoleSuffix, "argocd-health-reporter")
+	}
+	mc, regional := reporter(a.mcAccount, a.cluster, a), reporter(a.account, "regional", a)
+	otherRegion := reporter(b.mcAccount, b.cluster, b)
+	operator := session(a.mcAccount, a.name+"-"+a.cluster+"-hypershift", "operator")
+	pipeline := session(a.account, iam.PipelineRoleName(a.name), "tekton")
+	for _, tt := range []struct {
+		what string
+		a    iamjudge.Authorization
+		want iamjudge.Decision
+	}{
+		{"a management cluster's reporter puts its report", req(mc, orgPath(a), "s3:PutObject", a.mcAccount+"/health.json"), iamjudge.Allow},
+		{"the regional cluster's reporter puts its report", req(regional, regionalPath, "s3:PutObject", a.account+"/health.json"), iamjudge.Allow},
+		{"a reporter puts another account's report", req(mc, orgPath(a), "s3:PutObject", a.account+"/health.json"), iamjudge.ImplicitDeny},
+		{"a reporter puts another key of its prefix", req(mc, orgPath(a), "s3:PutObject", a.mcAccount+"/other.json"), iamjudge.ImplicitDeny},
+		{"a reporter reads its report", req(mc, orgPath(a), "s3:GetObject", a.mcAccount+"/health.json"), iamjudge.ImplicitDeny},
+		{"another role of its account puts its report", req(operator, orgPath(a), "s3:PutObject", a.mcAccount+"/health.json"), iamjudge.ImplicitDeny},
+		{"the regional pipeline puts the regional account's report", req(pipeline, regionalPath, "s3:PutObject", a.account+"/health.json"), iamjudge.ImplicitDeny},
+		{"another region's reporter puts its report here", req(otherRegion, orgPath(b), "s3:PutObject", b.mcAccount+"/health.json"), iamjudge.ImplicitDeny},
+		{"a reporter outside the organisation", req(mc, "", "s3:PutObject", a.mcAccount+"/health.json"), iamjudge.ImplicitDeny},
 	} {
 		if v := judge(t, tt.what, tt.a); v.Decision != tt.want {
 			t.Errorf("%s: %s: %v (%s), want %v", a.name, tt.what, v.Decision, v.Reason, tt.want)
