@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/organizations"
+	orgtypes "github.com/aws/aws-sdk-go-v2/service/organizations/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
@@ -83,6 +85,19 @@ func (b *bucket) ListObjectsV2(_ context.Context, in *s3.ListObjectsV2Input, _ .
 func (b *bucket) GetObject(_ context.Context, in *s3.GetObjectInput, _ ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
 	body := b.objects[aws.ToString(in.Bucket)][aws.ToString(in.Key)]
 	return &s3.GetObjectOutput{Body: io.NopCloser(bytes.NewReader(body))}, nil
+}
+
+// tagged answers Organizations' tags of accounts: account → region/cluster.
+type tagged map[string]string
+
+func (a tagged) ListTagsForResource(_ context.Context, in *organizations.ListTagsForResourceInput, _ ...func(*organizations.Options)) (*organizations.ListTagsForResourceOutput, error) {
+	region, cluster, _ := strings.Cut(a[aws.ToString(in.ResourceId)], "/")
+	out := &organizations.ListTagsForResourceOutput{}
+	if region != "" {
+		out.Tags = []orgtypes.Tag{{Key: aws.String("regionctl:region"), Value: aws.String(region)}, {Key: aws.String("regionctl:cluster"), Value: aws.String(cluster)},
+			{Key: aws.String("regionctl:environment"), Value: aws.String("staging")}}
+	}
+	return out, nil
 }
 
 type caller string
@@ -224,8 +239,10 @@ func TestReportGateJudgesWhatClustersReported(t *testing.T) {
 			clusterApp("hypershift-operator", "stage", region, cluster, "hypershift-operator", "Healthy", "Synced", "v0.1.59"))
 	}
 	targets := []ReportTarget{{"eu-west-1", "mc01", "health-eu-west-1"}, {"eu-west-1", "mc02", "health-eu-west-1"}, {"us-west-2", "mc01", "health-us-west-2"}}
+	accounts := tagged{"111111111111": "eu-west-1/mc01", "222222222222": "eu-west-1/mc02", "333333333333": "us-west-2/mc01", "444444444444": "eu-west-1/mc02",
+		"555555555555": "eu-west-1/mc01", "666666666666": "eu-west-1/mc03"}
 	gate := func(s3 *bucket) *ReportGate {
-		return &ReportGate{Client: Client{Repo: repo}, S3: s3, MaxAge: 10 * time.Minute, Now: func() time.Time { return now },
+		return &ReportGate{Client: Client{Repo: repo}, S3: s3, Accounts: accounts, MaxAge: 10 * time.Minute, Now: func() time.Time { return now },
 			Targets: func(string) ([]ReportTarget, error) { return targets, nil }}
 	}
 	fresh := now.Add(-2 * time.Minute)
@@ -288,6 +305,13 @@ func TestReportGateJudgesWhatClustersReported(t *testing.T) {
 		{"a report of another version", func(s *bucket) {
 			s.put("health-us-west-2", "333333333333/health.json", []byte(`{"version":2,"region":"us-west-2","cluster":"mc01"}`), fresh)
 		}, "a report of version 2"},
+		{"an account vouching for a sibling that has not reported", func(s *bucket) {
+			delete(s.objects["health-eu-west-1"], "222222222222/health.json")
+			s.put("health-eu-west-1", "666666666666/health.json", healthy("eu-west-1", "mc02", later), fresh)
+		}, "s3://health-eu-west-1/666666666666/health.json: reports cluster eu-west-1/mc02, but account 666666666666 is tagged as eu-west-1/mc03's"},
+		{"an account Organizations does not tag", func(s *bucket) {
+			s.put("health-eu-west-1", "777777777777/health.json", healthy("eu-west-1", "mc03", later), fresh)
+		}, "account 777777777777 is tagged as (none)/(none)'s"},
 		{"an oversized report", func(s *bucket) {
 			s.put("health-us-west-2", "333333333333/health.json", bytes.Repeat([]byte(" "), maxReport+1), fresh)
 		}, "is over 1048576 bytes"},

@@ -12,8 +12,11 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/organizations"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+
+	"github.com/regionctl/regionctl/internal/render/iam"
 )
 
 // Publisher puts a report into the region's health bucket with the
@@ -63,16 +66,26 @@ type Reader interface {
 	GetObject(context.Context, *s3.GetObjectInput, ...func(*s3.Options)) (*s3.GetObjectOutput, error)
 }
 
+// Accounts is what the gate needs of Organizations: an account's tags.
+type Accounts interface {
+	ListTagsForResource(context.Context, *organizations.ListTagsForResourceInput, ...func(*organizations.Options)) (*organizations.ListTagsForResourceOutput, error)
+}
+
 // ReportGate implements rollout.Health from the reports clusters put into
 // their regions' health buckets: each cluster of the sector must have
 // exactly one report, written within MaxAge by S3's clock (the object's
-// LastModified, which the writer cannot set), whose Applications pass as
-// Gate's do.
+// LastModified, which the writer cannot set), by the account Organizations
+// tags as that cluster's (regionctl:region, regionctl:cluster, set when the
+// account was minted), whose Applications pass as Gate's do. The bucket's
+// policy keeps each account to its own prefix; the tags keep an account to
+// its own cluster, so a cluster cannot vouch for a sibling that has not
+// reported yet.
 type ReportGate struct {
 	// Client carries the repository the synced revisions are checked
 	// against; its server and token are not used.
-	Client  Client
-	S3      Reader
+	Client   Client
+	S3       Reader
+	Accounts Accounts
 	Targets func(sector string) ([]ReportTarget, error)
 	MaxAge  time.Duration
 	Now     func() time.Time
@@ -111,6 +124,9 @@ func (g *ReportGate) reports(ctx context.Context, bucket, region string) (map[st
 			if r.Region != region {
 				return nil, fmt.Errorf("s3://%s/%s reports cluster %s of region %s into the bucket of %s", bucket, key, r.Cluster, r.Region, region)
 			}
+			if err := g.owns(ctx, strings.TrimSuffix(key, "/"+ReportObject), r); err != nil {
+				return nil, fmt.Errorf("s3://%s/%s: %w", bucket, key, err)
+			}
 			out[r.Cluster] = append(out[r.Cluster], stored{Report: r, Key: key, Modified: aws.ToTime(o.LastModified)})
 		}
 		if !aws.ToBool(page.IsTruncated) {
@@ -118,6 +134,36 @@ func (g *ReportGate) reports(ctx context.Context, bucket, region string) (map[st
 		}
 		token = page.NextContinuationToken
 	}
+}
+
+// owns checks that account is, by its Organizations tags, the account of
+// the cluster r reports on.
+func (g *ReportGate) owns(ctx context.Context, account string, r Report) error {
+	tags := map[string]string{}
+	var token *string
+	for {
+		out, err := g.Accounts.ListTagsForResource(ctx, &organizations.ListTagsForResourceInput{ResourceId: aws.String(account), NextToken: token})
+		if err != nil {
+			return fmt.Errorf("reading the tags of account %s: %w", account, err)
+		}
+		for _, t := range out.Tags {
+			tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
+		}
+		if token = out.NextToken; token == nil {
+			break
+		}
+	}
+	if tags[iam.RegionTag] != r.Region || tags[iam.ClusterTag] != r.Cluster {
+		return fmt.Errorf("reports cluster %s/%s, but account %s is tagged as %s/%s's", r.Region, r.Cluster, account, orNone(tags[iam.RegionTag]), orNone(tags[iam.ClusterTag]))
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
 }
 
 func (g *ReportGate) read(ctx context.Context, bucket, key string, opts ...func(*s3.Options)) (Report, error) {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/organizations"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/spf13/cobra"
@@ -98,14 +99,16 @@ func reportTargets(f *config.Fleet, sector string) ([]argohealth.ReportTarget, e
 }
 
 // reportGate is the health gate of the per-cluster topology: the reports
-// in the sector's regions' health buckets, read with the caller's AWS
+// in the sector's regions' health buckets, each held to the account
+// Organizations tags as its cluster's, read with the caller's AWS
 // credentials (a principal of the management account that may read them).
 func reportGate(ctx context.Context, f *config.Fleet, repoClient argohealth.Client, maxAge time.Duration) (*argohealth.ReportGate, error) {
 	cloud, err := awsx.New(ctx, awsx.Options{RequestID: "rollout-health"})
 	if err != nil {
 		return nil, err
 	}
-	return &argohealth.ReportGate{Client: repoClient, S3: s3.NewFromConfig(cloud.Config(pipeline.Credentials{}, "")), MaxAge: maxAge, Now: time.Now,
+	cfg := cloud.Config(pipeline.Credentials{}, "")
+	return &argohealth.ReportGate{Client: repoClient, S3: s3.NewFromConfig(cfg), Accounts: organizations.NewFromConfig(cfg), MaxAge: maxAge, Now: time.Now,
 		Targets: func(sector string) ([]argohealth.ReportTarget, error) { return reportTargets(f, sector) },
-		Hint:    "The reports are read with your AWS credentials: a principal of the management account that may list and read the sector's health buckets (or --health-from argocd, to ask Argo CD instead)."}, nil
+		Hint:    "The reports are read with your AWS credentials: a principal of the management account that may list and read the sector's health buckets and read the reporting accounts' tags (organizations:ListTagsForResource), or --health-from argocd to ask Argo CD instead."}, nil
 }

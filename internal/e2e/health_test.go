@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/organizations"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
@@ -93,7 +94,7 @@ func (e *env) healthChecklist(regional, mc01, mc02 string, regionalCluster, mc01
 		t.Fatal(err)
 	}
 	targets := []argohealth.ReportTarget{{Region: region, Cluster: "mc01", Bucket: bucket}, {Region: region, Cluster: "regional", Bucket: bucket}}
-	gate := &argohealth.ReportGate{S3: s3.NewFromConfig(central, pathStyle), MaxAge: 10 * time.Minute, Now: time.Now,
+	gate := &argohealth.ReportGate{S3: s3.NewFromConfig(central, pathStyle), Accounts: organizations.NewFromConfig(central), MaxAge: 10 * time.Minute, Now: time.Now,
 		Targets: func(string) ([]argohealth.ReportTarget, error) { return targets, nil }}
 	if msg, err := gate.Check("stage", "", ""); err != nil || !strings.Contains(msg, "2 Applications on 2 clusters") {
 		t.Errorf("the gate, reading the reports as the central pipeline: %q %v", msg, err)
@@ -103,5 +104,14 @@ func (e *env) healthChecklist(regional, mc01, mc02 string, regionalCluster, mc01
 	}
 	if _, err := gate.Check("stage", "", ""); err == nil || !strings.Contains(err.Error(), "eu-west-1/mc01: root is Degraded and Synced") {
 		t.Errorf("the gate after mc01 reported a degraded root: %v", err)
+	}
+	// mc01 vouching for mc02, which has not reported: its account is
+	// tagged mc01's, so the gate refuses the report.
+	if _, err := report(reporter, "mc02", "Healthy"); err != nil {
+		t.Fatal(err)
+	}
+	targets = append(targets, argohealth.ReportTarget{Region: region, Cluster: "mc02", Bucket: bucket})
+	if _, err := gate.Check("stage", "", ""); err == nil || !strings.Contains(err.Error(), "reports cluster "+region+"/mc02, but account "+mc01+" is tagged as "+region+"/mc01's") {
+		t.Errorf("the gate after mc01 reported for mc02: %v", err)
 	}
 }
