@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 98 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "e89fc60ddc992be294a4d181cfe1457f9de19cdf687747b4c311deb8103d1430"
+const sourceDigest = "0ed80ddce7edf983e294f3e9e76615357dbff578f1b5caca3c4321d392ff332e"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
