@@ -260,6 +260,12 @@ func TestReportGateJudgesWhatClustersReported(t *testing.T) {
 	if msg, err := gate(all()).Check("stage", "hypershift-operator", introduced); err != nil || !strings.Contains(msg, "3 Applications on 3 clusters") {
 		t.Fatalf("one component: %q %v", msg, err)
 	}
+	// A stale report of a cluster's former account is no second claim.
+	remade := all()
+	remade.put("health-eu-west-1", "444444444444/health.json", healthy("eu-west-1", "mc02", later), now.Add(-time.Hour))
+	if msg, err := gate(remade).Check("stage", "", introduced); err != nil {
+		t.Errorf("a stale report of a former account beside a fresh one: %q %v", msg, err)
+	}
 	cases := []struct {
 		name  string
 		spoil func(*bucket)
@@ -279,6 +285,11 @@ func TestReportGateJudgesWhatClustersReported(t *testing.T) {
 		{"two accounts claim one cluster", func(s *bucket) {
 			s.put("health-eu-west-1", "444444444444/health.json", healthy("eu-west-1", "mc02", later), fresh)
 		}, "eu-west-1/mc02: reported by more than one account (222222222222/health.json, 444444444444/health.json)"},
+		{"a cluster made again reports while its old account's report is stale, and it is degraded", func(s *bucket) {
+			s.put("health-eu-west-1", "444444444444/health.json", healthy("eu-west-1", "mc02", later), now.Add(-time.Hour))
+			s.put("health-eu-west-1", "222222222222/health.json", report("eu-west-1", "mc02",
+				clusterApp("root", "stage", "eu-west-1", "mc02", "root", "Degraded", "Synced", later)), fresh)
+		}, "eu-west-1/mc02: root is Degraded and Synced"},
 		{"another sector's Applications only", func(s *bucket) {
 			s.put("health-eu-west-1", "222222222222/health.json", report("eu-west-1", "mc02",
 				clusterApp("root", "sector-1", "eu-west-1", "mc02", "root", "Healthy", "Synced", later)), fresh)

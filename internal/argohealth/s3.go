@@ -86,9 +86,9 @@ type ReportGate struct {
 	Client   Client
 	S3       Reader
 	Accounts Accounts
-	Targets func(sector string) ([]ReportTarget, error)
-	MaxAge  time.Duration
-	Now     func() time.Time
+	Targets  func(sector string) ([]ReportTarget, error)
+	MaxAge   time.Duration
+	Now      func() time.Time
 	// Hint is added to an error reading a bucket: how to read it.
 	Hint string
 }
@@ -217,10 +217,26 @@ func (g *ReportGate) Check(sector, component, commit string) (string, error) {
 			byBucket[t.Bucket] = rs
 		}
 		id := t.Region + "/" + t.Cluster
-		rs := byBucket[t.Bucket][t.Cluster]
+		all := byBucket[t.Bucket][t.Cluster]
+		// A report past MaxAge counts for nothing: not as the cluster's
+		// health, nor as a second claim (the account of a cluster of this
+		// name that was deleted and made again may keep its tags).
+		var rs []stored
+		var newest *stored
+		for i, r := range all {
+			if now.Sub(r.Modified) <= g.MaxAge {
+				rs = append(rs, r)
+			}
+			if newest == nil || r.Modified.After(newest.Modified) {
+				newest = &all[i]
+			}
+		}
 		switch {
-		case len(rs) == 0:
+		case newest == nil:
 			blocked = append(blocked, fmt.Sprintf("%s: no report in s3://%s (its argocd-health-reporter has not reported)", id, t.Bucket))
+			continue
+		case len(rs) == 0:
+			blocked = append(blocked, fmt.Sprintf("%s: its last report (s3://%s/%s) is %s old, more than %s", id, t.Bucket, newest.Key, now.Sub(newest.Modified).Round(time.Second), g.MaxAge))
 			continue
 		case len(rs) > 1:
 			keys := make([]string, len(rs))
@@ -232,21 +248,17 @@ func (g *ReportGate) Check(sector, component, commit string) (string, error) {
 			continue
 		}
 		r := rs[0]
-		if age := now.Sub(r.Modified); age > g.MaxAge {
-			blocked = append(blocked, fmt.Sprintf("%s: its last report (s3://%s/%s) is %s old, more than %s", id, t.Bucket, r.Key, age.Round(time.Second), g.MaxAge))
-			continue
-		}
-		var all, selected []Application
+		var apps, selected []Application
 		for _, a := range r.Applications {
 			if a.Metadata.Labels["sector"] != sector {
 				continue
 			}
-			all = append(all, a)
+			apps = append(apps, a)
 			if component == "" || a.Metadata.Labels["component"] == component {
 				selected = append(selected, a)
 			}
 		}
-		if msg, ok := g.Client.verdict(id, " in s3://"+t.Bucket+"/"+r.Key, selected, all, component, commit); !ok {
+		if msg, ok := g.Client.verdict(id, " in s3://"+t.Bucket+"/"+r.Key, selected, apps, component, commit); !ok {
 			blocked = append(blocked, msg)
 			continue
 		}
