@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 98 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "0ed80ddce7edf983e294f3e9e76615357dbff578f1b5caca3c4321d392ff332e"
+const sourceDigest = "e6858cd531b06236e5ed4df6a5ff5ed051e3a81f6ab67dc12a88914169f2ba24"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

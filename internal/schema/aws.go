@@ -163,7 +163,8 @@ func Delegation(clusterType string) (zone, flag string) {
 // (platform_api.zone_delegated unset or false), whose apply then makes the
 // zone and the certificate and serves nothing, since ACM validates a DNS
 // record only where public DNS resolves it (ACM User Guide, "DNS
-// validation"), so the region's management clusters cannot register; and a
+// validation"), so the region's management clusters cannot register and
+// their Maestro agents cannot reach the broker's name; and a
 // management cluster's public zone (hypershift.public_zone_delegated), in
 // which hosted clusters' names do not resolve and cert-manager's DNS-01
 // challenges fail until then. Warnings, not errors: a new cluster's first
@@ -171,7 +172,7 @@ func Delegation(clusterType string) (zone, flag string) {
 func undelegated(cl *config.Cluster) diag.Diagnostics {
 	zone, flag := Delegation(cl.Type)
 	output, consequence := "platform_api_delegation",
-		"ACM validates only records public DNS resolves, so until then the platform API is not served (the apply makes the zone and asks for its certificate, nothing more) and management clusters cannot register"
+		"ACM validates only records public DNS resolves, so until then neither the platform API nor the Maestro broker's name in that zone is served (the apply makes the zone and asks for their certificates, nothing more): management clusters cannot register and their Maestro agents cannot connect"
 	if cl.Type == "management" {
 		output, consequence = "public_zone_name_servers",
 			"until then hosted clusters' names in it do not resolve and cert-manager's DNS-01 challenges in it fail"
