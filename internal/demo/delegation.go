@@ -109,17 +109,20 @@ func readRegionalState(ctx context.Context, cfg aws.Config, region string) (*reg
 	return s, nil
 }
 
-// served is what of the platform API's serving the state holds.
-var served = []string{"aws_acm_certificate_validation.api", "aws_lb_listener.https", "aws_apigatewayv2_domain_name.api", "aws_apigatewayv2_route.api", "aws_route53_record.api"}
+// served is what of the platform API's and the Maestro broker's serving
+// the state holds: each waits for a certificate validated in the zone.
+var served = []string{"aws_acm_certificate_validation.api", "aws_lb_listener.https", "aws_apigatewayv2_domain_name.api", "aws_apigatewayv2_route.api", "aws_route53_record.api",
+	"aws_acm_certificate_validation.broker", "aws_iot_domain_configuration.broker", "aws_route53_record.broker"}
 
 // checkUndelegated holds the first regional apply of a region whose zone
-// no parent delegates yet to what the api-gateway module promises: it
-// finished (the pipeline returned), made the zone, the certificate and its
-// validation record, and nothing that waits for the certificate; no
-// endpoint is handed on.
+// no parent delegates yet to what the api-gateway and maestro-iot modules
+// promise: it finished (the pipeline returned), made the zone, the
+// certificates and their validation records, and nothing that waits for a
+// certificate; no endpoint is handed on.
 func checkUndelegated(s *regionalState) error {
 	var wrong []string
-	for _, r := range []string{"aws_route53_zone.api", "aws_acm_certificate.api", "aws_route53_record.validation", "aws_apigatewayv2_api.this"} {
+	for _, r := range []string{"aws_route53_zone.api", "aws_acm_certificate.api", "aws_route53_record.validation", "aws_apigatewayv2_api.this",
+		"aws_acm_certificate.broker", "aws_route53_record.broker_validation"} {
 		if !s.resources[r] {
 			wrong = append(wrong, "no "+r)
 		}

@@ -34,7 +34,8 @@ func TestAFailedDemoKeepsItsLogs(t *testing.T) {
 // delegation, an endpoint for an API not served, nothing served after it).
 func TestTheDelegationChecksRefuseWhatTheModuleMustNotDo(t *testing.T) {
 	made := func(extra ...string) map[string]bool {
-		m := map[string]bool{"aws_route53_zone.api": true, "aws_acm_certificate.api": true, "aws_route53_record.validation": true, "aws_apigatewayv2_api.this": true}
+		m := map[string]bool{"aws_route53_zone.api": true, "aws_acm_certificate.api": true, "aws_route53_record.validation": true, "aws_apigatewayv2_api.this": true,
+			"aws_acm_certificate.broker": true, "aws_route53_record.broker_validation": true}
 		for _, r := range extra {
 			m[r] = true
 		}
@@ -47,6 +48,7 @@ func TestTheDelegationChecksRefuseWhatTheModuleMustNotDo(t *testing.T) {
 	for name, s := range map[string]*regionalState{
 		"validation made":    {resources: made("aws_acm_certificate_validation.api"), nameServers: ns},
 		"listener made":      {resources: made("aws_lb_listener.https"), nameServers: ns},
+		"broker served":      {resources: made("aws_iot_domain_configuration.broker"), nameServers: ns},
 		"endpoint handed on": {resources: made(), nameServers: ns, endpoint: "https://api.example.com"},
 		"no name servers":    {resources: made()},
 	} {
@@ -60,6 +62,9 @@ func TestTheDelegationChecksRefuseWhatTheModuleMustNotDo(t *testing.T) {
 	}
 	if err := checkDelegated(&regionalState{resources: made(served[1:]...), endpoint: "https://api.example.com"}); err == nil {
 		t.Error("an apply without the certificate's validation passed")
+	}
+	if err := checkDelegated(&regionalState{resources: made(served[:len(served)-1]...), endpoint: "https://api.example.com"}); err == nil {
+		t.Error("an apply without the broker's name passed")
 	}
 }
 
