@@ -102,7 +102,7 @@ func readRegionalState(ctx context.Context, cfg aws.Config, region string) (*reg
 	}
 	s.zone, s.nameServers = delegation.Zone, delegation.NameServers
 	for _, r := range state.Resources {
-		if r.Module == "module.api_gateway" {
+		if r.Module == "module.api_gateway" || r.Module == "module.maestro_iot" {
 			s.resources[r.Type+"."+r.Name] = true
 		}
 	}
