@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"time"
+
+	"github.com/regionctl/regionctl/internal/render/iam"
 )
 
 // A Report is what a cluster's reporter (regionctl argocd report, a
@@ -37,7 +39,7 @@ const ReportVersion = 1
 
 // ReportObject is the object of a report in the region's health bucket,
 // under the reporting account's prefix.
-const ReportObject = "health.json"
+const ReportObject = iam.HealthReport
 
 // maxReport bounds what the gate reads of one report: a cluster's
 // Applications are a few dozen, a few KB.

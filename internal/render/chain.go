@@ -129,10 +129,6 @@ func unapprovable(reg *config.Region, clusters []*config.Cluster) diag.Diagnosti
 	return diags
 }
 
-// managementChain adds a region's management clusters (of clusters) to its
-// chain cr, or marks it Unchanged when a review left them out (skip), and
-// holds them to one state bucket and one OU; first is the first of them,
-// whose bucket and OU the chain takes.
 // regionWide holds every cluster of a region to the regional cluster's
 // value at path, for values that name one thing of the region: the health
 // bucket the central pipeline makes (a report put anywhere else never
@@ -157,6 +153,10 @@ func regionWide(regional *config.Cluster, clusters []*config.Cluster, path ...st
 	return diags
 }
 
+// managementChain adds a region's management clusters (of clusters) to its
+// chain cr, or marks it Unchanged when a review left them out (skip), and
+// holds them to one state bucket and one OU; first is the first of them,
+// whose bucket and OU the chain takes.
 func managementChain(cr *chainRegion, clusters []*config.Cluster, skip bool) (first *config.Cluster, diags diag.Diagnostics) {
 	for _, c := range clusters {
 		if c.Type != "management" {

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 98 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "e6858cd531b06236e5ed4df6a5ff5ed051e3a81f6ab67dc12a88914169f2ba24"
+const sourceDigest = "af96502af8e519a253779daaacd507d7b08d2e7b64562ddfa41aca1aa02b2fdc"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -801,6 +801,10 @@ func EtcdBackupBucketPolicy(r Region) Document {
 // <region>-<cluster>-health.
 const HealthRoleSuffix = "health"
 
+// HealthReport is the object a cluster's report is, under its account's
+// prefix of the region's health bucket (argohealth writes and reads it).
+const HealthReport = "health.json"
+
 // HealthBucketPolicy is the policy of the region's bucket of health
 // reports in the management account: the health reporter role of each
 // cluster of the region (an account in the region's management cluster OU,
@@ -811,7 +815,7 @@ const HealthRoleSuffix = "health"
 func HealthBucketPolicy(r Region) Document {
 	p := r.Partition()
 	bucket := "arn:" + p + ":s3:::" + r.HealthBucket
-	report := Strings{bucket + "/" + PrincipalAccountVariable + "/health.json"}
+	report := Strings{bucket + "/" + PrincipalAccountVariable + "/" + HealthReport}
 	roles := Strings{RoleARN(p, "*", r.Name+"-*-"+HealthRoleSuffix)}
 	return Document{Version: "2012-10-17", ID: "regionctl-generated-health-bucket-" + r.Name, Statement: []Statement{
 		{

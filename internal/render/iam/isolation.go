@@ -393,7 +393,7 @@ func checkEtcdBackup(r Region, d Document) []string {
 func checkHealthBucket(r Region, d Document) []string {
 	var problems []string
 	p := r.Partition()
-	report := "arn:" + p + ":s3:::" + r.HealthBucket + "/" + PrincipalAccountVariable + "/health.json"
+	report := "arn:" + p + ":s3:::" + r.HealthBucket + "/" + PrincipalAccountVariable + "/" + HealthReport
 	ou := Strings{OrganizationID + "/" + RootID + "/*" + ManagementOU + "/"}
 	roles := Strings{RoleARN(p, "*", r.Name+"-*-"+HealthRoleSuffix)}
 	for i, s := range d.Statement {
