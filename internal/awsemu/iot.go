@@ -126,12 +126,8 @@ func (t *iotTags) answer(w http.ResponseWriter, req *request) bool {
 		for k, v := range t.get(arn) {
 			tags[k] = v
 		}
-		for _, raw := range asList(req.JSON["tags"]) {
-			if kv, ok := raw.(map[string]any); ok {
-				k, _ := kv["Key"].(string)
-				v, _ := kv["Value"].(string)
-				tags[k] = v
-			}
+		for k, v := range requestTags(req) {
+			tags[k] = v
 		}
 		t.m.Store(arn, tags)
 		w.Header().Set("Content-Type", "application/json")
