@@ -16,6 +16,7 @@ import (
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/diff"
 	"github.com/regionctl/regionctl/internal/render"
+	"github.com/regionctl/regionctl/internal/review"
 	"github.com/regionctl/regionctl/internal/view"
 )
 
@@ -23,7 +24,7 @@ import (
 const deployDir = "deploy"
 
 func (a *app) renderCommand() *cobra.Command {
-	var check, pruneForeign, showDiff, allowDrift, exitCode bool
+	var check, pruneForeign, showDiff, allowDrift, exitCode, manifests bool
 	var base string
 	var out *output
 	cmd := &cobra.Command{
@@ -33,7 +34,7 @@ func (a *app) renderCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if showDiff {
-				return a.runDiff(base, out.format, allowDrift, exitCode)
+				return a.runDiff(base, out.format, allowDrift, exitCode, manifests)
 			}
 			if cmd.Flags().Changed("base") || cmd.Flags().Changed("full") || cmd.Flags().Changed("allow-drift") || exitCode {
 				return fail(ExitUsage, "--base, --full, --allow-drift and --exit-code go with --diff")
@@ -70,6 +71,7 @@ func (a *app) renderCommand() *cobra.Command {
 	out = outputFlag(cmd, "format", "text", "json", "markdown")
 	cmd.Flags().BoolVar(&a.fullReview, "full", false, "with --diff: render every cluster on both sides, not only those whose inputs differ")
 	cmd.Flags().BoolVar(&allowDrift, "allow-drift", false, "with --diff: report drift in deploy/ without failing")
+	cmd.Flags().BoolVar(&manifests, "manifests", true, "with --diff: render the charts of this repository that the change's Applications use, on both sides, and show the objects that change (Helm's renderer)")
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "with --diff: exit 2 when the change does something, 0 when it does nothing, 1 on any error (as terraform plan -detailed-exitcode)")
 	cmd.MarkFlagsMutuallyExclusive("check", "diff")
 	return cmd
@@ -94,10 +96,23 @@ gitops.revision, default main: origin/<branch>, else <branch>) and
 the working tree, and shows what the change does: destroyed clusters and
 pruned files, skipped rollout waves, drift, the blast radius by sector in
 rollout order with the pipelines that will run, every changed value with the
-file and line that set it, and the rendered files' diffs. -o markdown fits one
+file and line that set it, the objects Argo CD will apply differently, and
+the rendered files' diffs. -o markdown fits one
 pull request comment; -o json is for bots (docs/diff-json.md). With
 --exit-code it exits 2 when the change does something, 0 when it does
 nothing and 1 on any error.
+
+The objects: for each changed Application of a chart of this repository
+(charts/), the chart is rendered on both sides with Helm's own Go packages as
+helm template --include-crds renders it (the Application's release name,
+namespace and values, held to the chart's values.schema.json; the cluster's
+eks.version; Helm's default API versions; no cluster lookups), at the
+Application's targetRevision: a tag of this clone, else a full commit hash,
+else (and a note says so) the side's own charts/. Each object that changes is
+shown once with every cluster it changes on alike; Secret values never show.
+A head chart that does not render fails the review (exit 1), as Argo CD's
+sync would fail. Charts of other repositories are not fetched (a note lists
+them). --manifests=false leaves the objects out.
 
 -o json also describes a render (the files added, changed and pruned) and a
 --check (the stale, missing and extra files) for scripts.
@@ -346,11 +361,12 @@ type checkResult struct {
 	Extra    []string `json:"extra"`
 }
 
-func (a *app) runDiff(base, format string, allowDrift, exitCode bool) error {
-	r, _, _, err := a.review(base, "", true)
+func (a *app) runDiff(base, format string, allowDrift, exitCode, manifests bool) error {
+	res, err := a.reviewOf(review.Options{Base: base, Drift: true, Manifests: manifests})
 	if err != nil {
 		return err
 	}
+	r := res.Report
 	switch format {
 	case "json":
 		err = writeJSON(a.stdout, r)

@@ -47,6 +47,7 @@ func (a *app) reviewOf(o review.Options) (*review.Result, error) {
 	var notRendered *review.NotRendered
 	var refused *review.Refused
 	var input *review.InputError
+	var charts *review.ManifestError
 	switch {
 	case errors.As(err, &refused):
 		a.printer(a.stderr).Diagnostics(a.relative(refused.Diags))
@@ -54,7 +55,7 @@ func (a *app) reviewOf(o review.Options) (*review.Result, error) {
 	case errors.As(err, &notRendered):
 		a.printer(a.stderr).Diagnostics(notRendered.Diags)
 		return nil, fail(ExitInput, "%v", err)
-	case errors.As(err, &input):
+	case errors.As(err, &input), errors.As(err, &charts):
 		return nil, fail(ExitInput, "%v", err)
 	case err != nil:
 		return nil, gitFail(err)

@@ -56,6 +56,26 @@ type Report struct {
 	Stale        int               `json:"stale"`       // deploy/ files the change's config alters that were not re-rendered yet
 	Files        []FileDiff        `json:"files"`
 	Affected     []AffectedCluster `json:"affected"`
+	// Manifests are the objects Argo CD will apply differently, for the
+	// Applications of this repository's charts the change alters (render
+	// --diff only); ManifestNotes say what was not rendered, or from where.
+	Manifests     []ManifestChange `json:"manifests,omitempty"`
+	ManifestNotes []string         `json:"manifest_notes,omitempty"`
+}
+
+// ManifestChange is one object of an Application's rendered chart that
+// changes, and every cluster it changes on alike.
+type ManifestChange struct {
+	Application string   `json:"application"`
+	Object      string   `json:"object"`  // "Kind[.group] [namespace/]name"
+	Status      string   `json:"status"`  // added, changed, removed
+	Unified     string   `json:"unified"` // of the first cluster, or of Shown
+	Clusters    []string `json:"clusters"`
+	// Varies says the clusters' diffs remove and add the same lines with
+	// other lines around them (a cluster's name nearby); Unified is
+	// Shown's.
+	Varies bool   `json:"varies,omitempty"`
+	Shown  string `json:"shown,omitempty"`
 }
 
 // Empty reports whether the change does nothing to the fleet.
@@ -299,6 +319,9 @@ func Redact(r *Report) {
 	}
 	for i := range r.DriftFiles {
 		r.DriftFiles[i].Unified = secrets.Mask(r.DriftFiles[i].Unified)
+	}
+	for i := range r.Manifests {
+		r.Manifests[i].Unified = secrets.Mask(r.Manifests[i].Unified)
 	}
 }
 

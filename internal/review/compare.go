@@ -3,13 +3,14 @@ package review
 import (
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/diff"
+	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/schema"
 )
 
 // compare is the last stage: it holds both renders to what each side
 // committed and compares them. A side that does not render, or a deletion
 // that skips a step (unless o.Partial), ends the review with an error.
-func compare(e *ends, o Options, l *loaded, d committedDeploy, h headState, unvouched string) (*Result, error) {
+func compare(repo *gitbase.Repo, e *ends, o Options, l *loaded, d committedDeploy, h headState, unvouched string) (*Result, error) {
 	pair := l.pair
 	headLabel := e.label(h.uncommitted)
 	for _, s := range []struct {
@@ -55,6 +56,11 @@ func compare(e *ends, o Options, l *loaded, d committedDeploy, h headState, unvo
 	r := diff.Compare(baseSide, headSide, keys)
 	if len(r.Drift) > 0 {
 		r.DriftFiles = driftDiffs(r, headSide.Output.ByPath(), e.headFS, e.baseFS)
+	}
+	if o.Manifests {
+		if err := manifestChanges(repo, e, r, baseSide.Output, headSide.Output, pair.Base, pair.Head); err != nil {
+			return nil, err
+		}
 	}
 	diff.MarkDowngrades(r, orders)
 	diff.Redact(r)

@@ -37,6 +37,10 @@ type Options struct {
 	// did not change left unrendered. A build of modified sources renders
 	// every cluster.
 	Trusted bool
+	// Manifests renders the charts of this repository's Applications that
+	// the change alters, on both sides, into Report.Manifests (render
+	// --diff).
+	Manifests bool
 	// Partial lets a change that skips a step of some clusters' deletion
 	// through: those clusters are in Result.Refused, for the caller to
 	// leave out (dispatch starts the change's other clusters).
@@ -116,7 +120,7 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return compare(e, o, l, d, h, unvouched)
+	return compare(repo, e, o, l, d, h, unvouched)
 }
 
 // besides are the stages that run while the fleets load.

@@ -272,7 +272,7 @@ func TestCompareRefusesWhatDoesNotRender(t *testing.T) {
 	defer e.close()
 	bad := diag.Diagnostics{{Severity: diag.Error, Summary: "broken"}}
 	l := &loaded{pair: &render.Pair{Pair: &fleet.Pair{HeadDiags: bad}, BaseOut: &render.Output{}}}
-	_, err = compare(e, Options{}, l, committedDeploy{}, headState{uncommitted: []string{sectorFile}}, "")
+	_, err = compare(repo, e, Options{}, l, committedDeploy{}, headState{uncommitted: []string{sectorFile}}, "")
 	var nr *NotRendered
 	if !errors.As(err, &nr) || !strings.HasPrefix(nr.Label, "working tree (HEAD ") || len(nr.Diags) != 1 {
 		t.Errorf("compare of a head that does not render: %v", err)

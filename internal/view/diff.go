@@ -119,11 +119,28 @@ func (p *Printer) DiffText(r *diff.Report) {
 			fmt.Fprintf(w, "      %s: %s\n", plural1(len(c.Clusters), "cluster"), clusterList(c.Clusters, 6))
 		}
 	}
+	p.manifestsText(r)
 	if len(r.Files) > 0 {
 		section("FILE DIFFS")
 		for _, f := range r.Files {
 			p.unified(w, f.Unified)
 		}
+	}
+}
+
+// manifestsText prints the notes, then each object change with the
+// clusters it reaches and its diff.
+func (p *Printer) manifestsText(r *diff.Report) {
+	if len(r.Manifests) == 0 && len(r.ManifestNotes) == 0 {
+		return
+	}
+	fmt.Fprintf(p.W, "\n%s\n", p.paint(bold, "RENDERED MANIFESTS (Helm, the objects Argo CD will apply)"))
+	for _, n := range r.ManifestNotes {
+		fmt.Fprintf(p.W, "  %s %s\n", p.paint(yellow, "note"), n)
+	}
+	for _, m := range r.Manifests {
+		fmt.Fprintf(p.W, "  %s %s %s  %s\n", p.paint(bold, m.Application), m.Object, m.Status, p.paint(dim, manifestReach(m, 6)))
+		p.unified(p.W, m.Unified)
 	}
 }
 
@@ -208,6 +225,7 @@ func diffMarkdown(r *diff.Report) string {
 	warningsMarkdown(&b, r)
 	sectorsMarkdown(&b, r)
 	valuesMarkdown(&b, r)
+	manifestsMarkdown(&b, r)
 	filesMarkdown(&b, r)
 	return b.String()
 }
@@ -313,6 +331,45 @@ func valuesMarkdown(b *strings.Builder, r *diff.Report) {
 			}
 			b.WriteString(row)
 		}
+	}
+}
+
+// manifestReach says on which clusters an object changes, and whose diff
+// is shown when their context differs.
+func manifestReach(m diff.ManifestChange, max int) string {
+	s := plural1(len(m.Clusters), "cluster") + ": " + clusterList(m.Clusters, max)
+	if m.Varies {
+		s += " (the same lines change on each; shown for " + m.Shown + ")"
+	}
+	return s
+}
+
+// manifestsMarkdown writes the objects of the rendered charts that change,
+// each folded, in at most half of what is left of the comment (the file
+// diffs it leaves out show the same change as values).
+func manifestsMarkdown(b *strings.Builder, r *diff.Report) {
+	if len(r.Manifests) == 0 && len(r.ManifestNotes) == 0 {
+		return
+	}
+	b.WriteString("\n#### Rendered manifests\n\nThe objects Argo CD will apply differently, rendered by Helm from this repository's charts on both sides.\n")
+	for _, n := range r.ManifestNotes {
+		fmt.Fprintf(b, "\n- %s", text(n))
+	}
+	if len(r.ManifestNotes) > 0 {
+		b.WriteString("\n")
+	}
+	limit := b.Len() + (MaxComment-b.Len())/2
+	for i, m := range r.Manifests {
+		unified := reveal(m.Unified)
+		fence := fenceFor(unified)
+		block := fmt.Sprintf("\n<details><summary>%s <code>%s</code> of <code>%s</code> on %s</summary>\n\n%sdiff\n%s%s\n</details>\n",
+			html.EscapeString(m.Status), html.EscapeString(reveal(m.Object)), html.EscapeString(reveal(m.Application)),
+			html.EscapeString(manifestReach(m, 4)), fence, unified, fence)
+		if b.Len()+len(block) > limit {
+			fmt.Fprintf(b, "\n_%d more object diffs left out to fit one comment; run `regionctl render --diff`._\n", len(r.Manifests)-i)
+			break
+		}
+		b.WriteString(block)
 	}
 }
 

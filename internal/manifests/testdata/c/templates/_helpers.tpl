@@ -1,0 +1,1 @@
+{{- define "c.fullname" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end -}}

@@ -1,0 +1,359 @@
+package review
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"sigs.k8s.io/yaml"
+
+	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/diff"
+	"github.com/regionctl/regionctl/internal/gitbase"
+	"github.com/regionctl/regionctl/internal/manifests"
+	"github.com/regionctl/regionctl/internal/par"
+	"github.com/regionctl/regionctl/internal/render"
+	"github.com/regionctl/regionctl/internal/render/argocd"
+)
+
+// appFile is where render writes a cluster's Application of a component
+// (per-cluster topology): <env>/<region>/argocd/<cluster>/apps/<name>.yaml.
+var appFile = regexp.MustCompile(`^[^/]+/([^/]+)/argocd/([^/]+)/apps/([^/]+)\.yaml$`)
+
+// application is what an Application asks of its chart.
+type application struct {
+	RepoURL, Path, Revision string
+	Release                 manifests.Release
+}
+
+// ManifestError is a chart the head's Application cannot render: Argo CD
+// would fail to sync it as well.
+type ManifestError struct{ Errs []string }
+
+func (e *ManifestError) Error() string {
+	return "the head's charts do not render:\n  " + strings.Join(e.Errs, "\n  ")
+}
+
+// manifestChanges renders, for each Application of a chart of this
+// repository that the change alters, its chart on both sides (the chart
+// at the Application's targetRevision: a tag or commit of this clone, or,
+// when the clone has neither, the side's own charts/, which a note says)
+// and lists the objects that differ, each with the clusters it differs on
+// alike. Charts of other repositories are not fetched; a note lists them.
+func manifestChanges(repo *gitbase.Repo, e *ends, r *diff.Report, base, head *render.Output, baseFleet, headFleet *config.Fleet) error {
+	ns := notes{}
+	jobs, err := appJobs(r, base, head, baseFleet, headFleet, ns)
+	if err != nil {
+		return err
+	}
+	// Loading reads git through repo's handle, one at a time; rendering
+	// runs on every core.
+	charts := &chartSource{repo: repo, e: e, loaded: map[string]*loadedChart{}}
+	for i := range jobs {
+		j := &jobs[i]
+		if j.base != nil {
+			j.baseChart = charts.load(false, j.base.Path, j.base.Revision)
+		}
+		if j.head != nil {
+			j.headChart = charts.load(true, j.head.Path, j.head.Revision)
+		}
+	}
+	changes, baseErrs, err := renderJobs(jobs)
+	if err != nil {
+		return err
+	}
+	clusters, apps := make([]string, len(jobs)), make([]string, len(jobs))
+	for i, j := range jobs {
+		clusters[i], apps[i] = j.cluster, j.app
+		for _, c := range []*loadedChart{j.baseChart, j.headChart} {
+			if c != nil && c.note != "" {
+				ns.add(j.app+": "+c.note, j.cluster)
+			}
+		}
+		if baseErrs[i] != nil {
+			ns.add(fmt.Sprintf("%s: the base's chart does not render (%v); its objects show as added", j.app, baseErrs[i]), j.cluster)
+		}
+	}
+	r.Manifests = foldChanges(clusters, apps, changes)
+	r.ManifestNotes = ns.fold()
+	return nil
+}
+
+// manifestJob is one cluster's Application whose file the change alters,
+// with its chart on each side (nil where the side has none of this
+// repository's).
+type manifestJob struct {
+	cluster, app         string
+	base, head           *application
+	baseChart, headChart *loadedChart
+}
+
+// appJobs are the Applications of r's changed files that use a chart of
+// this repository on either side; the others are noted.
+func appJobs(r *diff.Report, base, head *render.Output, baseFleet, headFleet *config.Fleet, ns notes) ([]manifestJob, error) {
+	g := render.GitOpsOf(headFleet)
+	own := func(a *application) bool {
+		return a != nil && a.RepoURL == g.RepoURL && strings.HasPrefix(a.Path, argocd.ChartsDir+"/")
+	}
+	baseBytes, headBytes := base.ByPath(), head.ByPath()
+	var jobs []manifestJob
+	for _, f := range r.Files {
+		m := appFile.FindStringSubmatch(f.Path)
+		if m == nil {
+			continue
+		}
+		j := manifestJob{cluster: m[1] + "/" + m[2], app: m[3]}
+		var err error
+		if j.base, err = parseApplication(baseBytes[f.Path], m[3], kubeVersion(baseFleet, j.cluster)); err == nil {
+			j.head, err = parseApplication(headBytes[f.Path], m[3], kubeVersion(headFleet, j.cluster))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Path, err)
+		}
+		for _, a := range []**application{&j.base, &j.head} {
+			if *a != nil && !own(*a) {
+				ns.add(fmt.Sprintf("%s: the chart comes from %s, which the review does not fetch", j.app, (*a).RepoURL), j.cluster)
+				*a = nil
+			}
+		}
+		if j.base != nil || j.head != nil {
+			jobs = append(jobs, j)
+		}
+	}
+	return jobs, nil
+}
+
+// renderJobs renders each job's charts and compares them. A head that
+// does not render fails them all (*ManifestError, naming each); a base
+// that does not render ran nothing Argo CD could apply: its error comes
+// back, and the head's objects show as added.
+func renderJobs(jobs []manifestJob) ([][]manifests.Change, []error, error) {
+	changes := make([][]manifests.Change, len(jobs))
+	errs, baseErrs := make([]string, len(jobs)), make([]error, len(jobs))
+	par.Do(len(jobs), func(i int) {
+		j := jobs[i]
+		var b, h []manifests.Object
+		var err error
+		if j.base != nil {
+			b, baseErrs[i] = j.baseChart.render(j.base.Release)
+		}
+		if j.head != nil {
+			if h, err = j.headChart.render(j.head.Release); err != nil {
+				errs[i] = fmt.Sprintf("%s %s: %v", j.cluster, j.app, err)
+				return
+			}
+		}
+		changes[i], err = manifests.Compare(b, h, func(from, to string, x, y []byte) string {
+			return diff.Unified(from, to, x, y, 3)
+		})
+		if err != nil {
+			errs[i] = fmt.Sprintf("%s %s: %v", j.cluster, j.app, err)
+		}
+	})
+	var failed []string
+	for _, e := range errs {
+		if e != "" {
+			failed = append(failed, e)
+		}
+	}
+	if len(failed) > 0 {
+		return nil, nil, &ManifestError{Errs: failed}
+	}
+	return changes, baseErrs, nil
+}
+
+// notes are what the manifests leave out or read from elsewhere, each
+// with the clusters it is said of.
+type notes map[string]map[string]bool
+
+func (ns notes) add(n, cluster string) {
+	if ns[n] == nil {
+		ns[n] = map[string]bool{}
+	}
+	ns[n][cluster] = true
+}
+
+// foldChanges groups one Application's changes of an object across
+// clusters by what they change: the lines removed and added, whatever the
+// context around them (a cluster's name or region in a nearby line). A
+// group shows its first cluster's diff; Shown names that cluster when the
+// others' context differs.
+func foldChanges(clusters, apps []string, changes [][]manifests.Change) []diff.ManifestChange {
+	type key struct{ app, object, status, edits string }
+	groups := map[key]*diff.ManifestChange{}
+	var keys []key
+	for i := range clusters {
+		for _, c := range changes[i] {
+			k := key{apps[i], c.Object, c.Status, edits(c.Unified)}
+			g := groups[k]
+			if g == nil {
+				g = &diff.ManifestChange{Application: apps[i], Object: c.Object, Status: c.Status, Unified: c.Unified, Shown: clusters[i]}
+				groups[k] = g
+				keys = append(keys, k)
+			} else if c.Unified != g.Unified {
+				g.Varies = true
+			}
+			g.Clusters = append(g.Clusters, clusters[i])
+		}
+	}
+	sort.SliceStable(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.app != b.app {
+			return a.app < b.app
+		}
+		if a.object != b.object {
+			return a.object < b.object
+		}
+		return len(groups[a].Clusters) > len(groups[b].Clusters)
+	})
+	out := make([]diff.ManifestChange, 0, len(keys))
+	for _, k := range keys {
+		g := groups[k]
+		sort.Strings(g.Clusters)
+		if !g.Varies {
+			g.Shown = ""
+		}
+		out = append(out, *g)
+	}
+	return out
+}
+
+// edits are a unified diff's removed and added lines, in order.
+func edits(unified string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(unified, "\n") {
+		if (strings.HasPrefix(line, "-") || strings.HasPrefix(line, "+")) && !strings.HasPrefix(line, "---") && !strings.HasPrefix(line, "+++") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
+func (ns notes) fold() []string {
+	var out []string
+	for n, clusters := range ns {
+		out = append(out, fmt.Sprintf("%s (%s)", n, plural(len(clusters), "cluster")))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func plural(n int, w string) string {
+	if n == 1 {
+		return "1 " + w
+	}
+	return fmt.Sprintf("%d %ss", n, w)
+}
+
+// kubeVersion is the cluster's EKS version, or "" when f does not hold it.
+func kubeVersion(f *config.Fleet, id string) string {
+	for _, c := range f.Clusters {
+		if c.ID() == id {
+			if v := c.Effective.Get("eks").Get("version"); v != nil && v.Kind == config.String {
+				return v.Str
+			}
+		}
+	}
+	return ""
+}
+
+// parseApplication reads a rendered Application; nil bytes are none.
+func parseApplication(b []byte, name, kube string) (*application, error) {
+	if b == nil {
+		return nil, nil
+	}
+	var app struct {
+		Kind string `json:"kind"`
+		Spec struct {
+			Destination struct {
+				Namespace string `json:"namespace"`
+			} `json:"destination"`
+			Source *struct {
+				RepoURL        string `json:"repoURL"`
+				Path           string `json:"path"`
+				TargetRevision string `json:"targetRevision"`
+				Helm           *struct {
+					ReleaseName  string         `json:"releaseName"`
+					ValuesObject map[string]any `json:"valuesObject"`
+				} `json:"helm"`
+			} `json:"source"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal(b, &app); err != nil {
+		return nil, err
+	}
+	src := app.Spec.Source
+	if app.Kind != "Application" || src == nil || src.Helm == nil {
+		return nil, nil
+	}
+	a := &application{RepoURL: src.RepoURL, Path: path.Clean(src.Path), Revision: src.TargetRevision,
+		Release: manifests.Release{Name: name, Namespace: app.Spec.Destination.Namespace, Values: src.Helm.ValuesObject, KubeVersion: kube}}
+	if src.Helm.ReleaseName != "" {
+		a.Release.Name = src.Helm.ReleaseName
+	}
+	return a, nil
+}
+
+// chartSource finds charts of this repository at a revision, each loaded
+// once.
+type chartSource struct {
+	repo   *gitbase.Repo
+	e      *ends
+	loaded map[string]*loadedChart
+}
+
+type loadedChart struct {
+	chart *manifests.Chart
+	note  string // where it was read from, when not at its revision
+	err   error  // it could not be loaded
+}
+
+func (l *loadedChart) render(r manifests.Release) ([]manifests.Object, error) {
+	if l.err != nil {
+		return nil, l.err
+	}
+	return l.chart.Render(r)
+}
+
+var fullHash = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// load reads the chart at dir of the commit revision names, as Argo CD
+// resolves a targetRevision in this repository: a tag, or a commit hash.
+// A revision this clone does not have is read from the side's own tree
+// (the head's working tree or commit, or the base's commit), and its note
+// says so.
+func (s *chartSource) load(head bool, dir, revision string) *loadedChart {
+	side, sideFS := "base", s.e.baseFS
+	if head {
+		side, sideFS = "head", s.e.headFS
+	}
+	var c *object.Commit
+	var err error
+	if c, err = s.repo.Commit("refs/tags/" + revision); err != nil && fullHash.MatchString(revision) {
+		c, err = s.repo.Commit(revision)
+	}
+	key := dir + "@" + revision
+	if err != nil {
+		key = dir + "@" + side
+	}
+	if l, ok := s.loaded[key]; ok {
+		return l
+	}
+	l := &loadedChart{}
+	s.loaded[key] = l
+	fsys := sideFS
+	if err == nil {
+		fsys, err = s.repo.FS(c)
+	} else {
+		l.note = fmt.Sprintf("%s is not a tag or commit of this clone (git fetch --tags): rendered from %s as the side naming it holds it", revision, dir)
+		err = nil
+	}
+	if err == nil {
+		l.chart, err = manifests.LoadChart(fsys, dir)
+	}
+	l.err = err
+	return l
+}

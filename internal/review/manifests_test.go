@@ -1,0 +1,143 @@
+package review
+
+import (
+	"errors"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/regionctl/regionctl/internal/diff"
+	"github.com/regionctl/regionctl/internal/render"
+	"github.com/regionctl/regionctl/internal/testrepo"
+)
+
+const (
+	componentsFile = "config/global/10-components.yaml"
+	frontendFile   = "charts/platform-api/templates/deployment.yaml"
+)
+
+// exampleRepo is the project's own example fleet (per-cluster Argo CD, the
+// platform's charts), rendered and committed on main, with the platform
+// API's chart tagged at the revision its Application names.
+func exampleRepo(t *testing.T) *testrepo.Repo {
+	t.Helper()
+	_, self, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(self), "..", "..")
+	r := testrepo.New(t, map[string]string{
+		filepath.Join(root, "config"):              "config",
+		filepath.Join(root, "charts"):              "charts",
+		filepath.Join(root, "pipelines", "tekton"): "pipelines/tekton",
+	})
+	renderInto(t, r)
+	tag(t, r, "platform-api/v2.14.0", r.Commit("fleet"))
+	return r
+}
+
+func tag(t *testing.T, r *testrepo.Repo, name string, h plumbing.Hash) {
+	t.Helper()
+	if _, err := r.Git.CreateTag(name, h, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func manifestReview(t *testing.T, r *testrepo.Repo) (*diff.Report, error) {
+	t.Helper()
+	res, err := Run(Options{Root: r.Dir, Base: "HEAD", Drift: true, Manifests: true, Checker: testChecker(t),
+		Render: render.Options{Renderer: testRenderer}, Trusted: true})
+	if err != nil {
+		return nil, err
+	}
+	return res.Report, nil
+}
+
+// manifest is the change of object in the report, or fails the test.
+func manifest(t *testing.T, rep *diff.Report, object string) diff.ManifestChange {
+	t.Helper()
+	for _, m := range rep.Manifests {
+		if m.Object == object {
+			return m
+		}
+	}
+	t.Fatalf("no change of %s in %+v (notes %q)", object, rep.Manifests, rep.ManifestNotes)
+	return diff.ManifestChange{}
+}
+
+// TestReviewShowsRenderedManifests: render --diff renders the platform's
+// charts at each side's targetRevision with each cluster's values and
+// shows the objects that change, folded across the clusters they change
+// on alike.
+func TestReviewShowsRenderedManifests(t *testing.T) {
+	r := exampleRepo(t)
+
+	t.Run("a value", func(t *testing.T) {
+		r.Edit(componentsFile, "      replicas: 3\n", "      replicas: 4\n")
+		defer r.Edit(componentsFile, "      replicas: 4\n", "      replicas: 3\n")
+		rep, err := manifestReview(t, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := manifest(t, rep, "Deployment.apps frontend")
+		if m.Status != "changed" || len(m.Clusters) != 7 || m.Application != "platform-api" ||
+			!strings.Contains(m.Unified, "-  replicas: 3\n+  replicas: 4\n") {
+			t.Errorf("the frontend's change: %+v", m)
+		}
+		// The settings name each cluster's region beside the changed line:
+		// folded all the same, one cluster's diff shown.
+		if c := manifest(t, rep, "ConfigMap platform-api-settings"); len(c.Clusters) != 7 || !c.Varies || c.Shown != c.Clusters[0] {
+			t.Errorf("the settings' change is not folded: %+v", c)
+		}
+		if len(rep.ManifestNotes) != 0 {
+			t.Errorf("the tag is in the clone, yet: %q", rep.ManifestNotes)
+		}
+	})
+
+	t.Run("a revision", func(t *testing.T) {
+		// The next chart revision, tagged; the working tree's chart moves
+		// on past it: the head's Application renders the tag's chart.
+		r.Edit(frontendFile, "kind: Deployment\n", "kind: Deployment\n# v2.15.0\n")
+		r.Edit(frontendFile, "  name: frontend\n", "  name: frontend\n  annotations:\n    revision: v2.15.0\n")
+		tag(t, r, "platform-api/v2.15.0", r.Commit("platform-api v2.15.0"))
+		r.Edit(frontendFile, "revision: v2.15.0", "revision: untagged")
+		r.Edit(componentsFile, "platform-api/v2.14.0", "platform-api/v2.15.0")
+		defer r.Edit(componentsFile, "platform-api/v2.15.0", "platform-api/v2.14.0")
+		rep, err := manifestReview(t, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := manifest(t, rep, "Deployment.apps frontend")
+		if !strings.Contains(m.Unified, "+    revision: v2.15.0\n") || strings.Contains(m.Unified, "untagged") || len(m.Clusters) != 7 {
+			t.Errorf("the head's chart is not the tag's: %+v", m)
+		}
+	})
+
+	t.Run("a revision this clone does not have", func(t *testing.T) {
+		r.Edit(componentsFile, "platform-api/v2.14.0", "platform-api/v9.9.9")
+		defer r.Edit(componentsFile, "platform-api/v9.9.9", "platform-api/v2.14.0")
+		rep, err := manifestReview(t, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.ManifestNotes) != 1 || !strings.Contains(rep.ManifestNotes[0], "platform-api/v9.9.9 is not a tag or commit of this clone") {
+			t.Errorf("notes: %q", rep.ManifestNotes)
+		}
+		m := manifest(t, rep, "Deployment.apps frontend")
+		if !strings.Contains(m.Unified, "+    revision: untagged\n") {
+			t.Errorf("the head's chart is not the working tree's: %+v", m)
+		}
+	})
+
+	t.Run("a chart that does not render", func(t *testing.T) {
+		r.Edit(frontendFile, "# v2.15.0\n", "{{ fail \"broken on purpose\" }}\n")
+		r.Edit(componentsFile, "platform-api/v2.14.0", "platform-api/v9.9.9")
+		defer r.Edit(componentsFile, "platform-api/v9.9.9", "platform-api/v2.14.0")
+		_, err := manifestReview(t, r)
+		var me *ManifestError
+		if !errors.As(err, &me) || len(me.Errs) != 7 || !strings.Contains(err.Error(), "broken on purpose") ||
+			!strings.Contains(err.Error(), "us-east-1/regional platform-api") {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
