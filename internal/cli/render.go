@@ -111,8 +111,11 @@ Application's targetRevision: a tag of this clone, else a full commit hash,
 else (and a note says so) the side's own charts/. Each object that changes is
 shown once with every cluster it changes on alike; Secret values never show.
 A head chart that does not render fails the review (exit 1), as Argo CD's
-sync would fail. Charts of other repositories are not fetched (a note lists
-them). --manifests=false leaves the objects out.
+sync would fail. A Helm repository's chart is rendered from the chart cache
+(regionctl charts pull, --base for the base's versions) when both sides'
+versions are there; the review never fetches. Charts of git repositories
+and OCI registries are not rendered; a note lists what was left out.
+--manifests=false leaves the objects out.
 
 -o json also describes a render (the files added, changed and pruned) and a
 --check (the stale, missing and extra files) for scripts.
@@ -362,7 +365,7 @@ type checkResult struct {
 }
 
 func (a *app) runDiff(base, format string, allowDrift, exitCode, manifests bool) error {
-	res, err := a.reviewOf(review.Options{Base: base, Drift: true, Manifests: manifests})
+	res, err := a.reviewOf(review.Options{Base: base, Drift: true, Manifests: manifests, ChartCache: chartCache()})
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/regionctl/regionctl/internal/argohealth"
+	"github.com/regionctl/regionctl/internal/atomicfile"
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diff"
 	"github.com/regionctl/regionctl/internal/gitbase"
@@ -250,20 +251,7 @@ func (a *app) restoreEdits(edits []rollout.Edit) {
 
 func (a *app) applyEdits(edits []rollout.Edit) error {
 	write := func(file string, data []byte) error {
-		p := filepath.Join(a.root, file)
-		tmp, err := os.CreateTemp(filepath.Dir(p), ".promote-*")
-		if err != nil {
-			return err
-		}
-		defer os.Remove(tmp.Name())
-		if _, err := tmp.Write(data); err != nil {
-			tmp.Close()
-			return err
-		}
-		if err := tmp.Close(); err != nil {
-			return err
-		}
-		return os.Rename(tmp.Name(), p)
+		return atomicfile.Write(filepath.Join(a.root, file), data, ".promote-*")
 	}
 	restore := func() {
 		for _, e := range edits {

@@ -190,7 +190,7 @@ holding config/, found as git finds its work tree), or point --root at it.`,
 		a.stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
 		return pprof.StartCPUProfile(f)
 	}
-	root.AddCommand(a.validateCommand(), a.explainCommand(), a.renderCommand(), a.affectedCommand(), a.devCommand(), a.rolloutCommand(), a.pipelineCommand(), a.versionCommand(), a.argocdCommand(), a.ciCommand())
+	root.AddCommand(a.validateCommand(), a.explainCommand(), a.renderCommand(), a.affectedCommand(), a.devCommand(), a.rolloutCommand(), a.pipelineCommand(), a.versionCommand(), a.argocdCommand(), a.ciCommand(), a.chartsCommand())
 	return root
 }
 

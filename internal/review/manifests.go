@@ -23,10 +23,11 @@ import (
 // (per-cluster topology): <env>/<region>/argocd/<cluster>/apps/<name>.yaml.
 var appFile = regexp.MustCompile(`^[^/]+/([^/]+)/argocd/([^/]+)/apps/([^/]+)\.yaml$`)
 
-// application is what an Application asks of its chart.
+// application is what an Application asks of its chart: a directory of a
+// git repository (Path), or a chart of a Helm repository (Chart).
 type application struct {
-	RepoURL, Path, Revision string
-	Release                 manifests.Release
+	RepoURL, Path, Chart, Revision string
+	Release                        manifests.Release
 }
 
 // ManifestError is a chart the head's Application cannot render: Argo CD
@@ -43,22 +44,22 @@ func (e *ManifestError) Error() string {
 // when the clone has neither, the side's own charts/, which a note says)
 // and lists the objects that differ, each with the clusters it differs on
 // alike. Charts of other repositories are not fetched; a note lists them.
-func manifestChanges(repo *gitbase.Repo, e *ends, r *diff.Report, base, head *render.Output, baseFleet, headFleet *config.Fleet) error {
+func manifestChanges(repo *gitbase.Repo, e *ends, r *diff.Report, base, head *render.Output, baseFleet, headFleet *config.Fleet, cache manifests.Cache) error {
 	ns := notes{}
-	jobs, err := appJobs(r, base, head, baseFleet, headFleet, ns)
+	jobs, err := appJobs(r, base, head, baseFleet, headFleet, cache, ns)
 	if err != nil {
 		return err
 	}
 	// Loading reads git through repo's handle, one at a time; rendering
 	// runs on every core.
-	charts := &chartSource{repo: repo, e: e, loaded: map[string]*loadedChart{}}
+	charts := &chartSource{repo: repo, e: e, cache: cache, loaded: map[string]*loadedChart{}}
 	for i := range jobs {
 		j := &jobs[i]
 		if j.base != nil {
-			j.baseChart = charts.load(false, j.base.Path, j.base.Revision)
+			j.baseChart = charts.load(false, j.base)
 		}
 		if j.head != nil {
-			j.headChart = charts.load(true, j.head.Path, j.head.Revision)
+			j.headChart = charts.load(true, j.head)
 		}
 	}
 	changes, baseErrs, err := renderJobs(jobs)
@@ -91,12 +92,21 @@ type manifestJob struct {
 	baseChart, headChart *loadedChart
 }
 
-// appJobs are the Applications of r's changed files that use a chart of
-// this repository on either side; the others are noted.
-func appJobs(r *diff.Report, base, head *render.Output, baseFleet, headFleet *config.Fleet, ns notes) ([]manifestJob, error) {
+// appJobs are the Applications of r's changed files whose chart the review
+// can render on every side that has one: a chart of this repository, or a
+// Helm repository's chart in cache. The others are noted.
+func appJobs(r *diff.Report, base, head *render.Output, baseFleet, headFleet *config.Fleet, cache manifests.Cache, ns notes) ([]manifestJob, error) {
 	g := render.GitOpsOf(headFleet)
-	own := func(a *application) bool {
-		return a != nil && a.RepoURL == g.RepoURL && strings.HasPrefix(a.Path, argocd.ChartsDir+"/")
+	renderable := func(a *application) string {
+		switch {
+		case a.Chart == "" && a.RepoURL == g.RepoURL && strings.HasPrefix(a.Path, argocd.ChartsDir+"/"):
+			return ""
+		case a.Chart != "" && strings.HasPrefix(a.RepoURL, "https://") && cache.Dir != "" && cache.Has(a.RepoURL, a.Chart, a.Revision):
+			return ""
+		case a.Chart != "" && strings.HasPrefix(a.RepoURL, "https://"):
+			return fmt.Sprintf("chart %s %s of %s is not in the chart cache (regionctl charts pull)", a.Chart, a.Revision, a.RepoURL)
+		}
+		return fmt.Sprintf("the chart comes from %s, which the review does not fetch", a.RepoURL)
 	}
 	baseBytes, headBytes := base.ByPath(), head.ByPath()
 	var jobs []manifestJob
@@ -113,13 +123,19 @@ func appJobs(r *diff.Report, base, head *render.Output, baseFleet, headFleet *co
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Path, err)
 		}
-		for _, a := range []**application{&j.base, &j.head} {
-			if *a != nil && !own(*a) {
-				ns.add(fmt.Sprintf("%s: the chart comes from %s, which the review does not fetch", j.app, (*a).RepoURL), j.cluster)
-				*a = nil
+		// A side the review cannot render leaves the Application out: its
+		// other side alone would show every object added or removed.
+		ok := j.base != nil || j.head != nil
+		for _, a := range []*application{j.base, j.head} {
+			if a == nil {
+				continue
+			}
+			if why := renderable(a); why != "" {
+				ns.add(j.app+": "+why, j.cluster)
+				ok = false
 			}
 		}
-		if j.base != nil || j.head != nil {
+		if ok {
 			jobs = append(jobs, j)
 		}
 	}
@@ -274,6 +290,7 @@ func parseApplication(b []byte, name, kube string) (*application, error) {
 			Source *struct {
 				RepoURL        string `json:"repoURL"`
 				Path           string `json:"path"`
+				Chart          string `json:"chart"`
 				TargetRevision string `json:"targetRevision"`
 				Helm           *struct {
 					ReleaseName  string         `json:"releaseName"`
@@ -289,7 +306,7 @@ func parseApplication(b []byte, name, kube string) (*application, error) {
 	if app.Kind != "Application" || src == nil || src.Helm == nil {
 		return nil, nil
 	}
-	a := &application{RepoURL: src.RepoURL, Path: path.Clean(src.Path), Revision: src.TargetRevision,
+	a := &application{RepoURL: src.RepoURL, Path: path.Clean(src.Path), Chart: src.Chart, Revision: src.TargetRevision,
 		Release: manifests.Release{Name: name, Namespace: app.Spec.Destination.Namespace, Values: src.Helm.ValuesObject, KubeVersion: kube}}
 	if src.Helm.ReleaseName != "" {
 		a.Release.Name = src.Helm.ReleaseName
@@ -302,6 +319,7 @@ func parseApplication(b []byte, name, kube string) (*application, error) {
 type chartSource struct {
 	repo   *gitbase.Repo
 	e      *ends
+	cache  manifests.Cache
 	loaded map[string]*loadedChart
 }
 
@@ -320,12 +338,28 @@ func (l *loadedChart) render(r manifests.Release) ([]manifests.Object, error) {
 
 var fullHash = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
-// load reads the chart at dir of the commit revision names, as Argo CD
+// load reads a's chart: a Helm repository's from the cache, or this
+// repository's (inRepo).
+func (s *chartSource) load(head bool, a *application) *loadedChart {
+	if a.Chart == "" {
+		return s.inRepo(head, a.Path, a.Revision)
+	}
+	key := "helm " + a.RepoURL + " " + a.Chart + " " + a.Revision
+	if l, ok := s.loaded[key]; ok {
+		return l
+	}
+	l := &loadedChart{}
+	l.chart, l.err = s.cache.Chart(a.RepoURL, a.Chart, a.Revision)
+	s.loaded[key] = l
+	return l
+}
+
+// inRepo reads the chart at dir of the commit revision names, as Argo CD
 // resolves a targetRevision in this repository: a tag, or a commit hash.
 // A revision this clone does not have is read from the side's own tree
 // (the head's working tree or commit, or the base's commit), and its note
 // says so.
-func (s *chartSource) load(head bool, dir, revision string) *loadedChart {
+func (s *chartSource) inRepo(head bool, dir, revision string) *loadedChart {
 	side, sideFS := "base", s.e.baseFS
 	if head {
 		side, sideFS = "head", s.e.headFS

@@ -41,6 +41,10 @@ type Options struct {
 	// the change alters, on both sides, into Report.Manifests (render
 	// --diff).
 	Manifests bool
+	// ChartCache is the directory of the cache of other projects' charts
+	// (manifests.Cache; regionctl charts pull): their Applications are
+	// rendered when both sides' charts are there. "" renders none.
+	ChartCache string
 	// Partial lets a change that skips a step of some clusters' deletion
 	// through: those clusters are in Result.Refused, for the caller to
 	// leave out (dispatch starts the change's other clusters).
