@@ -219,7 +219,11 @@ func object(obj map[string]any) (Object, error) {
 	if err != nil {
 		return Object{}, fmt.Errorf("%s: %w", k, err)
 	}
-	return Object{Key: k, YAML: y, kind: kind, obj: obj}, nil
+	o := Object{Key: k, YAML: y, kind: kind}
+	if kind == "Secret" {
+		o.obj = obj // redacted when compared
+	}
+	return o, nil
 }
 
 // Change is one object that differs between two renders.
