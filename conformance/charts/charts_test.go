@@ -38,6 +38,15 @@ type app struct {
 // fleet repository's own), one per distinct chart, namespace and values.
 func platformApps(t *testing.T) []app {
 	t.Helper()
+	fleet := fleetRepoURL(t)
+	return appsOf(t, "*", func(a app) bool {
+		return a.kind == "Application" && a.repoURL == fleet && strings.HasPrefix(a.chart, "charts/")
+	})
+}
+
+// fleetRepoURL is the example fleet's gitops.repo_url.
+func fleetRepoURL(t *testing.T) string {
+	t.Helper()
 	var global struct {
 		Gitops struct {
 			RepoURL string `json:"repo_url"`
@@ -50,9 +59,7 @@ func platformApps(t *testing.T) []app {
 	if err := yaml.Unmarshal(b, &global); err != nil || global.Gitops.RepoURL == "" {
 		t.Fatalf("the fleet's gitops.repo_url: %v", err)
 	}
-	return appsOf(t, "*", func(a app) bool {
-		return a.kind == "Application" && a.repoURL == global.Gitops.RepoURL && strings.HasPrefix(a.chart, "charts/")
-	})
+	return global.Gitops.RepoURL
 }
 
 // appsOf are the rendered Applications of component comp (a glob) that

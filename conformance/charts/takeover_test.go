@@ -2,6 +2,9 @@ package charts_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -9,12 +12,14 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 
 	"github.com/regionctl/regionctl/internal/bootstrap"
+	"github.com/regionctl/regionctl/internal/kube"
 )
 
 // TestArgoCDTakesOverItsBootstrap: the bootstrap applies Argo CD's
@@ -94,11 +99,32 @@ func TestArgoCDTakesOverItsBootstrap(t *testing.T) {
 		}
 	}
 
-	// The takeover, for real: the bootstrap's install, then the sync over it.
+	// The takeover, for real: the bootstrap itself (bootstrap.Run, as the
+	// cluster's bootstrap task runs it) installs Argo CD and the cluster's
+	// rendered root into a real API server, then the sync goes over it.
 	j := newJudge(t)
 	ctx := context.Background()
 	ns := apps[0].namespace
-	j.namespace(t, ns, apps[0].namespaceLabels)
+	bootstrapCluster(t, j, filepath.Dir(filepath.Dir(apps[0].file)), installYAML)
+	// It made the namespace enforcing what the argo-cd Application's first
+	// sync will put there: nothing ran unchecked in between.
+	resp, err := j.s.Do(ctx, "GET", "/api/v1/namespaces/"+ns, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var made struct {
+		Metadata struct {
+			Labels map[string]any `json:"labels"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(resp.Body, &made); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range apps[0].namespaceLabels {
+		if made.Metadata.Labels[k] != v {
+			t.Errorf("the bootstrap made namespace %s with %s=%v; the argo-cd Application syncs %v", ns, k, made.Metadata.Labels[k], v)
+		}
+	}
 	apply := func(objs []map[string]any, manager string) (refused []string) {
 		crds, rest := splitCRDs(objs)
 		for _, o := range append(crds, rest...) {
@@ -115,7 +141,9 @@ func TestArgoCDTakesOverItsBootstrap(t *testing.T) {
 		}
 		return refused
 	}
-	if refused := apply(installed, "regionctl-bootstrap"); len(refused) > 0 {
+	// Applied again as the bootstrap's field manager, a no-op that shows
+	// each object's admission warnings in the namespace the bootstrap made.
+	if refused := apply(installed, bootstrap.FieldManager); len(refused) > 0 {
 		t.Fatalf("the bootstrap's install refused: %v", refused)
 	}
 	if refused := apply(synced, "argocd-controller"); len(refused) > 0 {
@@ -168,4 +196,30 @@ func decodeStream(t *testing.T, s string) []map[string]any {
 		}
 	}
 	return out
+}
+
+// bootstrapCluster runs the bootstrap of the cluster whose rendered Argo CD
+// directory is dir (root.yaml and apps/project.yaml, as the pipeline hands
+// them to the task) against the judge's API server, with Argo CD's
+// install.yaml.
+func bootstrapCluster(t *testing.T, j *judge, dir string, installYAML []byte) {
+	t.Helper()
+	var docs []byte
+	for _, f := range []string{"apps/project.yaml", "root.yaml"} {
+		b, err := os.ReadFile(filepath.Join(repo, dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(append(docs, "---\n"...), b...)
+	}
+	sum := sha256.Sum256(docs)
+	root, err := bootstrap.CheckRoot(docs, hex.EncodeToString(sum[:]), fleetRepoURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc := &kube.Client{Base: j.s.URL, Token: j.s.AdminToken, HTTP: j.s.HTTPClient()}
+	var log strings.Builder
+	if err := bootstrap.Run(context.Background(), kc, bootstrap.Install{Manifests: installYAML, Root: root, Log: &log, Poll: 100 * time.Millisecond}); err != nil {
+		t.Fatalf("the bootstrap: %v\n%s", err, log.String())
+	}
 }

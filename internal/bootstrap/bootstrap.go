@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -38,6 +39,9 @@ type Root struct {
 	Namespace   string
 	Project     map[string]any
 	Application map[string]any
+	// NamespaceLabels are the Pod Security labels the root puts on its
+	// namespace, which the bootstrap makes with them.
+	NamespaceLabels map[string]string
 }
 
 // Object is one decoded manifest.
@@ -119,7 +123,38 @@ func CheckRoot(doc []byte, sum, repoURL string) (*Root, error) {
 	if u := str(r.Application, "spec", "source", "repoURL"); u != repoURL {
 		return nil, fmt.Errorf("the root Application's source is %q, not the fleet repository %q", u, repoURL)
 	}
+	if r.NamespaceLabels, err = podSecurityLabels(r.Application); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// podSecurityLevels are the Pod Security Standards render enforces.
+var podSecurityLevels = map[string]bool{"restricted": true, "baseline": true}
+
+// podSecurityLabels are the Pod Security labels the root Application puts
+// on its namespace (spec.syncPolicy.managedNamespaceMetadata.labels), which
+// the bootstrap gives the namespace when it makes it. The root must
+// enforce a level: a namespace made without one runs anything until the
+// first sync labels it. Any other label is refused.
+func podSecurityLabels(app Object) (map[string]string, error) {
+	spec, _ := app["spec"].(map[string]any)
+	policy, _ := spec["syncPolicy"].(map[string]any)
+	meta, _ := policy["managedNamespaceMetadata"].(map[string]any)
+	labels, _ := meta["labels"].(map[string]any)
+	out := map[string]string{}
+	for k, v := range labels {
+		mode, ok := strings.CutPrefix(k, "pod-security.kubernetes.io/")
+		level, _ := v.(string)
+		if !ok || (mode != "enforce" && mode != "warn" && mode != "audit") || !podSecurityLevels[level] {
+			return nil, fmt.Errorf("the root Application's namespace label %s=%v is not a Pod Security level render writes", k, v)
+		}
+		out[k] = level
+	}
+	if out["pod-security.kubernetes.io/enforce"] == "" {
+		return nil, errors.New("the root Application enforces no Pod Security level on its namespace (managedNamespaceMetadata): render it again with this regionctl")
+	}
+	return out, nil
 }
 
 // Install is one bootstrap: Argo CD's install manifests and the checked
@@ -176,7 +211,11 @@ func Run(ctx context.Context, kc *kube.Client, in Install) error {
 		logf("applied %s", p)
 		return nil
 	}
-	if err := apply(Object{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}); err != nil {
+	labels := map[string]any{}
+	for k, v := range in.Root.NamespaceLabels {
+		labels[k] = v
+	}
+	if err := apply(Object{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns, "labels": labels}}); err != nil {
 		return err
 	}
 	var paths []string

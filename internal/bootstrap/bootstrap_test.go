@@ -159,6 +159,11 @@ func TestBootstrapInstallsArgoCDThenTheRoot(t *testing.T) {
 	if err := bootstrap.Run(context.Background(), kc, bootstrap.Install{Manifests: manifests(t), Root: root, Log: &log, Poll: time.Millisecond}); err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
+	// The namespace is made enforcing the root's Pod Security level.
+	labels, _ := s.objects["/api/v1/namespaces/gitops"]["metadata"].(map[string]any)["labels"].(map[string]any)
+	if labels["pod-security.kubernetes.io/enforce"] != "restricted" || labels["pod-security.kubernetes.io/warn"] != "restricted" || len(labels) != 3 {
+		t.Errorf("the namespace is made with labels %v", labels)
+	}
 	first, last := s.order[0], s.order[len(s.order)-2:]
 	if first != "/api/v1/namespaces/gitops" || strings.Join(last, " ") != "/apis/argoproj.io/v1alpha1/namespaces/gitops/appprojects/platform /apis/argoproj.io/v1alpha1/namespaces/gitops/applications/root" {
 		t.Errorf("applied first %s, last %v", first, last)
@@ -226,6 +231,18 @@ func TestCheckRootRefusesWhatIsNotTheRenderedRoot(t *testing.T) {
 		{"a second source", func() ([]byte, string) {
 			return other("  source:\n", "  sources:\n    - repoURL: https://git.example.net/attacker/fleet.git\n  source:\n")
 		}, "spec.sources"},
+		// The namespace is made with the root's Pod Security labels, and
+		// only with them: a root that enforces none, or labels otherwise,
+		// is not what render writes.
+		{"no Pod Security level", func() ([]byte, string) {
+			return other("        pod-security.kubernetes.io/enforce: restricted\n", "")
+		}, "enforces no Pod Security level"},
+		{"a privileged namespace", func() ([]byte, string) {
+			return other("pod-security.kubernetes.io/enforce: restricted", "pod-security.kubernetes.io/enforce: privileged")
+		}, "not a Pod Security level render writes"},
+		{"another label", func() ([]byte, string) {
+			return other("pod-security.kubernetes.io/audit: restricted", "istio-injection: enabled")
+		}, "istio-injection"},
 	} {
 		b, s := tt.doc()
 		if _, err := bootstrap.CheckRoot(b, s, fleetRepo); err == nil || !strings.Contains(err.Error(), tt.want) {

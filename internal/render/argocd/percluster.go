@@ -107,12 +107,23 @@ func PerClusterDocs(c *config.Cluster, comps []Component, g GitOps) map[string]a
 			OrphanedResources:        &OrphanedPolicy{Warn: true},
 		},
 	}
+	// The root's namespace is Argo CD's: it carries the Pod Security
+	// labels of the components that run there (one level: render refuses
+	// two), and the bootstrap labels the namespace with them when it makes
+	// it, so that nothing runs there unchecked before the first sync.
+	rootNS := podSecurity("")
+	for _, comp := range comps {
+		if comp.Namespace == g.Namespace {
+			rootNS = podSecurity(comp.PodSecurity)
+			break
+		}
+	}
 	docs[path.Join(dir, "root.yaml")] = &Application{
 		APIVersion: "argoproj.io/v1alpha1", Kind: "Application",
 		Metadata: AppMeta{Name: RootName, Namespace: g.Namespace, Labels: withComponent(RootName)},
 		Spec: AppSpec{Project: g.Project,
 			Source:      &Source{RepoURL: g.RepoURL, Path: path.Join("deploy", dir, "apps"), TargetRevision: g.Revision, Directory: &Directory{}},
-			Destination: Destination{Server: InCluster, Namespace: g.Namespace}, SyncPolicy: syncPolicy(true, nil)},
+			Destination: Destination{Server: InCluster, Namespace: g.Namespace}, SyncPolicy: syncPolicy(true, rootNS)},
 	}
 	return docs
 }
