@@ -111,7 +111,9 @@ Application's targetRevision: a tag of this clone, else a full commit hash,
 else (and a note says so) the side's own charts/. Each object that changes is
 shown once with every cluster it changes on alike; Secret values never show.
 A head chart that does not render fails the review (exit 1), as Argo CD's
-sync would fail. A Helm repository's chart is rendered from the chart cache
+sync would fail; values that the schema of the chart at the revision named
+refuses fail it at their file and line in config/, as render's check of the
+working tree's chart does. A Helm repository's chart is rendered from the chart cache
 (regionctl charts pull, --base for the base's versions) when both sides'
 versions are there; the review never fetches. Charts of git repositories
 and OCI registries are not rendered; a note lists what was left out.

@@ -128,17 +128,23 @@ func (r *renderer) chartValues(c *config.Cluster, comp argocd.Component) diag.Di
 	if cv == nil || comp.Source.Path != path.Join(argocd.ChartsDir, comp.Name) {
 		return nil
 	}
-	schema := path.Join(argocd.ChartsDir, comp.Name, "values.schema.json")
-	found, err := cv.Check(comp.Values)
+	return ChartValuesDiagnostics(c, comp.Name, path.Join(argocd.ChartsDir, comp.Name, "values.schema.json"), comp.Values, cv)
+}
+
+// ChartValuesDiagnostics holds values, which c's component name gives its
+// chart, to cv, the chart's defaults and schema (named schema in the
+// messages), each finding at the value in config/ the schema refused.
+func ChartValuesDiagnostics(c *config.Cluster, name, schema string, values map[string]any, cv *argocd.ChartValues) diag.Diagnostics {
+	found, err := cv.Check(values)
 	if err != nil {
-		return diag.Diagnostics{diag.Errorf(diag.Pos{File: c.Doc.File}, err.Error(), "%s: component %s's values cannot be held to %s", c.ID(), comp.Name, schema)}
+		return diag.Diagnostics{diag.Errorf(diag.Pos{File: c.Doc.File}, err.Error(), "%s: component %s's values cannot be held to %s", c.ID(), name, schema)}
 	}
 	var diags diag.Diagnostics
 	for _, f := range found {
-		at, where := valuePos(c, comp.Name, f.Path)
+		at, where := valuePos(c, name, f.Path)
 		d := diag.Errorf(at, fmt.Sprintf("Helm holds the values Argo CD passes (the Application's values over the chart's values.yaml) to %s and refuses to render the chart when they fail it, so this Application would never sync. Fix the value in config/, or the schema if it is the schema that is wrong.", schema),
-			"%s: component %s's value %s fails %s: %s", c.ID(), comp.Name, where, schema, f.Message)
-		d.Path = "components." + comp.Name + ".values"
+			"%s: component %s's value %s fails %s: %s", c.ID(), name, where, schema, f.Message)
+		d.Path = "components." + name + ".values"
 		if len(f.Path) > 0 {
 			d.Path += "." + strings.Join(f.Path, ".")
 		}

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/diff"
 	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/manifests"
@@ -44,7 +45,7 @@ func (e *ManifestError) Error() string {
 // when the clone has neither, the side's own charts/, which a note says)
 // and lists the objects that differ, each with the clusters it differs on
 // alike. Charts of other repositories are not fetched; a note lists them.
-func manifestChanges(repo *gitbase.Repo, e *ends, r *diff.Report, base, head *render.Output, baseFleet, headFleet *config.Fleet, cache manifests.Cache) error {
+func manifestChanges(repo *gitbase.Repo, e *ends, headLabel string, r *diff.Report, base, head *render.Output, baseFleet, headFleet *config.Fleet, cache manifests.Cache) error {
 	ns := notes{}
 	jobs, err := appJobs(r, base, head, baseFleet, headFleet, cache, ns)
 	if err != nil {
@@ -61,6 +62,9 @@ func manifestChanges(repo *gitbase.Repo, e *ends, r *diff.Report, base, head *re
 		if j.head != nil {
 			j.headChart = charts.load(true, j.head)
 		}
+	}
+	if ds := valuesAtRevision(jobs, headFleet); len(ds) > 0 {
+		return &NotRendered{Label: headLabel, Diags: ds}
 	}
 	changes, baseErrs, err := renderJobs(jobs)
 	if err != nil {
@@ -181,6 +185,24 @@ func renderJobs(jobs []manifestJob) ([][]manifests.Change, []error, error) {
 	return changes, baseErrs, nil
 }
 
+// valuesAtRevision holds each head Application's values to the schema of
+// its chart at the revision it names, when that is not the working tree's
+// chart (which render held them to): a refusal is placed at the value in
+// config/, as render places it, rather than left to Helm's message.
+func valuesAtRevision(jobs []manifestJob, headFleet *config.Fleet) diag.Diagnostics {
+	var ds diag.Diagnostics
+	for _, j := range jobs {
+		if j.head == nil || j.headChart.values == nil {
+			continue
+		}
+		if c := clusterOf(headFleet, j.cluster); c != nil {
+			schema := fmt.Sprintf("%s/values.schema.json at %s", j.head.Path, j.head.Revision)
+			ds = append(ds, render.ChartValuesDiagnostics(c, j.app, schema, j.head.Release.Values, j.headChart.values)...)
+		}
+	}
+	return ds
+}
+
 // notes are what the manifests leave out or read from elsewhere, each
 // with the clusters it is said of.
 type notes map[string]map[string]bool
@@ -266,14 +288,21 @@ func plural(n int, w string) string {
 
 // kubeVersion is the cluster's EKS version, or "" when f does not hold it.
 func kubeVersion(f *config.Fleet, id string) string {
-	for _, c := range f.Clusters {
-		if c.ID() == id {
-			if v := c.Effective.Get("eks").Get("version"); v != nil && v.Kind == config.String {
-				return v.Str
-			}
+	if c := clusterOf(f, id); c != nil {
+		if v := c.Effective.Get("eks").Get("version"); v != nil && v.Kind == config.String {
+			return v.Str
 		}
 	}
 	return ""
+}
+
+func clusterOf(f *config.Fleet, id string) *config.Cluster {
+	for _, c := range f.Clusters {
+		if c.ID() == id {
+			return c
+		}
+	}
+	return nil
 }
 
 // parseApplication reads a rendered Application; nil bytes are none.
@@ -327,6 +356,10 @@ type loadedChart struct {
 	chart *manifests.Chart
 	note  string // where it was read from, when not at its revision
 	err   error  // it could not be loaded
+	// values are a chart of this repository's defaults and schema at a
+	// revision other than the working tree's, which render did not hold
+	// the values to.
+	values *argocd.ChartValues
 }
 
 func (l *loadedChart) render(r manifests.Release) ([]manifests.Object, error) {
@@ -387,6 +420,9 @@ func (s *chartSource) inRepo(head bool, dir, revision string) *loadedChart {
 	}
 	if err == nil {
 		l.chart, err = manifests.LoadChart(fsys, dir)
+	}
+	if name := path.Base(dir); err == nil && l.note == "" && dir == path.Join(argocd.ChartsDir, name) {
+		l.values, err = argocd.ReadChartValues(fsys, name)
 	}
 	l.err = err
 	return l

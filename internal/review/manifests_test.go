@@ -17,6 +17,7 @@ import (
 const (
 	componentsFile = "config/global/10-components.yaml"
 	frontendFile   = "charts/platform-api/templates/deployment.yaml"
+	schemaFile     = "charts/platform-api/values.schema.json"
 )
 
 // exampleRepo is the project's own example fleet (per-cluster Argo CD, the
@@ -127,6 +128,29 @@ func TestReviewShowsRenderedManifests(t *testing.T) {
 		if !strings.Contains(m.Unified, "+    revision: untagged\n") {
 			t.Errorf("the head's chart is not the working tree's: %+v", m)
 		}
+	})
+
+	t.Run("a value the revision's schema refuses", func(t *testing.T) {
+		// v2.16.0 allows at most three frontends; the working tree's chart
+		// has no such limit, so render passes what the tag refuses.
+		r.Edit(schemaFile, `"minimum": 1`, `"minimum": 1, "maximum": 3`)
+		tag(t, r, "platform-api/v2.16.0", r.Commit("platform-api v2.16.0"))
+		r.Edit(schemaFile, `"minimum": 1, "maximum": 3`, `"minimum": 1`)
+		r.Edit(componentsFile, "platform-api/v2.14.0", "platform-api/v2.16.0")
+		r.Edit(componentsFile, "      replicas: 3\n", "      replicas: 4\n")
+		defer r.Edit(componentsFile, "      replicas: 4\n", "      replicas: 3\n")
+		defer r.Edit(componentsFile, "platform-api/v2.16.0", "platform-api/v2.14.0")
+		_, err := manifestReview(t, r)
+		var nr *NotRendered
+		if !errors.As(err, &nr) || len(nr.Diags) != 7 {
+			t.Fatalf("err = %v", err)
+		}
+		d := nr.Diags[0]
+		if d.Pos.File != componentsFile || d.Pos.Line == 0 || d.Path != "components.platform-api.values.replicas" ||
+			!strings.Contains(d.Summary, "charts/platform-api/values.schema.json at platform-api/v2.16.0") {
+			t.Errorf("the refusal is not at the value: %+v", d)
+		}
+		t.Logf("%s:%d: %s", d.Pos.File, d.Pos.Line, d.Summary)
 	})
 
 	t.Run("a chart that does not render", func(t *testing.T) {
