@@ -103,7 +103,8 @@ pull request comment; -o json is for bots (docs/diff-json.md). With
 nothing and 1 on any error.
 
 The objects: for each changed Application of a chart of this repository
-(charts/), the chart is rendered on both sides with Helm's own Go packages as
+(charts/; in the central topology, what an ApplicationSet makes of a
+cluster's Secret and values file), the chart is rendered on both sides with Helm's own Go packages as
 helm template --include-crds renders it (the Application's release name,
 namespace and values, held to the chart's values.schema.json; the cluster's
 eks.version; Helm's default API versions; no cluster lookups), at the

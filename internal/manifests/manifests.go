@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -239,18 +241,10 @@ type Change struct {
 func Compare(base, head []Object, unified func(from, to string, a, b []byte) string) ([]Change, error) {
 	b := index(base)
 	h := index(head)
-	keys := make([]string, 0, len(b)+len(h))
-	for k := range b {
-		keys = append(keys, k)
-	}
-	for k := range h {
-		if _, ok := b[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
+	all := maps.Clone(b)
+	maps.Copy(all, h)
 	var out []Change
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(all)) {
 		bo, inBase := b[k]
 		ho, inHead := h[k]
 		var err error

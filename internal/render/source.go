@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 98 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "702aed98c62d9f870f1a5bb70e2298fb0bd1a0628220ef75d6dc7853b134c266"
+const sourceDigest = "c640965d9c9872e5870a7a14b72ea8139af16a1b44c1995e0a3fbaccdefa2eba"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -59,7 +59,7 @@ func compare(repo *gitbase.Repo, e *ends, o Options, l *loaded, d committedDeplo
 		r.DriftFiles = driftDiffs(r, headSide.Output.ByPath(), e.headFS, e.baseFS)
 	}
 	if o.Manifests {
-		if err := manifestChanges(repo, e, headLabel, r, baseSide.Output, headSide.Output, pair.Base, pair.Head, manifests.Cache{Dir: o.ChartCache}); err != nil {
+		if err := manifestChanges(repo, e, headLabel, l.settled, r, baseSide.Output, headSide.Output, pair.Base, pair.Head, manifests.Cache{Dir: o.ChartCache}); err != nil {
 			return nil, err
 		}
 	}

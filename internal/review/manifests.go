@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"sigs.k8s.io/yaml"
 
@@ -45,9 +46,9 @@ func (e *ManifestError) Error() string {
 // when the clone has neither, the side's own charts/, which a note says)
 // and lists the objects that differ, each with the clusters it differs on
 // alike. Charts of other repositories are not fetched; a note lists them.
-func manifestChanges(repo *gitbase.Repo, e *ends, headLabel string, r *diff.Report, base, head *render.Output, baseFleet, headFleet *config.Fleet, cache manifests.Cache) error {
+func manifestChanges(repo *gitbase.Repo, e *ends, headLabel string, settled map[string]plumbing.Hash, r *diff.Report, base, head *render.Output, baseFleet, headFleet *config.Fleet, cache manifests.Cache) error {
 	ns := notes{}
-	jobs, err := appJobs(r, base, head, baseFleet, headFleet, cache, ns)
+	jobs, err := appJobs(r, e, settled, base, head, baseFleet, headFleet, cache, ns)
 	if err != nil {
 		return err
 	}
@@ -96,10 +97,10 @@ type manifestJob struct {
 	baseChart, headChart *loadedChart
 }
 
-// appJobs are the Applications of r's changed files whose chart the review
+// appJobs are the Applications the change alters whose chart the review
 // can render on every side that has one: a chart of this repository, or a
 // Helm repository's chart in cache. The others are noted.
-func appJobs(r *diff.Report, base, head *render.Output, baseFleet, headFleet *config.Fleet, cache manifests.Cache, ns notes) ([]manifestJob, error) {
+func appJobs(r *diff.Report, e *ends, settled map[string]plumbing.Hash, base, head *render.Output, baseFleet, headFleet *config.Fleet, cache manifests.Cache, ns notes) ([]manifestJob, error) {
 	g := render.GitOpsOf(headFleet)
 	renderable := func(a *application) string {
 		switch {
@@ -112,21 +113,18 @@ func appJobs(r *diff.Report, base, head *render.Output, baseFleet, headFleet *co
 		}
 		return fmt.Sprintf("the chart comes from %s, which the review does not fetch", a.RepoURL)
 	}
-	baseBytes, headBytes := base.ByPath(), head.ByPath()
+	var candidates []manifestJob
+	var err error
+	if g.Topology == argocd.Central {
+		candidates, err = centralJobs(centralSide{base.ByPath(), settled, e.baseFS}, centralSide{head.ByPath(), settled, e.baseFS}, baseFleet, headFleet)
+	} else {
+		candidates, err = perClusterJobs(r, base.ByPath(), head.ByPath(), baseFleet, headFleet)
+	}
+	if err != nil {
+		return nil, err
+	}
 	var jobs []manifestJob
-	for _, f := range r.Files {
-		m := appFile.FindStringSubmatch(f.Path)
-		if m == nil {
-			continue
-		}
-		j := manifestJob{cluster: m[1] + "/" + m[2], app: m[3]}
-		var err error
-		if j.base, err = parseApplication(baseBytes[f.Path], m[3], kubeVersion(baseFleet, j.cluster)); err == nil {
-			j.head, err = parseApplication(headBytes[f.Path], m[3], kubeVersion(headFleet, j.cluster))
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.Path, err)
-		}
+	for _, j := range candidates {
 		// A side the review cannot render leaves the Application out: its
 		// other side alone would show every object added or removed.
 		ok := j.base != nil || j.head != nil
@@ -142,6 +140,28 @@ func appJobs(r *diff.Report, base, head *render.Output, baseFleet, headFleet *co
 		if ok {
 			jobs = append(jobs, j)
 		}
+	}
+	return jobs, nil
+}
+
+// perClusterJobs are the Applications of r's changed files (per-cluster
+// topology: one file each).
+func perClusterJobs(r *diff.Report, baseBytes, headBytes map[string][]byte, baseFleet, headFleet *config.Fleet) ([]manifestJob, error) {
+	var jobs []manifestJob
+	for _, f := range r.Files {
+		m := appFile.FindStringSubmatch(f.Path)
+		if m == nil {
+			continue
+		}
+		j := manifestJob{cluster: m[1] + "/" + m[2], app: m[3]}
+		var err error
+		if j.base, err = parseApplication(baseBytes[f.Path], m[3], kubeVersion(baseFleet, j.cluster)); err == nil {
+			j.head, err = parseApplication(headBytes[f.Path], m[3], kubeVersion(headFleet, j.cluster))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Path, err)
+		}
+		jobs = append(jobs, j)
 	}
 	return jobs, nil
 }

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -46,7 +47,14 @@ func tag(t *testing.T, r *testrepo.Repo, name string, h plumbing.Hash) {
 
 func manifestReview(t *testing.T, r *testrepo.Repo) (*diff.Report, error) {
 	t.Helper()
-	res, err := Run(Options{Root: r.Dir, Base: "HEAD", Drift: true, Manifests: true, Checker: testChecker(t),
+	return manifestReviewOf(t, r, false)
+}
+
+// manifestReviewOf is manifestReview, of every cluster on both sides when
+// full (--full: the files the same on both sides are settled, left out).
+func manifestReviewOf(t *testing.T, r *testrepo.Repo, full bool) (*diff.Report, error) {
+	t.Helper()
+	res, err := Run(Options{Root: r.Dir, Base: "HEAD", Drift: true, Manifests: true, Full: full, Checker: testChecker(t),
 		Render: render.Options{Renderer: testRenderer}, Trusted: true})
 	if err != nil {
 		return nil, err
@@ -164,4 +172,69 @@ func TestReviewShowsRenderedManifests(t *testing.T) {
 			t.Errorf("err = %v", err)
 		}
 	})
+}
+
+// TestCentralReviewShowsRenderedManifests: in the central topology an
+// Application is an ApplicationSet's template, a cluster Secret's
+// annotations and the cluster's values file; the review renders what they
+// make on both sides, for the clusters whose values or revision changed.
+func TestCentralReviewShowsRenderedManifests(t *testing.T) {
+	r := testrepo.Golden(t, "uneven-sectors")
+	r.Write("charts/platform-api/templates/deployment.yaml", `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: frontend
+  labels:
+    region: {{ .Values.global.regionctl.region }}
+spec:
+  replicas: {{ .Values.replicas | default 1 }}
+`)
+	renderInto(t, r)
+	tag(t, r, "platform-api/v2.14.0", r.Commit("fleet"))
+	r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\ncomponents:\n  platform-api:\n    values:\n      replicas: 5")
+	for _, full := range []bool{false, true} {
+		rep, err := manifestReviewOf(t, r, full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		centralFrontend(t, rep)
+	}
+}
+
+func centralFrontend(t *testing.T, rep *diff.Report) {
+	t.Helper()
+	m := manifest(t, rep, "Deployment.apps frontend")
+	if m.Application != "platform-api" || !strings.Contains(m.Unified, "-  replicas: 1\n+  replicas: 5\n") || len(m.Clusters) == 0 {
+		t.Fatalf("the frontend's change: %+v", m)
+	}
+	for _, c := range m.Clusters {
+		if !strings.HasSuffix(c, "/regional") {
+			t.Errorf("a cluster that runs no platform API: %s", c)
+		}
+	}
+	if len(rep.Manifests) != 1 || len(rep.ManifestNotes) != 0 {
+		t.Errorf("manifests %+v, notes %q", rep.Manifests, rep.ManifestNotes)
+	}
+	t.Logf("%d clusters: %v", len(m.Clusters), m.Clusters)
+}
+
+// A side's file the whole review settled (the same on both sides) is read
+// from the base's committed deploy/; one it neither holds nor settled is
+// not there, though the base committed it (a cluster the head removes).
+func TestCentralSideReadsSettledFilesFromTheBase(t *testing.T) {
+	base := fstest.MapFS{
+		"deploy/production/argocd/clusters/eu-west-1-mc01.yaml": {Data: []byte("settled")},
+		"deploy/production/argocd/clusters/eu-west-1-mc02.yaml": {Data: []byte("removed")},
+	}
+	s := centralSide{files: map[string][]byte{"production/argocd/applicationset-x.yaml": []byte("held")},
+		settled: map[string]plumbing.Hash{"production/argocd/clusters/eu-west-1-mc01.yaml": {}}, base: base}
+	for p, want := range map[string]string{
+		"production/argocd/applicationset-x.yaml":        "held",
+		"production/argocd/clusters/eu-west-1-mc01.yaml": "settled",
+		"production/argocd/clusters/eu-west-1-mc02.yaml": "",
+	} {
+		if b, ok := s.get(p); string(b) != want || ok != (want != "") {
+			t.Errorf("%s: %q %v, want %q", p, b, ok, want)
+		}
+	}
 }

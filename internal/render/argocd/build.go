@@ -217,7 +217,7 @@ func CheckSet(set *ApplicationSet, sectors []string, apps []Planned) []string {
 	for _, k := range []string{"sector", "region", "cluster", "environment", "cluster_type"} {
 		allowed[label(k)] = true
 	}
-	for _, a := range []string{revisionAnnotation(comp), namespaceAnnotation(comp)} {
+	for _, a := range []string{RevisionAnnotation(comp), NamespaceAnnotation(comp)} {
 		for _, m := range action.FindAllString(annotation(a), -1) {
 			allowed[m] = true
 		}

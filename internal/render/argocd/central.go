@@ -39,10 +39,23 @@ func SecretName(c *config.Cluster) string {
 	return c.Environment() + "-" + c.Region.Name + "-" + c.Name
 }
 
-func componentLabel(name string) string     { return "regionctl.io/component-" + name }
-func revisionAnnotation(name string) string { return "regionctl.io/" + name + "-revision" }
-func namespaceAnnotation(name string) string {
-	return "regionctl.io/" + name + "-namespace"
+func componentLabel(name string) string { return "regionctl.io/component-" + name }
+
+// RevisionAnnotation and NamespaceAnnotation are the annotations of a
+// cluster Secret (central topology) that give component name's chart
+// revision and namespace on that cluster to its ApplicationSet.
+func RevisionAnnotation(name string) string  { return "regionctl.io/" + name + "-revision" }
+func NamespaceAnnotation(name string) string { return "regionctl.io/" + name + "-namespace" }
+
+// SecretPath is a cluster's Argo CD cluster Secret (central topology).
+func SecretPath(environment, region, cluster string) string {
+	return path.Join(environment, "argocd", "clusters", region+"-"+cluster+".yaml")
+}
+
+// AppSetPath is a component's ApplicationSet of an environment (central
+// topology).
+func AppSetPath(environment, component string) string {
+	return path.Join(environment, "argocd", "applicationset-"+component+".yaml")
 }
 
 // ValuesPath is a component's values file of a cluster (central topology).
@@ -136,12 +149,12 @@ func CentralDocs(env string, sectors []*config.Sector, refs []ClusterRef, g GitO
 				return nil, err
 			}
 			labels[componentLabel(comp.Name)] = "true"
-			annotations[revisionAnnotation(comp.Name)] = comp.Revision
-			annotations[namespaceAnnotation(comp.Name)] = comp.Namespace
+			annotations[RevisionAnnotation(comp.Name)] = comp.Revision
+			annotations[NamespaceAnnotation(comp.Name)] = comp.Namespace
 			repos[comp.Source.RepoURL] = true
 			namespaces[comp.Namespace] = true
 		}
-		docs[path.Join(dir, "clusters", c.Region.Name+"-"+c.Name+".yaml")] = clusterSecret(c, g.Namespace, labels, annotations)
+		docs[SecretPath(env, c.Region.Name, c.Name)] = clusterSecret(c, g.Namespace, labels, annotations)
 	}
 	var dests []Destination
 	for _, ns := range sortedSet(namespaces) {
@@ -175,7 +188,7 @@ func CentralDocs(env string, sectors []*config.Sector, refs []ClusterRef, g GitO
 			}
 			steps = append(steps, st)
 		}
-		docs[path.Join(dir, "applicationset-"+name+".yaml")] = buildSet(env, name, u.source, u.podSecurity, steps, g)
+		docs[AppSetPath(env, name)] = buildSet(env, name, u.source, u.podSecurity, steps, g)
 	}
 	return docs, nil
 }
@@ -192,7 +205,7 @@ func annotation(k string) string {
 
 func buildSet(env, comp string, src ChartSource, podSecurityLevel string, steps []Step, g GitOps) *ApplicationSet {
 	values := "$values/deploy/" + label("environment") + "/" + label("region") + "/argocd/" + label("cluster") + "/values/" + comp + ".yaml"
-	chart := Source{RepoURL: src.RepoURL, Chart: src.Chart, Path: src.Path, TargetRevision: annotation(revisionAnnotation(comp)),
+	chart := Source{RepoURL: src.RepoURL, Chart: src.Chart, Path: src.Path, TargetRevision: annotation(RevisionAnnotation(comp)),
 		Helm: &Helm{ReleaseName: comp, ValueFiles: []string{values}}}
 	sources := []Source{chart, {RepoURL: g.RepoURL, TargetRevision: g.Revision, Ref: "values"}}
 	if src.Kustomize {
@@ -222,7 +235,7 @@ func buildSet(env, comp string, src ChartSource, podSecurityLevel string, steps 
 				Spec: AppSpec{
 					Project:     g.Project,
 					Sources:     sources,
-					Destination: Destination{Name: "{{.name}}", Namespace: annotation(namespaceAnnotation(comp))},
+					Destination: Destination{Name: "{{.name}}", Namespace: annotation(NamespaceAnnotation(comp))},
 					// RollingSync syncs each step itself; an automated policy
 					// would be turned off by it, and without progressive
 					// syncs would send the change everywhere at once.
