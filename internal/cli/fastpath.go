@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/regionctl/regionctl/internal/deploytree"
+	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/renderstate"
 	"github.com/regionctl/regionctl/internal/review"
@@ -41,8 +42,17 @@ func (a *app) statePath() string {
 // snapshot stats what a render of a.root reads and writes, or fails when
 // the repository is not all under a.root.
 func (a *app) snapshot() (renderstate.Snapshot, error) {
+	return a.snapshotWith(nil)
+}
+
+// snapshotWith is snapshot, with deploy/'s files as deployStats says when
+// it is not nil (a walk that just stat'ed them: the fresh-clone check).
+func (a *app) snapshotWith(deployStats map[string]gitbase.FileStat) (renderstate.Snapshot, error) {
 	var refs []string
-	trees := append(append([]string{}, render.Inputs...), deployDir)
+	trees := append([]string{}, render.Inputs...)
+	if deployStats == nil {
+		trees = append(trees, deployDir)
+	}
 	switch info, err := os.Lstat(filepath.Join(a.root, ".git")); {
 	case err == nil && info.IsDir():
 		// HEAD, and the branches and remotes the merge base is taken from.
@@ -61,7 +71,14 @@ func (a *app) snapshot() (renderstate.Snapshot, error) {
 			}
 		}
 	}
-	return renderstate.Take(a.root, trees, refs)
+	s, err := renderstate.Take(a.root, trees, refs)
+	if err != nil {
+		return nil, err
+	}
+	for p, st := range deployStats {
+		s[deployDir+"/"+p] = renderstate.Stat{Size: st.Size, MTime: st.MTime}
+	}
+	return s, nil
 }
 
 // unchangedSinceLastRender reports whether the last clean render's state
@@ -88,7 +105,11 @@ func (a *app) unchangedSinceLastRender() (int, bool) {
 // recordRender keeps the state of a clean render (every check passed and
 // nothing to warn about) for the next render to compare with; anything
 // else removes the old state.
-func (a *app) recordRender(files int) {
+func (a *app) recordRender(files int) { a.recordRenderWith(files, nil) }
+
+// recordRenderWith is recordRender, with deploy/'s files as deployStats
+// says when it is not nil.
+func (a *app) recordRenderWith(files int, deployStats map[string]gitbase.FileStat) {
 	path := a.statePath()
 	if path == "" {
 		return
@@ -98,7 +119,7 @@ func (a *app) recordRender(files int) {
 		return
 	}
 	snapped := time.Now()
-	now, err := a.snapshot()
+	now, err := a.snapshotWith(deployStats)
 	if err == nil {
 		err = renderstate.Record(path, a.root, buildIdentity(), files, a.began, snapped, now, deployDir)
 	}
@@ -114,10 +135,9 @@ func (a *app) recordRender(files int) {
 // cache on. It returns how many files deploy/ holds and the commit. The
 // first render of a fresh clone of the deploy branch then only looks, as
 // the render after a recorded one does.
-func (a *app) committedByThisRenderer() (int, string, bool) {
+func (a *app) committedByThisRenderer() (review.Checkout, bool) {
 	if a.noCache || renderer().Modified {
-		return 0, "", false
+		return review.Checkout{}, false
 	}
-	c, ok := review.CommittedCheckout(a.root, a.deployBranch(), renderer().ID)
-	return c.Files, c.Commit, ok
+	return review.CommittedCheckout(a.root, a.deployBranch(), renderer().ID)
 }

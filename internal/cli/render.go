@@ -48,9 +48,9 @@ func (a *app) renderCommand() *cobra.Command {
 				return a.reportUnchanged(check, n, out.format)
 			}
 			if !pruneForeign && !check {
-				if n, commit, ok := a.committedByThisRenderer(); ok {
-					a.recordRender(n)
-					return a.reportCommitted(n, commit, out.format)
+				if c, ok := a.committedByThisRenderer(); ok {
+					a.recordRenderWith(c.Files, c.Stats)
+					return a.reportCommitted(c.Files, c.Commit, out.format)
 				}
 			}
 			if !check {

@@ -281,6 +281,14 @@ func TestFirstRenderOfACheckoutOfTheDeployBranchOnlyLooks(t *testing.T) {
 	if Run([]string{"--root", r.Dir, "render"}, &out, &out); !strings.Contains(out.String(), "by size and time") {
 		t.Errorf("no record after a render that trusted the commit:\n%s", out.String())
 	}
+	// That record is deploy/ as the trusting walk found it: a file edited
+	// since is seen, and rendered back.
+	r.Edit("deploy/production/us-east-1/terraform/mc01.tfvars.json", `"node_max": 6`, `"node_max": 7`)
+	out.Reset()
+	if Run([]string{"--root", r.Dir, "render"}, &out, &out); strings.Contains(out.String(), "by size and time") ||
+		!strings.Contains(r.Read("deploy/production/us-east-1/terraform/mc01.tfvars.json"), `"node_max": 6`) {
+		t.Errorf("a deploy/ file edited after the record went unseen:\n%s", out.String())
+	}
 	index := r.Read("deploy/index.json")
 	for name, tc := range map[string]struct{ do, undo func() }{
 		"an uncommitted input": {

@@ -30,10 +30,27 @@ var notAFile = plumbing.NewHash(strings.Repeat("f", 40))
 // other file is read and hashed. Symbolic links are hashed as git stores
 // them (their target) and never followed. A missing dir holds nothing.
 func (r *Repo) WorktreeHashes(root, dir string) (map[string]plumbing.Hash, error) {
+	out, _, err := r.WorktreeStats(root, dir)
+	return out, err
+}
+
+// FileStat is a regular file's size and modification time (Unix
+// nanoseconds), as a walk found them.
+type FileStat struct {
+	Size  int64
+	MTime int64
+}
+
+// WorktreeStats is WorktreeHashes, with the size and modification time of
+// each regular file as the walk found them: a caller that records them
+// (the render record) need not walk the tree again. The stats are nil when
+// dir holds anything but regular files and directories.
+func (r *Repo) WorktreeStats(root, dir string) (map[string]plumbing.Hash, map[string]FileStat, error) {
 	top := filepath.Join(root, dir)
 	out := map[string]plumbing.Hash{}
+	stats := map[string]FileStat{}
 	if _, err := os.Lstat(top); errors.Is(err, fs.ErrNotExist) {
-		return out, nil
+		return out, stats, nil
 	}
 	known, stamp := r.indexEntries(top)
 	var mu sync.Mutex
@@ -52,17 +69,22 @@ func (r *Repo) WorktreeHashes(root, dir string) (map[string]plumbing.Hash, error
 		rel = filepath.ToSlash(rel)
 		switch {
 		case d.Type()&fs.ModeSymlink != 0:
+			stats = nil
 			target, err := os.Readlink(p)
 			if err != nil {
 				return err
 			}
 			out[rel] = plumbing.ComputeHash(plumbing.BlobObject, []byte(filepath.ToSlash(target)))
 		case !d.Type().IsRegular():
+			stats = nil
 			out[rel] = notAFile
 		default:
 			info, err := d.Info()
 			if err != nil {
 				return err
+			}
+			if stats != nil {
+				stats[rel] = FileStat{info.Size(), info.ModTime().UnixNano()}
 			}
 			if e, ok := known[rel]; ok && int64(e.Size) == info.Size() && e.ModifiedAt.Equal(info.ModTime()) && info.ModTime().Before(stamp) {
 				out[rel] = e.Hash
@@ -73,7 +95,7 @@ func (r *Repo) WorktreeHashes(root, dir string) (map[string]plumbing.Hash, error
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("reading %s: %w", dir, err)
 	}
 	// The files the index cannot vouch for are read by a few readers at
 	// once: on a fresh checkout that can be all of them.
@@ -94,9 +116,9 @@ func (r *Repo) WorktreeHashes(root, dir string) (map[string]plumbing.Hash, error
 		}
 	})
 	if firstErr != nil {
-		return nil, firstErr
+		return nil, nil, firstErr
 	}
-	return out, nil
+	return out, stats, nil
 }
 
 // indexEntries are the index's merged entries under the directory top,

@@ -12,6 +12,10 @@ import (
 type Checkout struct {
 	Commit string // HEAD, abbreviated
 	Files  int    // the files of its deploy/, index.json among them
+	// Stats are the size and modification time of each file of deploy/
+	// (by its path in deploy/) as the check found them, for the render
+	// record; nil when it cannot say.
+	Stats map[string]gitbase.FileStat
 }
 
 // CommittedCheckout says whether the checkout at root needs no render
@@ -57,7 +61,7 @@ func CommittedCheckout(root, branch, renderer string) (Checkout, bool) {
 	}
 	// The working tree's deploy/ as git status finds it, held to the
 	// listing above (one walk of the commit's tree, not two).
-	now, err := repo.WorktreeHashes(root, deployDir)
+	now, stats, err := repo.WorktreeStats(root, deployDir)
 	if err != nil || len(now) != len(committed) {
 		return Checkout{}, false
 	}
@@ -66,5 +70,5 @@ func CommittedCheckout(root, branch, renderer string) (Checkout, bool) {
 			return Checkout{}, false
 		}
 	}
-	return Checkout{Commit: head.Hash.String()[:12], Files: len(committed)}, true
+	return Checkout{Commit: head.Hash.String()[:12], Files: len(committed), Stats: stats}, true
 }
