@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/regionctl/regionctl/internal/par"
@@ -191,4 +192,84 @@ func (r *Repo) readIndex() {
 		return
 	}
 	r.index.idx, r.index.stamp, r.index.work = idx, info.ModTime(), work
+}
+
+// IndexBlobHashes is BlobHashes of commit c's dir read from the index
+// rather than by walking c's trees, when the index says it holds exactly
+// that tree: its cached-tree extension (which git writes on checkout and
+// commit, and drops for a directory whose entries change) gives dir the
+// hash of c's dir. ok is false otherwise (no index, no valid cached tree
+// for dir, another tree), and the caller walks the commit.
+func (r *Repo) IndexBlobHashes(c *object.Commit, dir string) (map[string]plumbing.Hash, bool) {
+	tree, err := r.tree(c)
+	if err != nil {
+		return nil, false
+	}
+	sub, err := tree.Tree(dir)
+	if err != nil {
+		return nil, false
+	}
+	r.index.mu.Lock()
+	if !r.index.read {
+		r.readIndex()
+		r.index.read = true
+	}
+	idx := r.index.idx
+	r.index.mu.Unlock()
+	if idx == nil {
+		return nil, false
+	}
+	full := dir
+	if r.prefix != "" {
+		full = r.prefix + "/" + dir
+	}
+	if h, ok := cachedTree(idx.Cache, full); !ok || h != sub.Hash {
+		return nil, false
+	}
+	out := map[string]plumbing.Hash{}
+	prefix := full + "/"
+	for _, e := range idx.Entries {
+		if strings.HasPrefix(e.Name, prefix) {
+			if e.Stage != 0 || e.SkipWorktree || e.IntentToAdd {
+				return nil, false
+			}
+			if e.Mode.IsFile() {
+				out[e.Name[len(prefix):]] = e.Hash
+			}
+		}
+	}
+	return out, true
+}
+
+// cachedTree is the hash the index's cached-tree extension gives
+// directory dir (slash-separated, from the worktree's root), and whether
+// that entry is valid. The extension lists trees in pre-order, each with
+// the number of its subtrees.
+func cachedTree(t *index.Tree, dir string) (plumbing.Hash, bool) {
+	if t == nil {
+		return plumbing.ZeroHash, false
+	}
+	type frame struct {
+		path string
+		left int
+	}
+	var stack []frame
+	for _, e := range t.Entries {
+		for len(stack) > 0 && stack[len(stack)-1].left == 0 {
+			stack = stack[:len(stack)-1]
+		}
+		full := e.Path
+		if len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			top.left--
+			if top.path != "" {
+				full = top.path + "/" + e.Path
+			}
+		}
+		if full == dir {
+			return e.Hash, e.Entries >= 0
+		}
+		stack = append(stack, frame{full, e.Trees})
+	}
+	return plumbing.ZeroHash, false
 }

@@ -19,13 +19,7 @@ import (
 // git); any other file is read. Links are not followed.
 func TestWorktreeHashesTrustTheIndexOnlyWhereGitWould(t *testing.T) {
 	dir := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@e"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := gitIn(t, dir)
 	write := func(p, s string, when time.Time) {
 		t.Helper()
 		full := filepath.Join(dir, p)
@@ -117,5 +111,102 @@ func TestWorktreeHashesTrustTheIndexOnlyWhereGitWould(t *testing.T) {
 	}
 	if none, err := r.WorktreeHashes(dir, "absent"); err != nil || len(none) != 0 {
 		t.Errorf("a missing directory: %v %v", none, err)
+	}
+}
+
+// IndexBlobHashes gives a commit's listing of a directory from the index
+// only when git's cached tree of that directory is the commit's: after a
+// commit or a checkout; not once a file of it is staged, nor when HEAD
+// moved away from what the index holds. It then agrees with the walk of
+// the commit's trees.
+func TestIndexBlobHashesOnlyWhenTheIndexHoldsTheCommitsTree(t *testing.T) {
+	dir := t.TempDir()
+	git := gitIn(t, dir)
+	write := func(p, s string) {
+		t.Helper()
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	listing := func() (map[string]plumbing.Hash, bool, map[string]plumbing.Hash) {
+		t.Helper()
+		repo, err := gitbase.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer repo.Close()
+		head, err := repo.Commit("HEAD")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromIndex, ok := repo.IndexBlobHashes(head, "deploy")
+		walked, err := repo.BlobHashes(head, "deploy")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fromIndex, ok, walked
+	}
+	git("init", "-q")
+	write("deploy/a.yaml", "a: 1\n")
+	write("deploy/x/b.yaml", "b: 1\n")
+	write("deploy/x/y/c.yaml", "c: 1\n")
+	write("deploy2/d.yaml", "d: 1\n")
+	write("other/e.yaml", "e: 1\n")
+	git("add", "-A")
+	git("commit", "-q", "-m", "one")
+	fromIndex, ok, walked := listing()
+	if !ok || len(fromIndex) != 3 || len(walked) != 3 {
+		t.Fatalf("after a commit: %v %v, walked %v", ok, fromIndex, walked)
+	}
+	for p, h := range walked {
+		if fromIndex[p] != h {
+			t.Errorf("%s: the index gives %s, the commit %s", p, fromIndex[p], h)
+		}
+	}
+	// A directory deeper down (a fleet in a subdirectory has its deploy/
+	// there).
+	repo, err := gitbase.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := repo.Commit("HEAD")
+	if nested, ok := repo.IndexBlobHashes(head, "deploy/x"); !ok || len(nested) != 2 || nested["y/c.yaml"] != walked["x/y/c.yaml"] {
+		t.Errorf("deploy/x from the index: %v %v", ok, nested)
+	}
+	repo.Close()
+	// A staged change of deploy/ drops its cached tree.
+	write("deploy/x/b.yaml", "b: 2\n")
+	git("add", "deploy/x/b.yaml")
+	if _, ok, _ := listing(); ok {
+		t.Error("the index was read with a staged change of deploy/")
+	}
+	// Committed, then HEAD moved back with the index kept: another tree.
+	git("commit", "-q", "-m", "two")
+	if _, ok, _ := listing(); !ok {
+		t.Error("after the second commit the index was not read")
+	}
+	git("reset", "-q", "--soft", "HEAD~1")
+	if _, ok, _ := listing(); ok {
+		t.Error("the index was read while it holds another commit's tree")
+	}
+	// A checkout writes the cached tree again.
+	git("reset", "-q", "--hard", "HEAD")
+	if _, ok, _ := listing(); !ok {
+		t.Error("after a checkout the index was not read")
+	}
+}
+
+// gitIn runs git in dir as a test's committer, failing the test on error.
+func gitIn(t *testing.T, dir string) func(args ...string) {
+	return func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@e"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
 	}
 }

@@ -55,7 +55,12 @@ func CommittedCheckout(root, branch, renderer string) (Checkout, bool) {
 	if ok, err := repo.OnFirstParentHistory(branch, head.Hash); err != nil || !ok {
 		return Checkout{}, false
 	}
-	committed, err := repo.BlobHashes(head, deployDir)
+	// The commit's listing of deploy/, from the index when it holds that
+	// very tree (a fresh checkout's does), else from the commit's trees.
+	committed, ok := repo.IndexBlobHashes(head, deployDir)
+	if !ok {
+		committed, err = repo.BlobHashes(head, deployDir)
+	}
 	if err != nil || len(committed) != len(idx.Files)+1 || describes(idx, committed) != "" {
 		return Checkout{}, false
 	}
