@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -48,58 +50,56 @@ type FileStat struct {
 // dir holds anything but regular files and directories.
 func (r *Repo) WorktreeStats(root, dir string) (map[string]plumbing.Hash, map[string]FileStat, error) {
 	top := filepath.Join(root, dir)
-	out := map[string]plumbing.Hash{}
-	stats := map[string]FileStat{}
 	if _, err := os.Lstat(top); errors.Is(err, fs.ErrNotExist) {
-		return out, stats, nil
+		return map[string]plumbing.Hash{}, map[string]FileStat{}, nil
 	}
 	known, stamp := r.indexEntries(top)
-	var mu sync.Mutex
-	var toRead []string
-	err := filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		rel, err := filepath.Rel(top, p)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			stats = nil
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			out[rel] = plumbing.ComputeHash(plumbing.BlobObject, []byte(filepath.ToSlash(target)))
-		case !d.Type().IsRegular():
-			stats = nil
-			out[rel] = notAFile
-		default:
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			if stats != nil {
-				stats[rel] = FileStat{info.Size(), info.ModTime().UnixNano()}
-			}
-			if e, ok := known[rel]; ok && int64(e.Size) == info.Size() && e.ModifiedAt.Equal(info.ModTime()) && info.ModTime().Before(stamp) {
-				out[rel] = e.Hash
-				return nil
-			}
-			toRead = append(toRead, rel)
-		}
-		return nil
-	})
+	// The tree is walked by a few walkers at once, each its share of the
+	// directories two levels down (deploy/<environment>/<region>): the
+	// time goes to stat calls, which run side by side.
+	files, dirs, err := shallow(top, 2)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading %s: %w", dir, err)
 	}
+	parts := make([]walked, len(dirs)+1)
+	parts[0] = walked{out: map[string]plumbing.Hash{}, stats: map[string]FileStat{}}
+	for _, f := range files {
+		if err := parts[0].add(top, f.rel, f.entry, known, stamp); err != nil {
+			return nil, nil, fmt.Errorf("reading %s: %w", dir, err)
+		}
+	}
+	par.Workers(4, len(dirs), func(_, i int) {
+		w := walked{out: map[string]plumbing.Hash{}, stats: map[string]FileStat{}}
+		w.err = filepath.WalkDir(filepath.Join(top, filepath.FromSlash(dirs[i])), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, err := filepath.Rel(top, p)
+			if err != nil {
+				return err
+			}
+			return w.add(top, filepath.ToSlash(rel), d, known, stamp)
+		})
+		parts[i+1] = w
+	})
+	out := make(map[string]plumbing.Hash, len(known))
+	stats := make(map[string]FileStat, len(known))
+	var toRead []string
+	for _, w := range parts {
+		if w.err != nil {
+			return nil, nil, fmt.Errorf("reading %s: %w", dir, w.err)
+		}
+		maps.Copy(out, w.out)
+		if stats != nil && w.stats != nil {
+			maps.Copy(stats, w.stats)
+		} else {
+			stats = nil
+		}
+		toRead = append(toRead, w.toRead...)
+	}
 	// The files the index cannot vouch for are read by a few readers at
 	// once: on a fresh checkout that can be all of them.
+	var mu sync.Mutex
 	var firstErr error
 	par.Workers(8, len(toRead), func(_, i int) {
 		rel := toRead[i]
@@ -120,6 +120,82 @@ func (r *Repo) WorktreeStats(root, dir string) (map[string]plumbing.Hash, map[st
 		return nil, nil, firstErr
 	}
 	return out, stats, nil
+}
+
+// walked is what one walker found: each entry's hash where the index
+// vouches for it, the files to read, the regular files' stats (nil once
+// anything else is found).
+type walked struct {
+	out    map[string]plumbing.Hash
+	stats  map[string]FileStat
+	toRead []string
+	err    error
+}
+
+// add takes the entry d at rel (slash-separated, under top) as git status
+// would: a link by its target, a file by the index's hash when its size and
+// time are the index's and older than the index, else to be read.
+func (w *walked) add(top, rel string, d fs.DirEntry, known map[string]*index.Entry, stamp time.Time) error {
+	switch {
+	case d.Type()&fs.ModeSymlink != 0:
+		w.stats = nil
+		target, err := os.Readlink(filepath.Join(top, filepath.FromSlash(rel)))
+		if err != nil {
+			return err
+		}
+		w.out[rel] = plumbing.ComputeHash(plumbing.BlobObject, []byte(filepath.ToSlash(target)))
+	case !d.Type().IsRegular():
+		w.stats = nil
+		w.out[rel] = notAFile
+	default:
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if w.stats != nil {
+			w.stats[rel] = FileStat{info.Size(), info.ModTime().UnixNano()}
+		}
+		if e, ok := known[rel]; ok && int64(e.Size) == info.Size() && e.ModifiedAt.Equal(info.ModTime()) && info.ModTime().Before(stamp) {
+			w.out[rel] = e.Hash
+			return nil
+		}
+		w.toRead = append(w.toRead, rel)
+	}
+	return nil
+}
+
+type shallowFile struct {
+	rel   string
+	entry fs.DirEntry
+}
+
+// shallow lists what top holds down to depth levels: the entries that are
+// not directories (at any level up to depth), and the directories at depth,
+// each by its slash-separated path under top.
+func shallow(top string, depth int) ([]shallowFile, []string, error) {
+	var files []shallowFile
+	var dirs []string
+	level := []string{""}
+	for d := 0; d < depth; d++ {
+		var next []string
+		for _, rel := range level {
+			entries, err := os.ReadDir(filepath.Join(top, filepath.FromSlash(rel)))
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, e := range entries {
+				p := path.Join(rel, e.Name())
+				if e.IsDir() {
+					next = append(next, p)
+				} else {
+					files = append(files, shallowFile{p, e})
+				}
+			}
+		}
+		level = next
+	}
+	dirs = level
+	return files, dirs, nil
 }
 
 // indexEntries are the index's merged entries under the directory top,
