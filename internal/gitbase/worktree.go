@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/regionctl/regionctl/internal/fswalk"
 	"github.com/regionctl/regionctl/internal/par"
 )
 
@@ -54,41 +54,20 @@ func (r *Repo) WorktreeStats(root, dir string) (map[string]plumbing.Hash, map[st
 		return map[string]plumbing.Hash{}, map[string]FileStat{}, nil
 	}
 	known, stamp := r.indexEntries(top)
-	// The tree is walked by a few walkers at once, each its share of the
-	// directories two levels down (deploy/<environment>/<region>): the
-	// time goes to stat calls, which run side by side.
-	files, dirs, err := shallow(top, 2)
+	parts := make([]walked, fswalk.Workers+1)
+	for i := range parts {
+		parts[i] = walked{out: map[string]plumbing.Hash{}, stats: map[string]FileStat{}}
+	}
+	err := fswalk.Walk(top, 2, func(w int, rel string, d fs.DirEntry) error {
+		return parts[w].add(top, rel, d, known, stamp)
+	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading %s: %w", dir, err)
 	}
-	parts := make([]walked, len(dirs)+1)
-	parts[0] = walked{out: map[string]plumbing.Hash{}, stats: map[string]FileStat{}}
-	for _, f := range files {
-		if err := parts[0].add(top, f.rel, f.entry, known, stamp); err != nil {
-			return nil, nil, fmt.Errorf("reading %s: %w", dir, err)
-		}
-	}
-	par.Workers(4, len(dirs), func(_, i int) {
-		w := walked{out: map[string]plumbing.Hash{}, stats: map[string]FileStat{}}
-		w.err = filepath.WalkDir(filepath.Join(top, filepath.FromSlash(dirs[i])), func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			rel, err := filepath.Rel(top, p)
-			if err != nil {
-				return err
-			}
-			return w.add(top, filepath.ToSlash(rel), d, known, stamp)
-		})
-		parts[i+1] = w
-	})
 	out := make(map[string]plumbing.Hash, len(known))
 	stats := make(map[string]FileStat, len(known))
 	var toRead []string
 	for _, w := range parts {
-		if w.err != nil {
-			return nil, nil, fmt.Errorf("reading %s: %w", dir, w.err)
-		}
 		maps.Copy(out, w.out)
 		if stats != nil && w.stats != nil {
 			maps.Copy(stats, w.stats)
@@ -129,7 +108,6 @@ type walked struct {
 	out    map[string]plumbing.Hash
 	stats  map[string]FileStat
 	toRead []string
-	err    error
 }
 
 // add takes the entry d at rel (slash-separated, under top) as git status
@@ -162,40 +140,6 @@ func (w *walked) add(top, rel string, d fs.DirEntry, known map[string]*index.Ent
 		w.toRead = append(w.toRead, rel)
 	}
 	return nil
-}
-
-type shallowFile struct {
-	rel   string
-	entry fs.DirEntry
-}
-
-// shallow lists what top holds down to depth levels: the entries that are
-// not directories (at any level up to depth), and the directories at depth,
-// each by its slash-separated path under top.
-func shallow(top string, depth int) ([]shallowFile, []string, error) {
-	var files []shallowFile
-	var dirs []string
-	level := []string{""}
-	for d := 0; d < depth; d++ {
-		var next []string
-		for _, rel := range level {
-			entries, err := os.ReadDir(filepath.Join(top, filepath.FromSlash(rel)))
-			if err != nil {
-				return nil, nil, err
-			}
-			for _, e := range entries {
-				p := path.Join(rel, e.Name())
-				if e.IsDir() {
-					next = append(next, p)
-				} else {
-					files = append(files, shallowFile{p, e})
-				}
-			}
-		}
-		level = next
-	}
-	dirs = level
-	return files, dirs, nil
 }
 
 // indexEntries are the index's merged entries under the directory top,

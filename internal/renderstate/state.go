@@ -10,12 +10,15 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/regionctl/regionctl/internal/atomicfile"
+	"github.com/regionctl/regionctl/internal/fswalk"
 )
 
 // Stat is what a render remembers of a file.
@@ -34,31 +37,33 @@ type Snapshot map[string]Stat
 // renders, and the render refuses it with its own message.
 func Take(root string, trees, files []string) (Snapshot, error) {
 	s := Snapshot{}
+	parts := make([]Snapshot, fswalk.Workers+1)
+	for i := range parts {
+		parts[i] = Snapshot{}
+	}
 	for _, t := range trees {
-		err := filepath.WalkDir(filepath.Join(root, t), func(p string, d fs.DirEntry, err error) error {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				return nil
-			}
+		top := filepath.Join(root, t)
+		if _, err := os.Lstat(top); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		err := fswalk.Walk(top, 2, func(w int, rel string, d fs.DirEntry) error {
+			p := path.Join(filepath.ToSlash(t), rel)
 			if !d.Type().IsRegular() {
-				return errors.New("not a regular file: " + p)
+				return errors.New("not a regular file: " + filepath.Join(root, p))
 			}
 			info, err := d.Info()
 			if err != nil {
 				return err
 			}
-			rel, _ := filepath.Rel(root, p)
-			s[filepath.ToSlash(rel)] = Stat{info.Size(), info.ModTime().UnixNano()}
+			parts[w][p] = Stat{info.Size(), info.ModTime().UnixNano()}
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
+	}
+	for _, p := range parts {
+		maps.Copy(s, p)
 	}
 	for _, f := range files {
 		info, err := os.Lstat(filepath.Join(root, f))
