@@ -12,7 +12,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"sigs.k8s.io/yaml"
 
-	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/manifests"
 	"github.com/regionctl/regionctl/internal/render/argocd"
 )
@@ -170,16 +169,16 @@ func parseAppSet(b []byte) (*appSetSource, error) {
 
 // centralJobs are the Applications whose chart, revision, namespace or
 // values differ between the sides (central topology).
-func centralJobs(base, head centralSide, baseFleet, headFleet *config.Fleet) ([]manifestJob, error) {
+func centralJobs(base, head centralSide, baseIDs, headIDs clustersByID) ([]manifestJob, error) {
 	clusters, err := changedClusters(base.files, head.files)
 	if err != nil {
 		return nil, err
 	}
-	b, err := centralApps(base, clusters, func(id string) string { return kubeVersion(baseFleet, id) })
+	b, err := centralApps(base, clusters, baseIDs.kubeVersion)
 	if err != nil {
 		return nil, err
 	}
-	h, err := centralApps(head, clusters, func(id string) string { return kubeVersion(headFleet, id) })
+	h, err := centralApps(head, clusters, headIDs.kubeVersion)
 	if err != nil {
 		return nil, err
 	}

@@ -48,7 +48,8 @@ func (e *ManifestError) Error() string {
 // alike. Charts of other repositories are not fetched; a note lists them.
 func manifestChanges(repo *gitbase.Repo, e *ends, headLabel string, settled map[string]plumbing.Hash, r *diff.Report, base, head *render.Output, baseFleet, headFleet *config.Fleet, cache manifests.Cache) error {
 	ns := notes{}
-	jobs, err := appJobs(r, e, settled, base, head, baseFleet, headFleet, cache, ns)
+	baseIDs, headIDs := byID(baseFleet), byID(headFleet)
+	jobs, err := appJobs(r, e, settled, base, head, headFleet, baseIDs, headIDs, cache, ns)
 	if err != nil {
 		return err
 	}
@@ -64,7 +65,7 @@ func manifestChanges(repo *gitbase.Repo, e *ends, headLabel string, settled map[
 			j.headChart = charts.load(true, j.head)
 		}
 	}
-	if ds := valuesAtRevision(jobs, headFleet); len(ds) > 0 {
+	if ds := valuesAtRevision(jobs, headIDs); len(ds) > 0 {
 		return &NotRendered{Label: headLabel, Diags: ds}
 	}
 	changes, baseErrs, err := renderJobs(jobs)
@@ -100,7 +101,7 @@ type manifestJob struct {
 // appJobs are the Applications the change alters whose chart the review
 // can render on every side that has one: a chart of this repository, or a
 // Helm repository's chart in cache. The others are noted.
-func appJobs(r *diff.Report, e *ends, settled map[string]plumbing.Hash, base, head *render.Output, baseFleet, headFleet *config.Fleet, cache manifests.Cache, ns notes) ([]manifestJob, error) {
+func appJobs(r *diff.Report, e *ends, settled map[string]plumbing.Hash, base, head *render.Output, headFleet *config.Fleet, baseIDs, headIDs clustersByID, cache manifests.Cache, ns notes) ([]manifestJob, error) {
 	g := render.GitOpsOf(headFleet)
 	renderable := func(a *application) string {
 		switch {
@@ -116,9 +117,9 @@ func appJobs(r *diff.Report, e *ends, settled map[string]plumbing.Hash, base, he
 	var candidates []manifestJob
 	var err error
 	if g.Topology == argocd.Central {
-		candidates, err = centralJobs(centralSide{base.ByPath(), settled, e.baseFS}, centralSide{head.ByPath(), settled, e.baseFS}, baseFleet, headFleet)
+		candidates, err = centralJobs(centralSide{base.ByPath(), settled, e.baseFS}, centralSide{head.ByPath(), settled, e.baseFS}, baseIDs, headIDs)
 	} else {
-		candidates, err = perClusterJobs(r, base.ByPath(), head.ByPath(), baseFleet, headFleet)
+		candidates, err = perClusterJobs(r, base.ByPath(), head.ByPath(), baseIDs, headIDs)
 	}
 	if err != nil {
 		return nil, err
@@ -146,7 +147,7 @@ func appJobs(r *diff.Report, e *ends, settled map[string]plumbing.Hash, base, he
 
 // perClusterJobs are the Applications of r's changed files (per-cluster
 // topology: one file each).
-func perClusterJobs(r *diff.Report, baseBytes, headBytes map[string][]byte, baseFleet, headFleet *config.Fleet) ([]manifestJob, error) {
+func perClusterJobs(r *diff.Report, baseBytes, headBytes map[string][]byte, baseIDs, headIDs clustersByID) ([]manifestJob, error) {
 	var jobs []manifestJob
 	for _, f := range r.Files {
 		m := appFile.FindStringSubmatch(f.Path)
@@ -155,8 +156,8 @@ func perClusterJobs(r *diff.Report, baseBytes, headBytes map[string][]byte, base
 		}
 		j := manifestJob{cluster: m[1] + "/" + m[2], app: m[3]}
 		var err error
-		if j.base, err = parseApplication(baseBytes[f.Path], m[3], kubeVersion(baseFleet, j.cluster)); err == nil {
-			j.head, err = parseApplication(headBytes[f.Path], m[3], kubeVersion(headFleet, j.cluster))
+		if j.base, err = parseApplication(baseBytes[f.Path], m[3], baseIDs.kubeVersion(j.cluster)); err == nil {
+			j.head, err = parseApplication(headBytes[f.Path], m[3], headIDs.kubeVersion(j.cluster))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Path, err)
@@ -209,13 +210,13 @@ func renderJobs(jobs []manifestJob) ([][]manifests.Change, []error, error) {
 // its chart at the revision it names, when that is not the working tree's
 // chart (which render held them to): a refusal is placed at the value in
 // config/, as render places it, rather than left to Helm's message.
-func valuesAtRevision(jobs []manifestJob, headFleet *config.Fleet) diag.Diagnostics {
+func valuesAtRevision(jobs []manifestJob, headIDs clustersByID) diag.Diagnostics {
 	var ds diag.Diagnostics
 	for _, j := range jobs {
 		if j.head == nil || j.headChart.values == nil {
 			continue
 		}
-		if c := clusterOf(headFleet, j.cluster); c != nil {
+		if c := headIDs[j.cluster]; c != nil {
 			schema := fmt.Sprintf("%s/values.schema.json at %s", j.head.Path, j.head.Revision)
 			ds = append(ds, render.ChartValuesDiagnostics(c, j.app, schema, j.head.Release.Values, j.headChart.values)...)
 		}
@@ -306,23 +307,26 @@ func plural(n int, w string) string {
 	return fmt.Sprintf("%d %ss", n, w)
 }
 
-// kubeVersion is the cluster's EKS version, or "" when f does not hold it.
-func kubeVersion(f *config.Fleet, id string) string {
-	if c := clusterOf(f, id); c != nil {
+// clustersByID are a fleet's clusters by id (region/cluster).
+type clustersByID map[string]*config.Cluster
+
+func byID(f *config.Fleet) clustersByID {
+	m := make(clustersByID, len(f.Clusters))
+	for _, c := range f.Clusters {
+		m[c.ID()] = c
+	}
+	return m
+}
+
+// kubeVersion is the cluster's EKS version, or "" when the fleet does not
+// hold it.
+func (cs clustersByID) kubeVersion(id string) string {
+	if c := cs[id]; c != nil {
 		if v := c.Effective.Get("eks").Get("version"); v != nil && v.Kind == config.String {
 			return v.Str
 		}
 	}
 	return ""
-}
-
-func clusterOf(f *config.Fleet, id string) *config.Cluster {
-	for _, c := range f.Clusters {
-		if c.ID() == id {
-			return c
-		}
-	}
-	return nil
 }
 
 // parseApplication reads a rendered Application; nil bytes are none.
