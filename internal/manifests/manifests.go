@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -122,6 +123,35 @@ type Object struct {
 // cluster to look up and no DNS, NOTES.txt and partials left out, the
 // chart's crds/ and its hooks kept. Objects come back sorted by Key.
 func (c *Chart) Render(r Release) ([]Object, error) {
+	return c.RenderWithin(r, MaxRender)
+}
+
+// MaxRender bounds one chart's render: a chart's templates are code from
+// the change under review, and a template can loop.
+const MaxRender = 60 * time.Second
+
+// RenderWithin is Render, refused when it takes longer than d. Helm's
+// engine cannot be stopped: a render past d goes on beside the caller,
+// which fails the review and ends.
+func (c *Chart) RenderWithin(r Release, d time.Duration) ([]Object, error) {
+	type result struct {
+		objs []Object
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		objs, err := c.render(r)
+		done <- result{objs, err}
+	}()
+	select {
+	case res := <-done:
+		return res.objs, res.err
+	case <-time.After(d):
+		return nil, fmt.Errorf("the chart's templates ran past %s: a template that loops?", d)
+	}
+}
+
+func (c *Chart) render(r Release) ([]Object, error) {
 	ch, err := loader.LoadFiles(c.files)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"testing/fstest"
 
 	"github.com/aymanbagabas/go-udiff"
@@ -162,5 +163,19 @@ func TestCompareByObjectAndRedactsSecrets(t *testing.T) {
 	same, err := Compare(base, base, unified)
 	if err != nil || len(same) != 0 {
 		t.Errorf("a render compared with itself: %v %+v", err, same)
+	}
+}
+
+// A chart whose templates run on is refused once its time is up.
+func TestRenderEndsAChartThatRunsOn(t *testing.T) {
+	c, err := LoadChart(chartFS(map[string]string{"c/templates/loop.yaml": "{{ range until 3000 }}{{ range until 3000 }}{{ end }}{{ end }}"}), "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.RenderWithin(Release{Name: "rel", Namespace: "ns"}, time.Millisecond); err == nil || !strings.Contains(err.Error(), "ran past 1ms") {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := c.RenderWithin(Release{Name: "rel", Namespace: "ns"}, time.Minute); err != nil {
+		t.Errorf("given its time: %v", err)
 	}
 }
