@@ -40,12 +40,13 @@ func (e *ManifestError) Error() string {
 	return "the head's charts do not render:\n  " + strings.Join(e.Errs, "\n  ")
 }
 
-// manifestChanges renders, for each Application of a chart of this
-// repository that the change alters, its chart on both sides (the chart
-// at the Application's targetRevision: a tag or commit of this clone, or,
-// when the clone has neither, the side's own charts/, which a note says)
-// and lists the objects that differ, each with the clusters it differs on
-// alike. Charts of other repositories are not fetched; a note lists them.
+// manifestChanges renders, for each Application the change alters, its
+// chart on both sides (a chart of this repository at the Application's
+// targetRevision: a tag or commit of this clone, or, when the clone has
+// neither, the side's own charts/, which a note says; a Helm repository's
+// chart from the cache) and lists the objects that differ, each with the
+// clusters it differs on alike. Nothing is fetched: what is not at hand is
+// noted.
 func manifestChanges(repo *gitbase.Repo, e *ends, headLabel string, settled map[string]plumbing.Hash, r *diff.Report, base, head *render.Output, baseFleet, headFleet *config.Fleet, cache manifests.Cache) error {
 	ns := notes{}
 	baseIDs, headIDs := byID(baseFleet), byID(headFleet)
@@ -367,8 +368,8 @@ func parseApplication(b []byte, name, kube string) (*application, error) {
 	return a, nil
 }
 
-// chartSource finds charts of this repository at a revision, each loaded
-// once.
+// chartSource finds the charts Applications name (this repository's at a
+// revision, or a Helm repository's in the cache), each loaded once.
 type chartSource struct {
 	repo   *gitbase.Repo
 	e      *ends
