@@ -138,6 +138,18 @@ type FileDiff struct {
 	Unified string `json:"unified"`
 }
 
+// Status names how a thing present inBase and inHead (not both absent)
+// changed: added, removed, or changed.
+func Status(inBase, inHead bool) string {
+	switch {
+	case !inBase:
+		return "added"
+	case !inHead:
+		return "removed"
+	}
+	return "changed"
+}
+
 // Compare reports what changes from base to head. rolloutKeys are the
 // schema's @rollout() paths (schema.RolloutKeys).
 func Compare(base, head Side, rolloutKeys []string) *Report {
@@ -423,15 +435,10 @@ func fileDiffs(base, head map[string][]byte) ([]FileDiff, []string) {
 		if inBase && inHead && string(b) == string(h) {
 			continue
 		}
-		status := "changed"
-		switch {
-		case !inBase:
-			status = "added"
-		case !inHead:
-			status = "removed"
+		if !inHead {
 			pruned = append(pruned, p)
 		}
-		out = append(out, FileDiff{Path: p, Status: status, Unified: unified(p, b, h, inBase, inHead)})
+		out = append(out, FileDiff{Path: p, Status: Status(inBase, inHead), Unified: unified(p, b, h, inBase, inHead)})
 	}
 	return out, pruned
 }

@@ -23,6 +23,8 @@ import (
 	"helm.sh/helm/v3/pkg/ignore"
 	"helm.sh/helm/v3/pkg/releaseutil"
 	"sigs.k8s.io/yaml"
+
+	"github.com/regionctl/regionctl/internal/diff"
 )
 
 // MaxChart bounds the bytes of one chart's files, as a layer file is
@@ -268,7 +270,7 @@ type Change struct {
 // Compare lists the objects that differ from base to head, by Key. A
 // Secret's data and stringData values never appear: each is shown as
 // "(redacted)", or "(redacted, changed)" on the head side when it differs.
-func Compare(base, head []Object, unified func(from, to string, a, b []byte) string) ([]Change, error) {
+func Compare(base, head []Object) ([]Change, error) {
 	b := index(base)
 	h := index(head)
 	all := maps.Clone(b)
@@ -292,14 +294,7 @@ func Compare(base, head []Object, unified func(from, to string, a, b []byte) str
 		if inBase && inHead && bytes.Equal(by, hy) {
 			continue
 		}
-		status := "changed"
-		switch {
-		case !inBase:
-			status = "added"
-		case !inHead:
-			status = "removed"
-		}
-		out = append(out, Change{Object: k, Status: status, Unified: unified("a/"+k, "b/"+k, by, hy)})
+		out = append(out, Change{Object: k, Status: diff.Status(inBase, inHead), Unified: diff.Unified("a/"+k, "b/"+k, by, hy, 3)})
 	}
 	return out, nil
 }

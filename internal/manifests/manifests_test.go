@@ -6,10 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 	"testing/fstest"
-
-	"github.com/aymanbagabas/go-udiff"
+	"time"
 )
 
 // chartFS is testdata/c (a chart with a CRD, a hook, a Secret, NOTES.txt,
@@ -130,16 +128,11 @@ func TestLoadChartRefusesLinksAndSize(t *testing.T) {
 	}
 }
 
-func unified(from, to string, a, b []byte) string {
-	u, _ := udiff.ToUnified(from, to, string(a), udiff.Lines(string(a), string(b)), 3)
-	return u
-}
-
 func TestCompareByObjectAndRedactsSecrets(t *testing.T) {
 	base := render(t, chartFS(nil), Release{Name: "rel", Namespace: "ns"})
 	head := render(t, chartFS(map[string]string{"c/templates/hook.yaml": ""}), Release{Name: "rel", Namespace: "ns",
 		Values: map[string]any{"replicas": 2, "token": "n3w-s3cret"}})
-	changes, err := Compare(base, head, unified)
+	changes, err := Compare(base, head)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +153,7 @@ func TestCompareByObjectAndRedactsSecrets(t *testing.T) {
 	if strings.Contains(s, "+  static") || strings.Contains(s, "-  static") {
 		t.Errorf("an unchanged secret value shows as changed:\n%s", s)
 	}
-	same, err := Compare(base, base, unified)
+	same, err := Compare(base, base)
 	if err != nil || len(same) != 0 {
 		t.Errorf("a render compared with itself: %v %+v", err, same)
 	}

@@ -188,9 +188,7 @@ func renderJobs(jobs []manifestJob) ([][]manifests.Change, []error, error) {
 				return
 			}
 		}
-		changes[i], err = manifests.Compare(b, h, func(from, to string, x, y []byte) string {
-			return diff.Unified(from, to, x, y, 3)
-		})
+		changes[i], err = manifests.Compare(b, h)
 		if err != nil {
 			errs[i] = fmt.Sprintf("%s %s: %v", j.cluster, j.app, err)
 		}
