@@ -22,13 +22,7 @@ func TestWorktreeHashesTrustTheIndexOnlyWhereGitWould(t *testing.T) {
 	git := gitIn(t, dir)
 	write := func(p, s string, when time.Time) {
 		t.Helper()
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		full := writeIn(t, dir, p, s)
 		if err := os.Chtimes(full, when, when); err != nil {
 			t.Fatal(err)
 		}
@@ -122,16 +116,7 @@ func TestWorktreeHashesTrustTheIndexOnlyWhereGitWould(t *testing.T) {
 func TestIndexBlobHashesOnlyWhenTheIndexHoldsTheCommitsTree(t *testing.T) {
 	dir := t.TempDir()
 	git := gitIn(t, dir)
-	write := func(p, s string) {
-		t.Helper()
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(p, s string) { writeIn(t, dir, p, s) }
 	listing := func() (map[string]plumbing.Hash, bool, map[string]plumbing.Hash) {
 		t.Helper()
 		repo, err := gitbase.Open(dir)
@@ -209,4 +194,18 @@ func gitIn(t *testing.T, dir string) func(args ...string) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
+}
+
+// writeIn writes s to p under dir, making its directories, and returns the
+// file's full path.
+func writeIn(t *testing.T, dir, p, s string) string {
+	t.Helper()
+	full := filepath.Join(dir, p)
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return full
 }
