@@ -108,21 +108,10 @@ func TestArgoCDTakesOverItsBootstrap(t *testing.T) {
 	bootstrapCluster(t, j, filepath.Dir(filepath.Dir(apps[0].file)), installYAML)
 	// It made the namespace enforcing what the argo-cd Application's first
 	// sync will put there: nothing ran unchecked in between.
-	resp, err := j.s.Do(ctx, "GET", "/api/v1/namespaces/"+ns, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var made struct {
-		Metadata struct {
-			Labels map[string]any `json:"labels"`
-		} `json:"metadata"`
-	}
-	if err := json.Unmarshal(resp.Body, &made); err != nil {
-		t.Fatal(err)
-	}
+	made := namespaceLabels(t, j, ns)
 	for k, v := range apps[0].namespaceLabels {
-		if made.Metadata.Labels[k] != v {
-			t.Errorf("the bootstrap made namespace %s with %s=%v; the argo-cd Application syncs %v", ns, k, made.Metadata.Labels[k], v)
+		if made[k] != v {
+			t.Errorf("the bootstrap made namespace %s with %s=%v; the argo-cd Application syncs %v", ns, k, made[k], v)
 		}
 	}
 	apply := func(objs []map[string]any, manager string) (refused []string) {
@@ -222,4 +211,23 @@ func bootstrapCluster(t *testing.T, j *judge, dir string, installYAML []byte) {
 	if err := bootstrap.Run(context.Background(), kc, bootstrap.Install{Manifests: installYAML, Root: root, Log: &log, Poll: 100 * time.Millisecond}); err != nil {
 		t.Fatalf("the bootstrap: %v\n%s", err, log.String())
 	}
+}
+
+// namespaceLabels are the labels namespace ns has in the judge's API
+// server.
+func namespaceLabels(t *testing.T, j *judge, ns string) map[string]any {
+	t.Helper()
+	resp, err := j.s.Do(context.Background(), "GET", "/api/v1/namespaces/"+ns, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var made struct {
+		Metadata struct {
+			Labels map[string]any `json:"labels"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(resp.Body, &made); err != nil {
+		t.Fatal(err)
+	}
+	return made.Metadata.Labels
 }
