@@ -65,22 +65,21 @@ chart cannot be fetched or is not what its index says.`,
 			client := chartClient(timeout)
 			var failed []string
 			for _, c := range wanted {
-				what := fmt.Sprintf("%s %s of %s", c.name, c.version, c.repo)
-				if cache.Has(c.repo, c.name, c.version) {
-					fmt.Fprintf(a.stdout, "cached %s\n", what)
+				if c.cached(cache) {
+					fmt.Fprintf(a.stdout, "cached %s\n", c)
 					continue
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), timeout)
-				err := cache.Pull(ctx, client, c.repo, c.name, c.version)
+				commit, err := c.pull(ctx, cache, client)
 				cancel()
 				if err != nil {
-					failed = append(failed, fmt.Sprintf("%s: %v", what, err))
+					failed = append(failed, fmt.Sprintf("%s: %v", c, err))
 					continue
 				}
-				fmt.Fprintf(a.stdout, "pulled %s\n", what)
+				fmt.Fprintf(a.stdout, "pulled %s%s\n", c, commit)
 			}
 			if len(wanted) == 0 && component != "" {
-				return fail(ExitInput, "no component %q pins a Helm repository's chart", component)
+				return fail(ExitInput, "no component %q pins a chart of another project", component)
 			}
 			if len(failed) > 0 {
 				return fail(ExitExternal, "%d of %d charts not pulled:\n  %s", len(failed), len(wanted), strings.Join(failed, "\n  "))
@@ -96,15 +95,49 @@ chart cannot be fetched or is not what its index says.`,
 	return cmd
 }
 
-// chartClient is the HTTP client charts pull fetches with (a test's trusts
-// its own server).
-var chartClient = func(timeout time.Duration) *http.Client { return &http.Client{Timeout: timeout} }
+// chartClient is the HTTP client charts pull fetches Helm repositories'
+// charts with, and chartGitCA, when not nil, the one certificate authority
+// its git fetches trust (a test's trust their own server).
+var (
+	chartClient = func(timeout time.Duration) *http.Client { return &http.Client{Timeout: timeout} }
+	chartGitCA  []byte
+)
 
-type pinnedChart struct{ repo, name, version string }
+// pinnedChart is another project's chart at a revision: a Helm
+// repository's (name set) or a directory of a git repository (path set).
+type pinnedChart struct{ repo, name, path, version string }
 
-// pinnedCharts are the Helm repository charts (https) the working tree's
+func (c pinnedChart) String() string {
+	if c.name != "" {
+		return fmt.Sprintf("%s %s of %s", c.name, c.version, c.repo)
+	}
+	return c.git().String()
+}
+
+func (c pinnedChart) git() manifests.GitSource {
+	return manifests.GitSource{URL: c.repo, Path: c.path, Revision: c.version}
+}
+
+func (c pinnedChart) cached(cache manifests.Cache) bool {
+	if c.name != "" {
+		return cache.Has(c.repo, c.name, c.version)
+	}
+	return cache.HasGit(c.git())
+}
+
+// pull fetches c into cache, and says which commit a git tag named.
+func (c pinnedChart) pull(ctx context.Context, cache manifests.Cache, client *http.Client) (string, error) {
+	if c.name != "" {
+		return "", cache.Pull(ctx, client, c.repo, c.name, c.version)
+	}
+	commit, err := cache.PullGit(ctx, c.git(), chartGitCA)
+	return " (commit " + commit + ")", err
+}
+
+// pinnedCharts are the charts of other projects (https) the working tree's
 // fleet pins, and base's when it is not "", of component (all when ""),
-// sorted.
+// sorted: Helm repositories' charts, and git repositories' chart
+// directories (not kustomizations, not this repository's).
 func (a *app) pinnedCharts(base, component string) ([]pinnedChart, error) {
 	f, err := a.validFleet()
 	if err != nil {
@@ -130,18 +163,21 @@ func (a *app) pinnedCharts(base, component string) ([]pinnedChart, error) {
 		if diags.HasErrors() {
 			return nil, a.reportDiagnostics(diags)
 		}
+		self := render.GitOpsOf(f).RepoURL
 		for _, p := range apps {
-			c := pinnedChart{p.RepoURL, p.Chart, p.Revision}
-			if p.Chart == "" || !strings.HasPrefix(p.RepoURL, "https://") || seen[c] || component != "" && p.Component != component {
+			c := pinnedChart{p.RepoURL, p.Chart, "", p.Revision}
+			if p.Chart == "" {
+				c.path = p.Path
+			}
+			other := p.Chart != "" || !p.Kustomize && p.RepoURL != self
+			if !other || !strings.HasPrefix(p.RepoURL, "https://") || seen[c] || component != "" && p.Component != component {
 				continue
 			}
 			seen[c] = true
 			out = append(out, c)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		return out[i].repo+" "+out[i].name+" "+out[i].version < out[j].repo+" "+out[j].name+" "+out[j].version
-	})
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	return out, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,16 +96,39 @@ func TestDiffShowsRenderedManifests(t *testing.T) {
 // fixtureChart is internal/manifests' test chart.
 var fixtureChart = filepath.Join("..", "manifests", "testdata", "c")
 
+// committedFleet is the example fleet in a new repository, with old
+// replaced by new in its components, rendered and committed, and a run of
+// regionctl in it that returns the exit code and what it printed.
+func committedFleet(t *testing.T, old, new string) (*testrepo.Repo, func(args ...string) (int, string)) {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := testrepo.New(t, map[string]string{
+		filepath.Join(root, "config"):              "config",
+		filepath.Join(root, "charts"):              "charts",
+		filepath.Join(root, "pipelines", "tekton"): "pipelines/tekton",
+	})
+	r.Edit("config/global/10-components.yaml", old, new)
+	run := func(args ...string) (int, string) {
+		var out bytes.Buffer
+		code := Run(append([]string{"--root", r.Dir, "--no-cache"}, args...), &out, &out)
+		return code, out.String()
+	}
+	if code, out := run("render"); code != 0 {
+		t.Fatalf("render: exit %d\n%s", code, out)
+	}
+	r.Commit("fleet")
+	return r, run
+}
+
 // TestChartUpgradeShownFromTheCache: charts pull fetches the Helm
 // repository charts the fleet pins (over TLS, from a repository on
 // loopback), --base those the base pins too; render --diff then shows a
 // chart version's upgrade object by object, from the cache alone, and
 // says which version is missing before it is pulled.
 func TestChartUpgradeShownFromTheCache(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
 	archives := map[string][]byte{"0.16.2": manifeststest.Pack(t, fixtureChart, "external-secrets", "0.16.2"), "0.17.0": manifeststest.Pack(t, fixtureChart, "external-secrets", "0.17.0")}
 	fetched := 0
 	mux := http.NewServeMux()
@@ -135,22 +159,7 @@ func TestChartUpgradeShownFromTheCache(t *testing.T) {
 	chartClient = func(time.Duration) *http.Client { return client }
 	defer func() { chartClient = old }()
 	t.Setenv("REGIONCTL_CHART_CACHE", t.TempDir())
-
-	r := testrepo.New(t, map[string]string{
-		filepath.Join(root, "config"):              "config",
-		filepath.Join(root, "charts"):              "charts",
-		filepath.Join(root, "pipelines", "tekton"): "pipelines/tekton",
-	})
-	r.Edit("config/global/10-components.yaml", "https://charts.external-secrets.io", s.URL+"/repo")
-	run := func(args ...string) (int, string) {
-		var out bytes.Buffer
-		code := Run(append([]string{"--root", r.Dir, "--no-cache"}, args...), &out, &out)
-		return code, out.String()
-	}
-	if code, out := run("render"); code != 0 {
-		t.Fatalf("render: exit %d\n%s", code, out)
-	}
-	r.Commit("fleet")
+	r, run := committedFleet(t, "https://charts.external-secrets.io", s.URL+"/repo")
 	r.Edit("config/global/10-components.yaml", "chart_revision: 0.16.2", "chart_revision: 0.17.0")
 
 	if code, out := run("charts", "pull", "--component", "external-secrets"); code != 0 || !strings.Contains(out, "pulled external-secrets 0.17.0 of "+s.URL+"/repo") || fetched != 1 {
@@ -188,3 +197,88 @@ func TestChartUpgradeShownFromTheCache(t *testing.T) {
 type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// maestroRepository is another project's git repository, served over TLS
+// by git's http-backend: charts/maestro-server at the tags v0.8.1 and
+// v0.9.0, whose ConfigMap says its chart's version. It returns the URL and
+// the certificate to trust.
+func maestroRepository(t *testing.T) (string, []byte) {
+	t.Helper()
+	root := t.TempDir()
+	src := filepath.Join(root, "src")
+	chart := filepath.Join(src, "charts", "maestro-server")
+	if err := os.MkdirAll(filepath.Join(chart, "templates"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(chart, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("templates/settings.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: maestro-settings\ndata:\n  chart: {{ .Chart.Version | quote }}\n  replicas: {{ .Values.replicas | quote }}\n")
+	git := func(args ...string) { manifeststest.Git(t, src, args...) }
+	git("init", "-q", "-b", "main")
+	for _, v := range []string{"0.8.1", "0.9.0"} {
+		write("Chart.yaml", "apiVersion: v2\nname: maestro-server\nversion: "+v+"\n")
+		git("add", ".")
+		git("commit", "-qm", "maestro "+v)
+		git("tag", "-a", "-m", "release", "v"+v)
+	}
+	manifeststest.Git(t, root, "clone", "-q", "--bare", "src", "maestro.git")
+	url, ca := manifeststest.GitServer(t, root)
+	return url + "/maestro.git", ca
+}
+
+// TestGitChartUpgradeShownFromTheCache: charts pull fetches a chart
+// directory of another project's git repository at the tag the fleet pins
+// (and the base's, with --base); render --diff then shows the upgrade
+// object by object from the cache alone, with the commit each tag named,
+// and says which tag is missing before it is pulled.
+func TestGitChartUpgradeShownFromTheCache(t *testing.T) {
+	url, ca := maestroRepository(t)
+	old := chartGitCA
+	chartGitCA = ca
+	defer func() { chartGitCA = old }()
+	t.Setenv("REGIONCTL_CHART_CACHE", t.TempDir())
+	const maestro = "      git_url: https://github.com/openshift-online/maestro.git\n      path: charts/maestro-server\n    chart_revision: "
+	r, run := committedFleet(t, maestro+"v0.8.1", strings.Replace(maestro, "https://github.com/openshift-online/maestro.git", url, 1)+"v0.8.1")
+	r.Edit("config/global/10-components.yaml", "path: charts/maestro-server\n    chart_revision: v0.8.1", "path: charts/maestro-server\n    chart_revision: v0.9.0")
+
+	code, out := run("charts", "pull", "--component", "maestro-server")
+	if code != 0 || !strings.Contains(out, "pulled charts/maestro-server at v0.9.0 of "+url+" (commit ") {
+		t.Fatalf("charts pull: exit %d\n%s", code, out)
+	}
+	if code, out := run("charts", "pull", "--component", "maestro-server"); code != 0 || !strings.Contains(out, "cached charts/maestro-server at v0.9.0") {
+		t.Fatalf("charts pull again: exit %d\n%s", code, out)
+	}
+	_, out = run("render", "--diff", "--base", "HEAD", "-o", "json")
+	if !strings.Contains(out, "chart charts/maestro-server at v0.8.1 of "+url+" is not in the chart cache (regionctl charts pull)") ||
+		strings.Contains(out, `"application":"maestro-server"`) {
+		t.Errorf("the base's tag is not cached, yet:\n%.2000s", out)
+	}
+
+	if code, out := run("charts", "pull", "--component", "maestro-server", "--base", "HEAD"); code != 0 || !strings.Contains(out, "pulled charts/maestro-server at v0.8.1") {
+		t.Fatalf("charts pull --base: exit %d\n%s", code, out)
+	}
+	code, out = run("render", "--diff", "--base", "HEAD", "-o", "json")
+	if code != 0 {
+		t.Fatalf("render --diff: exit %d\n%s", code, out)
+	}
+	var rep struct {
+		Manifests []struct {
+			Application, Object, Unified string
+			Clusters                     []string
+		} `json:"manifests"`
+		Notes []string `json:"manifest_notes"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Manifests) != 1 || rep.Manifests[0].Object != "ConfigMap maestro-settings" || rep.Manifests[0].Application != "maestro-server" ||
+		!strings.Contains(rep.Manifests[0].Unified, "-  chart: 0.8.1\n+  chart: 0.9.0\n") || len(rep.Manifests[0].Clusters) != 7 {
+		t.Errorf("the upgrade's objects: %+v", rep.Manifests)
+	}
+	if len(rep.Notes) != 2 || !strings.Contains(rep.Notes[1], "charts/maestro-server at v0.9.0 of "+url+" rendered as commit ") {
+		t.Errorf("the review does not say which commit it rendered: %q", rep.Notes)
+	}
+}

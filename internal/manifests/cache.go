@@ -59,6 +59,16 @@ func (c Cache) Chart(repoURL, name, version string) (*Chart, error) {
 	if err != nil {
 		return nil, err
 	}
+	b, err := readCached(p)
+	if err != nil {
+		return nil, err
+	}
+	return loadArchive(b, name, version)
+}
+
+// readCached reads the archive at p, which must have the digest cached
+// beside it: ErrNotCached when there is none.
+func readCached(p string) ([]byte, error) {
 	b, err := os.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, ErrNotCached
@@ -71,9 +81,9 @@ func (c Cache) Chart(repoURL, name, version string) (*Chart, error) {
 		return nil, fmt.Errorf("%s: its digest: %w", p, err)
 	}
 	if got := sha256.Sum256(b); hex.EncodeToString(got[:]) != strings.TrimSpace(string(want)) {
-		return nil, fmt.Errorf("%s is not the archive its repository's index named (sha256 %x): pull it again", p, got)
+		return nil, fmt.Errorf("%s is not what was pulled (sha256 %x): pull it again", p, got)
 	}
-	return loadArchive(b, name, version)
+	return b, nil
 }
 
 // loadArchive loads a chart archive, which must be the chart name at

@@ -328,7 +328,7 @@ func Applications(f *config.Fleet, charts []string) ([]argocd.Planned, diag.Diag
 		c := ref.Cluster
 		for _, comp := range ref.Components {
 			apps = append(apps, argocd.Planned{Name: comp.Name, Cluster: c.ID(), Component: comp.Name, Sector: c.SectorName(), Namespace: comp.Namespace,
-				RepoURL: comp.Source.RepoURL, Chart: comp.Source.Chart, Path: comp.Source.Path, Revision: comp.Revision, Labels: argocd.ClusterLabels(c)})
+				RepoURL: comp.Source.RepoURL, Chart: comp.Source.Chart, Path: comp.Source.Path, Revision: comp.Revision, Kustomize: comp.Source.Kustomize, Labels: argocd.ClusterLabels(c)})
 		}
 	}
 	return apps, diags

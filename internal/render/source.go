@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 98 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "c640965d9c9872e5870a7a14b72ea8139af16a1b44c1995e0a3fbaccdefa2eba"
+const sourceDigest = "8883beec1586d8caa733a8170132752e6aa33fafb0de18b88c0abee308acd6e2"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -32,6 +32,11 @@ type application struct {
 	Release                        manifests.Release
 }
 
+// git is the chart directory of another project's git repository a names.
+func (a *application) git() manifests.GitSource {
+	return manifests.GitSource{URL: a.RepoURL, Path: a.Path, Revision: a.Revision}
+}
+
 // ManifestError is a chart the head's Application cannot render: Argo CD
 // would fail to sync it as well.
 type ManifestError struct{ Errs []string }
@@ -56,7 +61,7 @@ func manifestChanges(repo *gitbase.Repo, e *ends, headLabel string, settled map[
 	}
 	// Loading reads git through repo's handle, one at a time; rendering
 	// runs on every core.
-	charts := &chartSource{repo: repo, e: e, cache: cache, loaded: map[string]*loadedChart{}}
+	charts := &chartSource{repo: repo, e: e, self: render.GitOpsOf(headFleet).RepoURL, cache: cache, loaded: map[string]*loadedChart{}}
 	for i := range jobs {
 		j := &jobs[i]
 		if j.base != nil {
@@ -108,10 +113,15 @@ func appJobs(r *diff.Report, e *ends, settled map[string]plumbing.Hash, base, he
 		switch {
 		case a.Chart == "" && a.RepoURL == g.RepoURL && strings.HasPrefix(a.Path, argocd.ChartsDir+"/"):
 			return ""
-		case a.Chart != "" && strings.HasPrefix(a.RepoURL, "https://") && cache.Dir != "" && cache.Has(a.RepoURL, a.Chart, a.Revision):
+		case !strings.HasPrefix(a.RepoURL, "https://"):
+		case a.Chart != "" && cache.Dir != "" && cache.Has(a.RepoURL, a.Chart, a.Revision):
 			return ""
-		case a.Chart != "" && strings.HasPrefix(a.RepoURL, "https://"):
+		case a.Chart != "":
 			return fmt.Sprintf("chart %s %s of %s is not in the chart cache (regionctl charts pull)", a.Chart, a.Revision, a.RepoURL)
+		case a.RepoURL != g.RepoURL && cache.Dir != "" && cache.HasGit(a.git()):
+			return ""
+		case a.RepoURL != g.RepoURL:
+			return fmt.Sprintf("chart %s is not in the chart cache (regionctl charts pull)", a.git())
 		}
 		return fmt.Sprintf("the chart comes from %s, which the review does not fetch", a.RepoURL)
 	}
@@ -367,10 +377,12 @@ func parseApplication(b []byte, name, kube string) (*application, error) {
 }
 
 // chartSource finds the charts Applications name (this repository's at a
-// revision, or a Helm repository's in the cache), each loaded once.
+// revision, or another project's, of a Helm or git repository, in the
+// cache), each loaded once.
 type chartSource struct {
 	repo   *gitbase.Repo
 	e      *ends
+	self   string // this repository's URL
 	cache  manifests.Cache
 	loaded map[string]*loadedChart
 }
@@ -394,18 +406,29 @@ func (l *loadedChart) render(r manifests.Release) ([]manifests.Object, error) {
 
 var fullHash = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
-// load reads a's chart: a Helm repository's from the cache, or this
-// repository's (inRepo).
+// load reads a's chart: this repository's (inRepo), or another project's
+// from the cache (a git repository's with a note of the commit its tag
+// named when it was pulled).
 func (s *chartSource) load(head bool, a *application) *loadedChart {
-	if a.Chart == "" {
+	if a.Chart == "" && a.RepoURL == s.self {
 		return s.inRepo(head, a.Path, a.Revision)
 	}
 	key := "helm " + a.RepoURL + " " + a.Chart + " " + a.Revision
+	if a.Chart == "" {
+		key = "git " + a.git().String()
+	}
 	if l, ok := s.loaded[key]; ok {
 		return l
 	}
 	l := &loadedChart{}
-	l.chart, l.err = s.cache.Chart(a.RepoURL, a.Chart, a.Revision)
+	if a.Chart != "" {
+		l.chart, l.err = s.cache.Chart(a.RepoURL, a.Chart, a.Revision)
+	} else {
+		var commit string
+		if l.chart, commit, l.err = s.cache.GitChart(a.git()); l.err == nil {
+			l.note = fmt.Sprintf("%s rendered as commit %s, which the tag named when the chart cache pulled it", a.git(), commit)
+		}
+	}
 	s.loaded[key] = l
 	return l
 }

@@ -2,7 +2,13 @@
 package manifeststest
 
 import (
+	"encoding/pem"
+	"net/http/cgi"
+	"net/http/httptest"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -27,4 +33,36 @@ func Pack(t testing.TB, dir, name, version string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// Git runs git in dir with no system or user configuration, and returns
+// what it printed.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME="+dir,
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// GitServer serves the git repositories below root by git's smart HTTP
+// protocol, as git http-backend serves them, over TLS on loopback. It
+// returns the server's URL and the PEM of the one certificate a client
+// must trust.
+func GitServer(t testing.TB, root string) (string, []byte) {
+	t.Helper()
+	backend := filepath.Join(Git(t, root, "--exec-path"), "git-http-backend")
+	if _, err := os.Stat(backend); err != nil {
+		t.Fatalf("git's http-backend: %v (apt-get install git)", err)
+	}
+	s := httptest.NewTLSServer(&cgi.Handler{Path: backend, Env: []string{
+		"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME=" + root,
+	}})
+	t.Cleanup(s.Close)
+	return s.URL, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw})
 }

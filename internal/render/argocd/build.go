@@ -27,15 +27,17 @@ const ChartsDir = "charts"
 
 // Planned is one Application as Argo CD will hold it.
 type Planned struct {
-	Name      string            `json:"name"`
-	Cluster   string            `json:"cluster"` // region/cluster
-	Component string            `json:"component"`
-	Sector    string            `json:"sector"`
-	Namespace string            `json:"namespace"`
-	RepoURL   string            `json:"repo_url"`
-	Chart     string            `json:"chart,omitempty"`
-	Path      string            `json:"path,omitempty"`
-	Revision  string            `json:"target_revision"`
+	Name      string `json:"name"`
+	Cluster   string `json:"cluster"` // region/cluster
+	Component string `json:"component"`
+	Sector    string `json:"sector"`
+	Namespace string `json:"namespace"`
+	RepoURL   string `json:"repo_url"`
+	Chart     string `json:"chart,omitempty"`
+	Path      string `json:"path,omitempty"`
+	Revision  string `json:"target_revision"`
+	// Kustomize says Path is a kustomization, not a chart.
+	Kustomize bool              `json:"-"`
 	Labels    map[string]string `json:"labels"`
 	// Step is the RollingSync step the Application syncs in (central
 	// topology), 1-based; 0 when it matched none.

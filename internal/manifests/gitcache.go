@@ -1,0 +1,247 @@
+package manifests
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing/fstest"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	gitobject "github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/regionctl/regionctl/internal/atomicfile"
+)
+
+// GitSource is a chart in a directory of another project's git repository
+// at a tag, as an Application names it (repoURL, path, targetRevision).
+type GitSource struct{ URL, Path, Revision string }
+
+func (s GitSource) String() string { return s.Path + " at " + s.Revision + " of " + s.URL }
+
+var (
+	gitPathPart = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$`)
+	gitTag      = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._+-]{0,99}(/[A-Za-z0-9_][A-Za-z0-9._+-]{0,99}){0,3}$`)
+)
+
+// check refuses a source Pull would not fetch: a URL that is not https or
+// carries credentials, a query or a fragment; a path that is not a clean
+// relative one; a revision that is not a plain tag name.
+func (s GitSource) check() error {
+	u, err := url.Parse(s.URL)
+	if err != nil || u.Scheme != "https" || u.User != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("%s: a chart's git repository is an https URL without credentials, query or fragment", s.URL)
+	}
+	for _, part := range strings.Split(s.Path, "/") {
+		if !gitPathPart.MatchString(part) || part == ".." {
+			return fmt.Errorf("%q: not a chart directory of a repository (a clean relative path)", s.Path)
+		}
+	}
+	if !gitTag.MatchString(s.Revision) || strings.Contains(s.Revision, "..") || strings.HasSuffix(s.Revision, ".lock") {
+		return fmt.Errorf("%q: not a tag name (a git-sourced chart is cached at a tag)", s.Revision)
+	}
+	return nil
+}
+
+// gitPath is where s is cached: <dir>/<sha256 of the URL, 32 hex>/
+// git-<sha256 of path and revision, 32 hex>.tar, beside .sha256 (the
+// archive's digest) and .commit (the commit the tag named).
+func (c Cache) gitPath(s GitSource) (string, error) {
+	if err := s.check(); err != nil {
+		return "", err
+	}
+	repo := sha256.Sum256([]byte(strings.TrimSuffix(s.URL, "/")))
+	key := sha256.Sum256([]byte(s.Path + "\x00" + s.Revision))
+	return filepath.Join(c.Dir, hex.EncodeToString(repo[:16]), "git-"+hex.EncodeToString(key[:16])+".tar"), nil
+}
+
+// HasGit says whether the cache holds s.
+func (c Cache) HasGit(s GitSource) bool {
+	p, err := c.gitPath(s)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(p + ".commit")
+	return err == nil
+}
+
+// GitChart reads s from the cache, with the commit its tag named when it
+// was pulled: ErrNotCached when PullGit has not fetched it, an error when
+// the archive is not what PullGit wrote.
+func (c Cache) GitChart(s GitSource) (*Chart, string, error) {
+	p, err := c.gitPath(s)
+	if err != nil {
+		return nil, "", err
+	}
+	b, err := readCached(p)
+	if err != nil {
+		return nil, "", err
+	}
+	commit, err := os.ReadFile(p + ".commit")
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: its commit: %w", p, err)
+	}
+	ch, err := untarChart(b)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", s, err)
+	}
+	return ch, strings.TrimSpace(string(commit)), nil
+}
+
+// PullGit fetches the commit tag s.Revision of s.URL names, by git's smart
+// HTTP protocol (depth 1, that tag alone, into memory), and caches the
+// files of its directory s.Path once they load as a chart: regular files
+// only (a symbolic link or a submodule is refused, as LoadChart refuses
+// them), at most MaxArchive bytes. caBundle, when not nil, is the only
+// certificate authority the fetch trusts. It returns the commit.
+func (c Cache) PullGit(ctx context.Context, s GitSource, caBundle []byte) (string, error) {
+	p, err := c.gitPath(s)
+	if err != nil {
+		return "", err
+	}
+	tag := plumbing.NewTagReferenceName(s.Revision)
+	repo, err := git.CloneContext(ctx, memory.NewStorage(), nil, &git.CloneOptions{
+		URL: s.URL, ReferenceName: tag, SingleBranch: true, Depth: 1, Tags: git.NoTags, CABundle: caBundle,
+	})
+	if err != nil {
+		return "", fmt.Errorf("%s: tag %s: %w", s.URL, s.Revision, err)
+	}
+	commit, err := tagCommit(repo, tag)
+	if err != nil {
+		return "", fmt.Errorf("%s: tag %s: %w", s.URL, s.Revision, err)
+	}
+	archive, err := tarDir(commit, s.Path)
+	if err != nil {
+		return "", fmt.Errorf("%s at commit %s: %w", s, commit.Hash, err)
+	}
+	if _, err := untarChart(archive); err != nil {
+		return "", fmt.Errorf("%s at commit %s: %w", s, commit.Hash, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(archive)
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{p, archive}, {p + ".sha256", []byte(hex.EncodeToString(sum[:]) + "\n")}, {p + ".commit", []byte(commit.Hash.String() + "\n")}} {
+		// .commit last: HasGit looks for it.
+		if err := atomicfile.Write(f.name, f.data, ".pull-*"); err != nil {
+			return "", err
+		}
+	}
+	return commit.Hash.String(), nil
+}
+
+// tagCommit is the commit tag names, through an annotated tag's object.
+func tagCommit(repo *git.Repository, tag plumbing.ReferenceName) (*gitobject.Commit, error) {
+	ref, err := repo.Reference(tag, true)
+	if err != nil {
+		return nil, err
+	}
+	if t, err := repo.TagObject(ref.Hash()); err == nil {
+		return t.Commit()
+	}
+	return repo.CommitObject(ref.Hash())
+}
+
+// tarDir is the files of dir in commit's tree as a tar archive, in the
+// tree's order, with their paths below dir and nothing of the commit's
+// time or modes: the same directory makes the same bytes.
+func tarDir(commit *gitobject.Commit, dir string) ([]byte, error) {
+	root, err := commit.Tree()
+	if err != nil {
+		return nil, err
+	}
+	tree, err := root.Tree(dir)
+	if err != nil {
+		return nil, fmt.Errorf("no directory %s: %w", dir, err)
+	}
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	walker := gitobject.NewTreeWalker(tree, true, nil)
+	defer walker.Close()
+	for {
+		name, entry, err := walker.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch entry.Mode {
+		case filemode.Dir:
+			continue
+		case filemode.Regular, filemode.Executable, filemode.Deprecated:
+		case filemode.Symlink:
+			return nil, fmt.Errorf("%s is a symbolic link: a chart is read as regular files", path.Join(dir, name))
+		case filemode.Submodule:
+			return nil, fmt.Errorf("%s is a submodule: a chart is read from its own repository", path.Join(dir, name))
+		default:
+			return nil, fmt.Errorf("%s is not a regular file (mode %s)", path.Join(dir, name), entry.Mode)
+		}
+		blob, err := tree.TreeEntryFile(&entry)
+		if err != nil {
+			return nil, err
+		}
+		if buf.Len()+int(blob.Size) > MaxArchive {
+			return nil, fmt.Errorf("%s is over %d MiB", dir, MaxArchive>>20)
+		}
+		r, err := blob.Reader()
+		if err != nil {
+			return nil, err
+		}
+		err = tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: blob.Size, Typeflag: tar.TypeReg, Format: tar.FormatPAX})
+		if err == nil {
+			_, err = io.Copy(tw, r)
+		}
+		r.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// untarChart loads the chart tarDir wrote, as LoadChart loads a directory
+// (.helmignore, the size bound). Anything but a regular file with a clean
+// relative name is refused.
+func untarChart(archive []byte) (*Chart, error) {
+	const root = "chart"
+	fsys := fstest.MapFS{}
+	tr := tar.NewReader(bytes.NewReader(archive))
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if h.Typeflag != tar.TypeReg || !fs.ValidPath(h.Name) || h.Name == "." {
+			return nil, fmt.Errorf("%q is not a regular file of the chart's directory", h.Name)
+		}
+		b, err := io.ReadAll(io.LimitReader(tr, MaxArchive))
+		if err != nil {
+			return nil, err
+		}
+		fsys[root+"/"+h.Name] = &fstest.MapFile{Data: b, Mode: 0o644}
+	}
+	return LoadChart(fsys, root)
+}
