@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/regionctl/regionctl/internal/atomicfile"
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/gitbase"
@@ -32,67 +35,137 @@ func chartCache() string {
 }
 
 // chartsCommand fills the chart cache the review renders other projects'
-// charts from.
+// charts from, and keeps the lock file that pins them.
 func (a *app) chartsCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "charts", Short: "Keep the cache of other projects' charts that render --diff renders"}
-	var base, component string
-	var timeout time.Duration
+	cmd := &cobra.Command{Use: "charts", Short: "Keep the cache of other projects' charts that render --diff renders, and their pins"}
+	var o pullOptions
 	pull := &cobra.Command{
 		Use:   "pull",
-		Short: "Fetch every Helm repository chart the fleet's Applications pin into the chart cache",
-		Long: `pull fetches, for every component whose chart comes from a Helm repository
-(chart.repo_url and chart.name, https), the chart at each version the fleet's
-Applications pin (chart_revision): the repository's index.yaml, then the
-archive it names, which must have the digest the index gives and hold that
-chart. What is cached already is not fetched again. With --base it pulls the
-versions the base's fleet pins too, so that render --diff can show a chart's
-upgrade object by object.
+		Short: "Fetch every chart of another project the fleet's Applications pin into the chart cache, and pin it in charts.lock",
+		Long: `pull fetches, for every component whose chart is another project's, the chart
+at each revision the fleet's Applications pin (chart_revision):
+
+  - from a Helm repository (chart.repo_url and chart.name, https): the
+    repository's index.yaml, then the archive it names, which must have the
+    digest the index gives and hold that chart;
+  - from a git repository (chart.git_url and chart.path, https): the commit
+    the tag chart_revision names (git's smart HTTP protocol, that tag alone,
+    depth 1), of which the chart's directory is kept, regular files only.
+
+charts.lock, at the repository's root, pins each of them as
+.terraform.lock.hcl pins providers: a Helm chart by its archive's sha256, a
+git chart by the commit its tag named. A chart it pins must be what it pins,
+whether cached or fetched: a repository that republished a version, or a tag
+that moved, is refused. pull pins what is new and writes the lock with the
+working tree's charts alone; commit it. --locked changes nothing in it and
+refuses a chart it does not pin (what CI runs); --update takes again what a
+repository serves now and pins that (after you have checked why it changed).
+render --diff renders a chart only as the side's own charts.lock pins it.
+
+What is cached already is not fetched again. With --base it pulls the
+revisions the base's fleet pins too, held to the base's charts.lock, so that
+render --diff can show a chart's upgrade object by object.
 
 The cache is $REGIONCTL_CHART_CACHE, else regionctl/charts in the user cache
 directory; CI keeps it between runs as it keeps Terraform's plugin cache.
-Charts of git repositories and OCI registries are not fetched. Exit 3 when a
-chart cannot be fetched or is not what its index says.`,
+Kustomizations and OCI registries are not fetched. Exit 1 when a chart is not
+what the lock pins, or --locked finds the lock lacking; exit 3 when a chart
+cannot be fetched or is not what its repository says.`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			cache := manifests.Cache{Dir: chartCache()}
-			if cache.Dir == "" {
-				return fail(ExitUsage, "no user cache directory: set REGIONCTL_CHART_CACHE")
-			}
-			wanted, err := a.pinnedCharts(base, component)
-			if err != nil {
-				return err
-			}
-			client := chartClient(timeout)
-			var failed []string
-			for _, c := range wanted {
-				if c.cached(cache) {
-					fmt.Fprintf(a.stdout, "cached %s\n", c)
-					continue
-				}
-				ctx, cancel := context.WithTimeout(context.Background(), timeout)
-				commit, err := c.pull(ctx, cache, client)
-				cancel()
-				if err != nil {
-					failed = append(failed, fmt.Sprintf("%s: %v", c, err))
-					continue
-				}
-				fmt.Fprintf(a.stdout, "pulled %s%s\n", c, commit)
-			}
-			if len(wanted) == 0 && component != "" {
-				return fail(ExitInput, "no component %q pins a chart of another project", component)
-			}
-			if len(failed) > 0 {
-				return fail(ExitExternal, "%d of %d charts not pulled:\n  %s", len(failed), len(wanted), strings.Join(failed, "\n  "))
-			}
-			fmt.Fprintf(a.stdout, "%d charts in %s\n", len(wanted), cache.Dir)
-			return nil
-		},
+		RunE: func(*cobra.Command, []string) error { return a.pullCharts(o) },
 	}
-	pull.Flags().StringVar(&base, "base", "", "also pull what this git ref's fleet pins (the review's base)")
-	pull.Flags().StringVar(&component, "component", "", "only this component's chart")
-	pull.Flags().DurationVar(&timeout, "timeout", 2*time.Minute, "the longest one chart's fetch may take")
+	pull.Flags().StringVar(&o.base, "base", "", "also pull what this git ref's fleet pins (the review's base), held to its charts.lock")
+	pull.Flags().StringVar(&o.component, "component", "", "only this component's chart")
+	pull.Flags().DurationVar(&o.timeout, "timeout", 2*time.Minute, "the longest one chart's fetch may take")
+	pull.Flags().BoolVar(&o.locked, "locked", false, "change nothing in charts.lock: refuse a chart it does not pin (CI)")
+	pull.Flags().BoolVar(&o.update, "update", false, "pin what the repositories serve now, where it differs from charts.lock")
+	pull.MarkFlagsMutuallyExclusive("locked", "update")
 	cmd.AddCommand(pull)
 	return cmd
+}
+
+type pullOptions struct {
+	base, component string
+	timeout         time.Duration
+	locked, update  bool
+}
+
+// pullCharts is charts pull.
+func (a *app) pullCharts(o pullOptions) error {
+	cache := manifests.Cache{Dir: chartCache()}
+	if cache.Dir == "" {
+		return fail(ExitUsage, "no user cache directory: set REGIONCTL_CHART_CACHE")
+	}
+	wanted, err := a.pinnedCharts(o.base, o.component)
+	if err != nil {
+		return err
+	}
+	if len(wanted) == 0 && o.component != "" {
+		return fail(ExitInput, "no component %q pins a chart of another project", o.component)
+	}
+	lock, err := manifests.ReadLock(os.DirFS(a.root))
+	if err != nil {
+		return fail(ExitInput, "%v", err)
+	}
+	client := chartClient(o.timeout)
+	var failed, unpinned, moved []string
+	next := &manifests.Lock{}
+	for _, c := range wanted {
+		pin := c.lock.Pin(c.locked())
+		if c.head && pin == "" && o.locked {
+			unpinned = append(unpinned, c.String())
+			continue
+		}
+		if c.head && o.update {
+			pin = ""
+		}
+		got, how, err := c.fetch(o.timeout, cache, client, pin)
+		var mismatch *manifests.PinMismatch
+		if errors.As(err, &mismatch) {
+			moved = append(moved, err.Error())
+			continue
+		}
+		if err != nil {
+			failed = append(failed, fmt.Sprintf("%s: %v", c, err))
+			continue
+		}
+		fmt.Fprintf(a.stdout, "%s %s (%s)\n", how, c, c.pinned(got).PinText())
+		if c.head {
+			next.Set(c.pinned(got))
+		}
+	}
+	if len(unpinned) > 0 {
+		return fail(ExitInput, "%s does not pin %d of the fleet's charts (run regionctl charts pull and commit it):\n  %s", manifests.LockFile, len(unpinned), strings.Join(unpinned, "\n  "))
+	}
+	if len(moved) > 0 {
+		return fail(ExitInput, "%d of %d charts are not what %s pins:\n  %s", len(moved), len(wanted), manifests.LockFile, strings.Join(append(moved, failed...), "\n  "))
+	}
+	if len(failed) > 0 {
+		return fail(ExitExternal, "%d of %d charts not pulled:\n  %s", len(failed), len(wanted), strings.Join(failed, "\n  "))
+	}
+	if o.component != "" {
+		// One component's pull leaves the other charts' pins as they were.
+		mine := map[string]bool{}
+		for _, c := range wanted {
+			mine[c.repo+"\x00"+c.name+"\x00"+c.path] = c.head
+		}
+		for _, e := range lock.Charts {
+			if !mine[e.Repo+"\x00"+e.Chart+"\x00"+e.Path] {
+				next.Set(e)
+			}
+		}
+	}
+	if !bytes.Equal(next.Marshal(), lock.Marshal()) {
+		if o.locked {
+			return fail(ExitInput, "%s pins charts the fleet no longer names: run regionctl charts pull and commit it", manifests.LockFile)
+		}
+		if err := atomicfile.Write(filepath.Join(a.root, manifests.LockFile), next.Marshal(), ".lock-*"); err != nil {
+			return fail(ExitExternal, "%v", err)
+		}
+		fmt.Fprintf(a.stdout, "wrote %s: commit it\n", manifests.LockFile)
+	}
+	fmt.Fprintf(a.stdout, "%d charts in %s\n", len(wanted), cache.Dir)
+	return nil
 }
 
 // chartClient is the HTTP client charts pull fetches Helm repositories'
@@ -103,35 +176,58 @@ var (
 	chartGitCA  []byte
 )
 
-// pinnedChart is another project's chart at a revision: a Helm
-// repository's (name set) or a directory of a git repository (path set).
-type pinnedChart struct{ repo, name, path, version string }
+// pinnedChart is another project's chart at a revision that one side of
+// a review names: a Helm repository's (name set) or a directory of a git
+// repository (path set), with that side's lock.
+type pinnedChart struct {
+	repo, name, path, version string
+	head                      bool // the working tree's, not the base's
+	lock                      *manifests.Lock
+}
 
-func (c pinnedChart) String() string {
+func (c pinnedChart) String() string { return c.locked().String() }
+
+// locked is c as the lock names it, pinned to nothing.
+func (c pinnedChart) locked() manifests.Locked {
+	return manifests.Locked{Repo: c.repo, Chart: c.name, Path: c.path, Revision: c.version}
+}
+
+// pinned is c pinned to pin.
+func (c pinnedChart) pinned(pin string) manifests.Locked {
+	e := c.locked()
 	if c.name != "" {
-		return fmt.Sprintf("%s %s of %s", c.name, c.version, c.repo)
+		e.SHA256 = pin
+	} else {
+		e.Commit = pin
 	}
-	return c.git().String()
+	return e
 }
 
 func (c pinnedChart) git() manifests.GitSource {
 	return manifests.GitSource{URL: c.repo, Path: c.path, Revision: c.version}
 }
 
-func (c pinnedChart) cached(cache manifests.Cache) bool {
-	if c.name != "" {
-		return cache.Has(c.repo, c.name, c.version)
+// fetch makes the cache hold c as pin pins it, or, when pin is "", as its
+// repository serves it now, and returns what it holds it at and whether it
+// was "cached" or "pulled".
+func (c pinnedChart) fetch(timeout time.Duration, cache manifests.Cache, client *http.Client, pin string) (string, string, error) {
+	held := cache.HelmPin(c.repo, c.name, c.version)
+	if c.name == "" {
+		held = cache.GitPin(c.git())
 	}
-	return cache.HasGit(c.git())
-}
-
-// pull fetches c into cache, and says which commit a git tag named.
-func (c pinnedChart) pull(ctx context.Context, cache manifests.Cache, client *http.Client) (string, error) {
-	if c.name != "" {
-		return "", cache.Pull(ctx, client, c.repo, c.name, c.version)
+	if pin != "" && held == pin {
+		return held, "cached", nil
 	}
-	commit, err := cache.PullGit(ctx, c.git(), chartGitCA)
-	return " (commit " + commit + ")", err
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var got string
+	var err error
+	if c.name != "" {
+		got, err = cache.Pull(ctx, client, c.repo, c.name, c.version, pin)
+	} else {
+		got, err = cache.PullGit(ctx, c.git(), chartGitCA, pin)
+	}
+	return got, "pulled", err
 }
 
 // pinnedCharts are the charts of other projects (https) the working tree's
@@ -143,71 +239,91 @@ func (a *app) pinnedCharts(base, component string) ([]pinnedChart, error) {
 	if err != nil {
 		return nil, err
 	}
-	charts, err := render.ReadCharts(os.DirFS(a.root))
+	head := os.DirFS(a.root)
+	charts, err := render.ReadCharts(head)
 	if err != nil {
 		return nil, fail(ExitExternal, "%v", err)
 	}
-	fleets := []*config.Fleet{f}
-	chartLists := [][]string{charts}
+	lock, err := manifests.ReadLock(head)
+	if err != nil {
+		return nil, fail(ExitInput, "%v", err)
+	}
+	sides := []chartSide{{f, charts, lock}}
 	if base != "" {
-		bf, bcharts, err := a.fleetAt(base)
+		b, err := a.fleetAt(base)
 		if err != nil {
 			return nil, err
 		}
-		fleets, chartLists = append(fleets, bf), append(chartLists, bcharts)
+		sides = append(sides, b)
 	}
-	seen := map[pinnedChart]bool{}
+	type key struct {
+		repo, name, path, version string
+		head                      bool
+	}
+	seen := map[key]bool{}
 	var out []pinnedChart
-	for i, f := range fleets {
-		apps, diags := render.Applications(f, chartLists[i])
+	for i, side := range sides {
+		apps, diags := render.Applications(side.fleet, side.charts)
 		if diags.HasErrors() {
 			return nil, a.reportDiagnostics(diags)
 		}
-		self := render.GitOpsOf(f).RepoURL
+		self := render.GitOpsOf(side.fleet).RepoURL
 		for _, p := range apps {
-			c := pinnedChart{p.RepoURL, p.Chart, "", p.Revision}
+			c := pinnedChart{repo: p.RepoURL, name: p.Chart, version: p.Revision, head: i == 0, lock: side.lock}
 			if p.Chart == "" {
 				c.path = p.Path
 			}
+			k := key{c.repo, c.name, c.path, c.version, c.head}
 			other := p.Chart != "" || !p.Kustomize && p.RepoURL != self
-			if !other || !strings.HasPrefix(p.RepoURL, "https://") || seen[c] || component != "" && p.Component != component {
+			if !other || !strings.HasPrefix(p.RepoURL, "https://") || seen[k] || component != "" && p.Component != component {
 				continue
 			}
-			seen[c] = true
+			seen[k] = true
 			out = append(out, c)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	return out, nil
 }
 
-// fleetAt loads the fleet of git ref rev, and its charts/.
-func (a *app) fleetAt(rev string) (*config.Fleet, []string, error) {
+// chartSide is what one side of a review names charts with.
+type chartSide struct {
+	fleet  *config.Fleet
+	charts []string
+	lock   *manifests.Lock
+}
+
+// fleetAt loads the fleet of git ref rev, its charts/ and its charts.lock.
+func (a *app) fleetAt(rev string) (chartSide, error) {
 	repo, err := gitbase.Open(a.root)
 	if err != nil {
-		return nil, nil, gitFail(err)
+		return chartSide{}, gitFail(err)
 	}
 	defer repo.Close()
 	c, err := repo.Commit(rev)
 	if err != nil {
-		return nil, nil, gitFail(err)
+		return chartSide{}, gitFail(err)
 	}
 	fsys, err := repo.FS(c)
 	if err != nil {
-		return nil, nil, gitFail(err)
+		return chartSide{}, gitFail(err)
 	}
 	checker, err := a.checker()
 	if err != nil {
-		return nil, nil, err
+		return chartSide{}, err
 	}
 	f, diags := fleet.Load(fsys, "config", checker)
 	if diags.HasErrors() {
 		a.printer(a.stderr).Diagnostics(diags)
-		return nil, nil, fail(ExitInput, "the fleet at %s does not load", rev)
+		return chartSide{}, fail(ExitInput, "the fleet at %s does not load", rev)
 	}
 	charts, err := render.ReadCharts(fsys)
 	if err != nil {
-		return nil, nil, fail(ExitExternal, "%v", err)
+		return chartSide{}, fail(ExitExternal, "%v", err)
 	}
-	return f, charts, nil
+	lock, err := manifests.ReadLock(fsys)
+	if err != nil {
+		return chartSide{}, fail(ExitInput, "%s: %v", rev, err)
+	}
+	return chartSide{f, charts, lock}, nil
 }

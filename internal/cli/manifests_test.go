@@ -200,9 +200,10 @@ func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { ret
 
 // maestroRepository is another project's git repository, served over TLS
 // by git's http-backend: charts/maestro-server at the tags v0.8.1 and
-// v0.9.0, whose ConfigMap says its chart's version. It returns the URL and
-// the certificate to trust.
-func maestroRepository(t *testing.T) (string, []byte) {
+// v0.9.0, whose ConfigMap says its chart's version. It returns the URL,
+// the certificate to trust, and a function that moves a tag to a new
+// commit, as a project that re-tags a release does.
+func maestroRepository(t *testing.T) (string, []byte, func(tag string)) {
 	t.Helper()
 	root := t.TempDir()
 	src := filepath.Join(root, "src")
@@ -226,59 +227,112 @@ func maestroRepository(t *testing.T) (string, []byte) {
 	}
 	manifeststest.Git(t, root, "clone", "-q", "--bare", "src", "maestro.git")
 	url, ca := manifeststest.GitServer(t, root)
-	return url + "/maestro.git", ca
+	move := func(tag string) {
+		write("templates/extra.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: retagged\n")
+		git("add", ".")
+		git("commit", "-qm", "retagged")
+		git("tag", "-f", "-a", "-m", "release again", tag)
+		git("push", "-qf", filepath.Join(root, "maestro.git"), "refs/tags/"+tag)
+	}
+	return url + "/maestro.git", ca, move
 }
 
 // TestGitChartUpgradeShownFromTheCache: charts pull fetches a chart
 // directory of another project's git repository at the tag the fleet pins
-// (and the base's, with --base); render --diff then shows the upgrade
-// object by object from the cache alone, with the commit each tag named,
-// and says which tag is missing before it is pulled.
+// and pins the commit in charts.lock; render --diff then shows the upgrade
+// object by object from the cache alone, with the commit each tag named.
+// A moved tag is refused until --update pins it, and a cache holding
+// another commit than the side's lock pins is not rendered.
 func TestGitChartUpgradeShownFromTheCache(t *testing.T) {
-	url, ca := maestroRepository(t)
+	url, ca, moveTag := maestroRepository(t)
 	old := chartGitCA
 	chartGitCA = ca
 	defer func() { chartGitCA = old }()
 	t.Setenv("REGIONCTL_CHART_CACHE", t.TempDir())
 	const maestro = "      git_url: https://github.com/openshift-online/maestro.git\n      path: charts/maestro-server\n    chart_revision: "
 	r, run := committedFleet(t, maestro+"v0.8.1", strings.Replace(maestro, "https://github.com/openshift-online/maestro.git", url, 1)+"v0.8.1")
-	r.Edit("config/global/10-components.yaml", "path: charts/maestro-server\n    chart_revision: v0.8.1", "path: charts/maestro-server\n    chart_revision: v0.9.0")
+	pull := func(args ...string) (int, string) {
+		return run(append([]string{"charts", "pull", "--component", "maestro-server"}, args...)...)
+	}
 
-	code, out := run("charts", "pull", "--component", "maestro-server")
-	if code != 0 || !strings.Contains(out, "pulled charts/maestro-server at v0.9.0 of "+url+" (commit ") {
+	if code, out := pull("--locked"); code != 1 || !strings.Contains(out, "charts.lock does not pin 1 of the fleet's charts") || !strings.Contains(out, "charts/maestro-server at v0.8.1 of "+url) {
+		t.Fatalf("charts pull --locked without a lock: exit %d\n%s", code, out)
+	}
+	if code, out := pull(); code != 0 || !strings.Contains(out, "pulled charts/maestro-server at v0.8.1 of "+url+" (commit ") || !strings.Contains(out, "wrote charts.lock") {
 		t.Fatalf("charts pull: exit %d\n%s", code, out)
 	}
-	if code, out := run("charts", "pull", "--component", "maestro-server"); code != 0 || !strings.Contains(out, "cached charts/maestro-server at v0.9.0") {
-		t.Fatalf("charts pull again: exit %d\n%s", code, out)
+	r.Commit("pins")
+	r.Edit("config/global/10-components.yaml", "path: charts/maestro-server\n    chart_revision: v0.8.1", "path: charts/maestro-server\n    chart_revision: v0.9.0")
+	if code, out := pull(); code != 0 || !strings.Contains(out, "cached charts/maestro-server at v0.8.1") && !strings.Contains(out, "pulled charts/maestro-server at v0.9.0") {
+		t.Fatalf("charts pull of v0.9.0: exit %d\n%s", code, out)
 	}
-	_, out = run("render", "--diff", "--base", "HEAD", "-o", "json")
-	if !strings.Contains(out, "chart charts/maestro-server at v0.8.1 of "+url+" is not in the chart cache (regionctl charts pull)") ||
-		strings.Contains(out, `"application":"maestro-server"`) {
-		t.Errorf("the base's tag is not cached, yet:\n%.2000s", out)
+	lock := r.Read("charts.lock")
+	if strings.Contains(lock, "v0.8.1") || !strings.Contains(lock, `"revision":"v0.9.0"`) || strings.Count(lock, `"commit"`) != 1 {
+		t.Errorf("the lock pins other than the working tree's charts:\n%s", lock)
+	}
+	if code, out := pull("--locked"); code != 0 || !strings.Contains(out, "cached charts/maestro-server at v0.9.0") {
+		t.Fatalf("charts pull --locked, pinned and cached: exit %d\n%s", code, out)
 	}
 
-	if code, out := run("charts", "pull", "--component", "maestro-server", "--base", "HEAD"); code != 0 || !strings.Contains(out, "pulled charts/maestro-server at v0.8.1") {
-		t.Fatalf("charts pull --base: exit %d\n%s", code, out)
+	review := func() (int, string, manifestsReport) {
+		t.Helper()
+		code, out := run("render", "--diff", "--base", "HEAD", "-o", "json")
+		var rep manifestsReport
+		if code == 0 {
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return code, out, rep
 	}
-	code, out = run("render", "--diff", "--base", "HEAD", "-o", "json")
+	code, out, rep := review()
 	if code != 0 {
 		t.Fatalf("render --diff: exit %d\n%s", code, out)
-	}
-	var rep struct {
-		Manifests []struct {
-			Application, Object, Unified string
-			Clusters                     []string
-		} `json:"manifests"`
-		Notes []string `json:"manifest_notes"`
-	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatal(err)
 	}
 	if len(rep.Manifests) != 1 || rep.Manifests[0].Object != "ConfigMap maestro-settings" || rep.Manifests[0].Application != "maestro-server" ||
 		!strings.Contains(rep.Manifests[0].Unified, "-  chart: 0.8.1\n+  chart: 0.9.0\n") || len(rep.Manifests[0].Clusters) != 7 {
 		t.Errorf("the upgrade's objects: %+v", rep.Manifests)
 	}
 	if len(rep.Notes) != 2 || !strings.Contains(rep.Notes[1], "charts/maestro-server at v0.9.0 of "+url+" rendered as commit ") {
-		t.Errorf("the review does not say which commit it rendered: %q", rep.Notes)
+		t.Errorf("the review does not say which commit it rendered, or says more: %q", rep.Notes)
 	}
+
+	// The project moves the tag. A fresh cache cannot take it under the
+	// lock; --update pins the new commit.
+	moveTag("v0.9.0")
+	pinned := r.Read("charts.lock")
+	t.Setenv("REGIONCTL_CHART_CACHE", t.TempDir())
+	if code, out := pull("--locked"); code != 1 || !strings.Contains(out, "charts/maestro-server at v0.9.0 of "+url+" is served at commit ") || !strings.Contains(out, "but charts.lock pins commit ") {
+		t.Fatalf("charts pull --locked of a moved tag: exit %d\n%s", code, out)
+	}
+	if code, out := pull("--base", "HEAD"); code != 1 || !strings.Contains(out, "the tag moved") {
+		t.Fatalf("charts pull of a moved tag: exit %d\n%s", code, out)
+	}
+	if code, out := pull("--update", "--base", "HEAD"); code != 0 || !strings.Contains(out, "wrote charts.lock") || r.Read("charts.lock") == pinned {
+		t.Fatalf("charts pull --update: exit %d\n%s", code, out)
+	}
+	if _, out, rep := review(); len(rep.Manifests) != 2 || !strings.Contains(out, "ConfigMap retagged") {
+		t.Errorf("the moved tag's chart is not what the review shows: %+v", rep.Manifests)
+	}
+	// The cache holds the moved tag's commit; a lock that pins the old one
+	// is not rendered against it.
+	r.Write("charts.lock", pinned)
+	if _, out, rep := review(); len(rep.Manifests) != 0 || !strings.Contains(out, "maestro-server: the chart cache holds charts/maestro-server at v0.9.0 of "+url+" at commit ") ||
+		!strings.Contains(out, "but the head's charts.lock pins ") {
+		t.Errorf("a cache that is not what the lock pins is rendered: %+v\n%.2000s", rep.Manifests, out)
+	}
+	// A lock that is not one pull writes fails the review at its line.
+	r.Write("charts.lock", strings.Replace(pinned, `"commit"`, `"comit"`, 1))
+	if code, out, _ := review(); code != 1 || !strings.Contains(out, "charts.lock:2: json: unknown field \"comit\"") {
+		t.Errorf("a malformed lock: exit %d\n%s", code, out)
+	}
+}
+
+// manifestsReport is what the manifests tests read of render --diff -o json.
+type manifestsReport struct {
+	Manifests []struct {
+		Application, Object, Unified string
+		Clusters                     []string
+	} `json:"manifests"`
+	Notes []string `json:"manifest_notes"`
 }

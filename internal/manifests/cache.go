@@ -105,28 +105,44 @@ func loadArchive(b []byte, name, version string) (*Chart, error) {
 
 // Has says whether the cache holds the chart.
 func (c Cache) Has(repoURL, name, version string) bool {
+	return c.HelmPin(repoURL, name, version) != ""
+}
+
+// HelmPin is the sha256 digest of the archive the cache holds for the
+// chart, "" when it holds none.
+func (c Cache) HelmPin(repoURL, name, version string) string {
 	p, err := c.path(repoURL, name, version)
 	if err != nil {
-		return false
+		return ""
 	}
-	_, err = os.Stat(p + ".sha256")
-	return err == nil
+	return readPin(p+".sha256", hexDigest)
+}
+
+// readPin is the pin in file, "" when there is none of the form.
+func readPin(file string, form *regexp.Regexp) string {
+	b, err := os.ReadFile(file)
+	if s := strings.TrimSpace(string(b)); err == nil && form.MatchString(s) {
+		return s
+	}
+	return ""
 }
 
 // Pull fetches chart name at version from the Helm repository repoURL
 // (https): its index.yaml, then the archive the index names for that
-// version, which must have the index's sha256 digest; Put caches it.
-func (c Cache) Pull(ctx context.Context, client *http.Client, repoURL, name, version string) error {
+// version, which must have the index's sha256 digest, and pin's when pin
+// is not "" (what the repository's lock file pins); Put caches it. It
+// returns the digest.
+func (c Cache) Pull(ctx context.Context, client *http.Client, repoURL, name, version, pin string) (string, error) {
 	if _, err := c.path(repoURL, name, version); err != nil {
-		return err
+		return "", err
 	}
 	base, err := url.Parse(strings.TrimSuffix(repoURL, "/") + "/")
 	if err != nil || base.Scheme != "https" || base.User != nil {
-		return fmt.Errorf("%s: a chart repository is an https URL without credentials", repoURL)
+		return "", fmt.Errorf("%s: a chart repository is an https URL without credentials", repoURL)
 	}
 	idx, err := fetch(ctx, client, base.JoinPath("index.yaml").String(), MaxIndex)
 	if err != nil {
-		return err
+		return "", err
 	}
 	var index struct {
 		Entries map[string][]struct {
@@ -136,7 +152,7 @@ func (c Cache) Pull(ctx context.Context, client *http.Client, repoURL, name, ver
 		} `json:"entries"`
 	}
 	if err := yaml.Unmarshal(idx, &index); err != nil {
-		return fmt.Errorf("%sindex.yaml: %w", base, err)
+		return "", fmt.Errorf("%sindex.yaml: %w", base, err)
 	}
 	var archiveURL, digest string
 	for _, e := range index.Entries[name] {
@@ -146,26 +162,29 @@ func (c Cache) Pull(ctx context.Context, client *http.Client, repoURL, name, ver
 		}
 	}
 	if archiveURL == "" {
-		return fmt.Errorf("%sindex.yaml has no chart %s at version %s", base, name, version)
+		return "", fmt.Errorf("%sindex.yaml has no chart %s at version %s", base, name, version)
 	}
-	if !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(digest) {
-		return fmt.Errorf("%sindex.yaml gives chart %s %s no sha256 digest: regionctl takes no chart it cannot check", base, name, version)
+	if !hexDigest.MatchString(digest) {
+		return "", fmt.Errorf("%sindex.yaml gives chart %s %s no sha256 digest: regionctl takes no chart it cannot check", base, name, version)
+	}
+	if pin != "" && digest != pin {
+		return "", &PinMismatch{Chart: Locked{Repo: strings.TrimSuffix(repoURL, "/"), Chart: name, Revision: version, SHA256: pin}, Served: digest, Republish: "the repository republished the version"}
 	}
 	u, err := base.Parse(archiveURL)
 	if err != nil || u.Scheme != "https" || u.User != nil {
-		return fmt.Errorf("%sindex.yaml names %q for %s %s: not an https URL without credentials", base, archiveURL, name, version)
+		return "", fmt.Errorf("%sindex.yaml names %q for %s %s: not an https URL without credentials", base, archiveURL, name, version)
 	}
 	b, err := fetch(ctx, client, u.String(), MaxArchive)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if got := sha256.Sum256(b); hex.EncodeToString(got[:]) != digest {
-		return fmt.Errorf("%s: sha256 %x, but the index says %s", u, got, digest)
+		return "", fmt.Errorf("%s: sha256 %x, but the index says %s", u, got, digest)
 	}
 	if err := c.Put(repoURL, name, version, b); err != nil {
-		return fmt.Errorf("%s: %w", u, err)
+		return "", fmt.Errorf("%s: %w", u, err)
 	}
-	return nil
+	return digest, nil
 }
 
 // Put caches archive as chart name at version of the Helm repository

@@ -57,7 +57,7 @@ func TestPullChecksWhatItCaches(t *testing.T) {
 	if _, err := c.Chart(repo, "eso", "1.2.3"); err != ErrNotCached {
 		t.Fatalf("before a pull: %v", err)
 	}
-	if err := c.Pull(ctx, s.Client(), repo, "eso", "1.2.3"); err != nil {
+	if _, err := c.Pull(ctx, s.Client(), repo, "eso", "1.2.3", ""); err != nil {
 		t.Fatal(err)
 	}
 	ch, err := c.Chart(repo+"/", "eso", "1.2.3")
@@ -77,7 +77,7 @@ func TestPullChecksWhatItCaches(t *testing.T) {
 		"a name that is a path":              {repo, "../eso", "1.2.3", "not a chart name"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			err := c.Pull(ctx, s.Client(), tc.repo, tc.chart, tc.version)
+			_, err := c.Pull(ctx, s.Client(), tc.repo, tc.chart, tc.version, "")
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one saying %q", err, tc.want)
 			}

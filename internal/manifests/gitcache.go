@@ -69,13 +69,16 @@ func (c Cache) gitPath(s GitSource) (string, error) {
 }
 
 // HasGit says whether the cache holds s.
-func (c Cache) HasGit(s GitSource) bool {
+func (c Cache) HasGit(s GitSource) bool { return c.GitPin(s) != "" }
+
+// GitPin is the commit whose directory the cache holds for s, "" when it
+// holds none.
+func (c Cache) GitPin(s GitSource) string {
 	p, err := c.gitPath(s)
 	if err != nil {
-		return false
+		return ""
 	}
-	_, err = os.Stat(p + ".commit")
-	return err == nil
+	return readPin(p+".commit", hexCommit)
 }
 
 // GitChart reads s from the cache, with the commit its tag named when it
@@ -106,8 +109,10 @@ func (c Cache) GitChart(s GitSource) (*Chart, string, error) {
 // files of its directory s.Path once they load as a chart: regular files
 // only (a symbolic link or a submodule is refused, as LoadChart refuses
 // them), at most MaxArchive bytes. caBundle, when not nil, is the only
-// certificate authority the fetch trusts. It returns the commit.
-func (c Cache) PullGit(ctx context.Context, s GitSource, caBundle []byte) (string, error) {
+// certificate authority the fetch trusts. A pin that is not "" is the
+// commit the tag must name (what the repository's lock file pins). It
+// returns the commit.
+func (c Cache) PullGit(ctx context.Context, s GitSource, caBundle []byte, pin string) (string, error) {
 	p, err := c.gitPath(s)
 	if err != nil {
 		return "", err
@@ -122,6 +127,9 @@ func (c Cache) PullGit(ctx context.Context, s GitSource, caBundle []byte) (strin
 	commit, err := tagCommit(repo, tag)
 	if err != nil {
 		return "", fmt.Errorf("%s: tag %s: %w", s.URL, s.Revision, err)
+	}
+	if pin != "" && commit.Hash.String() != pin {
+		return "", &PinMismatch{Chart: Locked{Repo: strings.TrimSuffix(s.URL, "/"), Path: s.Path, Revision: s.Revision, Commit: pin}, Served: commit.Hash.String(), Republish: "the tag moved"}
 	}
 	archive, err := tarDir(commit, s.Path)
 	if err != nil {

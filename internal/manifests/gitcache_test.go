@@ -65,7 +65,7 @@ func TestPullGitTakesTheTagsDirectory(t *testing.T) {
 	if _, _, err := c.GitChart(src); err != ErrNotCached {
 		t.Fatalf("before a pull: %v", err)
 	}
-	commit, err := c.PullGit(ctx, src, ca)
+	commit, err := c.PullGit(ctx, src, ca, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestPullGitTakesTheTagsDirectory(t *testing.T) {
 	}
 	// Each tag is its own entry.
 	next := GitSource{URL: url, Path: "charts/c", Revision: "v1.1.0"}
-	if _, err := c.PullGit(ctx, next, ca); err != nil {
+	if _, err := c.PullGit(ctx, next, ca, ""); err != nil {
 		t.Fatal(err)
 	}
 	if ch, _, err := c.GitChart(next); err != nil || !strings.Contains(string(ch.file("values.yaml")), "extra: true") {
@@ -105,7 +105,7 @@ func TestPullGitTakesTheTagsDirectory(t *testing.T) {
 		"a revision that walks the refs": {GitSource{url, "charts/c", "a/../../b"}, ca, "not a tag name"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := c.PullGit(ctx, tc.src, tc.ca)
+			_, err := c.PullGit(ctx, tc.src, tc.ca, "")
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one saying %q", err, tc.want)
 			}

@@ -37,6 +37,59 @@ func (a *application) git() manifests.GitSource {
 	return manifests.GitSource{URL: a.RepoURL, Path: a.Path, Revision: a.Revision}
 }
 
+// locked is a's chart of another project as a lock names it.
+func (a *application) locked() manifests.Locked {
+	if a.Chart != "" {
+		return manifests.Locked{Repo: a.RepoURL, Chart: a.Chart, Revision: a.Revision}
+	}
+	return manifests.Locked{Repo: a.RepoURL, Path: a.Path, Revision: a.Revision}
+}
+
+// otherCharts are the charts of other projects the review reads: from the
+// cache, as each side's charts.lock pins them.
+type otherCharts struct {
+	cache manifests.Cache
+	locks [2]*manifests.Lock // the base's, the head's
+	// unread says why the base's lock could not be read ("" when it was):
+	// its charts are then rendered unpinned.
+	unread string
+}
+
+// readable says why a's chart of another project cannot be read on its
+// side ("" when it can): the cache does not hold it, or holds another than
+// the side's lock pins. A chart the lock does not pin is read as the cache
+// holds it, and the note says so.
+func (o otherCharts) readable(a *application, head bool) (why, note string) {
+	e := a.locked()
+	held := ""
+	if o.cache.Dir != "" {
+		held = o.cache.HelmPin(e.Repo, e.Chart, e.Revision)
+		if e.Chart == "" {
+			held = o.cache.GitPin(a.git())
+		}
+	}
+	pin, side := o.locks[0].Pin(e), "the base's"
+	if head {
+		pin, side = o.locks[1].Pin(e), "the head's"
+	}
+	switch {
+	case held == "":
+		return fmt.Sprintf("chart %s is not in the chart cache (regionctl charts pull)", e), ""
+	case pin != "" && held != pin:
+		pinned := e
+		pinned.SHA256, pinned.Commit = held, ""
+		if e.Chart == "" {
+			pinned.SHA256, pinned.Commit = "", held
+		}
+		return fmt.Sprintf("the chart cache holds %s at %s, but %s %s pins %s (regionctl charts pull)", e, pinned.PinText(), side, manifests.LockFile, pin), ""
+	case pin == "" && !head && o.unread != "":
+		return "", fmt.Sprintf("%s rendered unpinned: %s", e, o.unread)
+	case pin == "":
+		return "", fmt.Sprintf("%s is not pinned in %s %s: rendered as the chart cache holds it (regionctl charts pull pins it)", e, side, manifests.LockFile)
+	}
+	return "", ""
+}
+
 // ManifestError is a chart the head's Application cannot render: Argo CD
 // would fail to sync it as well.
 type ManifestError struct{ Errs []string }
@@ -55,7 +108,11 @@ func (e *ManifestError) Error() string {
 func manifestChanges(repo *gitbase.Repo, e *ends, headLabel string, settled map[string]plumbing.Hash, r *diff.Report, base, head *render.Output, baseFleet, headFleet *config.Fleet, cache manifests.Cache) error {
 	ns := notes{}
 	baseIDs, headIDs := byID(baseFleet), byID(headFleet)
-	jobs, err := appJobs(r, e, settled, base, head, headFleet, baseIDs, headIDs, cache, ns)
+	others, err := readLocks(e, cache)
+	if err != nil {
+		return err
+	}
+	jobs, err := appJobs(r, e, settled, base, head, headFleet, baseIDs, headIDs, others, ns)
 	if err != nil {
 		return err
 	}
@@ -95,6 +152,20 @@ func manifestChanges(repo *gitbase.Repo, e *ends, headLabel string, settled map[
 	return nil
 }
 
+// readLocks reads each side's charts.lock: the head's must read; the
+// base's that does not leaves its charts unpinned, and says why.
+func readLocks(e *ends, cache manifests.Cache) (otherCharts, error) {
+	o := otherCharts{cache: cache}
+	var err error
+	if o.locks[1], err = manifests.ReadLock(e.headFS); err != nil {
+		return o, &InputError{fmt.Errorf("the head's %w", err)}
+	}
+	if o.locks[0], err = manifests.ReadLock(e.baseFS); err != nil {
+		o.locks[0], o.unread = &manifests.Lock{}, fmt.Sprintf("the base's %v", err)
+	}
+	return o, nil
+}
+
 // manifestJob is one cluster's Application whose file the change alters,
 // with its chart on each side (nil where the side has none of this
 // repository's).
@@ -105,25 +176,21 @@ type manifestJob struct {
 }
 
 // appJobs are the Applications the change alters whose chart the review
-// can render on every side that has one: a chart of this repository, or a
-// Helm repository's chart in cache. The others are noted.
-func appJobs(r *diff.Report, e *ends, settled map[string]plumbing.Hash, base, head *render.Output, headFleet *config.Fleet, baseIDs, headIDs clustersByID, cache manifests.Cache, ns notes) ([]manifestJob, error) {
+// can render on every side that has one: a chart of this repository, or
+// another project's in the cache as the side's lock pins it. The others
+// are noted.
+func appJobs(r *diff.Report, e *ends, settled map[string]plumbing.Hash, base, head *render.Output, headFleet *config.Fleet, baseIDs, headIDs clustersByID, others otherCharts, ns notes) ([]manifestJob, error) {
 	g := render.GitOpsOf(headFleet)
-	renderable := func(a *application) string {
+	// renderable says why a's chart cannot be rendered ("" when it can),
+	// and what a reviewer should know of the chart it renders.
+	renderable := func(a *application, head bool) (string, string) {
 		switch {
 		case a.Chart == "" && a.RepoURL == g.RepoURL && strings.HasPrefix(a.Path, argocd.ChartsDir+"/"):
-			return ""
-		case !strings.HasPrefix(a.RepoURL, "https://"):
-		case a.Chart != "" && cache.Dir != "" && cache.Has(a.RepoURL, a.Chart, a.Revision):
-			return ""
-		case a.Chart != "":
-			return fmt.Sprintf("chart %s %s of %s is not in the chart cache (regionctl charts pull)", a.Chart, a.Revision, a.RepoURL)
-		case a.RepoURL != g.RepoURL && cache.Dir != "" && cache.HasGit(a.git()):
-			return ""
-		case a.RepoURL != g.RepoURL:
-			return fmt.Sprintf("chart %s is not in the chart cache (regionctl charts pull)", a.git())
+			return "", ""
+		case !strings.HasPrefix(a.RepoURL, "https://") || a.Chart == "" && a.RepoURL == g.RepoURL:
+			return fmt.Sprintf("the chart comes from %s, which the review does not fetch", a.RepoURL), ""
 		}
-		return fmt.Sprintf("the chart comes from %s, which the review does not fetch", a.RepoURL)
+		return others.readable(a, head)
 	}
 	var candidates []manifestJob
 	var err error
@@ -140,13 +207,17 @@ func appJobs(r *diff.Report, e *ends, settled map[string]plumbing.Hash, base, he
 		// A side the review cannot render leaves the Application out: its
 		// other side alone would show every object added or removed.
 		ok := j.base != nil || j.head != nil
-		for _, a := range []*application{j.base, j.head} {
+		for i, a := range []*application{j.base, j.head} {
 			if a == nil {
 				continue
 			}
-			if why := renderable(a); why != "" {
+			why, note := renderable(a, i == 1)
+			if why != "" {
 				ns.add(j.app+": "+why, j.cluster)
 				ok = false
+			}
+			if note != "" {
+				ns.add(j.app+": "+note, j.cluster)
 			}
 		}
 		if ok {
