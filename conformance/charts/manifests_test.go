@@ -1,7 +1,9 @@
 package charts_test
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/regionctl/regionctl/internal/kube/apiserver"
 	"github.com/regionctl/regionctl/internal/manifests"
+	"github.com/regionctl/regionctl/internal/manifests/manifeststest"
 )
 
 // helmTemplate is what `helm template --include-crds` prints for the chart
@@ -81,6 +84,11 @@ func ours(t *testing.T, root, dir string, r manifests.Release) (map[string]strin
 	if err != nil {
 		return nil, err
 	}
+	return objectsOf(c, r)
+}
+
+// objectsOf is what the review renders of chart c for r, by key.
+func objectsOf(c *manifests.Chart, r manifests.Release) (map[string]string, error) {
 	objs, err := c.Render(r)
 	if err != nil {
 		return nil, err
@@ -126,25 +134,128 @@ func TestReviewRendersAsHelmTemplate(t *testing.T) {
 		if herr != nil {
 			continue
 		}
-		var hk, mk []string
-		for k := range theirs {
-			hk = append(hk, k)
-		}
-		for k := range mine {
-			mk = append(mk, k)
-		}
-		sort.Strings(hk)
-		sort.Strings(mk)
-		if strings.Join(hk, "; ") != strings.Join(mk, "; ") {
-			t.Errorf("%s: objects\nhelm template: %s\n   the review: %s", tc.name, strings.Join(hk, "; "), strings.Join(mk, "; "))
-			continue
-		}
-		for k, y := range theirs {
-			if mine[k] != y {
-				t.Errorf("%s: %s\nhelm template:\n%s\n   the review:\n%s", tc.name, k, y, mine[k])
-			}
-		}
-		objects += len(theirs)
+		objects += sameObjects(t, tc.name, theirs, mine)
 	}
 	t.Logf("%d releases, %d objects alike", len(cases), objects)
+}
+
+// sameObjects fails the test where the review's objects are not helm
+// template's, and says how many were alike.
+func sameObjects(t *testing.T, name string, theirs, mine map[string]string) int {
+	t.Helper()
+	var hk, mk []string
+	for k := range theirs {
+		hk = append(hk, k)
+	}
+	for k := range mine {
+		mk = append(mk, k)
+	}
+	sort.Strings(hk)
+	sort.Strings(mk)
+	if strings.Join(hk, "; ") != strings.Join(mk, "; ") {
+		t.Errorf("%s: objects\nhelm template: %s\n   the review: %s", name, strings.Join(hk, "; "), strings.Join(mk, "; "))
+		return 0
+	}
+	for k, y := range theirs {
+		if mine[k] != y {
+			t.Errorf("%s: %s\nhelm template:\n%s\n   the review:\n%s", name, k, y, mine[k])
+		}
+	}
+	return len(theirs)
+}
+
+// TestCachedChartsRenderAsHelmTemplate: other projects' charts, as the
+// review reads them from the chart cache, render as helm template renders
+// the chart's own directory: a git repository's chart (PullGit from git's
+// http-backend over TLS, the tag's directory kept as regular files, read
+// back with .helmignore applied) and a Helm repository's (the archive helm
+// package makes, cached by Put as Pull caches it), each with the example
+// fleet's values for it.
+func TestCachedChartsRenderAsHelmTemplate(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git: apt-get install git")
+	}
+	kube := strings.Join(strings.Split(strings.TrimPrefix(apiserver.Version, "v"), ".")[:2], ".")
+	comps := componentsConfig(t)
+	cache := manifests.Cache{Dir: t.TempDir()}
+	gitCharts, objects := 0, 0
+	for _, u := range upstreamCharts {
+		c := comps[u.component]
+		version := u.version(c.ChartRevision)
+		if version == "" {
+			t.Errorf("%s: no module version known for chart %s", u.component, c.ChartRevision)
+			continue
+		}
+		dir := filepath.Join(moduleSource(t, u.module, version), u.dir)
+		if u.prepare != nil {
+			dir = u.prepare(t, dir, version)
+		}
+		var ch *manifests.Chart
+		var err error
+		if c.Chart.GitURL != "" {
+			url, ca := tagged(t, dir, u.dir, c.ChartRevision)
+			src := manifests.GitSource{URL: url, Path: u.dir, Revision: c.ChartRevision}
+			if _, err = cache.PullGit(context.Background(), src, ca, ""); err == nil {
+				ch, _, err = cache.GitChart(src)
+			}
+			gitCharts++
+		} else {
+			hc, lerr := loader.Load(dir)
+			if lerr != nil {
+				t.Fatal(lerr)
+			}
+			archive := filepath.Join(t.TempDir(), "chart")
+			p, serr := chartutil.Save(hc, archive)
+			if serr != nil {
+				t.Fatal(serr)
+			}
+			b, rerr := os.ReadFile(p)
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			if err = cache.Put(c.Chart.RepoURL, c.Chart.Name, c.ChartRevision, b); err == nil {
+				ch, err = cache.Chart(c.Chart.RepoURL, c.Chart.Name, c.ChartRevision)
+			}
+		}
+		if err != nil {
+			t.Errorf("%s: the cache: %v", u.component, err)
+			continue
+		}
+		apps := renderedApps(t, u.component)
+		if len(apps) == 0 {
+			t.Errorf("no %s Application rendered", u.component)
+			continue
+		}
+		a := apps[0]
+		r := manifests.Release{Name: a.release, Namespace: a.namespace, Values: a.values, KubeVersion: kube}
+		theirs, herr := helmTemplate(t, dir, r)
+		mine, merr := objectsOf(ch, r)
+		if herr != nil || merr != nil {
+			t.Errorf("%s: helm template says %v, the review %v", u.component, herr, merr)
+			continue
+		}
+		objects += sameObjects(t, u.component, theirs, mine)
+	}
+	if gitCharts == 0 {
+		t.Error("no git repository's chart was judged")
+	}
+	t.Logf("%d charts (%d from git), %d objects alike", len(upstreamCharts), gitCharts, objects)
+}
+
+// tagged serves a git repository holding dir at path, tagged tag, by git's
+// http-backend over TLS, and returns its URL and the certificate to trust.
+func tagged(t *testing.T, dir, path, tag string) (string, []byte) {
+	t.Helper()
+	root := t.TempDir()
+	src := filepath.Join(root, "src")
+	if err := os.CopyFS(filepath.Join(src, path), os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	manifeststest.Git(t, src, "init", "-q", "-b", "main")
+	manifeststest.Git(t, src, "add", "--force", ".")
+	manifeststest.Git(t, src, "commit", "-qm", "release")
+	manifeststest.Git(t, src, "tag", "-a", "-m", "release", tag)
+	manifeststest.Git(t, root, "clone", "-q", "--bare", "src", "project.git")
+	url, ca := manifeststest.GitServer(t, root)
+	return url + "/project.git", ca
 }
