@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 98 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "8883beec1586d8caa733a8170132752e6aa33fafb0de18b88c0abee308acd6e2"
+const sourceDigest = "cad1ad2ef03543f175a1a6e15b12418fc6eebc850ecf8fa1833acf9ce39cdd92"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -358,6 +359,55 @@ func TestComponentProblems(t *testing.T) {
 	}
 }
 
+// valuesAt builds config values as a layer file at at would hold them: a
+// string, and a map of keys and values.
+func valuesAt(at config.Origin) (func(string) *config.Value, func(...any) *config.Value) {
+	str := func(s string) *config.Value { return &config.Value{Kind: config.String, Str: s, Origin: at} }
+	m := func(kv ...any) *config.Value {
+		v := &config.Value{Kind: config.Map, Origin: at}
+		for i := 0; i < len(kv); i += 2 {
+			v = v.With(kv[i].(string), at.Pos, kv[i+1].(*config.Value))
+		}
+		return v
+	}
+	return str, m
+}
+
+// TestOCIChartIsArgoCDsOCISource: a chart of an OCI registry
+// (chart.repo_url oci://…, chart.name) is rendered as Argo CD's OCI
+// source: the repoURL the chart's own repository, the path ".", no chart
+// name. Argo CD's user guide (OCI): "the path should always be set to ."
+// for an OCI Helm chart; its reposerver tests IsOCI (an oci:// repoURL)
+// before IsHelm (a chart name), so a name beside an oci:// URL is not read.
+func TestOCIChartIsArgoCDsOCISource(t *testing.T) {
+	mc, g, owned := exampleCluster(t, "us-east-1/mc01")
+	comps := mc.Effective.Get("components")
+	at := config.Origin{Layer: config.LayerCluster, Pos: diag.Pos{File: mc.Doc.File, Line: 2}}
+	str, m := valuesAt(at)
+	runs := &config.Value{Kind: config.List, Origin: at, Items: []*config.Value{str("management")}}
+	cp := *mc
+	cp.Effective = mc.Effective.With("components", comps.Origin.Pos, comps.With("logging", at.Pos,
+		m("runs_on", runs, "chart_revision", str("1.2.3"), "namespace", str("logging"), "chart", m("repo_url", str("oci://registry.example.com/charts/"), "name", str("fluent-bit")))))
+	got, problems := argocd.Components(&cp, g, owned)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	docs := argocd.PerClusterDocs(&cp, got, g)
+	dir := argocd.ClusterDir(cp.Environment(), cp.Region.Name, cp.Name)
+	a, _ := docs[path.Join(dir, "apps", "logging.yaml")].(*argocd.Application)
+	if a == nil {
+		t.Fatal("no logging Application")
+	}
+	src := a.Spec.Source
+	if src.RepoURL != "oci://registry.example.com/charts/fluent-bit" || src.Path != "." || src.Chart != "" || src.TargetRevision != "1.2.3" || src.Helm == nil || src.Helm.ReleaseName != "logging" {
+		t.Errorf("the OCI chart's source: %+v", src)
+	}
+	project := docs[path.Join(dir, "apps", "project.yaml")].(*argocd.AppProject)
+	if !slices.Contains(project.Spec.SourceRepos, src.RepoURL) {
+		t.Errorf("the project does not allow %s: %v", src.RepoURL, project.Spec.SourceRepos)
+	}
+}
+
 // TestSecretsSyncBringsInItsClustersSecrets: the secrets-sync Application
 // lists the Secrets Manager secret of each component of its cluster that
 // has one (the Maestro agent's on a management cluster, the server's on a
@@ -559,14 +609,7 @@ func TestArgoCDTakesOverWhatTheBootstrapInstalled(t *testing.T) {
 	}
 	all := mc.Effective.Get("components")
 	at := config.Origin{Layer: config.LayerCluster, Pos: diag.Pos{File: mc.Doc.File, Line: 7}}
-	str := func(s string) *config.Value { return &config.Value{Kind: config.String, Str: s, Origin: at} }
-	m := func(kv ...any) *config.Value {
-		v := &config.Value{Kind: config.Map, Origin: at}
-		for i := 0; i < len(kv); i += 2 {
-			v = v.With(kv[i].(string), at.Pos, kv[i+1].(*config.Value))
-		}
-		return v
-	}
+	str, m := valuesAt(at)
 	runs := &config.Value{Kind: config.List, Origin: at, Items: []*config.Value{str("management")}}
 	own := m("git_url", str(argocd.ArgoCDRepo), "path", str(argocd.ArgoCDManifests), "type", str("kustomize"))
 	for _, tc := range []struct {

@@ -197,6 +197,15 @@ func chartSource(name string, at diag.Pos, str func(...string) (string, diag.Pos
 		if chart == "" {
 			return ChartSource{}, problem(repoAt, "Add chart.name: the chart's name in "+repo+".", "component %s has a Helm repository but no chart name", name)
 		}
+		if strings.HasPrefix(repo, "oci://") {
+			// Argo CD takes an oci:// repoURL as an OCI artifact source
+			// (v3.1 and later, reposerver's IsOCI before IsHelm): the
+			// repository is the chart's own, and "the path should always
+			// be set to ." for a Helm chart (Argo CD's user guide, OCI). A
+			// chart name beside it would be ignored, and the registry's
+			// repository without it pulled.
+			return ChartSource{RepoURL: strings.TrimSuffix(repo, "/") + "/" + chart, Path: "."}, nil
+		}
 		return ChartSource{RepoURL: repo, Chart: chart}, nil
 	case gitURL != "":
 		if chartPath == "" {
