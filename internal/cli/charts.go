@@ -48,15 +48,18 @@ at each revision the fleet's Applications pin (chart_revision):
   - from a Helm repository (chart.repo_url and chart.name, https): the
     repository's index.yaml, then the archive it names, which must have the
     digest the index gives and hold that chart;
+  - from an OCI registry (chart.repo_url oci://…, chart.name): the manifest
+    the tag chart_revision names (over https, anonymously), which must be a
+    Helm chart's, and its one chart layer, checked against its digest;
   - from a git repository (chart.git_url and chart.path, https): the commit
     the tag chart_revision names (git's smart HTTP protocol, that tag alone,
     depth 1), of which the chart's directory is kept, regular files only.
 
 charts.lock, at the repository's root, pins each of them as
-.terraform.lock.hcl pins providers: a Helm chart by its archive's sha256, a
-git chart by the commit its tag named. A chart it pins must be what it pins,
-whether cached or fetched: a repository that republished a version, or a tag
-that moved, is refused. pull pins what is new and writes the lock with the
+.terraform.lock.hcl pins providers: a Helm chart by its archive's sha256, an
+OCI chart by its manifest's, a git chart by the commit its tag named. A chart
+it pins must be what it pins, whether cached or fetched: a repository that
+republished a version, or a tag that moved, is refused. pull pins what is new and writes the lock with the
 working tree's charts alone; commit it. --locked changes nothing in it and
 refuses a chart it does not pin (what CI runs); --update takes again what a
 repository serves now and pins that (after you have checked why it changed).
@@ -68,7 +71,7 @@ render --diff can show a chart's upgrade object by object.
 
 The cache is $REGIONCTL_CHART_CACHE, else regionctl/charts in the user cache
 directory; CI keeps it between runs as it keeps Terraform's plugin cache.
-Kustomizations and OCI registries are not fetched. Exit 1 when a chart is not
+Kustomizations are not fetched. Exit 1 when a chart is not
 what the lock pins, or --locked finds the lock lacking; exit 3 when a chart
 cannot be fetched or is not what its repository says.`,
 		Args: cobra.NoArgs,
@@ -177,8 +180,9 @@ var (
 )
 
 // pinnedChart is another project's chart at a revision that one side of
-// a review names: a Helm repository's (name set) or a directory of a git
-// repository (path set), with that side's lock.
+// a review names: a Helm repository's (name set), a directory of a git
+// repository (path set) or an OCI registry's (repo oci://…, path "."),
+// with that side's lock.
 type pinnedChart struct {
 	repo, name, path, version string
 	head                      bool // the working tree's, not the base's
@@ -195,7 +199,7 @@ func (c pinnedChart) locked() manifests.Locked {
 // pinned is c pinned to pin.
 func (c pinnedChart) pinned(pin string) manifests.Locked {
 	e := c.locked()
-	if c.name != "" {
+	if c.path == "" || c.oci() {
 		e.SHA256 = pin
 	} else {
 		e.Commit = pin
@@ -203,17 +207,29 @@ func (c pinnedChart) pinned(pin string) manifests.Locked {
 	return e
 }
 
+// oci says c is an OCI registry's chart.
+func (c pinnedChart) oci() bool { return strings.HasPrefix(c.repo, "oci://") }
+
 func (c pinnedChart) git() manifests.GitSource {
 	return manifests.GitSource{URL: c.repo, Path: c.path, Revision: c.version}
+}
+
+func (c pinnedChart) ociSource() manifests.OCISource {
+	return manifests.OCISource{URL: c.repo, Revision: c.version}
 }
 
 // fetch makes the cache hold c as pin pins it, or, when pin is "", as its
 // repository serves it now, and returns what it holds it at and whether it
 // was "cached" or "pulled".
 func (c pinnedChart) fetch(timeout time.Duration, cache manifests.Cache, client *http.Client, pin string) (string, string, error) {
-	held := cache.HelmPin(c.repo, c.name, c.version)
-	if c.name == "" {
+	var held string
+	switch {
+	case c.oci():
+		held = cache.OCIPin(c.ociSource())
+	case c.path != "":
 		held = cache.GitPin(c.git())
+	default:
+		held = cache.HelmPin(c.repo, c.name, c.version)
 	}
 	if pin != "" && held == pin {
 		return held, "cached", nil
@@ -222,18 +238,22 @@ func (c pinnedChart) fetch(timeout time.Duration, cache manifests.Cache, client 
 	defer cancel()
 	var got string
 	var err error
-	if c.name != "" {
-		got, err = cache.Pull(ctx, client, c.repo, c.name, c.version, pin)
-	} else {
+	switch {
+	case c.oci():
+		got, err = cache.PullOCI(ctx, c.ociSource(), client.Transport, pin)
+	case c.path != "":
 		got, err = cache.PullGit(ctx, c.git(), chartGitCA, pin)
+	default:
+		got, err = cache.Pull(ctx, client, c.repo, c.name, c.version, pin)
 	}
 	return got, "pulled", err
 }
 
-// pinnedCharts are the charts of other projects (https) the working tree's
-// fleet pins, and base's when it is not "", of component (all when ""),
-// sorted: Helm repositories' charts, and git repositories' chart
-// directories (not kustomizations, not this repository's).
+// pinnedCharts are the charts of other projects the working tree's fleet
+// pins, and base's when it is not "", of component (all when ""), sorted:
+// Helm repositories' charts (https), OCI registries' (oci://), and git
+// repositories' chart directories (https; not kustomizations, not this
+// repository's).
 func (a *app) pinnedCharts(base, component string) ([]pinnedChart, error) {
 	f, err := a.validFleet()
 	if err != nil {
@@ -275,7 +295,8 @@ func (a *app) pinnedCharts(base, component string) ([]pinnedChart, error) {
 			}
 			k := key{c.repo, c.name, c.path, c.version, c.head}
 			other := p.Chart != "" || !p.Kustomize && p.RepoURL != self
-			if !other || !strings.HasPrefix(p.RepoURL, "https://") || seen[k] || component != "" && p.Component != component {
+			fetched := strings.HasPrefix(p.RepoURL, "https://") || strings.HasPrefix(p.RepoURL, "oci://")
+			if !other || !fetched || seen[k] || component != "" && p.Component != component {
 				continue
 			}
 			seen[k] = true

@@ -15,6 +15,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/regionctl/regionctl/internal/manifests"
 	"github.com/regionctl/regionctl/internal/manifests/manifeststest"
 	"github.com/regionctl/regionctl/internal/testrepo"
 )
@@ -335,4 +336,52 @@ type manifestsReport struct {
 		Clusters                     []string
 	} `json:"manifests"`
 	Notes []string `json:"manifest_notes"`
+}
+
+// TestOCIChartUpgradeShownFromTheCache: an OCI registry's chart is
+// rendered as Argo CD's OCI source; charts pull fetches it at the tag the
+// fleet pins (over TLS, from a registry on loopback) and pins its
+// manifest in charts.lock; render --diff shows its upgrade object by
+// object from the cache, with the manifest each tag named.
+func TestOCIChartUpgradeShownFromTheCache(t *testing.T) {
+	s, push := manifeststest.OCIRegistry(t)
+	for _, v := range []string{"0.16.2", "0.17.0"} {
+		push("charts/external-secrets", v, manifests.HelmConfigMediaType, manifeststest.Pack(t, fixtureChart, "external-secrets", v), manifests.HelmChartMediaType)
+	}
+	old := chartClient
+	chartClient = func(time.Duration) *http.Client { return s.Client() }
+	defer func() { chartClient = old }()
+	t.Setenv("REGIONCTL_CHART_CACHE", t.TempDir())
+	registry := "oci://" + strings.TrimPrefix(s.URL, "https://") + "/charts"
+	r, run := committedFleet(t, "https://charts.external-secrets.io", registry)
+	app := r.Read("deploy/production/us-east-1/argocd/mc01/apps/external-secrets.yaml")
+	if !strings.Contains(app, "    path: .\n    repoURL: "+registry+"/external-secrets\n") || strings.Contains(app, "chart: external-secrets") {
+		t.Fatalf("the OCI chart's Application is not Argo CD's OCI source:\n%s", app)
+	}
+	if code, out := run("charts", "pull", "--component", "external-secrets"); code != 0 || !strings.Contains(out, "pulled "+registry+"/external-secrets at 0.16.2 (sha256 ") {
+		t.Fatalf("charts pull: exit %d\n%s", code, out)
+	}
+	r.Commit("pins")
+	r.Edit("config/global/10-components.yaml", "chart_revision: 0.16.2", "chart_revision: 0.17.0")
+	if code, out := run("charts", "pull", "--component", "external-secrets", "--locked"); code != 1 || !strings.Contains(out, "charts.lock does not pin 1 of the fleet's charts") {
+		t.Fatalf("charts pull --locked of a new tag: exit %d\n%s", code, out)
+	}
+	if code, out := run("charts", "pull", "--component", "external-secrets"); code != 0 || !strings.Contains(out, "wrote charts.lock") {
+		t.Fatalf("charts pull: exit %d\n%s", code, out)
+	}
+	code, out := run("render", "--diff", "--base", "HEAD", "-o", "json")
+	if code != 0 {
+		t.Fatalf("render --diff: exit %d\n%s", code, out)
+	}
+	var rep manifestsReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Manifests) != 1 || rep.Manifests[0].Object != "ConfigMap external-secrets-external-secrets" ||
+		!strings.Contains(rep.Manifests[0].Unified, "-  chart: 0.16.2\n+  chart: 0.17.0\n") || len(rep.Manifests[0].Clusters) != 19 {
+		t.Errorf("the upgrade's objects: %+v", rep.Manifests)
+	}
+	if len(rep.Notes) != 2 || !strings.Contains(rep.Notes[1], registry+"/external-secrets at 0.17.0 rendered as manifest sha256:") {
+		t.Errorf("notes: %q", rep.Notes)
+	}
 }

@@ -118,6 +118,40 @@ func (c Cache) HelmPin(repoURL, name, version string) string {
 	return readPin(p+".sha256", hexDigest)
 }
 
+// readPinned reads the archive at p, which must have the digest cached
+// beside it, and the pin in p+ext, which must be of form.
+func readPinned(p, ext string, form *regexp.Regexp) ([]byte, string, error) {
+	b, err := readCached(p)
+	if err != nil {
+		return nil, "", err
+	}
+	pin := readPin(p+ext, form)
+	if pin == "" {
+		return nil, "", fmt.Errorf("%s: no %s beside it: pull it again", p, ext)
+	}
+	return b, pin, nil
+}
+
+// writeCached writes archive at p, its digest beside it, then each
+// sidecar (extension and content) in order: whole or not at all, and the
+// last one, which says the entry is there, last.
+func writeCached(p string, archive []byte, sidecars ...[2]string) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(archive)
+	if err := atomicfile.Write(p, archive, ".pull-*"); err != nil {
+		return err
+	}
+	sidecars = append([][2]string{{".sha256", hex.EncodeToString(sum[:])}}, sidecars...)
+	for _, sc := range sidecars {
+		if err := atomicfile.Write(p+sc[0], []byte(sc[1]+"\n"), ".pull-*"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // readPin is the pin in file, "" when there is none of the form.
 func readPin(file string, form *regexp.Regexp) string {
 	b, err := os.ReadFile(file)
@@ -198,14 +232,7 @@ func (c Cache) Put(repoURL, name, version string, archive []byte) error {
 	if _, err := loadArchive(archive, name, version); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	sum := sha256.Sum256(archive)
-	if err := atomicfile.Write(p, archive, ".pull-*"); err != nil {
-		return err
-	}
-	return atomicfile.Write(p+".sha256", []byte(hex.EncodeToString(sum[:])+"\n"), ".pull-*")
+	return writeCached(p, archive)
 }
 
 func fetch(ctx context.Context, client *http.Client, u string, limit int64) ([]byte, error) {

@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"net/url"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -22,8 +21,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	gitobject "github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/memory"
-
-	"github.com/regionctl/regionctl/internal/atomicfile"
 )
 
 // GitSource is a chart in a directory of another project's git repository
@@ -89,19 +86,15 @@ func (c Cache) GitChart(s GitSource) (*Chart, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	b, err := readCached(p)
+	b, commit, err := readPinned(p, ".commit", hexCommit)
 	if err != nil {
 		return nil, "", err
-	}
-	commit, err := os.ReadFile(p + ".commit")
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: its commit: %w", p, err)
 	}
 	ch, err := untarChart(b)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", s, err)
 	}
-	return ch, strings.TrimSpace(string(commit)), nil
+	return ch, commit, nil
 }
 
 // PullGit fetches the commit tag s.Revision of s.URL names, by git's smart
@@ -138,18 +131,9 @@ func (c Cache) PullGit(ctx context.Context, s GitSource, caBundle []byte, pin st
 	if _, err := untarChart(archive); err != nil {
 		return "", fmt.Errorf("%s at commit %s: %w", s, commit.Hash, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	// .commit last: HasGit looks for it.
+	if err := writeCached(p, archive, [2]string{".commit", commit.Hash.String()}); err != nil {
 		return "", err
-	}
-	sum := sha256.Sum256(archive)
-	for _, f := range []struct {
-		name string
-		data []byte
-	}{{p, archive}, {p + ".sha256", []byte(hex.EncodeToString(sum[:]) + "\n")}, {p + ".commit", []byte(commit.Hash.String() + "\n")}} {
-		// .commit last: HasGit looks for it.
-		if err := atomicfile.Write(f.name, f.data, ".pull-*"); err != nil {
-			return "", err
-		}
 	}
 	return commit.Hash.String(), nil
 }

@@ -23,14 +23,15 @@ const MaxLock = 1 << 20
 
 // Lock is the content of LockFile: each chart of another project at a
 // revision with what it must be. A Helm repository's chart is pinned by
-// its archive's sha256 digest; a git repository's chart directory by the
-// commit its tag named.
+// its archive's sha256 digest, an OCI registry's by its manifest's; a git
+// repository's chart directory by the commit its tag named.
 type Lock struct {
 	Charts []Locked `json:"charts"`
 }
 
 // Locked is one pinned chart: Chart set for a Helm repository's chart,
-// Path for a git repository's directory.
+// Path for a git repository's directory, or "." for an OCI registry's
+// chart (Repo oci://…).
 type Locked struct {
 	Repo     string `json:"repo"`
 	Chart    string `json:"chart,omitempty"`
@@ -44,8 +45,14 @@ func (l Locked) key() string {
 	return l.Repo + "\x00" + l.Chart + "\x00" + l.Path + "\x00" + l.Revision
 }
 
+// oci says l is an OCI registry's chart.
+func (l Locked) oci() bool { return l.Chart == "" && strings.HasPrefix(l.Repo, "oci://") }
+
 // String names the chart as charts pull does.
 func (l Locked) String() string {
+	if l.oci() {
+		return OCISource{URL: l.Repo, Revision: l.Revision}.String()
+	}
 	if l.Chart != "" {
 		return fmt.Sprintf("%s %s of %s", l.Chart, l.Revision, l.Repo)
 	}
@@ -96,6 +103,13 @@ func (l Locked) check() error {
 		}
 		if !hexDigest.MatchString(l.SHA256) || l.Commit != "" {
 			return fmt.Errorf("%s: a Helm repository's chart is pinned by sha256 (64 lowercase hex) alone", l)
+		}
+	case l.oci():
+		if _, err := (OCISource{URL: l.Repo, Revision: l.Revision}).reference(); err != nil {
+			return err
+		}
+		if l.Path != "." || !hexDigest.MatchString(l.SHA256) || l.Commit != "" {
+			return fmt.Errorf("%s: an OCI registry's chart is pinned, at path \".\", by its manifest's sha256 (64 lowercase hex) alone", l)
 		}
 	case l.Chart == "" && l.Path != "":
 		if err := (GitSource{URL: l.Repo, Path: l.Path, Revision: l.Revision}).check(); err != nil {

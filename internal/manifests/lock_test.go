@@ -26,8 +26,9 @@ func TestLockReadsWhatPullWrites(t *testing.T) {
 	l.Set(Locked{Repo: "https://github.com/o/maestro.git/", Path: "charts/maestro-server", Revision: "v0.8.1", Commit: commitA})
 	l.Set(Locked{Repo: "https://charts.jetstack.io", Chart: "cert-manager", Revision: "v1.19.1", SHA256: digestA})
 	l.Set(Locked{Repo: "https://charts.jetstack.io", Chart: "cert-manager", Revision: "v1.19.1", SHA256: strings.Repeat("b", 64)})
+	l.Set(Locked{Repo: "oci://registry.example.com/charts/fluent-bit", Path: ".", Revision: "1.2.3", SHA256: digestA})
 	b := l.Marshal()
-	if strings.Count(string(b), "\n") != 4 || !strings.HasPrefix(strings.SplitN(string(b), "\n", 3)[1], `  {"repo":"https://charts.jetstack.io"`) {
+	if strings.Count(string(b), "\n") != 5 || !strings.HasPrefix(strings.SplitN(string(b), "\n", 3)[1], `  {"repo":"https://charts.jetstack.io"`) {
 		t.Errorf("not one sorted entry to a line:\n%s", b)
 	}
 	got, err := ReadLock(fstest.MapFS{LockFile: {Data: b}})
@@ -40,6 +41,9 @@ func TestLockReadsWhatPullWrites(t *testing.T) {
 	if pin := got.Pin(Locked{Repo: "https://github.com/o/maestro.git", Path: "charts/maestro-server", Revision: "v0.8.1"}); pin != commitA {
 		t.Errorf("the git pin: %q", pin)
 	}
+	if pin := got.Pin(Locked{Repo: "oci://registry.example.com/charts/fluent-bit", Path: ".", Revision: "1.2.3"}); pin != digestA {
+		t.Errorf("the OCI pin: %q", pin)
+	}
 	if pin := got.Pin(Locked{Repo: "https://github.com/o/maestro.git", Path: "charts/maestro-server", Revision: "v0.9.0"}); pin != "" {
 		t.Errorf("another revision is pinned: %q", pin)
 	}
@@ -48,16 +52,19 @@ func TestLockReadsWhatPullWrites(t *testing.T) {
 	}
 	helm := `{"repo":"https://charts.jetstack.io","chart":"cert-manager","revision":"v1.19.1","sha256":"` + digestA + `"}`
 	for name, tc := range map[string]struct{ lock, want string }{
-		"an unknown field":          {"{\"charts\": [\n" + strings.Replace(helm, `"sha256"`, `"sha265"`, 1) + "\n]}", `charts.lock:2: json: unknown field "sha265"`},
-		"a short digest":            {"{\"charts\": [\n" + helm + ",\n" + strings.Replace(helm, digestA, "abc", 1) + "\n]}", "charts.lock:3: cert-manager v1.19.1 of https://charts.jetstack.io: a Helm repository's chart is pinned by sha256"},
-		"an entry twice":            {"{\"charts\": [\n" + helm + ",\n" + helm + "\n]}", "charts.lock:3: cert-manager v1.19.1 of https://charts.jetstack.io is pinned twice"},
-		"plain http":                {`{"charts": [` + strings.Replace(helm, "https:", "http:", 1) + `]}`, "not an https URL"},
-		"a chart name that is path": {`{"charts": [` + strings.Replace(helm, `"cert-manager"`, `"../x"`, 1) + `]}`, "not a chart name"},
-		"a git path out of it":      {`{"charts": [{"repo":"https://g/x.git","path":"../../etc","revision":"v1","commit":"` + commitA + `"}]}`, "clean relative path"},
-		"a git pin by digest":       {`{"charts": [{"repo":"https://g/x.git","path":"c","revision":"v1","sha256":"` + digestA + `"}]}`, "pinned by commit (40 lowercase hex) alone"},
-		"both a chart and a path":   {`{"charts": [{"repo":"https://g/x.git","chart":"c","path":"c","revision":"v1","commit":"` + commitA + `"}]}`, "one of them"},
-		"another form":              {`{"locks": []}`, `charts.lock:1: locks where charts belongs`},
-		"more after it":             {`{"charts": []} {}`, "more after the lock's object"},
+		"an unknown field":             {"{\"charts\": [\n" + strings.Replace(helm, `"sha256"`, `"sha265"`, 1) + "\n]}", `charts.lock:2: json: unknown field "sha265"`},
+		"a short digest":               {"{\"charts\": [\n" + helm + ",\n" + strings.Replace(helm, digestA, "abc", 1) + "\n]}", "charts.lock:3: cert-manager v1.19.1 of https://charts.jetstack.io: a Helm repository's chart is pinned by sha256"},
+		"an entry twice":               {"{\"charts\": [\n" + helm + ",\n" + helm + "\n]}", "charts.lock:3: cert-manager v1.19.1 of https://charts.jetstack.io is pinned twice"},
+		"plain http":                   {`{"charts": [` + strings.Replace(helm, "https:", "http:", 1) + `]}`, "not an https URL"},
+		"a chart name that is path":    {`{"charts": [` + strings.Replace(helm, `"cert-manager"`, `"../x"`, 1) + `]}`, "not a chart name"},
+		"a git path out of it":         {`{"charts": [{"repo":"https://g/x.git","path":"../../etc","revision":"v1","commit":"` + commitA + `"}]}`, "clean relative path"},
+		"a git pin by digest":          {`{"charts": [{"repo":"https://g/x.git","path":"c","revision":"v1","sha256":"` + digestA + `"}]}`, "pinned by commit (40 lowercase hex) alone"},
+		"both a chart and a path":      {`{"charts": [{"repo":"https://g/x.git","chart":"c","path":"c","revision":"v1","commit":"` + commitA + `"}]}`, "one of them"},
+		"an OCI pin by commit":         {`{"charts": [{"repo":"oci://r.example.com/c/x","path":".","revision":"1.0.0","commit":"` + commitA + `"}]}`, "by its manifest's sha256"},
+		"an OCI chart in a subpath":    {`{"charts": [{"repo":"oci://r.example.com/c/x","path":"sub","revision":"1.0.0","sha256":"` + digestA + `"}]}`, "at path \".\""},
+		"an OCI revision that is none": {`{"charts": [{"repo":"oci://r.example.com/c/x","path":".","revision":"a b","sha256":"` + digestA + `"}]}`, "not a tag or a sha256 digest"},
+		"another form":                 {`{"locks": []}`, `charts.lock:1: locks where charts belongs`},
+		"more after it":                {`{"charts": []} {}`, "more after the lock's object"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := ReadLock(fstest.MapFS{LockFile: {Data: []byte(tc.lock)}})

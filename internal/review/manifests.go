@@ -37,6 +37,13 @@ func (a *application) git() manifests.GitSource {
 	return manifests.GitSource{URL: a.RepoURL, Path: a.Path, Revision: a.Revision}
 }
 
+// oci says a's chart is an OCI registry's (Argo CD's OCI source).
+func (a *application) oci() bool { return a.Chart == "" && strings.HasPrefix(a.RepoURL, "oci://") }
+
+func (a *application) ociSource() manifests.OCISource {
+	return manifests.OCISource{URL: a.RepoURL, Revision: a.Revision}
+}
+
 // locked is a's chart of another project as a lock names it.
 func (a *application) locked() manifests.Locked {
 	if a.Chart != "" {
@@ -62,11 +69,14 @@ type otherCharts struct {
 func (o otherCharts) readable(a *application, head bool) (why, note string) {
 	e := a.locked()
 	held := ""
-	if o.cache.Dir != "" {
+	switch {
+	case o.cache.Dir == "":
+	case a.oci():
+		held = o.cache.OCIPin(a.ociSource())
+	case a.Chart == "":
+		held = o.cache.GitPin(a.git())
+	default:
 		held = o.cache.HelmPin(e.Repo, e.Chart, e.Revision)
-		if e.Chart == "" {
-			held = o.cache.GitPin(a.git())
-		}
 	}
 	pin, side := o.locks[0].Pin(e), "the base's"
 	if head {
@@ -78,7 +88,7 @@ func (o otherCharts) readable(a *application, head bool) (why, note string) {
 	case pin != "" && held != pin:
 		pinned := e
 		pinned.SHA256, pinned.Commit = held, ""
-		if e.Chart == "" {
+		if e.Chart == "" && !a.oci() {
 			pinned.SHA256, pinned.Commit = "", held
 		}
 		return fmt.Sprintf("the chart cache holds %s at %s, but %s %s pins %s (regionctl charts pull)", e, pinned.PinText(), side, manifests.LockFile, pin), ""
@@ -187,7 +197,7 @@ func appJobs(r *diff.Report, e *ends, settled map[string]plumbing.Hash, base, he
 		switch {
 		case a.Chart == "" && a.RepoURL == g.RepoURL && strings.HasPrefix(a.Path, argocd.ChartsDir+"/"):
 			return "", ""
-		case !strings.HasPrefix(a.RepoURL, "https://") || a.Chart == "" && a.RepoURL == g.RepoURL:
+		case !strings.HasPrefix(a.RepoURL, "https://") && !a.oci() || a.Chart == "" && a.RepoURL == g.RepoURL:
 			return fmt.Sprintf("the chart comes from %s, which the review does not fetch", a.RepoURL), ""
 		}
 		return others.readable(a, head)
@@ -478,27 +488,29 @@ func (l *loadedChart) render(r manifests.Release) ([]manifests.Object, error) {
 var fullHash = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // load reads a's chart: this repository's (inRepo), or another project's
-// from the cache (a git repository's with a note of the commit its tag
-// named when it was pulled).
+// from the cache (a git repository's or an OCI registry's with a note of
+// the commit or manifest its tag named when it was pulled).
 func (s *chartSource) load(head bool, a *application) *loadedChart {
 	if a.Chart == "" && a.RepoURL == s.self {
 		return s.inRepo(head, a.Path, a.Revision)
 	}
-	key := "helm " + a.RepoURL + " " + a.Chart + " " + a.Revision
-	if a.Chart == "" {
-		key = "git " + a.git().String()
-	}
+	key := a.locked().String()
 	if l, ok := s.loaded[key]; ok {
 		return l
 	}
 	l := &loadedChart{}
-	if a.Chart != "" {
-		l.chart, l.err = s.cache.Chart(a.RepoURL, a.Chart, a.Revision)
-	} else {
-		var commit string
-		if l.chart, commit, l.err = s.cache.GitChart(a.git()); l.err == nil {
-			l.note = fmt.Sprintf("%s rendered as commit %s, which the tag named when the chart cache pulled it", a.git(), commit)
+	var pin string
+	switch {
+	case a.oci():
+		if l.chart, pin, l.err = s.cache.OCIChart(a.ociSource()); l.err == nil {
+			l.note = fmt.Sprintf("%s rendered as manifest sha256:%s, which the tag named when the chart cache pulled it", key, pin)
 		}
+	case a.Chart == "":
+		if l.chart, pin, l.err = s.cache.GitChart(a.git()); l.err == nil {
+			l.note = fmt.Sprintf("%s rendered as commit %s, which the tag named when the chart cache pulled it", key, pin)
+		}
+	default:
+		l.chart, l.err = s.cache.Chart(a.RepoURL, a.Chart, a.Revision)
 	}
 	s.loaded[key] = l
 	return l

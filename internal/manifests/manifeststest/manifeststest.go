@@ -3,6 +3,8 @@ package manifeststest
 
 import (
 	"encoding/pem"
+	"io"
+	"log"
 	"net/http/cgi"
 	"net/http/httptest"
 	"os"
@@ -11,6 +13,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/static"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 )
@@ -65,4 +74,36 @@ func GitServer(t testing.TB, root string) (string, []byte) {
 	}})
 	t.Cleanup(s.Close)
 	return s.URL, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw})
+}
+
+// OCIRegistry is an OCI registry (go-containerregistry's) over TLS on
+// loopback, with a function that pushes an artifact of one layer, of the
+// config and layer media types given, to a tag of a repository of it and
+// returns the manifest's digest (hex).
+func OCIRegistry(t testing.TB) (*httptest.Server, func(repo, tag, config string, layer []byte, layerType string) string) {
+	t.Helper()
+	s := httptest.NewTLSServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	t.Cleanup(s.Close)
+	push := func(repo, tag, config string, layer []byte, layerType string) string {
+		t.Helper()
+		img := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
+		img = mutate.ConfigMediaType(img, types.MediaType(config))
+		img, err := mutate.Append(img, mutate.Addendum{Layer: static.NewLayer(layer, types.MediaType(layerType))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := name.NewTag(strings.TrimPrefix(s.URL, "https://") + "/" + repo + ":" + tag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := remote.Write(ref, img, remote.WithTransport(s.Client().Transport)); err != nil {
+			t.Fatal(err)
+		}
+		d, err := img.Digest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Hex
+	}
+	return s, push
 }
