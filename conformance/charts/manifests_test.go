@@ -2,6 +2,7 @@ package charts_test
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/registry"
 	"helm.sh/helm/v3/pkg/releaseutil"
 	"sigs.k8s.io/yaml"
 
@@ -258,4 +260,92 @@ func tagged(t *testing.T, dir, path, tag string) (string, []byte) {
 	manifeststest.Git(t, root, "clone", "-q", "--bare", "src", "project.git")
 	url, ca := manifeststest.GitServer(t, root)
 	return url + "/project.git", ca
+}
+
+// TestOCIChartsAsHelmPushesThem: a chart that Helm's own registry client
+// pushes to an OCI registry (what helm push does), the review pulls
+// (manifests.Cache.PullOCI) at the manifest Helm pushed and renders as
+// helm template renders the chart Helm's registry client pulls back: the
+// fixture chart and the Helm repository charts of other projects the
+// example fleet runs, with its values for them.
+func TestOCIChartsAsHelmPushesThem(t *testing.T) {
+	kube := strings.Join(strings.Split(strings.TrimPrefix(apiserver.Version, "v"), ".")[:2], ".")
+	s, _ := manifeststest.OCIRegistry(t)
+	host := strings.TrimPrefix(s.URL, "https://")
+	helm, err := registry.NewClient(registry.ClientOptHTTPClient(s.Client()), registry.ClientOptWriter(io.Discard))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type tcase struct {
+		dir string
+		r   manifests.Release
+	}
+	cases := []tcase{{filepath.Join(repo, "internal", "manifests", "testdata", "c"), manifests.Release{Name: "rel", Namespace: "ns", Values: map[string]any{"replicas": 2}, KubeVersion: kube}}}
+	comps := componentsConfig(t)
+	for _, u := range upstreamCharts {
+		c := comps[u.component]
+		if c.Chart.RepoURL == "" {
+			continue
+		}
+		dir := filepath.Join(moduleSource(t, u.module, u.version(c.ChartRevision)), u.dir)
+		if u.prepare != nil {
+			dir = u.prepare(t, dir, u.version(c.ChartRevision))
+		}
+		a := renderedApps(t, u.component)[0]
+		cases = append(cases, tcase{dir, manifests.Release{Name: a.release, Namespace: a.namespace, Values: a.values, KubeVersion: kube}})
+	}
+	cache := manifests.Cache{Dir: t.TempDir()}
+	objects := 0
+	for _, tc := range cases {
+		ch, err := loader.Load(tc.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		archive, err := chartutil.Save(ch, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(archive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, version := ch.Metadata.Name, ch.Metadata.Version
+		ref := host + "/charts/" + name + ":" + strings.ReplaceAll(version, "+", "_")
+		pushed, err := helm.Push(data, ref)
+		if err != nil {
+			t.Fatalf("helm push %s: %v", ref, err)
+		}
+		src := manifests.OCISource{URL: "oci://" + host + "/charts/" + name, Revision: strings.ReplaceAll(version, "+", "_")}
+		manifest, err := cache.PullOCI(context.Background(), src, s.Client().Transport, "")
+		if err != nil {
+			t.Errorf("%s: the review's pull: %v", ref, err)
+			continue
+		}
+		if "sha256:"+manifest != pushed.Manifest.Digest {
+			t.Errorf("%s: the review pinned manifest sha256:%s, helm pushed %s", ref, manifest, pushed.Manifest.Digest)
+		}
+		mine, cached, err := cache.OCIChart(src)
+		if err != nil || cached != manifest {
+			t.Fatalf("%s: the cache: %s, %v", ref, cached, err)
+		}
+		pulled, err := helm.Pull(ref)
+		if err != nil {
+			t.Fatalf("helm pull %s: %v", ref, err)
+		}
+		theirsDir := filepath.Join(t.TempDir(), name+".tgz")
+		if err := os.WriteFile(theirsDir, pulled.Chart.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		theirs, herr := helmTemplate(t, theirsDir, tc.r)
+		ours, merr := objectsOf(mine, tc.r)
+		if herr != nil || merr != nil {
+			t.Errorf("%s: helm template says %v, the review %v", ref, herr, merr)
+			continue
+		}
+		objects += sameObjects(t, ref, theirs, ours)
+	}
+	if len(cases) < 3 {
+		t.Errorf("only %d charts", len(cases))
+	}
+	t.Logf("%d charts pushed by helm, %d objects alike", len(cases), objects)
 }
