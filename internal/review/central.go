@@ -82,7 +82,7 @@ func centralApps(side centralSide, clusters map[clusterKey]bool, kube func(clust
 			if set == nil {
 				continue
 			}
-			a := &application{RepoURL: set.RepoURL, Path: path.Clean(set.Path), Chart: set.Chart, Revision: ann[argocd.RevisionAnnotation(comp)],
+			a := &application{RepoURL: set.RepoURL, Path: path.Clean(set.Path), Chart: set.Chart, Revision: ann[argocd.RevisionAnnotation(comp)], Kustomize: set.Kustomize,
 				Release: manifests.Release{Name: set.Release, Namespace: ann[argocd.NamespaceAnnotation(comp)], KubeVersion: kube(k.region + "/" + k.cluster)}}
 			if a.Release.Name == "" {
 				a.Release.Name = comp
@@ -136,7 +136,10 @@ func changedClusters(sides ...map[string][]byte) (map[clusterKey]bool, error) {
 }
 
 // appSetSource is what an ApplicationSet's template takes its chart from.
-type appSetSource struct{ RepoURL, Path, Chart, Release string }
+type appSetSource struct {
+	RepoURL, Path, Chart, Release string
+	Kustomize                     bool // a kustomization: no values
+}
 
 // parseAppSet reads the chart source of a rendered ApplicationSet: its
 // template's first source (the second is the values files' repository).
@@ -161,8 +164,11 @@ func parseAppSet(b []byte) (*appSetSource, error) {
 		return nil, err
 	}
 	srcs := set.Spec.Template.Spec.Sources
-	if len(srcs) == 0 || srcs[0].Helm == nil {
+	if len(srcs) == 0 {
 		return nil, nil
+	}
+	if srcs[0].Helm == nil {
+		return &appSetSource{RepoURL: srcs[0].RepoURL, Path: srcs[0].Path, Kustomize: true}, nil
 	}
 	return &appSetSource{RepoURL: srcs[0].RepoURL, Path: srcs[0].Path, Chart: srcs[0].Chart, Release: srcs[0].Helm.ReleaseName}, nil
 }

@@ -30,6 +30,9 @@ var appFile = regexp.MustCompile(`^[^/]+/([^/]+)/argocd/([^/]+)/apps/([^/]+)\.ya
 type application struct {
 	RepoURL, Path, Chart, Revision string
 	Release                        manifests.Release
+	// Kustomize says Path is a kustomization, which takes no values and
+	// which the review does not build.
+	Kustomize bool
 }
 
 // git is the chart directory of another project's git repository a names.
@@ -60,6 +63,22 @@ type otherCharts struct {
 	// unread says why the base's lock could not be read ("" when it was):
 	// its charts are then rendered unpinned.
 	unread string
+}
+
+// renderable says why a's chart cannot be rendered on its side ("" when
+// it can), and what a reviewer should know of the chart it renders: a
+// kustomization is not built; a chart of this repository (self) is read
+// from git; another project's is read from the cache as readable says.
+func (o otherCharts) renderable(a *application, self string, head bool) (string, string) {
+	switch {
+	case a.Kustomize:
+		return fmt.Sprintf("%s at %s of %s is a kustomization, which the review does not build", a.Path, a.Revision, a.RepoURL), ""
+	case a.Chart == "" && a.RepoURL == self && strings.HasPrefix(a.Path, argocd.ChartsDir+"/"):
+		return "", ""
+	case !strings.HasPrefix(a.RepoURL, "https://") && !a.oci() || a.Chart == "" && a.RepoURL == self:
+		return fmt.Sprintf("the chart comes from %s, which the review does not fetch", a.RepoURL), ""
+	}
+	return o.readable(a, head)
 }
 
 // readable says why a's chart of another project cannot be read on its
@@ -191,17 +210,6 @@ type manifestJob struct {
 // are noted.
 func appJobs(r *diff.Report, e *ends, settled map[string]plumbing.Hash, base, head *render.Output, headFleet *config.Fleet, baseIDs, headIDs clustersByID, others otherCharts, ns notes) ([]manifestJob, error) {
 	g := render.GitOpsOf(headFleet)
-	// renderable says why a's chart cannot be rendered ("" when it can),
-	// and what a reviewer should know of the chart it renders.
-	renderable := func(a *application, head bool) (string, string) {
-		switch {
-		case a.Chart == "" && a.RepoURL == g.RepoURL && strings.HasPrefix(a.Path, argocd.ChartsDir+"/"):
-			return "", ""
-		case !strings.HasPrefix(a.RepoURL, "https://") && !a.oci() || a.Chart == "" && a.RepoURL == g.RepoURL:
-			return fmt.Sprintf("the chart comes from %s, which the review does not fetch", a.RepoURL), ""
-		}
-		return others.readable(a, head)
-	}
 	var candidates []manifestJob
 	var err error
 	if g.Topology == argocd.Central {
@@ -221,7 +229,7 @@ func appJobs(r *diff.Report, e *ends, settled map[string]plumbing.Hash, base, he
 			if a == nil {
 				continue
 			}
-			why, note := renderable(a, i == 1)
+			why, note := others.renderable(a, g.RepoURL, i == 1)
 			if why != "" {
 				ns.add(j.app+": "+why, j.cluster)
 				ok = false
@@ -446,8 +454,11 @@ func parseApplication(b []byte, name, kube string) (*application, error) {
 		return nil, err
 	}
 	src := app.Spec.Source
-	if app.Kind != "Application" || src == nil || src.Helm == nil {
+	if app.Kind != "Application" || src == nil {
 		return nil, nil
+	}
+	if src.Helm == nil {
+		return &application{RepoURL: src.RepoURL, Path: path.Clean(src.Path), Revision: src.TargetRevision, Kustomize: true}, nil
 	}
 	a := &application{RepoURL: src.RepoURL, Path: path.Clean(src.Path), Chart: src.Chart, Revision: src.TargetRevision,
 		Release: manifests.Release{Name: name, Namespace: app.Spec.Destination.Namespace, Values: src.Helm.ValuesObject, KubeVersion: kube}}
