@@ -17,6 +17,7 @@ import (
 	"helm.sh/helm/v3/pkg/releaseutil"
 	"sigs.k8s.io/yaml"
 
+	"github.com/regionctl/regionctl/internal/bootstrap"
 	"github.com/regionctl/regionctl/internal/kube/apiserver"
 	"github.com/regionctl/regionctl/internal/manifests"
 	"github.com/regionctl/regionctl/internal/manifests/manifeststest"
@@ -47,22 +48,29 @@ func helmTemplate(t *testing.T, dir string, r manifests.Release) (map[string]str
 	}
 	out := map[string]string{}
 	for _, d := range docs {
-		for _, doc := range releaseutil.SplitManifests(d) {
-			var o map[string]any
-			if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
-				t.Fatal(err)
-			}
-			if o == nil {
-				continue
-			}
-			b, err := yaml.Marshal(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out[key(o)] = string(b)
-		}
+		addKeyed(t, out, d)
 	}
 	return out, nil
+}
+
+// addKeyed adds each object of a stream of YAML documents to out,
+// re-encoded with sorted keys, by its key.
+func addKeyed(t *testing.T, out map[string]string, stream string) {
+	t.Helper()
+	for _, doc := range releaseutil.SplitManifests(stream) {
+		var o map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
+			t.Fatal(err)
+		}
+		if o == nil {
+			continue
+		}
+		b, err := yaml.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[key(o)] = string(b)
+	}
 }
 
 // key is manifests.Object's key, written again from its documentation:
@@ -348,4 +356,45 @@ func TestOCIChartsAsHelmPushesThem(t *testing.T) {
 		t.Errorf("only %d charts", len(cases))
 	}
 	t.Logf("%d charts pushed by helm, %d objects alike", len(cases), objects)
+}
+
+// TestKustomizationBuildsAsArgoCDReleased: the review builds Argo CD's own
+// kustomization (manifests/cluster-install at the version the bootstrap
+// pins, the argo-cd Application's source), as charts pull caches it, into
+// the objects of the install.yaml Argo CD's release built from it with the
+// kustomize command (its hack/update-manifests.sh), both from the
+// project's v3 module.
+func TestKustomizationBuildsAsArgoCDReleased(t *testing.T) {
+	src := moduleSource(t, "github.com/argoproj/argo-cd/v3", bootstrap.PinnedArgoCD)
+	// The review reads it as charts pull cached it: the tag's manifests/
+	// tree, from git's http-backend.
+	url, ca := tagged(t, filepath.Join(src, "manifests"), "manifests", bootstrap.PinnedArgoCD)
+	cache := manifests.Cache{Dir: t.TempDir()}
+	kust := manifests.GitSource{URL: url, Path: "manifests/cluster-install", Revision: bootstrap.PinnedArgoCD, Kustomize: true}
+	if _, err := cache.PullGit(context.Background(), kust, ca, ""); err != nil {
+		t.Fatal(err)
+	}
+	k, _, err := cache.GitKustomization(kust)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := k.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := map[string]string{}
+	for _, o := range objs {
+		mine[o.Key] = string(o.YAML)
+	}
+	b, err := os.ReadFile(filepath.Join(src, "manifests", "install.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs := map[string]string{}
+	addKeyed(t, theirs, string(b))
+	if n := sameObjects(t, "cluster-install", theirs, mine); n < 40 {
+		t.Errorf("%d objects alike", n)
+	} else {
+		t.Logf("Argo CD %s: %d objects alike", bootstrap.PinnedArgoCD, n)
+	}
 }

@@ -53,7 +53,10 @@ at each revision the fleet's Applications pin (chart_revision):
     Helm chart's, and its one chart layer, checked against its digest;
   - from a git repository (chart.git_url and chart.path, https): the commit
     the tag chart_revision names (git's smart HTTP protocol, that tag alone,
-    depth 1), of which the chart's directory is kept, regular files only.
+    depth 1), of which the chart's directory is kept, regular files only;
+    for a kustomization (chart.type: kustomize), the tree of the path's
+    first directory, which holds the bases it names, once no kustomization
+    there names anything remote or a Helm chart.
 
 charts.lock, at the repository's root, pins each of them as
 .terraform.lock.hcl pins providers: a Helm chart by its archive's sha256, an
@@ -71,9 +74,9 @@ render --diff can show a chart's upgrade object by object.
 
 The cache is $REGIONCTL_CHART_CACHE, else regionctl/charts in the user cache
 directory; CI keeps it between runs as it keeps Terraform's plugin cache.
-Kustomizations are not fetched. Exit 1 when a chart is not
-what the lock pins, or --locked finds the lock lacking; exit 3 when a chart
-cannot be fetched or is not what its repository says.`,
+Exit 1 when a chart is not what the lock pins, or --locked finds the lock
+lacking; exit 3 when a chart cannot be fetched or is not what its repository
+says.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return a.pullCharts(o) },
 	}
@@ -185,6 +188,7 @@ var (
 // with that side's lock.
 type pinnedChart struct {
 	repo, name, path, version string
+	kustomize                 bool // path is a kustomization
 	head                      bool // the working tree's, not the base's
 	lock                      *manifests.Lock
 }
@@ -211,7 +215,7 @@ func (c pinnedChart) pinned(pin string) manifests.Locked {
 func (c pinnedChart) oci() bool { return strings.HasPrefix(c.repo, "oci://") }
 
 func (c pinnedChart) git() manifests.GitSource {
-	return manifests.GitSource{URL: c.repo, Path: c.path, Revision: c.version}
+	return manifests.GitSource{URL: c.repo, Path: c.path, Revision: c.version, Kustomize: c.kustomize}
 }
 
 func (c pinnedChart) ociSource() manifests.OCISource {
@@ -252,7 +256,7 @@ func (c pinnedChart) fetch(timeout time.Duration, cache manifests.Cache, client 
 // pinnedCharts are the charts of other projects the working tree's fleet
 // pins, and base's when it is not "", of component (all when ""), sorted:
 // Helm repositories' charts (https), OCI registries' (oci://), and git
-// repositories' chart directories (https; not kustomizations, not this
+// repositories' chart directories and kustomizations (https; not this
 // repository's).
 func (a *app) pinnedCharts(base, component string) ([]pinnedChart, error) {
 	f, err := a.validFleet()
@@ -289,12 +293,12 @@ func (a *app) pinnedCharts(base, component string) ([]pinnedChart, error) {
 		}
 		self := render.GitOpsOf(side.fleet).RepoURL
 		for _, p := range apps {
-			c := pinnedChart{repo: p.RepoURL, name: p.Chart, version: p.Revision, head: i == 0, lock: side.lock}
+			c := pinnedChart{repo: p.RepoURL, name: p.Chart, version: p.Revision, kustomize: p.Kustomize, head: i == 0, lock: side.lock}
 			if p.Chart == "" {
 				c.path = p.Path
 			}
 			k := key{c.repo, c.name, c.path, c.version, c.head}
-			other := p.Chart != "" || !p.Kustomize && p.RepoURL != self
+			other := p.Chart != "" || p.RepoURL != self
 			fetched := strings.HasPrefix(p.RepoURL, "https://") || strings.HasPrefix(p.RepoURL, "oci://")
 			if !other || !fetched || seen[k] || component != "" && p.Component != component {
 				continue

@@ -329,6 +329,20 @@ func TestGitChartUpgradeShownFromTheCache(t *testing.T) {
 	}
 }
 
+// reviewOfHead is render --diff --base HEAD -o json, which must pass.
+func reviewOfHead(t *testing.T, run func(args ...string) (int, string)) manifestsReport {
+	t.Helper()
+	code, out := run("render", "--diff", "--base", "HEAD", "-o", "json")
+	if code != 0 {
+		t.Fatalf("render --diff: exit %d\n%s", code, out)
+	}
+	var rep manifestsReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
 // manifestsReport is what the manifests tests read of render --diff -o json.
 type manifestsReport struct {
 	Manifests []struct {
@@ -369,19 +383,65 @@ func TestOCIChartUpgradeShownFromTheCache(t *testing.T) {
 	if code, out := run("charts", "pull", "--component", "external-secrets"); code != 0 || !strings.Contains(out, "wrote charts.lock") {
 		t.Fatalf("charts pull: exit %d\n%s", code, out)
 	}
-	code, out := run("render", "--diff", "--base", "HEAD", "-o", "json")
-	if code != 0 {
-		t.Fatalf("render --diff: exit %d\n%s", code, out)
-	}
-	var rep manifestsReport
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := reviewOfHead(t, run)
 	if len(rep.Manifests) != 1 || rep.Manifests[0].Object != "ConfigMap external-secrets-external-secrets" ||
 		!strings.Contains(rep.Manifests[0].Unified, "-  chart: 0.16.2\n+  chart: 0.17.0\n") || len(rep.Manifests[0].Clusters) != 19 {
 		t.Errorf("the upgrade's objects: %+v", rep.Manifests)
 	}
 	if len(rep.Notes) != 2 || !strings.Contains(rep.Notes[1], registry+"/external-secrets at 0.17.0 rendered as manifest sha256:") {
+		t.Errorf("notes: %q", rep.Notes)
+	}
+}
+
+// TestKustomizationUpgradeShownFromTheCache: a component that is another
+// project's kustomization (chart.type: kustomize) is pulled with the tree
+// that holds its bases, pinned by commit, and render --diff shows its
+// upgrade object by object, built by kustomize's own packages.
+func TestKustomizationUpgradeShownFromTheCache(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "src")
+	git := func(args ...string) { manifeststest.Git(t, src, args...) }
+	write := func(name, content string) {
+		p := filepath.Join(src, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("manifests/install/kustomization.yaml", "resources: [../base]\n")
+	write("manifests/base/kustomization.yaml", "resources: [cm.yaml]\n")
+	git("init", "-q", "-b", "main")
+	for _, v := range []string{"1.0.0", "1.1.0"} {
+		write("manifests/base/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fluent-bit\ndata:\n  version: \""+v+"\"\n")
+		git("add", ".")
+		git("commit", "-qm", v)
+		git("tag", "v"+v)
+	}
+	manifeststest.Git(t, root, "clone", "-q", "--bare", "src", "logging.git")
+	url, ca := manifeststest.GitServer(t, root)
+	old := chartGitCA
+	chartGitCA = ca
+	defer func() { chartGitCA = old }()
+	t.Setenv("REGIONCTL_CHART_CACHE", t.TempDir())
+	const anchor = "  maestro-agent:\n"
+	logging := "  logging:\n    runs_on: [management]\n    chart:\n      git_url: " + url + "/logging.git\n      path: manifests/install\n      type: kustomize\n    chart_revision: v1.0.0\n    namespace: logging\n"
+	r, run := committedFleet(t, anchor, logging+anchor)
+	if code, out := run("charts", "pull", "--component", "logging"); code != 0 || !strings.Contains(out, "pulled manifests/install at v1.0.0 of "+url+"/logging.git (commit ") {
+		t.Fatalf("charts pull: exit %d\n%s", code, out)
+	}
+	r.Commit("pins")
+	r.Edit("config/global/10-components.yaml", "type: kustomize\n    chart_revision: v1.0.0", "type: kustomize\n    chart_revision: v1.1.0")
+	if code, out := run("charts", "pull", "--component", "logging"); code != 0 {
+		t.Fatalf("charts pull: exit %d\n%s", code, out)
+	}
+	rep := reviewOfHead(t, run)
+	if len(rep.Manifests) != 1 || rep.Manifests[0].Object != "ConfigMap fluent-bit" || rep.Manifests[0].Application != "logging" ||
+		!strings.Contains(rep.Manifests[0].Unified, "-  version: 1.0.0\n+  version: 1.1.0\n") || len(rep.Manifests[0].Clusters) != 12 {
+		t.Errorf("the upgrade's objects: %+v", rep.Manifests)
+	}
+	if len(rep.Notes) != 2 || !strings.Contains(rep.Notes[1], "kustomization manifests/install at v1.1.0 of "+url+"/logging.git built as commit ") {
 		t.Errorf("notes: %q", rep.Notes)
 	}
 }

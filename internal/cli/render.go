@@ -115,12 +115,13 @@ A head chart that does not render fails the review (exit 1), as Argo CD's
 sync would fail; values that the schema of the chart at the revision named
 refuses fail it at their file and line in config/, as render's check of the
 working tree's chart does. Another project's chart (a Helm repository's, an
-OCI registry's, or a git repository's directory at a tag) is rendered from
-the chart cache (regionctl charts pull, --base for the base's revisions)
-when both sides' revisions are there, as each side's charts.lock pins them
-(one it does not pin is rendered with a note; a cache holding another is not
-rendered); the review never fetches. Kustomizations are not rendered; a note
-lists what was left out, and the commit or manifest each tag named.
+OCI registry's, or a git repository's directory at a tag) or kustomization
+(built as kustomize build builds it, nothing remote) is rendered from the
+chart cache (regionctl charts pull, --base for the base's revisions) when
+both sides' revisions are there, as each side's charts.lock pins them (one
+it does not pin is rendered with a note; a cache holding another is not
+rendered); the review never fetches. A note lists what was left out, and the
+commit or manifest each tag named.
 --manifests=false leaves the objects out.
 
 -o json also describes a render (the files added, changed and pruned) and a

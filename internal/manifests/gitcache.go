@@ -24,8 +24,22 @@ import (
 )
 
 // GitSource is a chart in a directory of another project's git repository
-// at a tag, as an Application names it (repoURL, path, targetRevision).
-type GitSource struct{ URL, Path, Revision string }
+// at a tag, as an Application names it (repoURL, path, targetRevision), or,
+// with Kustomize, a kustomization there: then the whole tree of the path's
+// first directory is kept, which holds the bases it names beside it.
+type GitSource struct {
+	URL, Path, Revision string
+	Kustomize           bool
+}
+
+// root is the directory of the repository the cache keeps for s.
+func (s GitSource) root() string {
+	if s.Kustomize {
+		first, _, _ := strings.Cut(s.Path, "/")
+		return first
+	}
+	return s.Path
+}
 
 func (s GitSource) String() string { return s.Path + " at " + s.Revision + " of " + s.URL }
 
@@ -61,7 +75,11 @@ func (c Cache) gitPath(s GitSource) (string, error) {
 		return "", err
 	}
 	repo := sha256.Sum256([]byte(strings.TrimSuffix(s.URL, "/")))
-	key := sha256.Sum256([]byte(s.Path + "\x00" + s.Revision))
+	id := s.Path + "\x00" + s.Revision
+	if s.Kustomize {
+		id += "\x00kustomize"
+	}
+	key := sha256.Sum256([]byte(id))
 	return filepath.Join(c.Dir, hex.EncodeToString(repo[:16]), "git-"+hex.EncodeToString(key[:16])+".tar"), nil
 }
 
@@ -82,11 +100,7 @@ func (c Cache) GitPin(s GitSource) string {
 // was pulled: ErrNotCached when PullGit has not fetched it, an error when
 // the archive is not what PullGit wrote.
 func (c Cache) GitChart(s GitSource) (*Chart, string, error) {
-	p, err := c.gitPath(s)
-	if err != nil {
-		return nil, "", err
-	}
-	b, commit, err := readPinned(p, ".commit", hexCommit)
+	b, commit, err := c.gitArchive(s)
 	if err != nil {
 		return nil, "", err
 	}
@@ -97,11 +111,36 @@ func (c Cache) GitChart(s GitSource) (*Chart, string, error) {
 	return ch, commit, nil
 }
 
+// gitArchive is the archive the cache holds for s and its commit.
+func (c Cache) gitArchive(s GitSource) ([]byte, string, error) {
+	p, err := c.gitPath(s)
+	if err != nil {
+		return nil, "", err
+	}
+	return readPinned(p, ".commit", hexCommit)
+}
+
+// GitKustomization reads the kustomization s (Kustomize set) from the
+// cache, with the commit its tag named when it was pulled.
+func (c Cache) GitKustomization(s GitSource) (*Kustomization, string, error) {
+	b, commit, err := c.gitArchive(s)
+	if err != nil {
+		return nil, "", err
+	}
+	k, err := untarKustomization(b, s)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", s, err)
+	}
+	return k, commit, nil
+}
+
 // PullGit fetches the commit tag s.Revision of s.URL names, by git's smart
 // HTTP protocol (depth 1, that tag alone, into memory), and caches the
-// files of its directory s.Path once they load as a chart: regular files
-// only (a symbolic link or a submodule is refused, as LoadChart refuses
-// them), at most MaxArchive bytes. caBundle, when not nil, is the only
+// files of its directory s.Path once they load as a chart (or, for a
+// kustomization, of the path's first directory, once the kustomizations
+// there name nothing remote): regular files only (a symbolic link or a
+// submodule is refused, as LoadChart refuses them), at most MaxArchive
+// bytes. caBundle, when not nil, is the only
 // certificate authority the fetch trusts. A pin that is not "" is the
 // commit the tag must name (what the repository's lock file pins). It
 // returns the commit.
@@ -124,11 +163,13 @@ func (c Cache) PullGit(ctx context.Context, s GitSource, caBundle []byte, pin st
 	if pin != "" && commit.Hash.String() != pin {
 		return "", &PinMismatch{Chart: Locked{Repo: strings.TrimSuffix(s.URL, "/"), Path: s.Path, Revision: s.Revision, Commit: pin}, Served: commit.Hash.String(), Republish: "the tag moved"}
 	}
-	archive, err := tarDir(commit, s.Path)
-	if err != nil {
-		return "", fmt.Errorf("%s at commit %s: %w", s, commit.Hash, err)
+	archive, err := tarDir(commit, s.root())
+	if err == nil && s.Kustomize {
+		_, err = untarKustomization(archive, s)
+	} else if err == nil {
+		_, err = untarChart(archive)
 	}
-	if _, err := untarChart(archive); err != nil {
+	if err != nil {
 		return "", fmt.Errorf("%s at commit %s: %w", s, commit.Hash, err)
 	}
 	// .commit last: HasGit looks for it.
@@ -211,29 +252,55 @@ func tarDir(commit *gitobject.Commit, dir string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// untarChart loads the chart tarDir wrote, as LoadChart loads a directory
-// (.helmignore, the size bound). Anything but a regular file with a clean
-// relative name is refused.
-func untarChart(archive []byte) (*Chart, error) {
-	const root = "chart"
-	fsys := fstest.MapFS{}
+// untarFiles are the files of an archive tarDir wrote, by their paths.
+// Anything but a regular file with a clean relative name is refused.
+func untarFiles(archive []byte) (map[string][]byte, error) {
+	files := map[string][]byte{}
 	tr := tar.NewReader(bytes.NewReader(archive))
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			break
+			return files, nil
 		}
 		if err != nil {
 			return nil, err
 		}
 		if h.Typeflag != tar.TypeReg || !fs.ValidPath(h.Name) || h.Name == "." {
-			return nil, fmt.Errorf("%q is not a regular file of the chart's directory", h.Name)
+			return nil, fmt.Errorf("%q is not a regular file of the directory", h.Name)
 		}
 		b, err := io.ReadAll(io.LimitReader(tr, MaxArchive))
 		if err != nil {
 			return nil, err
 		}
-		fsys[root+"/"+h.Name] = &fstest.MapFile{Data: b, Mode: 0o644}
+		files[h.Name] = b
+	}
+}
+
+// untarChart loads the chart tarDir wrote, as LoadChart loads a directory
+// (.helmignore, the size bound).
+func untarChart(archive []byte) (*Chart, error) {
+	const root = "chart"
+	files, err := untarFiles(archive)
+	if err != nil {
+		return nil, err
+	}
+	fsys := fstest.MapFS{}
+	for name, b := range files {
+		fsys[root+"/"+name] = &fstest.MapFile{Data: b, Mode: 0o644}
 	}
 	return LoadChart(fsys, root)
+}
+
+// untarKustomization is the kustomization s of the tree tarDir wrote of
+// s's root.
+func untarKustomization(archive []byte, s GitSource) (*Kustomization, error) {
+	files, err := untarFiles(archive)
+	if err != nil {
+		return nil, err
+	}
+	tree := make(map[string][]byte, len(files))
+	for name, b := range files {
+		tree[s.root()+"/"+name] = b
+	}
+	return NewKustomization(tree, s.Path)
 }

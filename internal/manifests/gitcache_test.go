@@ -23,6 +23,18 @@ func chartRepository(t *testing.T) (string, []byte, string) {
 	if err := os.CopyFS(filepath.Join(src, "charts", "c"), os.DirFS(filepath.Join("testdata", "c"))); err != nil {
 		t.Fatal(err)
 	}
+	for name, content := range map[string]string{
+		"manifests/base/kustomization.yaml":    "resources: [cm.yaml]\n",
+		"manifests/base/cm.yaml":               "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n",
+		"manifests/install/kustomization.yaml": "resources: [../base]\nnamespace: argocd\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(src, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	git := func(args ...string) string { return manifeststest.Git(t, src, args...) }
 	git("init", "-q", "-b", "main")
 	git("add", ".")
@@ -45,6 +57,11 @@ func chartRepository(t *testing.T) (string, []byte, string) {
 	git("add", ".")
 	git("commit", "-qm", "a link")
 	git("tag", "linked")
+	if err := os.WriteFile(filepath.Join(src, "manifests", "install", "kustomization.yaml"), []byte("resources:\n- github.com/o/r//base?ref=v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("commit", "-qam", "a remote base")
+	git("tag", "remote")
 	manifeststest.Git(t, root, "clone", "-q", "--bare", "src", "charts.git")
 	url, ca := manifeststest.GitServer(t, root)
 	return url + "/charts.git", ca, v1
@@ -93,16 +110,16 @@ func TestPullGitTakesTheTagsDirectory(t *testing.T) {
 		ca   []byte
 		want string
 	}{
-		"a symbolic link":                {GitSource{url, "charts/c", "linked"}, ca, "templates/link.yaml is a symbolic link"},
-		"a tag the repository lacks":     {GitSource{url, "charts/c", "v9.9.9"}, ca, "tag v9.9.9"},
-		"a directory the tag lacks":      {GitSource{url, "charts/d", "v1.0.0"}, ca, "no directory charts/d"},
-		"a directory that is no chart":   {GitSource{url, "charts/c/templates", "v1.0.0"}, ca, "Chart.yaml"},
-		"a server it does not trust":     {GitSource{url, "charts/c", "v1.1.0-rc"}, nil, "certificate"},
-		"plain http":                     {GitSource{strings.Replace(url, "https:", "http:", 1), "charts/c", "v1.0.0"}, ca, "https URL"},
-		"credentials in the URL":         {GitSource{strings.Replace(url, "https://", "https://u:p@", 1), "charts/c", "v1.0.0"}, ca, "without credentials"},
-		"a path out of the repository":   {GitSource{url, "../c", "v1.0.0"}, ca, "clean relative path"},
-		"a revision that is not a tag":   {GitSource{url, "charts/c", "v1.0.0^{}"}, ca, "not a tag name"},
-		"a revision that walks the refs": {GitSource{url, "charts/c", "a/../../b"}, ca, "not a tag name"},
+		"a symbolic link":                {GitSource{url, "charts/c", "linked", false}, ca, "templates/link.yaml is a symbolic link"},
+		"a tag the repository lacks":     {GitSource{url, "charts/c", "v9.9.9", false}, ca, "tag v9.9.9"},
+		"a directory the tag lacks":      {GitSource{url, "charts/d", "v1.0.0", false}, ca, "no directory charts/d"},
+		"a directory that is no chart":   {GitSource{url, "charts/c/templates", "v1.0.0", false}, ca, "Chart.yaml"},
+		"a server it does not trust":     {GitSource{url, "charts/c", "v1.1.0-rc", false}, nil, "certificate"},
+		"plain http":                     {GitSource{strings.Replace(url, "https:", "http:", 1), "charts/c", "v1.0.0", false}, ca, "https URL"},
+		"credentials in the URL":         {GitSource{strings.Replace(url, "https://", "https://u:p@", 1), "charts/c", "v1.0.0", false}, ca, "without credentials"},
+		"a path out of the repository":   {GitSource{url, "../c", "v1.0.0", false}, ca, "clean relative path"},
+		"a revision that is not a tag":   {GitSource{url, "charts/c", "v1.0.0^{}", false}, ca, "not a tag name"},
+		"a revision that walks the refs": {GitSource{url, "charts/c", "a/../../b", false}, ca, "not a tag name"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := c.PullGit(ctx, tc.src, tc.ca, "")
@@ -114,6 +131,27 @@ func TestPullGitTakesTheTagsDirectory(t *testing.T) {
 			}
 		})
 	}
+	// A kustomization keeps its path's first directory, which holds the
+	// base it names; one that names a remote base is refused.
+	kust := GitSource{URL: url, Path: "manifests/install", Revision: "v1.0.0", Kustomize: true}
+	if _, err := c.PullGit(ctx, kust, ca, ""); err != nil {
+		t.Fatal(err)
+	}
+	k, commit, err := c.GitKustomization(kust)
+	if err != nil || commit != v1 {
+		t.Fatalf("the kustomization: %s, %v", commit, err)
+	}
+	if objs, err := k.Build(); err != nil || len(objs) != 1 || objs[0].Key != "ConfigMap argocd/settings" {
+		t.Errorf("the kustomization builds %v: %v", objs, err)
+	}
+	if c.HasGit(GitSource{URL: url, Path: "manifests/install", Revision: "v1.0.0"}) {
+		t.Error("a kustomization is cached as a chart of the same path")
+	}
+	remote := GitSource{URL: url, Path: "manifests/install", Revision: "remote", Kustomize: true}
+	if _, err := c.PullGit(ctx, remote, ca, ""); err == nil || !strings.Contains(err.Error(), "which kustomize would fetch") || c.HasGit(remote) {
+		t.Errorf("a remote base: %v", err)
+	}
+
 	// An archive changed in the cache is not read.
 	p, _ := c.gitPath(src)
 	if err := os.WriteFile(p, []byte("changed"), 0o644); err != nil {

@@ -35,9 +35,10 @@ type application struct {
 	Kustomize bool
 }
 
-// git is the chart directory of another project's git repository a names.
+// git is the chart directory (or kustomization) of another project's git
+// repository a names.
 func (a *application) git() manifests.GitSource {
-	return manifests.GitSource{URL: a.RepoURL, Path: a.Path, Revision: a.Revision}
+	return manifests.GitSource{URL: a.RepoURL, Path: a.Path, Revision: a.Revision, Kustomize: a.Kustomize}
 }
 
 // oci says a's chart is an OCI registry's (Argo CD's OCI source).
@@ -67,12 +68,12 @@ type otherCharts struct {
 
 // renderable says why a's chart cannot be rendered on its side ("" when
 // it can), and what a reviewer should know of the chart it renders: a
-// kustomization is not built; a chart of this repository (self) is read
-// from git; another project's is read from the cache as readable says.
+// chart of this repository (self) is read from git; another project's
+// chart or kustomization is read from the cache as readable says.
 func (o otherCharts) renderable(a *application, self string, head bool) (string, string) {
 	switch {
-	case a.Kustomize:
-		return fmt.Sprintf("%s at %s of %s is a kustomization, which the review does not build", a.Path, a.Revision, a.RepoURL), ""
+	case a.Kustomize && (a.RepoURL == self || !strings.HasPrefix(a.RepoURL, "https://")):
+		return fmt.Sprintf("%s at %s of %s is a kustomization the chart cache does not take, which the review does not build", a.Path, a.Revision, a.RepoURL), ""
 	case a.Chart == "" && a.RepoURL == self && strings.HasPrefix(a.Path, argocd.ChartsDir+"/"):
 		return "", ""
 	case !strings.HasPrefix(a.RepoURL, "https://") && !a.oci() || a.Chart == "" && a.RepoURL == self:
@@ -481,8 +482,9 @@ type chartSource struct {
 
 type loadedChart struct {
 	chart *manifests.Chart
-	note  string // where it was read from, when not at its revision
-	err   error  // it could not be loaded
+	kust  *manifests.Kustomization // a kustomization instead, which takes no values
+	note  string                   // where it was read from, when not at its revision
+	err   error                    // it could not be loaded
 	// values are a chart of this repository's defaults and schema at a
 	// revision other than the working tree's, which render did not hold
 	// the values to.
@@ -492,6 +494,9 @@ type loadedChart struct {
 func (l *loadedChart) render(r manifests.Release) ([]manifests.Object, error) {
 	if l.err != nil {
 		return nil, l.err
+	}
+	if l.kust != nil {
+		return l.kust.Build()
 	}
 	return l.chart.Render(r)
 }
@@ -506,6 +511,9 @@ func (s *chartSource) load(head bool, a *application) *loadedChart {
 		return s.inRepo(head, a.Path, a.Revision)
 	}
 	key := a.locked().String()
+	if a.Kustomize {
+		key = "kustomization " + key
+	}
 	if l, ok := s.loaded[key]; ok {
 		return l
 	}
@@ -515,6 +523,10 @@ func (s *chartSource) load(head bool, a *application) *loadedChart {
 	case a.oci():
 		if l.chart, pin, l.err = s.cache.OCIChart(a.ociSource()); l.err == nil {
 			l.note = fmt.Sprintf("%s rendered as manifest sha256:%s, which the tag named when the chart cache pulled it", key, pin)
+		}
+	case a.Kustomize:
+		if l.kust, pin, l.err = s.cache.GitKustomization(a.git()); l.err == nil {
+			l.note = fmt.Sprintf("%s built as commit %s, which the tag named when the chart cache pulled it", key, pin)
 		}
 	case a.Chart == "":
 		if l.chart, pin, l.err = s.cache.GitChart(a.git()); l.err == nil {

@@ -49,18 +49,19 @@ func TestChartsRenderedAsEachSidePinsThem(t *testing.T) {
 		head      bool
 		why, note string
 	}{
-		"pinned and held":              {otherCharts{cache: cache, locks: [2]*manifests.Lock{pinned(held), pinned(held)}}, eso, true, "", ""},
-		"held, pinned otherwise":       {otherCharts{cache: cache, locks: [2]*manifests.Lock{pinned(held), pinned(other)}}, eso, true, "the chart cache holds eso 1.2.3 of " + repo + " at sha256 " + held + ", but the head's charts.lock pins " + other, ""},
-		"the base's pin is its own":    {otherCharts{cache: cache, locks: [2]*manifests.Lock{pinned(other), pinned(held)}}, eso, false, "but the base's charts.lock pins", ""},
-		"not pinned":                   {otherCharts{cache: cache, locks: [2]*manifests.Lock{{}, {}}}, eso, true, "", "eso 1.2.3 of " + repo + " is not pinned in the head's charts.lock"},
-		"the base's lock unread":       {otherCharts{cache: cache, locks: [2]*manifests.Lock{{}, {}}, unread: "the base's charts.lock:1: bad"}, eso, false, "", "rendered unpinned: the base's charts.lock:1: bad"},
-		"not cached":                   {otherCharts{cache: cache, locks: [2]*manifests.Lock{{}, {}}}, &application{RepoURL: repo, Chart: "eso", Revision: "9.9.9"}, true, "is not in the chart cache", ""},
-		"a git chart not cached":       {otherCharts{cache: cache, locks: [2]*manifests.Lock{{}, {}}}, &application{RepoURL: "https://g.example.com/x.git", Path: "charts/x", Revision: "v1"}, true, "chart charts/x at v1 of https://g.example.com/x.git is not in the chart cache", ""},
-		"a kustomization":              {none, argo, true, "manifests/cluster-install at v3.6.1 of https://github.com/argoproj/argo-cd.git is a kustomization, which the review does not build", ""},
-		"this repository's chart":      {none, &application{RepoURL: self, Path: "charts/platform-api", Revision: "v1"}, true, "", ""},
-		"this repository, not a chart": {none, &application{RepoURL: self, Path: "deploy/x", Revision: "v1"}, true, "which the review does not fetch", ""},
-		"ssh":                          {none, &application{RepoURL: "git@github.com:o/x.git", Path: "charts/x", Revision: "v1"}, true, "which the review does not fetch", ""},
-		"no cache directory":           {otherCharts{locks: [2]*manifests.Lock{pinned(held), pinned(held)}}, eso, true, "is not in the chart cache", ""},
+		"pinned and held":                    {otherCharts{cache: cache, locks: [2]*manifests.Lock{pinned(held), pinned(held)}}, eso, true, "", ""},
+		"held, pinned otherwise":             {otherCharts{cache: cache, locks: [2]*manifests.Lock{pinned(held), pinned(other)}}, eso, true, "the chart cache holds eso 1.2.3 of " + repo + " at sha256 " + held + ", but the head's charts.lock pins " + other, ""},
+		"the base's pin is its own":          {otherCharts{cache: cache, locks: [2]*manifests.Lock{pinned(other), pinned(held)}}, eso, false, "but the base's charts.lock pins", ""},
+		"not pinned":                         {otherCharts{cache: cache, locks: [2]*manifests.Lock{{}, {}}}, eso, true, "", "eso 1.2.3 of " + repo + " is not pinned in the head's charts.lock"},
+		"the base's lock unread":             {otherCharts{cache: cache, locks: [2]*manifests.Lock{{}, {}}, unread: "the base's charts.lock:1: bad"}, eso, false, "", "rendered unpinned: the base's charts.lock:1: bad"},
+		"not cached":                         {otherCharts{cache: cache, locks: [2]*manifests.Lock{{}, {}}}, &application{RepoURL: repo, Chart: "eso", Revision: "9.9.9"}, true, "is not in the chart cache", ""},
+		"a git chart not cached":             {otherCharts{cache: cache, locks: [2]*manifests.Lock{{}, {}}}, &application{RepoURL: "https://g.example.com/x.git", Path: "charts/x", Revision: "v1"}, true, "chart charts/x at v1 of https://g.example.com/x.git is not in the chart cache", ""},
+		"a kustomization":                    {none, argo, true, "chart manifests/cluster-install at v3.6.1 of https://github.com/argoproj/argo-cd.git is not in the chart cache", ""},
+		"a kustomization of this repository": {none, &application{RepoURL: self, Path: "deploy/x", Revision: "v1", Kustomize: true}, true, "is a kustomization the chart cache does not take", ""},
+		"this repository's chart":            {none, &application{RepoURL: self, Path: "charts/platform-api", Revision: "v1"}, true, "", ""},
+		"this repository, not a chart":       {none, &application{RepoURL: self, Path: "deploy/x", Revision: "v1"}, true, "which the review does not fetch", ""},
+		"ssh":                                {none, &application{RepoURL: "git@github.com:o/x.git", Path: "charts/x", Revision: "v1"}, true, "which the review does not fetch", ""},
+		"no cache directory":                 {otherCharts{locks: [2]*manifests.Lock{pinned(held), pinned(held)}}, eso, true, "is not in the chart cache", ""},
 	} {
 		t.Run(name, func(t *testing.T) {
 			why, note := tc.o.renderable(tc.a, self, tc.head)
