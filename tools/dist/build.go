@@ -16,6 +16,11 @@ import (
 	"golang.org/x/mod/semver"
 )
 
+// buildTags leave kustomize's Go plugin loader out of regionctl (the
+// Makefile's KUSTOMIZE_TAGS): regionctl loads no plugins, and with cgo the
+// plugin package links every exported symbol.
+const buildTags = "kustomize_disable_go_plugin_support"
+
 // cliPkg is the package whose variables the linker stamps.
 const cliPkg = "github.com/regionctl/regionctl/internal/cli"
 
@@ -158,7 +163,7 @@ func run(cfg config) error {
 // lists them as archive entries.
 func (r release) generateExtras(goCmd, dir string) ([]archived, error) {
 	host := filepath.Join(dir, "host", "regionctl")
-	cmd := exec.Command(goCmd, "build", "-o", host, "./cmd/regionctl")
+	cmd := exec.Command(goCmd, "build", "-tags="+buildTags, "-o", host, "./cmd/regionctl")
 	cmd.Env = append(os.Environ(), "GOFLAGS=")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("building regionctl for this machine: %v\n%s", err, out)
@@ -216,7 +221,7 @@ func (r release) build(goCmd string, t target, bin string) error {
 		"-X", cliPkg + ".Commit=" + r.src.commit,
 		"-X", cliPkg + ".CommitTime=" + r.src.time.UTC().Format(time.RFC3339),
 	}, " ")
-	cmd := exec.Command(goCmd, "build", "-trimpath", "-buildvcs=true", "-ldflags="+ldflags, "-o", bin, "./cmd/regionctl")
+	cmd := exec.Command(goCmd, "build", "-trimpath", "-buildvcs=true", "-tags="+buildTags, "-ldflags="+ldflags, "-o", bin, "./cmd/regionctl")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+t.goos, "GOARCH="+t.goarch, "GOFLAGS=")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
