@@ -153,7 +153,8 @@ func (a *app) pullCharts(o pullOptions) error {
 		// One component's pull leaves the other charts' pins as they were.
 		mine := map[string]bool{}
 		for _, c := range wanted {
-			mine[c.repo+"\x00"+c.name+"\x00"+c.path] = c.head
+			k := strings.TrimSuffix(c.repo, "/") + "\x00" + c.name + "\x00" + c.path
+			mine[k] = mine[k] || c.head
 		}
 		for _, e := range lock.Charts {
 			if !mine[e.Repo+"\x00"+e.Chart+"\x00"+e.Path] {

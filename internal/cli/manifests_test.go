@@ -176,22 +176,20 @@ func TestChartUpgradeShownFromTheCache(t *testing.T) {
 		!strings.Contains(out, "pulled external-secrets 0.16.2") || fetched != 2 {
 		t.Fatalf("charts pull --base: exit %d, %d fetched\n%s", code, fetched, out)
 	}
-	code, out := run("render", "--diff", "--base", "HEAD", "-o", "json")
-	if code != 0 {
-		t.Fatalf("render --diff: exit %d\n%s", code, out)
-	}
-	var rep struct {
-		Manifests []struct {
-			Application, Object, Unified string
-			Clusters                     []string
-		} `json:"manifests"`
-	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := reviewOfHead(t, run)
 	if len(rep.Manifests) != 1 || rep.Manifests[0].Object != "ConfigMap external-secrets-external-secrets" ||
 		!strings.Contains(rep.Manifests[0].Unified, "-  chart: 0.16.2\n+  chart: 0.17.0\n") || len(rep.Manifests[0].Clusters) != 19 {
 		t.Errorf("the upgrade's objects: %+v", rep.Manifests)
+	}
+	// Back down, with the upgrade committed: one component's pull pins the
+	// working tree's version alone, whatever the base names.
+	r.Commit("upgrade")
+	r.Edit("config/global/10-components.yaml", "chart_revision: 0.17.0", "chart_revision: 0.16.2")
+	if code, out := run("charts", "pull", "--component", "external-secrets", "--base", "HEAD"); code != 0 {
+		t.Fatalf("charts pull of the downgrade: exit %d\n%s", code, out)
+	}
+	if lock := r.Read("charts.lock"); strings.Contains(lock, "0.17.0") || !strings.Contains(lock, `"revision":"0.16.2"`) {
+		t.Errorf("the lock pins other than the working tree's version:\n%s", lock)
 	}
 }
 
