@@ -351,7 +351,7 @@ func manifestsMarkdown(b *strings.Builder, r *diff.Report) {
 	if len(r.Manifests) == 0 && len(r.ManifestNotes) == 0 {
 		return
 	}
-	b.WriteString("\n#### Rendered manifests\n\nThe objects Argo CD will apply differently, rendered by Helm from this repository's charts on both sides.\n")
+	b.WriteString("\n#### Rendered manifests\n\nThe objects Argo CD will apply differently, rendered on both sides as Argo CD renders them: charts by Helm, kustomizations by kustomize (the notes say where each came from).\n")
 	for _, n := range r.ManifestNotes {
 		fmt.Fprintf(b, "\n- %s", text(n))
 	}
