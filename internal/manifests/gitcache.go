@@ -10,17 +10,20 @@ import (
 	"io"
 	"io/fs"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing/fstest"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	gitobject "github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage/memory"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // GitSource is a chart in a directory of another project's git repository
@@ -135,7 +138,8 @@ func (c Cache) GitKustomization(s GitSource) (*Kustomization, string, error) {
 }
 
 // PullGit fetches the commit tag s.Revision of s.URL names, by git's smart
-// HTTP protocol (depth 1, that tag alone, into memory), and caches the
+// HTTP protocol (depth 1, that tag alone, at most MaxPack bytes, into a
+// directory below the cache it removes after), and caches the
 // files of its directory s.Path once they load as a chart (or, for a
 // kustomization, of the path's first directory, once the kustomizations
 // there name nothing remote): regular files only (a symbolic link or a
@@ -150,7 +154,16 @@ func (c Cache) PullGit(ctx context.Context, s GitSource, caBundle []byte, pin st
 		return "", err
 	}
 	tag := plumbing.NewTagReferenceName(s.Revision)
-	repo, err := git.CloneContext(ctx, memory.NewStorage(), nil, &git.CloneOptions{
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(c.Dir, ".clone-*")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	store := boundedStorage{filesystem.NewStorage(osfs.New(tmp), cache.NewObjectLRUDefault()), MaxPack}
+	repo, err := git.CloneContext(ctx, store, nil, &git.CloneOptions{
 		URL: s.URL, ReferenceName: tag, SingleBranch: true, Depth: 1, Tags: git.NoTags, CABundle: caBundle,
 	})
 	if err != nil {
@@ -178,6 +191,41 @@ func (c Cache) PullGit(ctx context.Context, s GitSource, caBundle []byte, pin st
 	}
 	return commit.Hash.String(), nil
 }
+
+// MaxPack bounds the packfile PullGit takes from a repository (the tag's
+// whole tree, compressed), which it keeps on disk below the cache until
+// the chart's directory is read out of it.
+var MaxPack int64 = 1 << 30
+
+// boundedStorage is a repository's storage on disk that takes a packfile
+// of at most limit bytes: a repository cannot fill the disk or, through
+// the index built from the pack, the memory.
+type boundedStorage struct {
+	*filesystem.Storage
+	limit int64
+}
+
+func (s boundedStorage) PackfileWriter() (io.WriteCloser, error) {
+	w, err := s.Storage.PackfileWriter()
+	if err != nil {
+		return nil, err
+	}
+	return &boundedWriter{w: w, left: s.limit}, nil
+}
+
+type boundedWriter struct {
+	w    io.WriteCloser
+	left int64
+}
+
+func (b *boundedWriter) Write(p []byte) (int, error) {
+	if b.left -= int64(len(p)); b.left < 0 {
+		return 0, fmt.Errorf("the repository sent a packfile over %d MiB", MaxPack>>20)
+	}
+	return b.w.Write(p)
+}
+
+func (b *boundedWriter) Close() error { return b.w.Close() }
 
 // tagCommit is the commit tag names, through an annotated tag's object.
 func tagCommit(repo *git.Repository, tag plumbing.ReferenceName) (*gitobject.Commit, error) {

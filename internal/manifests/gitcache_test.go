@@ -152,6 +152,19 @@ func TestPullGitTakesTheTagsDirectory(t *testing.T) {
 		t.Errorf("a remote base: %v", err)
 	}
 
+	// A repository that sends more than MaxPack is refused, and no clone
+	// is left behind.
+	old := MaxPack
+	MaxPack = 512
+	_, err = c.PullGit(ctx, GitSource{URL: url, Path: "charts/c", Revision: "v1.1.0"}, ca, "")
+	MaxPack = old
+	if err == nil || !strings.Contains(err.Error(), "packfile over") {
+		t.Errorf("a pack over MaxPack: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(c.Dir, ".clone-*")); len(left) != 0 {
+		t.Errorf("clones left behind: %v", left)
+	}
+
 	// An archive changed in the cache is not read.
 	p, _ := c.gitPath(src)
 	if err := os.WriteFile(p, []byte("changed"), 0o644); err != nil {
