@@ -53,7 +53,9 @@ at each revision the fleet's Applications pin (chart_revision):
     Helm chart's, and its one chart layer, checked against its digest;
   - from a git repository (chart.git_url and chart.path, https): the commit
     the tag chart_revision names (git's smart HTTP protocol, that tag alone,
-    depth 1), of which the chart's directory is kept, regular files only;
+    depth 1), of which the chart's directory is kept, regular files only
+    (a chart whose dependencies its charts/ directory lacks is refused: Argo
+    CD would fetch them, and the review fetches nothing);
     for a kustomization (chart.type: kustomize), the tree of the path's
     first directory, which holds the bases it names, once no kustomization
     there names anything remote or a Helm chart.

@@ -24,6 +24,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	gitobject "github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"helm.sh/helm/v3/pkg/chart/loader"
 )
 
 // GitSource is a chart in a directory of another project's git repository
@@ -180,7 +181,10 @@ func (c Cache) PullGit(ctx context.Context, s GitSource, caBundle []byte, pin st
 	if err == nil && s.Kustomize {
 		_, err = untarKustomization(archive, s)
 	} else if err == nil {
-		_, err = untarChart(archive)
+		var ch *Chart
+		if ch, err = untarChart(archive); err == nil {
+			err = ch.vendored()
+		}
 	}
 	if err != nil {
 		return "", fmt.Errorf("%s at commit %s: %w", s, commit.Hash, err)
@@ -337,6 +341,30 @@ func untarChart(archive []byte) (*Chart, error) {
 		fsys[root+"/"+name] = &fstest.MapFile{Data: b, Mode: 0o644}
 	}
 	return LoadChart(fsys, root)
+}
+
+// vendored refuses a chart whose Chart.yaml names a dependency its charts/
+// directory does not hold: Argo CD would fetch it (helm dependency build),
+// and the review fetches nothing.
+func (c *Chart) vendored() error {
+	ch, err := loader.LoadFiles(c.files)
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for _, d := range ch.Dependencies() {
+		have[d.Name()] = true
+	}
+	var missing []string
+	for _, d := range ch.Metadata.Dependencies {
+		if !have[d.Name] {
+			missing = append(missing, d.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("the chart depends on %s, which its charts/ directory does not hold: Argo CD would fetch it (helm dependency build); regionctl renders what the repository holds alone", strings.Join(missing, ", "))
+	}
+	return nil
 }
 
 // untarKustomization is the kustomization s of the tree tarDir wrote of

@@ -62,6 +62,12 @@ func chartRepository(t *testing.T) (string, []byte, string) {
 	}
 	git("commit", "-qam", "a remote base")
 	git("tag", "remote")
+	if err := os.WriteFile(filepath.Join(src, "charts", "c", "Chart.yaml"), []byte("apiVersion: v2\nname: c\nversion: 1.0.0\ndependencies:\n- name: redis\n  version: 1.0.0\n  repository: https://charts.example.com\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("rm", "-q", "charts/c/templates/link.yaml")
+	git("commit", "-qam", "a dependency not vendored")
+	git("tag", "deps")
 	manifeststest.Git(t, root, "clone", "-q", "--bare", "src", "charts.git")
 	url, ca := manifeststest.GitServer(t, root)
 	return url + "/charts.git", ca, v1
@@ -111,6 +117,7 @@ func TestPullGitTakesTheTagsDirectory(t *testing.T) {
 		want string
 	}{
 		"a symbolic link":                {GitSource{url, "charts/c", "linked", false}, ca, "templates/link.yaml is a symbolic link"},
+		"a dependency not vendored":      {GitSource{url, "charts/c", "deps", false}, ca, "depends on redis, which its charts/ directory does not hold"},
 		"a tag the repository lacks":     {GitSource{url, "charts/c", "v9.9.9", false}, ca, "tag v9.9.9"},
 		"a directory the tag lacks":      {GitSource{url, "charts/d", "v1.0.0", false}, ca, "no directory charts/d"},
 		"a directory that is no chart":   {GitSource{url, "charts/c/templates", "v1.0.0", false}, ca, "Chart.yaml"},
