@@ -30,8 +30,8 @@ var appFile = regexp.MustCompile(`^[^/]+/([^/]+)/argocd/([^/]+)/apps/([^/]+)\.ya
 type application struct {
 	RepoURL, Path, Chart, Revision string
 	Release                        manifests.Release
-	// Kustomize says Path is a kustomization, which takes no values and
-	// which the review does not build.
+	// Kustomize says Path is a kustomization, which takes no values: it is
+	// built by kustomize, not rendered by Helm.
 	Kustomize bool
 }
 
