@@ -301,9 +301,7 @@ func (a *app) pinnedCharts(base, component string) ([]pinnedChart, error) {
 				c.path = p.Path
 			}
 			k := key{c.repo, c.name, c.path, c.version, c.head}
-			other := p.Chart != "" || p.RepoURL != self
-			fetched := strings.HasPrefix(p.RepoURL, "https://") || strings.HasPrefix(p.RepoURL, "oci://")
-			if !other || !fetched || seen[k] || component != "" && p.Component != component {
+			if !manifests.Cached(p.RepoURL, p.Chart, self) || seen[k] || component != "" && p.Component != component {
 				continue
 			}
 			seen[k] = true

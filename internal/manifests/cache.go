@@ -29,6 +29,16 @@ import (
 // beside <name>-<version>.tgz.sha256 (its digest when it was cached).
 type Cache struct{ Dir string }
 
+// Cached says whether an Application's chart is one the chart cache takes:
+// another project's (a Helm repository's chart, or a git repository's
+// directory, not this repository's, self) from an https or oci:// source.
+// charts pull fetches exactly these, and the review reads them from the
+// cache alone.
+func Cached(repoURL, chart, self string) bool {
+	other := chart != "" || repoURL != self
+	return other && (strings.HasPrefix(repoURL, "https://") || strings.HasPrefix(repoURL, "oci://"))
+}
+
 // MaxIndex and MaxArchive bound what Pull reads from a repository.
 const (
 	MaxIndex   = 64 << 20

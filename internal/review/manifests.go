@@ -72,11 +72,11 @@ type otherCharts struct {
 // chart or kustomization is read from the cache as readable says.
 func (o otherCharts) renderable(a *application, self string, head bool) (string, string) {
 	switch {
-	case a.Kustomize && (a.RepoURL == self || !strings.HasPrefix(a.RepoURL, "https://")):
+	case a.Kustomize && !manifests.Cached(a.RepoURL, a.Chart, self):
 		return fmt.Sprintf("%s at %s of %s is a kustomization the chart cache does not take, which the review does not build", a.Path, a.Revision, a.RepoURL), ""
-	case a.Chart == "" && a.RepoURL == self && strings.HasPrefix(a.Path, argocd.ChartsDir+"/"):
+	case !a.Kustomize && a.Chart == "" && a.RepoURL == self && strings.HasPrefix(a.Path, argocd.ChartsDir+"/"):
 		return "", ""
-	case !strings.HasPrefix(a.RepoURL, "https://") && !a.oci() || a.Chart == "" && a.RepoURL == self:
+	case !manifests.Cached(a.RepoURL, a.Chart, self):
 		return fmt.Sprintf("the chart comes from %s, which the review does not fetch", a.RepoURL), ""
 	}
 	return o.readable(a, head)
