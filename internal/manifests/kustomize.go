@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/types"
@@ -23,6 +25,11 @@ import (
 type Kustomization struct {
 	files map[string][]byte // by path, slash-separated, relative to the tree
 	dir   string
+	// A kustomization takes no values: it is built once, however many
+	// clusters' Applications name it.
+	once  sync.Once
+	built []Object
+	err   error
 }
 
 // kustomizationNames are the file names kustomize reads a kustomization
@@ -132,8 +139,14 @@ func local(name string, b []byte) error {
 	return nil
 }
 
-// Build is what `kustomize build` prints for the kustomization, as objects.
+// Build is what `kustomize build` prints for the kustomization, as objects
+// (built on the first call; the objects are shared and not to be changed).
 func (k *Kustomization) Build() ([]Object, error) {
+	k.once.Do(func() { k.built, k.err = k.build() })
+	return slices.Clip(k.built), k.err
+}
+
+func (k *Kustomization) build() ([]Object, error) {
 	fsys := filesys.MakeFsInMemory()
 	for name, b := range k.files {
 		if err := fsys.MkdirAll("/" + path.Dir(name)); err != nil {

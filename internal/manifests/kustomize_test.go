@@ -27,6 +27,11 @@ func TestKustomizationBuildsAsKustomizeDoes(t *testing.T) {
 	if len(objs) != 2 || objs[0].Key != "ConfigMap argocd/settings" || objs[1].Key != "Deployment.apps argocd/app" {
 		t.Fatalf("objects: %v", objs)
 	}
+	// Built once however many clusters name it: a second call is the
+	// first's objects.
+	if again, err := k.Build(); err != nil || len(again) != len(objs) || &again[0] != &objs[0] {
+		t.Error("a second Build built again")
+	}
 	if !strings.Contains(string(objs[1].YAML), "image: app:v1") {
 		t.Errorf("the overlay's own image was changed:\n%s", objs[1].YAML)
 	}
