@@ -64,6 +64,9 @@ type otherCharts struct {
 	// unread says why the base's lock could not be read ("" when it was):
 	// its charts are then rendered unpinned.
 	unread string
+	// held is what the cache holds each chart at, read once for all the
+	// clusters that name it.
+	held map[string]string
 }
 
 // renderable says why a's chart cannot be rendered on its side ("" when
@@ -82,22 +85,36 @@ func (o otherCharts) renderable(a *application, self string, head bool) (string,
 	return o.readable(a, head)
 }
 
+// heldPin is what the cache holds a's chart of another project at: a
+// digest or a commit, "" when it holds none.
+func (o otherCharts) heldPin(a *application) string {
+	key := fmt.Sprint(a.Kustomize, " ", a.locked())
+	if pin, ok := o.held[key]; ok {
+		return pin
+	}
+	var pin string
+	switch {
+	case o.cache.Dir == "":
+	case a.oci():
+		pin = o.cache.OCIPin(a.ociSource())
+	case a.Chart == "":
+		pin = o.cache.GitPin(a.git())
+	default:
+		pin = o.cache.HelmPin(a.RepoURL, a.Chart, a.Revision)
+	}
+	if o.held != nil {
+		o.held[key] = pin
+	}
+	return pin
+}
+
 // readable says why a's chart of another project cannot be read on its
 // side ("" when it can): the cache does not hold it, or holds another than
 // the side's lock pins. A chart the lock does not pin is read as the cache
 // holds it, and the note says so.
 func (o otherCharts) readable(a *application, head bool) (why, note string) {
 	e := a.locked()
-	held := ""
-	switch {
-	case o.cache.Dir == "":
-	case a.oci():
-		held = o.cache.OCIPin(a.ociSource())
-	case a.Chart == "":
-		held = o.cache.GitPin(a.git())
-	default:
-		held = o.cache.HelmPin(e.Repo, e.Chart, e.Revision)
-	}
+	held := o.heldPin(a)
 	pin, side := o.locks[0].Pin(e), "the base's"
 	if head {
 		pin, side = o.locks[1].Pin(e), "the head's"
@@ -185,7 +202,7 @@ func manifestChanges(repo *gitbase.Repo, e *ends, headLabel string, settled map[
 // readLocks reads each side's charts.lock: the head's must read; the
 // base's that does not leaves its charts unpinned, and says why.
 func readLocks(e *ends, cache manifests.Cache) (otherCharts, error) {
-	o := otherCharts{cache: cache}
+	o := otherCharts{cache: cache, held: map[string]string{}}
 	var err error
 	if o.locks[1], err = manifests.ReadLock(e.headFS); err != nil {
 		return o, &InputError{fmt.Errorf("the head's %w", err)}

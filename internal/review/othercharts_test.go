@@ -70,4 +70,15 @@ func TestChartsRenderedAsEachSidePinsThem(t *testing.T) {
 			}
 		})
 	}
+	// What the cache holds is read once for all the clusters naming it.
+	memo := otherCharts{cache: cache, locks: [2]*manifests.Lock{pinned(held), pinned(held)}, held: map[string]string{}}
+	if why, _ := memo.renderable(eso, self, true); why != "" {
+		t.Fatal(why)
+	}
+	if err := os.RemoveAll(cache.Dir); err != nil {
+		t.Fatal(err)
+	}
+	if why, _ := memo.renderable(eso, self, false); why != "" {
+		t.Errorf("the cache was read again for the next Application: %s", why)
+	}
 }
