@@ -57,8 +57,21 @@ func (c Cache) path(repoURL, name, version string) (string, error) {
 	if !chartName.MatchString(name) || !chartVersion.MatchString(version) {
 		return "", fmt.Errorf("chart %q version %q: not a chart name and version", name, version)
 	}
+	return filepath.Join(c.repoDir(repoURL), name+"-"+version+".tgz"), nil
+}
+
+// repoDir is the cache's directory of a repository: the sha256 of its URL,
+// 32 hex.
+func (c Cache) repoDir(repoURL string) string {
 	sum := sha256.Sum256([]byte(strings.TrimSuffix(repoURL, "/")))
-	return filepath.Join(c.Dir, hex.EncodeToString(sum[:16]), name+"-"+version+".tgz"), nil
+	return filepath.Join(c.Dir, hex.EncodeToString(sum[:16]))
+}
+
+// keyed is the file of a repository's cache directory for key: prefix,
+// the sha256 of key (32 hex), then ext.
+func (c Cache) keyed(repoURL, prefix, key, ext string) string {
+	sum := sha256.Sum256([]byte(key))
+	return filepath.Join(c.repoDir(repoURL), prefix+hex.EncodeToString(sum[:16])+ext)
 }
 
 // Chart reads chart name at version of the Helm repository repoURL from

@@ -4,15 +4,12 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
 	"net/url"
 	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing/fstest"
@@ -78,13 +75,11 @@ func (c Cache) gitPath(s GitSource) (string, error) {
 	if err := s.check(); err != nil {
 		return "", err
 	}
-	repo := sha256.Sum256([]byte(strings.TrimSuffix(s.URL, "/")))
 	id := s.Path + "\x00" + s.Revision
 	if s.Kustomize {
 		id += "\x00kustomize"
 	}
-	key := sha256.Sum256([]byte(id))
-	return filepath.Join(c.Dir, hex.EncodeToString(repo[:16]), "git-"+hex.EncodeToString(key[:16])+".tar"), nil
+	return c.keyed(s.URL, "git-", id, ".tar"), nil
 }
 
 // HasGit says whether the cache holds s.

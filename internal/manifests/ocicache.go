@@ -3,12 +3,9 @@ package manifests
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -60,9 +57,7 @@ func (c Cache) ociPath(s OCISource) (string, error) {
 	if _, err := s.reference(); err != nil {
 		return "", err
 	}
-	repo := sha256.Sum256([]byte(strings.TrimSuffix(s.URL, "/")))
-	rev := sha256.Sum256([]byte(s.Revision))
-	return filepath.Join(c.Dir, hex.EncodeToString(repo[:16]), "oci-"+hex.EncodeToString(rev[:16])+".tgz"), nil
+	return c.keyed(s.URL, "oci-", s.Revision, ".tgz"), nil
 }
 
 // OCIPin is the manifest digest (hex) whose chart the cache holds for s,
