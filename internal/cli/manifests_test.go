@@ -25,15 +25,7 @@ import (
 // objects that change in every form, as the schema documents them;
 // --manifests=false leaves them out.
 func TestDiffShowsRenderedManifests(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := testrepo.New(t, map[string]string{
-		filepath.Join(root, "config"):              "config",
-		filepath.Join(root, "charts"):              "charts",
-		filepath.Join(root, "pipelines", "tekton"): "pipelines/tekton",
-	})
+	r := exampleFleet(t)
 	run := func(args ...string) (int, string, string) {
 		var out, errs bytes.Buffer
 		code := Run(append([]string{"--root", r.Dir, "--no-cache"}, args...), &out, &errs)
@@ -97,20 +89,27 @@ func TestDiffShowsRenderedManifests(t *testing.T) {
 // fixtureChart is internal/manifests' test chart.
 var fixtureChart = filepath.Join("..", "manifests", "testdata", "c")
 
-// committedFleet is the example fleet in a new repository, with old
-// replaced by new in its components, rendered and committed, and a run of
-// regionctl in it that returns the exit code and what it printed.
-func committedFleet(t *testing.T, old, new string) (*testrepo.Repo, func(args ...string) (int, string)) {
+// exampleFleet is a new repository holding the example fleet's config,
+// charts and Pipelines, nothing committed.
+func exampleFleet(t *testing.T) *testrepo.Repo {
 	t.Helper()
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := testrepo.New(t, map[string]string{
+	return testrepo.New(t, map[string]string{
 		filepath.Join(root, "config"):              "config",
 		filepath.Join(root, "charts"):              "charts",
 		filepath.Join(root, "pipelines", "tekton"): "pipelines/tekton",
 	})
+}
+
+// committedFleet is the example fleet in a new repository, with old
+// replaced by new in its components, rendered and committed, and a run of
+// regionctl in it that returns the exit code and what it printed.
+func committedFleet(t *testing.T, old, new string) (*testrepo.Repo, func(args ...string) (int, string)) {
+	t.Helper()
+	r := exampleFleet(t)
 	r.Edit("config/global/10-components.yaml", old, new)
 	run := func(args ...string) (int, string) {
 		var out bytes.Buffer
