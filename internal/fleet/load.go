@@ -66,6 +66,19 @@ func LoadLayers(fsys fs.FS, dir string, checker *schema.Checker, beside *config.
 	return f, append(diags, ds...).Sorted()
 }
 
+// LoadBeside is Load of the fleet under dir of fsys beside head, a fleet
+// loaded and checked whole: a file head has byte for byte, as most of a
+// merge base's are, is decoded once for both and not checked again
+// (LoadLayers), and a cluster whose effective config is head's takes its
+// check from the checker's memory; the rest is checked as Load checks it.
+func LoadBeside(fsys fs.FS, dir string, checker *schema.Checker, head *config.Fleet) (*config.Fleet, diag.Diagnostics) {
+	f, diags := LoadLayers(fsys, dir, checker, head.Docs)
+	diags = append(diags, checker.CheckClusters(f)...)
+	diags = append(diags, checker.CheckAWS(f, nil)...)
+	diags = append(diags, checker.CheckFleet(f)...)
+	return f, diags.Sorted()
+}
+
 // Pair is the two ends of a review loaded together.
 type Pair struct {
 	Base, Head           *config.Fleet

@@ -2,6 +2,7 @@ package fleet_test
 
 import (
 	"bytes"
+	"crypto/sha1"
 	"fmt"
 	"io/fs"
 	"os"
@@ -315,4 +316,54 @@ func TestDelegatedZonesOfTheExampleFleet(t *testing.T) {
 	if _, err := fleet.DelegatedZonesOf(fstest.MapFS{"config/global/x.yaml": {Data: []byte("nonsense: [\n")}}); err == nil {
 		t.Error("a fleet that does not load gave zones")
 	}
+}
+
+// TestLoadBesideIsLoad holds LoadBeside, which checks only what differs
+// from a fleet loaded beside it, to Load: for the valid base fleet beside
+// itself and for every invalid case beside the valid fleet, the same
+// diagnostics, word for word; and a file the two have byte for byte is
+// decoded once.
+func TestLoadBesideIsLoad(t *testing.T) {
+	checker := newChecker(t)
+	head, diags := fleet.Load(baseFleet(t), "config", checker)
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	cases, _ := filepath.Glob("testdata/invalid/*.txtar")
+	cases = append(cases, "")
+	for _, path := range cases {
+		fsys := baseFleet(t)
+		if path != "" {
+			fsys, _ = overlay(t, fsys, path)
+		}
+		f, beside := fleet.LoadBeside(blobFS{fsys}, "config", checker, head)
+		_, whole := fleet.Load(fsys, "config", newChecker(t))
+		if d := cmp.Diff(fmt.Sprint(whole), fmt.Sprint(beside)); d != "" {
+			t.Errorf("%s: LoadBeside's diagnostics (-Load +LoadBeside):\n%s", path, d)
+		}
+		if path != "" {
+			continue
+		}
+		shared := 0
+		for i, d := range f.Docs.All() {
+			if d.Value == head.Docs.All()[i].Value {
+				shared++
+			}
+		}
+		if shared != len(f.Docs.All()) {
+			t.Errorf("%d of %d files decoded once for both", shared, len(f.Docs.All()))
+		}
+	}
+}
+
+// blobFS is a MapFS that tells its files' git blob hashes, as a commit's
+// tree does (config.BlobHasher).
+type blobFS struct{ fstest.MapFS }
+
+func (b blobFS) BlobHash(name string) ([20]byte, bool) {
+	f := b.MapFS[name]
+	if f == nil {
+		return [20]byte{}, false
+	}
+	return sha1.Sum(append([]byte(fmt.Sprintf("blob %d\x00", len(f.Data))), f.Data...)), true
 }

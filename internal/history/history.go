@@ -93,12 +93,14 @@ func (b *Base) All(f *config.Fleet) (diag.Diagnostics, error) {
 	return append(append(waves, phases...), calendar...), nil
 }
 
-// merged is the merge base's fleet, checked whole, loaded once.
-func (b *Base) merged() (*baseFleet, error) {
+// merged is the merge base's fleet, checked whole, loaded once beside
+// head (fleet.LoadBeside: the files head has byte for byte, most of them,
+// are decoded once and not checked again).
+func (b *Base) merged(head *config.Fleet) (*baseFleet, error) {
 	if b.full == nil {
 		b.full = &baseFleet{}
 		if err := b.load(b.full, func(tree fs.FS, checker *schema.Checker) (*config.Fleet, diag.Diagnostics) {
-			return fleet.Load(tree, configDir, checker)
+			return fleet.LoadBeside(tree, configDir, checker, head)
 		}); err != nil {
 			return nil, err
 		}
@@ -231,7 +233,7 @@ func LifecycleAtRisk(head *config.Fleet, old *render.Index) bool {
 // nowhere. A sector's rollout_exceptions entry turns the error into a
 // warning. Without a base there is nothing to compare with (notRun).
 func (b *Base) Waves(head *config.Fleet) (diag.Diagnostics, error) {
-	base, err := b.merged()
+	base, err := b.merged(head)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 98 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "cad1ad2ef03543f175a1a6e15b12418fc6eebc850ecf8fa1833acf9ce39cdd92"
+const sourceDigest = "16410106503bb0939a43f10076e0e529a1d95701117605ee870036127d05cf76"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
