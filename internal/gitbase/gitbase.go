@@ -497,7 +497,15 @@ func (r *Repo) Changed(c *object.Commit, root string, dirs ...string) ([]string,
 	if err != nil {
 		return nil, err
 	}
-	return changed(tree, dirs, func(d string) (map[string]plumbing.Hash, error) { return r.WorktreeHashes(root, d) })
+	// The commit's listing from the index when its cached tree says it
+	// holds that very tree (a fresh checkout's does), else from the trees.
+	committed := func(d string) (map[string]plumbing.Hash, error) {
+		if h, ok := r.IndexBlobHashes(c, d); ok {
+			return h, nil
+		}
+		return treeHashes(tree, d)
+	}
+	return changed(dirs, committed, func(d string) (map[string]plumbing.Hash, error) { return r.WorktreeHashes(root, d) })
 }
 
 // Dirty lists the files under dirs whose content in the working tree at
@@ -509,7 +517,8 @@ func (r *Repo) Dirty(c *object.Commit, root string, dirs ...string) ([]string, e
 		return nil, err
 	}
 	disk := os.DirFS(root)
-	return changed(tree, dirs, func(d string) (map[string]plumbing.Hash, error) {
+	committed := func(d string) (map[string]plumbing.Hash, error) { return treeHashes(tree, d) }
+	return changed(dirs, committed, func(d string) (map[string]plumbing.Hash, error) {
 		out := map[string]plumbing.Hash{}
 		err := fs.WalkDir(disk, d, func(p string, e fs.DirEntry, err error) error {
 			if err != nil {
@@ -534,11 +543,12 @@ func (r *Repo) Dirty(c *object.Commit, root string, dirs ...string) ([]string, e
 
 // changed lists, sorted, the files under dirs whose blob hash in the
 // working tree (worktree: each file of a directory, by path relative to
-// it) differs from commit c's, or that only one of the two has.
-func changed(tree *object.Tree, dirs []string, worktree func(dir string) (map[string]plumbing.Hash, error)) ([]string, error) {
+// it) differs from a commit's (committed, alike), or that only one of the
+// two has.
+func changed(dirs []string, commit, worktree func(dir string) (map[string]plumbing.Hash, error)) ([]string, error) {
 	var out []string
 	for _, d := range dirs {
-		committed, err := treeHashes(tree, d)
+		committed, err := commit(d)
 		if err != nil {
 			return nil, err
 		}

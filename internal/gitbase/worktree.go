@@ -3,10 +3,11 @@ package gitbase
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -56,7 +57,9 @@ func (r *Repo) WorktreeStats(root, dir string) (map[string]plumbing.Hash, map[st
 	known, stamp := r.indexEntries(top)
 	parts := make([]walked, fswalk.Workers+1)
 	for i := range parts {
-		parts[i] = walked{out: map[string]plumbing.Hash{}, stats: map[string]FileStat{}}
+		// Room for a fair share of what the index lists.
+		hint := len(known)/len(parts) + 16
+		parts[i] = walked{hashes: make([]walkedHash, 0, hint), stats: make([]walkedStat, 0, hint)}
 	}
 	err := fswalk.Walk(top, 2, func(w int, rel string, d fs.DirEntry) error {
 		return parts[w].add(top, rel, d, known, stamp)
@@ -64,15 +67,28 @@ func (r *Repo) WorktreeStats(root, dir string) (map[string]plumbing.Hash, map[st
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading %s: %w", dir, err)
 	}
-	out := make(map[string]plumbing.Hash, len(known))
-	stats := make(map[string]FileStat, len(known))
+	// One map of each, made to size: the walkers' finds are lists, not
+	// maps merged into another (a fresh clone's deploy/ holds 25,000).
+	n, files, irregular := 0, 0, false
+	for _, w := range parts {
+		n += len(w.hashes) + len(w.toRead)
+		files += len(w.stats)
+		irregular = irregular || w.irregular
+	}
+	out := make(map[string]plumbing.Hash, n)
+	var stats map[string]FileStat
+	if !irregular {
+		stats = make(map[string]FileStat, files)
+	}
 	var toRead []string
 	for _, w := range parts {
-		maps.Copy(out, w.out)
-		if stats != nil && w.stats != nil {
-			maps.Copy(stats, w.stats)
-		} else {
-			stats = nil
+		for _, h := range w.hashes {
+			out[h.rel] = h.hash
+		}
+		for _, st := range w.stats {
+			if stats != nil {
+				stats[st.rel] = st.stat
+			}
 		}
 		toRead = append(toRead, w.toRead...)
 	}
@@ -102,12 +118,24 @@ func (r *Repo) WorktreeStats(root, dir string) (map[string]plumbing.Hash, map[st
 }
 
 // walked is what one walker found: each entry's hash where the index
-// vouches for it, the files to read, the regular files' stats (nil once
-// anything else is found).
+// vouches for it (or it is not a regular file), the files to read, the
+// regular files' stats, and whether anything but regular files and
+// directories was found (then no stats are given).
 type walked struct {
-	out    map[string]plumbing.Hash
-	stats  map[string]FileStat
-	toRead []string
+	hashes    []walkedHash
+	stats     []walkedStat
+	toRead    []string
+	irregular bool
+}
+
+type walkedHash struct {
+	rel  string
+	hash plumbing.Hash
+}
+
+type walkedStat struct {
+	rel  string
+	stat FileStat
 }
 
 // add takes the entry d at rel (slash-separated, under top) as git status
@@ -116,25 +144,23 @@ type walked struct {
 func (w *walked) add(top, rel string, d fs.DirEntry, known map[string]*index.Entry, stamp time.Time) error {
 	switch {
 	case d.Type()&fs.ModeSymlink != 0:
-		w.stats = nil
+		w.irregular = true
 		target, err := os.Readlink(filepath.Join(top, filepath.FromSlash(rel)))
 		if err != nil {
 			return err
 		}
-		w.out[rel] = plumbing.ComputeHash(plumbing.BlobObject, []byte(filepath.ToSlash(target)))
+		w.hashes = append(w.hashes, walkedHash{rel, plumbing.ComputeHash(plumbing.BlobObject, []byte(filepath.ToSlash(target)))})
 	case !d.Type().IsRegular():
-		w.stats = nil
-		w.out[rel] = notAFile
+		w.irregular = true
+		w.hashes = append(w.hashes, walkedHash{rel, notAFile})
 	default:
 		info, err := d.Info()
 		if err != nil {
 			return err
 		}
-		if w.stats != nil {
-			w.stats[rel] = FileStat{info.Size(), info.ModTime().UnixNano()}
-		}
+		w.stats = append(w.stats, walkedStat{rel, FileStat{info.Size(), info.ModTime().UnixNano()}})
 		if e, ok := known[rel]; ok && int64(e.Size) == info.Size() && e.ModifiedAt.Equal(info.ModTime()) && info.ModTime().Before(stamp) {
-			w.out[rel] = e.Hash
+			w.hashes = append(w.hashes, walkedHash{rel, e.Hash})
 			return nil
 		}
 		w.toRead = append(w.toRead, rel)
@@ -167,13 +193,13 @@ func (r *Repo) indexEntries(top string) (map[string]*index.Entry, time.Time) {
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return nil, time.Time{}
 	}
-	prefix := filepath.ToSlash(rel) + "/"
-	entries := map[string]*index.Entry{}
+	under := entriesUnder(idx, filepath.ToSlash(rel)+"/")
+	entries := make(map[string]*index.Entry, len(under))
 	// Stage 0 is a merged entry as git writes it (go-git's index.Merged
 	// constant is 1, which its own decoder never produces).
-	for _, e := range idx.Entries {
-		if e.Stage == 0 && !e.SkipWorktree && !e.IntentToAdd && strings.HasPrefix(e.Name, prefix) {
-			entries[e.Name[len(prefix):]] = e
+	for _, e := range under {
+		if e.Stage == 0 && !e.SkipWorktree && !e.IntentToAdd {
+			entries[e.Name[len(rel)+1:]] = e
 		}
 	}
 	return entries, stamp
@@ -199,15 +225,26 @@ func (r *Repo) readIndex() {
 	if !ok {
 		return
 	}
-	info, err := st.Filesystem().Stat("index")
-	if err != nil {
-		return
-	}
 	work, err := filepath.EvalSymlinks(wt.Filesystem.Root())
 	if err != nil {
 		return
 	}
-	idx, err := r.repo.Storer.Index()
+	// The time and the bytes of one open file: a git that rewrites the
+	// index meanwhile replaces it by a rename, not under this handle.
+	f, err := os.Open(filepath.Join(st.Filesystem().Root(), "index"))
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return
+	}
+	idx, err := decodeIndex(b)
 	if err != nil {
 		return
 	}
@@ -246,19 +283,30 @@ func (r *Repo) IndexBlobHashes(c *object.Commit, dir string) (map[string]plumbin
 	if h, ok := cachedTree(idx.Cache, full); !ok || h != sub.Hash {
 		return nil, false
 	}
-	out := map[string]plumbing.Hash{}
-	prefix := full + "/"
-	for _, e := range idx.Entries {
-		if strings.HasPrefix(e.Name, prefix) {
-			if e.Stage != 0 || e.SkipWorktree || e.IntentToAdd {
-				return nil, false
-			}
-			if e.Mode.IsFile() {
-				out[e.Name[len(prefix):]] = e.Hash
-			}
+	under := entriesUnder(idx, full+"/")
+	out := make(map[string]plumbing.Hash, len(under))
+	for _, e := range under {
+		if e.Stage != 0 || e.SkipWorktree || e.IntentToAdd {
+			return nil, false
+		}
+		if e.Mode.IsFile() {
+			out[e.Name[len(full)+1:]] = e.Hash
 		}
 	}
 	return out, true
+}
+
+// entriesUnder are the entries of idx whose names start with prefix: a
+// run of them, since an index lists its entries sorted by name
+// (decodeIndex refuses one that does not).
+func entriesUnder(idx *index.Index, prefix string) []*index.Entry {
+	es := idx.Entries
+	i := sort.Search(len(es), func(i int) bool { return es[i].Name >= prefix })
+	j := i
+	for j < len(es) && strings.HasPrefix(es[j].Name, prefix) {
+		j++
+	}
+	return es[i:j]
 }
 
 // cachedTree is the hash the index's cached-tree extension gives

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -208,4 +209,59 @@ func writeIn(t *testing.T, dir, p, s string) string {
 		t.Fatal(err)
 	}
 	return full
+}
+
+// TestChangedIsDirty holds Changed, which takes a commit's listing from the
+// index where git's cached tree vouches for it and reads only what the
+// index cannot vouch for, to Dirty, which walks the commit's trees and
+// reads every file, in a repository git writes: unchanged, with a file
+// edited, with a change staged (config/'s cached tree invalidated), a new
+// file and a deleted one, from the repository's root and from a
+// directory inside it.
+func TestChangedIsDirty(t *testing.T) {
+	dir := t.TempDir()
+	git := gitIn(t, dir)
+	git("init", "-q")
+	for _, p := range []string{"fleet/config/global/a.yaml", "fleet/config/global/b.yaml", "fleet/config/clusters/r/m.yaml", "fleet/charts/x/Chart.yaml"} {
+		writeIn(t, dir, p, p+"\n")
+	}
+	git("add", "-A")
+	git("commit", "-q", "-m", "one")
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{"fleet/config/global/a.yaml", "fleet/config/global/b.yaml", "fleet/config/clusters/r/m.yaml", "fleet/charts/x/Chart.yaml", ".git/index"} {
+		// Older than the index, as a checkout long ago leaves them.
+		os.Chtimes(filepath.Join(dir, p), old, old)
+	}
+	git("update-index", "--refresh")
+	same := func(state string) {
+		t.Helper()
+		for _, root := range []string{dir, filepath.Join(dir, "fleet")} {
+			base := filepath.Join(dir, "fleet")
+			r, err := gitbase.Open(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := r.Commit("HEAD")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel, _ := filepath.Rel(root, base)
+			dirs := []string{filepath.ToSlash(filepath.Join(rel, "config")), filepath.ToSlash(filepath.Join(rel, "charts"))}
+			changed, err1 := r.Changed(c, root, dirs...)
+			dirty, err2 := r.Dirty(c, root, dirs...)
+			r.Close()
+			if err1 != nil || err2 != nil || strings.Join(changed, " ") != strings.Join(dirty, " ") {
+				t.Errorf("%s, from %s: Changed %v (%v), Dirty %v (%v)", state, root, changed, err1, dirty, err2)
+			}
+		}
+	}
+	same("unchanged")
+	writeIn(t, dir, "fleet/config/global/a.yaml", "edited\n")
+	same("a file edited")
+	writeIn(t, dir, "fleet/config/global/b.yaml", "staged\n")
+	git("add", "fleet/config/global/b.yaml")
+	same("a change staged")
+	writeIn(t, dir, "fleet/config/global/new.yaml", "new\n")
+	os.Remove(filepath.Join(dir, "fleet/charts/x/Chart.yaml"))
+	same("a file added and one deleted")
 }

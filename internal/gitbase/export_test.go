@@ -1,0 +1,4 @@
+package gitbase
+
+// DecodeIndex is decodeIndex, for the tests that hold it to go-git's.
+var DecodeIndex = decodeIndex
