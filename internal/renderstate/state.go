@@ -5,6 +5,7 @@
 package renderstate
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -108,12 +111,26 @@ func Load(path string) *State {
 	return &s
 }
 
-// Save writes the state atomically.
+// Save writes the state atomically. The files are written by their own
+// MarshalJSON, spliced in: json.Marshal of the whole would parse and
+// copy their 28,000 entries again to check them.
 func (s *State) Save(path string) error {
-	b, err := json.Marshal(s)
+	rest := *s
+	rest.Files = Snapshot{}
+	b, err := json.Marshal(&rest)
 	if err != nil {
 		return err
 	}
+	files, err := s.Files.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	empty := []byte(`"files":{}`)
+	at := bytes.Index(b, empty)
+	if at < 0 {
+		return errors.New("render state: no files field to fill")
+	}
+	b = append(append(append(append(make([]byte, 0, len(b)+len(files)), b[:at]...), `"files":`...), files...), b[at+len(empty):]...)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -238,6 +255,56 @@ func (s *State) Unchanged(renderer, root string, now Snapshot) bool {
 			return false
 		}
 		if got, err := hashFile(root, p, st); err != nil || got != want {
+			return false
+		}
+	}
+	return true
+}
+
+// MarshalJSON writes the snapshot as encoding/json writes the map (keys
+// sorted, each {"size","mtime_ns"}), without its reflection: the record of
+// a 2,200-cluster render holds 28,000 files, and a fresh clone's first
+// render, which only looks, spent a tenth of its time writing them.
+// TestSnapshotJSONIsEncodingJSONs holds the two to the same bytes.
+func (s Snapshot) MarshalJSON() ([]byte, error) {
+	keys := make([]string, 0, len(s))
+	size := 2
+	for k := range s {
+		keys = append(keys, k)
+		size += len(k) + 48
+	}
+	sort.Strings(keys)
+	b := make([]byte, 0, size)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if plainJSON(k) {
+			b = append(append(append(b, '"'), k...), '"')
+		} else {
+			kb, err := json.Marshal(k)
+			if err != nil {
+				return nil, err
+			}
+			b = append(b, kb...)
+		}
+		st := s[k]
+		b = append(b, `:{"size":`...)
+		b = strconv.AppendInt(b, st.Size, 10)
+		b = append(b, `,"mtime_ns":`...)
+		b = strconv.AppendInt(b, st.MTime, 10)
+		b = append(b, '}')
+	}
+	return append(b, '}'), nil
+}
+
+// plainJSON says s is written in JSON as it is, between quotes: printable
+// ASCII that encoding/json does not escape (it escapes ", \ and, for
+// HTML, <, > and &).
+func plainJSON(s string) bool {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
 			return false
 		}
 	}

@@ -1,6 +1,10 @@
 package renderstate
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -134,5 +138,62 @@ func TestOldRecordsAreNotTrusted(t *testing.T) {
 	st := &State{Renderer: "r1", Files: take(t, root)}
 	if st.Unchanged("r1", root, take(t, root)) {
 		t.Error("a record without racy_from_ns was trusted")
+	}
+}
+
+// TestSnapshotJSONIsEncodingJSONs holds Snapshot's own JSON to what
+// encoding/json writes of the same map, byte for byte, over paths of
+// every kind a file name can have (quotes, backslashes, HTML's <>&,
+// control characters, non-ASCII, U+2028), and to reading back whole.
+func TestSnapshotJSONIsEncodingJSONs(t *testing.T) {
+	s := Snapshot{}
+	names := []string{"deploy/index.json", `a"b`, `a\b`, "a<b>&c", "a&b", "c>d", "tab\there", "new\nline", "é/ü", "ls\u2028ps", "", "z", "deploy/production/eu-west-1/mc01/terraform.tfvars.json"}
+	for i, n := range names {
+		s[n] = Stat{Size: int64(i * 1000), MTime: int64(i) * 1_795_000_000_123_456_789 % 9_000_000_000_000_000_000}
+	}
+	for i := range 3000 {
+		s[fmt.Sprintf("deploy/r%d/c%d.json", i%37, i)] = Stat{Size: int64(i), MTime: -int64(i)}
+	}
+	// Its own bytes: json.Marshal would escape them again on the way out.
+	ours, err := s.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := json.Marshal(map[string]Stat(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(ours, theirs) {
+		t.Fatalf("Snapshot's JSON differs from encoding/json's:\nours   %.300s\ntheirs %.300s", ours, theirs)
+	}
+	var back Snapshot
+	if err := json.Unmarshal(ours, &back); err != nil || !maps.Equal(back, s) {
+		t.Errorf("read back: %v, %d of %d", err, len(back), len(s))
+	}
+}
+
+// TestStateSavesAsEncodingJSON holds Save, which splices the files' own
+// JSON into the rest, to json.Marshal of the whole state: the same bytes,
+// read back whole.
+func TestStateSavesAsEncodingJSON(t *testing.T) {
+	s := &State{Renderer: `sha256:x "files":{} y`, RacyFrom: 17, Files: Snapshot{"deploy/a.json": {Size: 1, MTime: 2}, "config/&.yaml": {Size: 3, MTime: 4}},
+		Hashes: map[string]string{"deploy/a.json": "ab"}, Rendered: 9}
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := s.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("saved\n%s\nencoding/json writes\n%s", got, want)
+	}
+	if back := Load(path); back == nil || back.Renderer != s.Renderer || !maps.Equal(back.Files, s.Files) || !maps.Equal(back.Hashes, s.Hashes) || back.Rendered != 9 || back.RacyFrom != 17 {
+		t.Errorf("read back %+v", back)
 	}
 }

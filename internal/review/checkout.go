@@ -4,7 +4,10 @@ import (
 	"io/fs"
 	"path"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/regionctl/regionctl/internal/gitbase"
+	"github.com/regionctl/regionctl/internal/par"
 	"github.com/regionctl/regionctl/internal/render"
 )
 
@@ -26,13 +29,33 @@ type Checkout struct {
 // (describes), nothing in deploy/ the index does not list (a render would
 // report it), and the working tree's inputs and deploy/ exactly HEAD's. The
 // cheap questions come first: the committed index, then the inputs (a few
-// files), then the branch's history, then deploy/ (every file).
+// files), then the branch's history, while deploy/ (every file) is walked
+// beside them.
 func CommittedCheckout(root, branch, renderer string) (Checkout, bool) {
 	repo, err := gitbase.Open(root)
 	if err != nil {
 		return Checkout{}, false
 	}
 	defer repo.Close()
+	// The working tree's deploy/ as git status finds it, through a handle
+	// of its own, while the questions below read the commit: the walk is
+	// system calls, the rest reading and inflating objects.
+	type walk struct {
+		now   map[string]plumbing.Hash
+		stats map[string]gitbase.FileStat
+		err   error
+	}
+	walked := par.Go(func() walk {
+		w, err := withHandle(root, func(r *gitbase.Repo) (walk, error) {
+			now, stats, err := r.WorktreeStats(root, deployDir)
+			return walk{now, stats, err}, nil
+		})
+		if err != nil {
+			return walk{err: err}
+		}
+		return w
+	})
+	defer walked.Wait()
 	head, err := repo.Commit("HEAD")
 	if err != nil {
 		return Checkout{}, false
@@ -64,16 +87,15 @@ func CommittedCheckout(root, branch, renderer string) (Checkout, bool) {
 	if err != nil || len(committed) != len(idx.Files)+1 || describes(idx, committed) != "" {
 		return Checkout{}, false
 	}
-	// The working tree's deploy/ as git status finds it, held to the
-	// listing above (one walk of the commit's tree, not two).
-	now, stats, err := repo.WorktreeStats(root, deployDir)
-	if err != nil || len(now) != len(committed) {
+	// The working tree's deploy/, held to the listing above.
+	w := walked.Wait()
+	if w.err != nil || len(w.now) != len(committed) {
 		return Checkout{}, false
 	}
-	for p, h := range now {
+	for p, h := range w.now {
 		if committed[p] != h {
 			return Checkout{}, false
 		}
 	}
-	return Checkout{Commit: head.Hash.String()[:12], Files: len(committed), Stats: stats}, true
+	return Checkout{Commit: head.Hash.String()[:12], Files: len(committed), Stats: w.stats}, true
 }
