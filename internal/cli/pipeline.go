@@ -160,7 +160,7 @@ func (a *app) runPipeline(f *pipelineFlags, plan func() (*pipeline.Plan, error))
 	// A pipeline runs a commit of the deploy branch, whose review base is
 	// itself; run from anywhere else, it is held to the same history
 	// rules as the review would have held it.
-	history, err := a.historyDiagnostics(fl)
+	history, err := a.historyDiagnostics(fl, a.fleetDiags)
 	if err != nil {
 		return err
 	}

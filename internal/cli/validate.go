@@ -34,7 +34,7 @@ on standard output instead (docs/diff-json.md).`,
 				return err
 			}
 			if !diags.HasErrors() {
-				history, err := a.historyDiagnostics(f)
+				history, err := a.historyDiagnostics(f, diags)
 				if err != nil {
 					return err
 				}

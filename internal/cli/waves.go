@@ -49,8 +49,8 @@ func historyFail(err error) error {
 // its commit (EKS's support calendar). validate and the pipelines apply
 // them all; render applies them as renderWaves and renderLifecycle, the
 // reviews as the report's Waves and Lifecycle.
-func (a *app) historyDiagnostics(f *config.Fleet) (diag.Diagnostics, error) {
-	ds, err := a.history().All(f)
+func (a *app) historyDiagnostics(f *config.Fleet, diags diag.Diagnostics) (diag.Diagnostics, error) {
+	ds, err := a.history().All(f, diags)
 	if err != nil {
 		return nil, historyFail(err)
 	}
@@ -84,7 +84,7 @@ func (a *app) renderLifecycle(old *render.Index) error {
 // does: one rule, whichever command meets the change; and holds the EKS
 // versions to the calendar.
 func (a *app) renderWaves() error {
-	ds, err := a.history().Waves(a.fleet)
+	ds, err := a.history().Waves(a.fleet, a.fleetDiags)
 	if err != nil {
 		return historyFail(err)
 	}

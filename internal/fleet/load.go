@@ -51,6 +51,11 @@ func LoadParsed(p *Parsed, checker *schema.Checker) (*config.Fleet, diag.Diagnos
 // configs lack the schema's defaults.
 func LoadLayers(fsys fs.FS, dir string, checker *schema.Checker, beside *config.Documents) (*config.Fleet, diag.Diagnostics) {
 	docs, diags := config.ParseReusing(fsys, dir, checker.DecodeOptions(), beside)
+	return layersParsed(docs, diags, checker, beside)
+}
+
+// layersParsed is LoadLayers of docs, parsed with diags.
+func layersParsed(docs *config.Documents, diags diag.Diagnostics, checker *schema.Checker, beside *config.Documents) (*config.Fleet, diag.Diagnostics) {
 	var skip func(*config.Document) bool
 	if beside != nil {
 		checked := map[string][32]byte{}
@@ -71,12 +76,52 @@ func LoadLayers(fsys fs.FS, dir string, checker *schema.Checker, beside *config.
 // merge base's are, is decoded once for both and not checked again
 // (LoadLayers), and a cluster whose effective config is head's takes its
 // check from the checker's memory; the rest is checked as Load checks it.
-func LoadBeside(fsys fs.FS, dir string, checker *schema.Checker, head *config.Fleet) (*config.Fleet, diag.Diagnostics) {
-	f, diags := LoadLayers(fsys, dir, checker, head.Docs)
+// When every file is head's byte for byte (the merge base of a clean
+// checkout of the deploy branch is that checkout) and head loaded without
+// an error (headDiags, its diagnostics), the fleet is head itself: a
+// second fleet of 19,215 clusters would hold some 300 MB more for the same
+// answer.
+func LoadBeside(fsys fs.FS, dir string, checker *schema.Checker, head *config.Fleet, headDiags diag.Diagnostics) (*config.Fleet, diag.Diagnostics) {
+	docs, diags := config.ParseReusing(fsys, dir, checker.DecodeOptions(), head.Docs)
+	if len(diags) == 0 && !headDiags.HasErrors() && sameDocuments(docs, head.Docs) && checkedClean(head) {
+		return head, nil
+	}
+	f, diags := layersParsed(docs, diags, checker, head.Docs)
 	diags = append(diags, checker.CheckClusters(f)...)
 	diags = append(diags, checker.CheckAWS(f, nil)...)
 	diags = append(diags, checker.CheckFleet(f)...)
 	return f, diags.Sorted()
+}
+
+// sameDocuments says a and b are the same files, each holding the very
+// value the other decoded (config.ParseReusing shares the value of a file
+// whose blob is the same).
+func sameDocuments(a, b *config.Documents) bool {
+	as, bs := a.All(), b.All()
+	if len(as) != len(bs) {
+		return false
+	}
+	for i, d := range as {
+		if d.File != bs[i].File || d.Value == nil || d.Value != bs[i].Value {
+			return false
+		}
+	}
+	return true
+}
+
+// checkedClean says no file and no cluster of f failed a check.
+func checkedClean(f *config.Fleet) bool {
+	for _, d := range f.Docs.All() {
+		if d.Invalid {
+			return false
+		}
+	}
+	for _, c := range f.Clusters {
+		if c.Partial {
+			return false
+		}
+	}
+	return true
 }
 
 // Pair is the two ends of a review loaded together.

@@ -75,10 +75,11 @@ func (e *NotRunError) Error() string {
 	return fmt.Sprintf("the %s cannot run: %s; on CI (CI=true) that fails the run: fetch the deploy branch with its history (fetch-depth: 0 in actions/checkout, GIT_DEPTH: 0 on GitLab) or pass --base", e.Rule, e.Why)
 }
 
-// All are every rule's findings for f: the rollout waves, the deletion
-// phases and EKS's support calendar at CalendarDate's date.
-func (b *Base) All(f *config.Fleet) (diag.Diagnostics, error) {
-	waves, err := b.Waves(f)
+// All are every rule's findings for f (loaded with diags): the rollout
+// waves, the deletion phases and EKS's support calendar at CalendarDate's
+// date.
+func (b *Base) All(f *config.Fleet, diags diag.Diagnostics) (diag.Diagnostics, error) {
+	waves, err := b.Waves(f, diags)
 	if err != nil {
 		return nil, err
 	}
@@ -94,13 +95,13 @@ func (b *Base) All(f *config.Fleet) (diag.Diagnostics, error) {
 }
 
 // merged is the merge base's fleet, checked whole, loaded once beside
-// head (fleet.LoadBeside: the files head has byte for byte, most of them,
-// are decoded once and not checked again).
-func (b *Base) merged(head *config.Fleet) (*baseFleet, error) {
+// head, loaded with headDiags (fleet.LoadBeside: the files head has byte
+// for byte, most of them, are decoded once and not checked again).
+func (b *Base) merged(head *config.Fleet, headDiags diag.Diagnostics) (*baseFleet, error) {
 	if b.full == nil {
 		b.full = &baseFleet{}
 		if err := b.load(b.full, func(tree fs.FS, checker *schema.Checker) (*config.Fleet, diag.Diagnostics) {
-			return fleet.LoadBeside(tree, configDir, checker, head)
+			return fleet.LoadBeside(tree, configDir, checker, head, headDiags)
 		}); err != nil {
 			return nil, err
 		}
@@ -232,8 +233,9 @@ func LifecycleAtRisk(head *config.Fleet, old *render.Index) bool {
 // sector, compared with the merge base, while an earlier sector runs them
 // nowhere. A sector's rollout_exceptions entry turns the error into a
 // warning. Without a base there is nothing to compare with (notRun).
-func (b *Base) Waves(head *config.Fleet) (diag.Diagnostics, error) {
-	base, err := b.merged(head)
+// headDiags are head's diagnostics as it loaded.
+func (b *Base) Waves(head *config.Fleet, headDiags diag.Diagnostics) (diag.Diagnostics, error) {
+	base, err := b.merged(head, headDiags)
 	if err != nil {
 		return nil, err
 	}

@@ -93,7 +93,7 @@ func TestARuleThatCannotRunFailsOnCIAndWarnsElsewhere(t *testing.T) {
 	var warned []string
 	b := New(Options{Root: root, Branch: "main", Checker: checker, Warn: func(rule, why string) { warned = append(warned, rule) }})
 	for range 2 {
-		if _, err := b.Waves(head); err != nil {
+		if _, err := b.Waves(head, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -109,10 +109,10 @@ func TestARuleThatCannotRunFailsOnCIAndWarnsElsewhere(t *testing.T) {
 
 	ci := New(Options{Root: root, Branch: "main", Checker: checker, CI: true, Warn: func(rule, _ string) { t.Errorf("on CI %s only warned", rule) }})
 	var notRun *NotRunError
-	if _, err := ci.Waves(head); !errors.As(err, &notRun) || notRun.Rule != "rollout-wave check" {
+	if _, err := ci.Waves(head, nil); !errors.As(err, &notRun) || notRun.Rule != "rollout-wave check" {
 		t.Errorf("on CI a wave check without a base gave %v", err)
 	}
-	if _, err := ci.All(head); !errors.As(err, &notRun) {
+	if _, err := ci.All(head, nil); !errors.As(err, &notRun) {
 		t.Errorf("on CI All without a base gave %v", err)
 	}
 }
@@ -131,7 +131,7 @@ func TestWavesHoldsTheChangeToTheMergeBase(t *testing.T) {
 	if ds.HasErrors() {
 		t.Fatal(ds)
 	}
-	got, err := New(Options{Root: r.Dir, Branch: "main", Checker: checker}).Waves(head)
+	got, err := New(Options{Root: r.Dir, Branch: "main", Checker: checker}).Waves(head, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
