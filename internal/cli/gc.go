@@ -10,8 +10,14 @@ import (
 // it must, so that a large fleet's peak stays near it instead of growing
 // with GOGC to several times the live data (a 19,215-cluster render keeps
 // about 560 MiB live). A fleet whose live data exceeds it still renders, with the
-// collector taking at most half the CPU.
-const MemoryLimit = 900 << 20
+// collector taking at most half the CPU. The process's resident memory is
+// the limit and some 130 MiB more (the binary's pages, stacks, what the
+// collector has not returned): at 19,215 clusters a limit of 900 MiB put
+// render --check at 984 MiB and the reviews at 930-960; 760 puts every
+// command under 890 MiB, and render --check takes 26 s instead of 22 and
+// render --diff 10.5 instead of 9 (BENCHMARKS.md). Below 2,000 clusters or
+// so no command comes near it.
+const MemoryLimit = 760 << 20
 
 // TuneGC lets the heap grow to five times the live data between
 // collections (GOGC=400) unless the user set GOGC, up to MemoryLimit. A
