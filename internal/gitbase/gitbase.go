@@ -462,6 +462,18 @@ func (r *Repo) BlobHashes(c *object.Commit, dir string) (map[string]plumbing.Has
 	return treeHashes(tree, dir)
 }
 
+// CheckedOutBlobHashes is BlobHashes of commit c's dir for a commit that
+// is likely checked out (HEAD): read from the index when git's cached tree
+// says it holds that very tree (IndexBlobHashes; a fresh checkout's does),
+// else from c's trees. The fresh-clone check and Changed take it; another
+// commit's listing is BlobHashes, which does not read the index.
+func (r *Repo) CheckedOutBlobHashes(c *object.Commit, dir string) (map[string]plumbing.Hash, error) {
+	if h, ok := r.IndexBlobHashes(c, dir); ok {
+		return h, nil
+	}
+	return r.BlobHashes(c, dir)
+}
+
 func treeHashes(tree *object.Tree, dir string) (map[string]plumbing.Hash, error) {
 	out := map[string]plumbing.Hash{}
 	sub, err := tree.Tree(dir)
@@ -493,18 +505,7 @@ func treeHashes(tree *object.Tree, dir string) (map[string]plumbing.Hash, error)
 // index vouches for is not read. A review's label uses it; Dirty, which
 // reads every file, decides what a pipeline run deploys.
 func (r *Repo) Changed(c *object.Commit, root string, dirs ...string) ([]string, error) {
-	tree, err := r.tree(c)
-	if err != nil {
-		return nil, err
-	}
-	// The commit's listing from the index when its cached tree says it
-	// holds that very tree (a fresh checkout's does), else from the trees.
-	committed := func(d string) (map[string]plumbing.Hash, error) {
-		if h, ok := r.IndexBlobHashes(c, d); ok {
-			return h, nil
-		}
-		return treeHashes(tree, d)
-	}
+	committed := func(d string) (map[string]plumbing.Hash, error) { return r.CheckedOutBlobHashes(c, d) }
 	return changed(dirs, committed, func(d string) (map[string]plumbing.Hash, error) { return r.WorktreeHashes(root, d) })
 }
 

@@ -85,8 +85,8 @@ func (r *Repo) WorktreeStats(root, dir string) (map[string]plumbing.Hash, map[st
 		for _, h := range w.hashes {
 			out[h.rel] = h.hash
 		}
-		for _, st := range w.stats {
-			if stats != nil {
+		if stats != nil {
+			for _, st := range w.stats {
 				stats[st.rel] = st.stat
 			}
 		}

@@ -79,11 +79,8 @@ func CommittedCheckout(root, branch, renderer string) (Checkout, bool) {
 		return Checkout{}, false
 	}
 	// The commit's listing of deploy/, from the index when it holds that
-	// very tree (a fresh checkout's does), else from the commit's trees.
-	committed, ok := repo.IndexBlobHashes(head, deployDir)
-	if !ok {
-		committed, err = repo.BlobHashes(head, deployDir)
-	}
+	// very tree (a fresh checkout's does).
+	committed, err := repo.CheckedOutBlobHashes(head, deployDir)
 	if err != nil || len(committed) != len(idx.Files)+1 || describes(idx, committed) != "" {
 		return Checkout{}, false
 	}
