@@ -38,16 +38,19 @@ func main() {
 
 // op is one measured command.
 type op struct {
-	name  string
-	dir   string   // where it runs
-	args  []string // the command
-	env   []string
-	setup func() error // before each run, not timed
-	at    func(*op)    // before each run: sets the round's directory or arguments
-	times []time.Duration
-	peaks []int64 // KiB
-	user  []time.Duration
-	sys   []time.Duration
+	name string
+	dir  string   // where it runs
+	args []string // the command
+	env  []string
+	// refuse fails the run when its output holds it: a review of a base
+	// this renderer trusts must not measure the fallback that re-renders it.
+	refuse string
+	setup  func() error // before each run, not timed
+	at     func(*op)    // before each run: sets the round's directory or arguments
+	times  []time.Duration
+	peaks  []int64 // KiB
+	user   []time.Duration
+	sys    []time.Duration
 }
 
 func run(bin, plain string, sectors, regions, clusters, rounds int, write string) error {
@@ -80,6 +83,19 @@ func run(bin, plain string, sectors, regions, clusters, rounds int, write string
 	warm := filepath.Join(work, "warm")
 	if err := sh(work, "git", "clone", "-q", fleet, warm); err != nil {
 		return err
+	}
+	// The one-region change's clone, its files' times older than its git
+	// index's, as the warm clone's are made below: a review finds its
+	// working tree clean by the index's stat data, as in a user's clone.
+	regional := filepath.Join(work, "region")
+	for _, s := range [][]string{
+		{"git", "clone", "-q", "-b", regionBranch, fleet, regional},
+		{"find", regional, "-path", filepath.Join(regional, ".git"), "-prune", "-o", "-exec", "touch", "-h", "-d", "2020-01-01T00:00:00", "{}", "+"},
+		{"git", "-C", regional, "update-index", "-q", "--refresh"},
+	} {
+		if err := sh(work, s[0], s[1:]...); err != nil {
+			return err
+		}
 	}
 	colds := make([]string, rounds)
 	for r := range colds {
@@ -128,15 +144,17 @@ func run(bin, plain string, sectors, regions, clusters, rounds int, write string
 		{name: "render right after the render that wrote deploy/", args: []string{bin, "render"}, env: env, at: func(o *op) { o.dir = colds[round] }},
 		{name: "render, nothing changed", dir: warm, args: []string{bin, "render"}, env: warmEnv},
 		{name: "render, the first in a fresh clone", args: []string{bin, "render"}, env: env, setup: freshCache, at: func(o *op) { o.dir = fresh[round] }},
-		{name: "render --diff --base HEAD~1, cold", dir: warm, args: []string{bin, "render", "--diff", "--base", "HEAD~1"}, env: env, setup: freshCache},
-		{name: "affected --base HEAD~1, cold", dir: warm, args: []string{bin, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache},
+		{name: "render --diff --base HEAD~1, one sector, cold", dir: warm, args: []string{bin, "render", "--diff", "--base", "HEAD~1"}, env: env, refuse: rerendered, setup: freshCache},
+		{name: "affected --base HEAD~1, one sector, cold", dir: warm, args: []string{bin, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache},
+		{name: "render --diff --base HEAD~1, one region, cold", dir: regional, args: []string{bin, "render", "--diff", "--base", "HEAD~1"}, env: env, refuse: rerendered, setup: freshCache},
+		{name: "affected --base HEAD~1, one region, cold", dir: regional, args: []string{bin, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache},
 	}
 	if plain != "" {
 		// One program however built: a plain go build trusts what the
 		// release build trusts, so its reviews take as long.
 		ops = append(ops,
-			&op{name: "render --diff --base HEAD~1, cold, plain go build", dir: warm, args: []string{plain, "render", "--diff", "--base", "HEAD~1"}, env: env, setup: freshCache},
-			&op{name: "affected --base HEAD~1, cold, plain go build", dir: warm, args: []string{plain, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache})
+			&op{name: "render --diff --base HEAD~1, one sector, cold, plain go build", dir: warm, args: []string{plain, "render", "--diff", "--base", "HEAD~1"}, env: env, refuse: rerendered, setup: freshCache},
+			&op{name: "affected --base HEAD~1, one sector, cold, plain go build", dir: warm, args: []string{plain, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache})
 	}
 	loadBefore := loadavg()
 	for r := 0; r < rounds; r++ {
@@ -151,9 +169,12 @@ func run(bin, plain string, sectors, regions, clusters, rounds int, write string
 					return err
 				}
 			}
-			m, err := measure(o.dir, o.env, o.args)
+			m, err := measure(o.dir, o.env, o.args, o.refuse != "")
 			if err != nil {
 				return fmt.Errorf("%s: %w", o.name, err)
+			}
+			if o.refuse != "" && bytes.Contains(m.stdout, []byte(o.refuse)) {
+				return fmt.Errorf("%s: the output says %q: the figures would not measure what they name", o.name, o.refuse)
 			}
 			o.times, o.peaks = append(o.times, m.wall), append(o.peaks, m.kib)
 			o.user, o.sys = append(o.user, m.user), append(o.sys, m.sys)
@@ -167,8 +188,10 @@ func run(bin, plain string, sectors, regions, clusters, rounds int, write string
 	return nil
 }
 
-// fixture generates the fleet and commits it twice, each commit with its
-// rendered deploy/: the fleet, then a one-line change to one sector.
+// fixture generates the fleet and commits it three times, each commit with
+// its rendered deploy/: the fleet, then on main a one-line change to one
+// sector, and on the branch regionBranch, from the fleet's commit, a
+// one-line change to one region.
 func fixture(bin, src, dir string, sectors, regions, clusters int) error {
 	steps := [][]string{
 		{bin, "--root", src, "dev", "gen-fleet", "--sectors", fmt.Sprint(sectors), "--regions", fmt.Sprint(regions), "--clusters", fmt.Sprint(clusters), dir},
@@ -192,10 +215,47 @@ func fixture(bin, src, dir string, sectors, regions, clusters int) error {
 	if err := os.WriteFile(sector, b, 0o644); err != nil {
 		return err
 	}
+	if err := commitRender(bin, dir, "one sector change"); err != nil {
+		return err
+	}
+	// The one-region change, on a branch of its own from the fleet's
+	// commit: eks.node_max in the first region of sector-2.
+	if err := sh("", "git", "-C", dir, "checkout", "-q", "-b", regionBranch, "HEAD~1"); err != nil {
+		return err
+	}
+	region, err := firstRegionOf(dir, "sector-2")
+	if err != nil {
+		return err
+	}
+	b, err = os.ReadFile(region)
+	if err != nil {
+		return err
+	}
+	if bytes.Contains(b, []byte("\neks:")) {
+		return fmt.Errorf("%s already sets eks", region)
+	}
+	if err := os.WriteFile(region, append(b, "eks:\n  node_max: 12\n"...), 0o644); err != nil {
+		return err
+	}
+	if err := commitRender(bin, dir, "one region change"); err != nil {
+		return err
+	}
+	return sh("", "git", "-C", dir, "checkout", "-q", "main")
+}
+
+// rerendered is what a review's header says when it renders its base
+// rather than trusting what the base committed.
+const rerendered = "base re-rendered"
+
+// regionBranch holds the fixture's one-region change.
+const regionBranch = "one-region"
+
+// commitRender renders dir's fleet and commits it with deploy/.
+func commitRender(bin, dir, message string) error {
 	for _, s := range [][]string{
 		{bin, "--root", dir, "--no-cache", "render"},
 		{"git", "-C", dir, "add", "-A"},
-		{"git", "-C", dir, "-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "one sector change"},
+		{"git", "-C", dir, "-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", message},
 	} {
 		if err := sh("", s[0], s[1:]...); err != nil {
 			return err
@@ -204,21 +264,45 @@ func fixture(bin, src, dir string, sectors, regions, clusters int) error {
 	return nil
 }
 
+// firstRegionOf is the region file, first by name, whose region is in
+// sector.
+func firstRegionOf(dir, sector string) (string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "config", "regions", "*.yaml"))
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		if bytes.Contains(b, []byte("\nsector: "+sector+"\n")) || bytes.HasPrefix(b, []byte("sector: "+sector+"\n")) {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("the generated fleet has no region in %s", sector)
+}
+
 // measured is one measured process.
 type measured struct {
 	wall, user, sys time.Duration
-	kib             int64 // peak RSS
+	kib             int64  // peak RSS
+	stdout          []byte // when asked for
 }
 
 // measure runs a command and returns its wall time, CPU times and peak
 // RSS. The child is started by this small process, so its ru_maxrss is
 // its own.
-func measure(dir string, env, args []string) (measured, error) {
+func measure(dir string, env, args []string, keepStdout bool) (measured, error) {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
-	var stderr bytes.Buffer
+	var stdout, stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	if keepStdout {
+		cmd.Stdout = &stdout
+	}
 	start := time.Now()
 	err := cmd.Run()
 	d := time.Since(start)
@@ -226,7 +310,7 @@ func measure(dir string, env, args []string) (measured, error) {
 		return measured{}, fmt.Errorf("%v: %s", err, stderr.String())
 	}
 	ps := cmd.ProcessState
-	return measured{wall: d, user: ps.UserTime(), sys: ps.SystemTime(), kib: ps.SysUsage().(*syscall.Rusage).Maxrss}, nil
+	return measured{wall: d, user: ps.UserTime(), sys: ps.SystemTime(), kib: ps.SysUsage().(*syscall.Rusage).Maxrss, stdout: stdout.Bytes()}, nil
 }
 
 func sh(dir, name string, args ...string) error { return shEnv(dir, nil, name, args...) }
