@@ -5,12 +5,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
 
 	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/errors"
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
@@ -196,15 +198,7 @@ func (c *Checker) CheckClustersExcept(f *config.Fleet, skip func(*config.Cluster
 			results[i] = &r
 			return
 		}
-		r := cached(c, key, func() clusterResult {
-			u := w.cluster.Unify(w.ctx.BuildExpr(toCUE(in, false)))
-			if err := u.Validate(cue.Concrete(true)); err != nil {
-				return clusterResult{Findings: w.findingsOf(err, w.cluster, in, "in some layer of this cluster (global, sector, region or cluster file)")}
-			}
-			var out clusterResult
-			w.defaults(u, in, nil, &out.Defaults)
-			return out
-		})
+		r := cached(c, key, func() clusterResult { return c.clusterCheck(w, in) })
 		c.memo.Store(key, r)
 		results[i] = &r
 	})
@@ -228,6 +222,206 @@ func (c *Checker) CheckClustersExcept(f *config.Fleet, skip func(*config.Cluster
 		}
 	}
 	return diags
+}
+
+// clusterCheck checks one cluster's merged config in (clusterInput) against
+// #Cluster in two steps, which together find what unifying it with #Cluster
+// would: #ClusterRules (the identity, the keys to set, the rules between
+// keys, the defaults), then #Settings for only the values no layer check
+// saw, the text of its ${...} strings and the defaults the first step filled
+// in. Every other value of in came from a layer file that passed #Settings
+// in its layer's check (a cluster with a failed file is not checked), so
+// holding it to #Settings again would find nothing; skipping it halves the
+// step. TestClusterCheckIsCluster holds the two steps to #Cluster.
+func (c *Checker) clusterCheck(w *compiled, in *config.Value) clusterResult {
+	u := w.rules.Unify(w.ctx.BuildExpr(toCUE(in, false)))
+	err := u.Validate(cue.Concrete(true))
+	var out clusterResult
+	w.defaults(u, in, nil, &out.Defaults)
+	// The values no layer check saw. A default at a path #Settings does
+	// not declare (delete, delete_pipeline) is #ClusterRules' alone.
+	var kept []defaultValue
+	for _, d := range out.Defaults {
+		if w.settingsDeclares(d.Path) {
+			kept = append(kept, d)
+		}
+	}
+	interp := interpolatedOnly(in)
+	if !w.unseenPass(kept, interp) {
+		// Some value fails, or lies where #Settings declares nothing: the
+		// findings are those of #Settings whole.
+		unseen := config.Merge(c.defaultsTree(kept), interp)
+		s := w.settings.Unify(w.ctx.BuildExpr(toCUE(unseen, false)))
+		switch serr := s.Validate(cue.Concrete(true)); {
+		case serr == nil:
+		case err == nil:
+			err = serr
+		default:
+			err = errors.Append(errors.Promote(err, ""), errors.Promote(serr, ""))
+		}
+	}
+	if err != nil {
+		return clusterResult{Findings: w.findingsOf(err, w.cluster, in, "in some layer of this cluster (global, sector, region or cluster file)")}
+	}
+	return out
+}
+
+// unseenPass says the values no layer check saw (the defaults and the
+// ${...} strings of interp) each pass the field #Settings declares at its
+// path, remembered by path and value: most are alike in many clusters (3,
+// "per_az", a region's bucket names). #Settings states no rule between
+// fields, so this is #Settings' verdict on them together, at a tenth of the
+// cost. False when one fails or lies where #Settings declares nothing.
+func (w *compiled) unseenPass(defaults []defaultValue, interp *config.Value) bool {
+	for _, d := range defaults {
+		var v any
+		if err := json.Unmarshal(d.JSON, &v); err != nil || !w.jsonPasses(d.Path, v, d.JSON) {
+			return false
+		}
+	}
+	return interp == nil || w.interpolatedPass(interp, nil)
+}
+
+// jsonPasses is unseenPass for a default decoded from JSON: a map's
+// fields each at its own path, a string by its field's patterns
+// (stringPasses), anything else through CUE.
+func (w *compiled) jsonPasses(p []string, v any, raw json.RawMessage) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, f := range v {
+			b, err := json.Marshal(f)
+			if err != nil || !w.jsonPasses(append(p[:len(p):len(p)], k), f, b) {
+				return false
+			}
+		}
+		return true
+	case string:
+		if ok, known := w.stringPasses(p, v); known {
+			return ok
+		}
+	}
+	return w.leafPasses(p, string(raw), func() cue.Value { return w.ctx.CompileBytes(raw) })
+}
+
+// interpolatedPass is unseenPass for the ${...} strings of v, at path p
+// (interpolatedOnly's tree: maps down to strings, or lists holding one).
+func (w *compiled) interpolatedPass(v *config.Value, p []string) bool {
+	if v.Kind == config.Map {
+		for _, f := range v.Fields {
+			if !w.interpolatedPass(f.Value, append(p[:len(p):len(p)], f.Key)) {
+				return false
+			}
+		}
+		return true
+	}
+	if v.Kind == config.String {
+		if ok, known := w.stringPasses(p, v.Str); known {
+			return ok
+		}
+	}
+	key, err := json.Marshal(v.Interface())
+	if err != nil {
+		return false
+	}
+	return w.leafPasses(p, string(key), func() cue.Value { return w.ctx.BuildExpr(toCUE(v, false)) })
+}
+
+// leafPasses says value (its JSON, and a way to build it) passes the field
+// #Settings declares at p, remembering the answer.
+func (w *compiled) leafPasses(p []string, value string, build func() cue.Value) bool {
+	k := strings.Join(p, "\x00") + "\x01" + value
+	if ok, seen := w.leafOK[k]; seen {
+		return ok
+	}
+	s := lookup(w.settings, p)
+	ok := s.Exists() && s.Unify(build()).Validate(cue.Concrete(true)) == nil
+	w.leafOK[k] = ok
+	return ok
+}
+
+// stringPasses says string v passes the field #Settings declares at p,
+// when that field is patterns only (=~ and !~, as most of #Settings'
+// strings are): they are matched here with Go's regexp, which CUE's =~ is,
+// without a CUE evaluation per value. known is false for any other field.
+// TestStringPassesIsCUEs holds it to CUE's verdict.
+func (w *compiled) stringPasses(p []string, v string) (ok, known bool) {
+	r := w.stringRule(p)
+	if r == nil {
+		return false, false
+	}
+	for _, re := range r.match {
+		if !re.MatchString(v) {
+			return false, true
+		}
+	}
+	for _, re := range r.not {
+		if re.MatchString(v) {
+			return false, true
+		}
+	}
+	return true, true
+}
+
+// patterns are a string field's rule when it is =~ and !~ alone.
+type patterns struct{ match, not []*regexp.Regexp }
+
+// stringRule is the rule #Settings gives the string field at p as
+// patterns, or nil when the field is anything else; found once per path.
+func (w *compiled) stringRule(p []string) *patterns {
+	k := strings.Join(p, "\x00")
+	if r, seen := w.rulesAt[k]; seen {
+		return r
+	}
+	var r *patterns
+	if s := lookup(w.settings, p); s.Exists() {
+		r = patternsOf(s.Eval())
+	}
+	w.rulesAt[k] = r
+	return r
+}
+
+// patternsOf reads s as a conjunction of =~ and !~ with literal patterns,
+// or returns nil.
+func patternsOf(s cue.Value) *patterns {
+	op, args := s.Expr()
+	if op != cue.AndOp {
+		args = []cue.Value{s}
+	}
+	r := &patterns{}
+	for _, a := range args {
+		aop, operands := a.Expr()
+		if (aop != cue.RegexMatchOp && aop != cue.NotRegexMatchOp) || len(operands) != 1 {
+			return nil
+		}
+		pat, err := operands[0].String()
+		if err != nil {
+			return nil
+		}
+		re, err := regexp.Compile(pat)
+		if err != nil {
+			return nil
+		}
+		if aop == cue.RegexMatchOp {
+			r.match = append(r.match, re)
+		} else {
+			r.not = append(r.not, re)
+		}
+	}
+	if len(r.match)+len(r.not) == 0 {
+		return nil
+	}
+	return r
+}
+
+// settingsDeclares says #Settings declares a field at path p.
+func (w *compiled) settingsDeclares(p []string) bool {
+	k := strings.Join(p, "\x00")
+	in, ok := w.inSettings[k]
+	if !ok {
+		in = lookup(w.settings, p).Exists()
+		w.inSettings[k] = in
+	}
+	return in
 }
 
 // clusterInput is the part of an effective config the #Cluster step must

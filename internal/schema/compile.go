@@ -24,8 +24,20 @@ type compiled struct {
 	ctx     *cue.Context
 	root    cue.Value
 	layers  map[config.Layer]cue.Value
-	cluster cue.Value
-	fleet   cue.Value
+	cluster cue.Value // #Cluster: what a merged config is
+	// rules is #ClusterRules, what a merged config is checked against, and
+	// settings #Settings, which the values no layer check saw are held to
+	// (clusterCheck).
+	rules, settings cue.Value
+	fleet           cue.Value
+	// inSettings memoises whether #Settings declares a default's path,
+	// leafOK whether a value passes the field #Settings declares at a
+	// path (leafPasses).
+	inSettings map[string]bool
+	leafOK     map[string]bool
+	// rulesAt memoises the patterns #Settings gives a string field
+	// (stringRule); nil for a field of another rule.
+	rulesAt map[string]*patterns
 	// layerDecided are the top-level keys #Cluster adds nothing to.
 	layerDecided map[string]bool
 	// declaredAt memoises declared: the fields #Cluster declares at a path.
@@ -109,7 +121,12 @@ func (s *source) compile() (*compiled, error) {
 			config.LayerCluster: def("#ClusterFile"),
 		},
 		cluster:     def("#Cluster"),
+		rules:       def("#ClusterRules"),
+		settings:    def("#Settings"),
 		fleet:       def("#Fleet"),
+		inSettings:  map[string]bool{},
+		leafOK:      map[string]bool{},
+		rulesAt:     map[string]*patterns{},
 		defaultJSON: map[string]json.RawMessage{},
 	}
 	var decided []string
@@ -120,7 +137,7 @@ func (s *source) compile() (*compiled, error) {
 	for _, k := range decided {
 		c.layerDecided[k] = true
 	}
-	for name, v := range map[string]cue.Value{"#Cluster": c.cluster, "#Fleet": c.fleet} {
+	for name, v := range map[string]cue.Value{"#Cluster": c.cluster, "#ClusterRules": c.rules, "#Settings": c.settings, "#Fleet": c.fleet} {
 		if !v.Exists() {
 			return nil, fmt.Errorf("embedded schema has no %s", name)
 		}

@@ -22,23 +22,11 @@ import (
 // generated fleet of both cluster types.
 func TestDefaultsAsFieldsListsThem(t *testing.T) {
 	w := compiledForTest(t)
-	fleets := map[string]fs.FS{
-		"example":   os.DirFS("../.."),
-		"generated": fleetgen.Generate(fleetgen.Options{Sectors: 2, RegionsPerSector: 3, ClustersPerRegion: 3}).FS(),
-	}
 	total := 0
-	for name, fsys := range fleets {
-		docs, diags := config.Parse(fsys, "config")
-		if diags.HasErrors() {
-			t.Fatalf("%s: %v", name, diags)
-		}
-		f, diags := config.Build(docs)
-		if diags.HasErrors() {
-			t.Fatalf("%s: %v", name, diags)
-		}
+	for name, f := range testFleets(t) {
 		for _, cl := range f.Clusters {
 			in := w.clusterInput(cl.Effective)
-			u := w.cluster.Unify(w.ctx.BuildExpr(toCUE(in, false)))
+			u := w.rules.Unify(w.ctx.BuildExpr(toCUE(in, false)))
 			if err := u.Validate(cue.Concrete(true)); err != nil {
 				t.Fatalf("%s: cluster %s: %v", name, cl.ID(), err)
 			}
@@ -122,7 +110,7 @@ func TestDefaultsReachEachCluster(t *testing.T) {
 	leaves := map[leafKey]*config.Value{}     // a short default → the value clusters share
 	for i, cl := range as.Clusters {
 		in := w.clusterInput(cl.Effective)
-		u := w.cluster.Unify(w.ctx.BuildExpr(toCUE(in, false)))
+		u := w.rules.Unify(w.ctx.BuildExpr(toCUE(in, false)))
 		var ds []defaultValue
 		w.defaults(u, in, nil, &ds)
 		for _, d := range ds {
@@ -155,4 +143,26 @@ func TestDefaultsReachEachCluster(t *testing.T) {
 	if len(positions["false"]) < 2 {
 		t.Errorf("the fleet gives false by default at %v: it exercises too little", positions["false"])
 	}
+}
+
+// testFleets are the repository's example fleet and a generated fleet of
+// both cluster types, merged (not checked), by name.
+func testFleets(t *testing.T) map[string]*config.Fleet {
+	t.Helper()
+	out := map[string]*config.Fleet{}
+	for name, fsys := range map[string]fs.FS{
+		"example":   os.DirFS("../.."),
+		"generated": fleetgen.Generate(fleetgen.Options{Sectors: 2, RegionsPerSector: 3, ClustersPerRegion: 3}).FS(),
+	} {
+		docs, diags := config.Parse(fsys, "config")
+		if diags.HasErrors() {
+			t.Fatalf("%s: %v", name, diags)
+		}
+		f, diags := config.Build(docs)
+		if diags.HasErrors() {
+			t.Fatalf("%s: %v", name, diags)
+		}
+		out[name] = f
+	}
+	return out
 }

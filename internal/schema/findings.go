@@ -70,6 +70,10 @@ func (w *compiled) findingsOf(err error, def cue.Value, data *config.Value, what
 			// A reference checked after interpolation, in #Cluster.
 		case strings.Contains(msg, "incomplete value") && v == nil && w.derived(data, p) != "":
 			add(w.badDerived(p, w.derived(data, p)))
+		case v == nil && w.derived(data, p) != "":
+			// A derived default #Settings refuses (clusterCheck's second
+			// step): the same as the incomplete value above.
+			add(w.badDerived(p, w.derived(data, p)))
 		case strings.Contains(msg, "incomplete value") && v == nil:
 			add(finding{Path: p, Kind: "missing", Summary: fmt.Sprintf("missing required key %s", dotted(p)),
 				Detail: fmt.Sprintf("%s must be set%s.%s", dotted(p), where(what), docOf(lookup(def, p)))})

@@ -1,0 +1,290 @@
+package schema
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/parser"
+
+	"github.com/regionctl/regionctl/internal/config"
+	"github.com/regionctl/regionctl/internal/diag"
+)
+
+// wholeCluster compiles the schema with #Cluster as one closed definition,
+// #Settings embedded beside the rules, as it was checked in one step before
+// clusterCheck: #ClusterRules' text without its "...", the #Cluster that
+// embeds it left out.
+func wholeCluster(t *testing.T) *compiled {
+	t.Helper()
+	src, err := loadSource()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(src.files["cluster.cue"])
+	start := strings.Index(text, "#Cluster: {")
+	end := strings.Index(text, "#ClusterRules: {")
+	if start < 0 || end < start {
+		t.Fatal("cluster.cue has no #Cluster before #ClusterRules")
+	}
+	text = text[:start] + "#ClusterRules: #Cluster\n\n#Cluster: {\n\t#Settings" + text[end+len("#ClusterRules: {"):]
+	opened := regexp.MustCompile(`(?m)^\t*\.\.\.\n`)
+	if n := len(opened.FindAllString(text, -1)); n < 10 {
+		t.Fatalf("cluster.cue: %d open structs, want every struct of #ClusterRules", n)
+	}
+	text = opened.ReplaceAllString(text, "")
+	files := map[string][]byte{}
+	for n, b := range src.files {
+		files[n] = b
+	}
+	files["cluster.cue"] = []byte(text)
+	w, err := (&source{files: files}).compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// checkWhole is the one-step check: in unified with the whole #Cluster.
+func checkWhole(w *compiled, in *config.Value) clusterResult {
+	u := w.cluster.Unify(w.ctx.BuildExpr(toCUE(in, false)))
+	if err := u.Validate(cue.Concrete(true)); err != nil {
+		return clusterResult{Findings: w.findingsOf(err, w.cluster, in, "in some layer of this cluster (global, sector, region or cluster file)")}
+	}
+	var out clusterResult
+	w.defaults(u, in, nil, &out.Defaults)
+	return out
+}
+
+// TestClusterCheckIsCluster holds clusterCheck's two steps (#ClusterRules,
+// then #Settings for the values no layer check saw) to the one step they
+// replace, unifying with #Cluster whole: the same findings, word for word,
+// and the same defaults, for every cluster of the example and a generated
+// fleet and for inputs altered to break each kind of rule. Positions of
+// defaults are left out: a default now points at the #ClusterRules line
+// that gives it rather than at #Derived's template.
+func TestClusterCheckIsCluster(t *testing.T) {
+	whole := wholeCluster(t)
+	c, err := New(Options{Version: "test", Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := c.pool[0]
+	var inputs []*config.Value
+	names := []string{}
+	for name, f := range testFleets(t) {
+		for _, cl := range f.Clusters {
+			inputs = append(inputs, w.clusterInput(cl.Effective))
+			names = append(names, name+" "+cl.ID())
+		}
+	}
+	// Each kind of rule broken, in a regional and a management cluster.
+	var regional, management *config.Value
+	for _, in := range inputs {
+		switch in.Get("type").Str {
+		case "regional":
+			regional = in
+		case "management":
+			management = in
+		}
+	}
+	if regional == nil || management == nil {
+		t.Fatal("the fleets lack a cluster type")
+	}
+	str := func(s string) *config.Value { return &config.Value{Kind: config.String, Str: s} }
+	interp := func(s string) *config.Value { return &config.Value{Kind: config.String, Str: s, Template: "${x}"} }
+	num := func(n int64) *config.Value { return &config.Value{Kind: config.Int, Int: n} }
+	long := strings.Repeat("c", 32)
+	alters := []struct {
+		name string
+		path []string
+		v    *config.Value // nil: removed
+	}{
+		{"no account.id_ref", []string{"account", "id_ref"}, nil},
+		{"no network", []string{"network"}, nil},
+		{"no eks.version", []string{"eks", "version"}, nil},
+		{"node_max under node_min", []string{"eks", "node_max"}, num(1)},
+		{"one private subnet", []string{"network", "private_subnets"}, &config.Value{Kind: config.List, Items: []*config.Value{str("10.0.0.0/24")}}},
+		{"unknown type", []string{"type"}, str("edge")},
+		{"unknown environment", []string{"environment"}, str("prod")},
+		{"central-bootstrap cluster", []string{"cluster"}, str("central-bootstrap")},
+		{"cluster name whose derived names are too long", []string{"cluster"}, str(long)},
+		{"delete_pipeline without delete", []string{"delete_pipeline"}, &config.Value{Kind: config.Bool, Bool: true}},
+		{"delete_pipeline with delete false", []string{"delete"}, &config.Value{Kind: config.Bool, Bool: false}},
+		{"interpolated bucket not a bucket", []string{"hypershift", "oidc_bucket"}, interp("Not_A_Bucket")},
+		{"interpolated bucket too long", []string{"hypershift", "oidc_bucket"}, interp(strings.Repeat("b", 64))},
+		{"interpolated bucket valid", []string{"hypershift", "oidc_bucket"}, interp("a-valid-bucket")},
+		{"interpolated e-mail not an address", []string{"account", "email"}, interp("nobody")},
+		{"interpolated tag value on two lines", []string{"tags", "team"}, interp("a\nb")},
+		{"interpolated tag value valid", []string{"tags", "team"}, interp("team-a")},
+		{"interpolated OU", []string{"account", "ou"}, interp("platform/no-slash")},
+		{"interpolated secret reference inline", []string{"account", "id_ref"}, interp("123456789012")},
+		{"interpolated domain not a name", []string{"platform_api", "domain"}, interp("-bad-.example")},
+		{"interpolated endpoint not https", []string{"platform_api", "endpoint"}, interp("http://api.example.com")},
+		{"interpolated state bucket with two dots", []string{"state_bucket"}, interp("a..b")},
+		{"interpolated consumer name not a name", []string{"maestro", "consumer_name"}, interp("Consumer")},
+		{"interpolated DR e-mail", []string{"etcd_backup", "account", "email"}, interp("dr")},
+		{"interpolated subnets, one not a block", []string{"network", "private_subnets"}, &config.Value{Kind: config.List, Items: []*config.Value{interp("10.0.0.0/24"), str("10.0.1.0/33")}}},
+	}
+	for _, base := range []*config.Value{regional, management} {
+		for _, a := range alters {
+			inputs = append(inputs, setPath(base, a.path, a.v))
+			names = append(names, base.Get("type").Str+": "+a.name)
+		}
+	}
+	failing := 0
+	for i, in := range inputs {
+		got, want := c.clusterCheck(w, in), checkWhole(whole, in)
+		if len(want.Findings) > 0 {
+			failing++
+		}
+		g, _ := json.Marshal(got.Findings)
+		x, _ := json.Marshal(want.Findings)
+		if string(g) != string(x) {
+			t.Errorf("%s: findings\n got %s\nwant %s", names[i], g, x)
+			continue
+		}
+		if g, x := withoutPositions(got.Defaults), withoutPositions(want.Defaults); g != x {
+			t.Errorf("%s: defaults\n got %s\nwant %s", names[i], g, x)
+		}
+	}
+	if failing < len(alters) {
+		t.Errorf("only %d of the inputs fail the check: the altered inputs break too little", failing)
+	}
+}
+
+func withoutPositions(ds []defaultValue) string {
+	out := make([]defaultValue, len(ds))
+	for i, d := range ds {
+		d.Pos = diag.Pos{}
+		out[i] = d
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
+}
+
+// setPath returns v with the value at path set to x, or removed when x is
+// nil, making the maps on the way.
+func setPath(v *config.Value, path []string, x *config.Value) *config.Value {
+	if v == nil {
+		v = &config.Value{Kind: config.Map}
+	}
+	if len(path) == 1 {
+		if x == nil {
+			return v.Without(path[0])
+		}
+		return v.With(path[0], diag.Pos{}, x)
+	}
+	child := v.Get(path[0])
+	if child == nil && x == nil {
+		return v
+	}
+	return v.With(path[0], diag.Pos{}, setPath(child, path[1:], x))
+}
+
+// TestStringPassesIsCUEs holds the patterns matched in Go (stringPasses) to
+// CUE's verdict on the same field, for every string field of #Settings
+// that is patterns alone and values near each of their edges.
+func TestStringPassesIsCUEs(t *testing.T) {
+	w := compiledForTest(t)
+	values := []string{"", "a", "A", "ab", "abc", "mc01", "regional", "-a", "a-", "a..b", "a.b", "10.0.0.0/16", "10.0.0.0/33",
+		"256.0.0.0/8", "1.2.3.4", "xn--a", "sthree-a", "bucket-s3alias", "x.mrap", "ssm:///a/b", "ssm:///", "arn:aws:secretsmanager:us-east-1:123456789012:secret:a",
+		"arn:aws:iam::123456789012:role/a", "https://a.example.com", "https://a.example.com/x", "http://a.example.com", "https://a:8443/",
+		"oci://r.example.com/c", "git@example.com:a/b", "ssh://git@example.com/a", "/platform/a", "/platform//a", "platform/a",
+		"a@b.co", "a@b", "A@B.CO", "a\nb", "a b", "1.34", "1.0", "1.100", "2.1", "us-east-1", "us-gov-west-1", "xa-north-8",
+		"ä", "ÄÖ é", "a\u2028b", "main", "-main", "a/b", "a//b", "a.lock", "a/", "v1.2.3", "1.2.3+build",
+		strings.Repeat("a", 32), strings.Repeat("a", 33), strings.Repeat("a", 63), strings.Repeat("a", 64),
+		strings.Repeat("a", 128), strings.Repeat("a", 129), strings.Repeat("a", 256), strings.Repeat("a", 257), strings.Repeat("a.", 127) + "aa",
+		"registry.example.com/a@sha256:" + strings.Repeat("a", 64), "registry.example.com/a:1@sha256:" + strings.Repeat("a", 64)}
+	fields := 0
+	var walk func(s cue.Value, p []string)
+	walk = func(s cue.Value, p []string) {
+		it, err := s.Fields(cue.Optional(true))
+		if err != nil {
+			return
+		}
+		for it.Next() {
+			cp := append(p[:len(p):len(p)], it.Selector().Unquoted())
+			v := it.Value()
+			if v.IncompleteKind() == cue.StructKind {
+				walk(v, cp)
+				continue
+			}
+			if w.stringRule(cp) == nil {
+				continue
+			}
+			fields++
+			for _, x := range values {
+				got, known := w.stringPasses(cp, x)
+				want := lookup(w.settings, cp).Unify(w.ctx.Encode(x)).Validate(cue.Concrete(true)) == nil
+				if !known || got != want {
+					t.Errorf("%s = %q: Go says %v (known %v), CUE %v", strings.Join(cp, "."), x, got, known, want)
+				}
+			}
+		}
+	}
+	walk(w.settings, nil)
+	if fields < 15 {
+		t.Errorf("only %d string fields of patterns alone", fields)
+	}
+}
+
+// TestSettingsRelatesNoFields holds #Settings to what clusterCheck's second
+// step assumes: no field's rule refers to another field, so each value no
+// layer check saw can be held to its own field alone. Every identifier in
+// settings.cue names a definition, a predeclared type or an imported
+// package.
+func TestSettingsRelatesNoFields(t *testing.T) {
+	src, err := loadSource()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parser.ParseFile("settings.cue", src.files["settings.cue"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	imported := map[string]bool{}
+	for spec := range f.ImportSpecs() {
+		p := strings.Trim(spec.Path.Value, `"`)
+		imported[p[strings.LastIndex(p, "/")+1:]] = true
+	}
+	predeclared := map[string]bool{"string": true, "int": true, "bool": true, "number": true, "float": true, "bytes": true, "null": true, "_": true, "uint": true}
+	idents := 0
+	ast.Walk(f, func(n ast.Node) bool {
+		if _, ok := n.(*ast.Package); ok {
+			return false // the package clause
+		}
+		id, ok := n.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		idents++
+		if strings.HasPrefix(id.Name, "#") || predeclared[id.Name] || imported[id.Name] {
+			return true
+		}
+		// A label is a field's own name, not a reference to one.
+		if id.Node == nil && id.Scope == nil && isLabel(f, id) {
+			return true
+		}
+		t.Errorf("%v: %s refers to a field: a rule between fields, which clusterCheck's second step would not see", id.Pos(), id.Name)
+		return true
+	}, nil)
+	if idents < 50 {
+		t.Errorf("only %d identifiers in settings.cue", idents)
+	}
+}
+
+// isLabel says id is the label of a field of f.
+func isLabel(f *ast.File, id *ast.Ident) bool {
+	found := false
+	ast.Walk(f, func(n ast.Node) bool {
+		if fd, ok := n.(*ast.Field); ok && fd.Label == id {
+			found = true
+		}
+		return !found
+	}, nil)
+	return found
+}
