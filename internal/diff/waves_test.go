@@ -1,0 +1,63 @@
+package diff
+
+import (
+	"io/fs"
+	"os"
+	"testing"
+	"testing/fstest"
+
+	"github.com/regionctl/regionctl/internal/fleet"
+	"github.com/regionctl/regionctl/internal/schema"
+)
+
+// TestSkippedWavesOfAFleetItself holds SkippedWaves' shortcut to the walk
+// it skips: a fleet compared with itself gives no value anew, even one
+// whose later sector runs a version no earlier sector does (which against
+// an older base is a skipped wave).
+func TestSkippedWavesOfAFleetItself(t *testing.T) {
+	fsys := fstest.MapFS{}
+	root := "../../golden/uneven-sectors"
+	if err := fsCopy(fsys, root); err != nil {
+		t.Fatal(err)
+	}
+	prod2 := fsys["config/sectors/prod-2.yaml"]
+	prod2.Data = append(append([]byte(nil), prod2.Data...), "eks:\n  version: \"1.34\"\n"...)
+	c, err := schema.New(schema.Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, diags := fleet.Load(os.DirFS(root), "config", c)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	head, diags := fleet.Load(fsys, "config", c)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	keys, err := schema.RolloutKeys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := skippedWaves(base, head, keys); len(got) != 1 {
+		t.Fatalf("against the fleet before, %d skipped waves, want 1", len(got))
+	}
+	if got := skippedWaves(head, head, keys); len(got) != 0 {
+		t.Errorf("the fleet against itself: %+v", got)
+	}
+}
+
+// fsCopy reads the files under dir into m, by path relative to dir.
+func fsCopy(m fstest.MapFS, dir string) error {
+	src := os.DirFS(dir)
+	return fs.WalkDir(src, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(src, p)
+		if err != nil {
+			return err
+		}
+		m[p] = &fstest.MapFile{Data: b, Mode: 0o644}
+		return nil
+	})
+}
