@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 98 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "24a7751e8f2aed66720301192637d95eab7c0c4111256aec44ccfba7fd574c44"
+const sourceDigest = "fa14fb7d3ceb059b531e18a9656f9c0d5086f41487a5eed14116213a1723f579"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

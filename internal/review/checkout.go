@@ -2,7 +2,9 @@ package review
 
 import (
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -32,6 +34,12 @@ type Checkout struct {
 // files), then the branch's history, while deploy/ (every file) is walked
 // beside them.
 func CommittedCheckout(root, branch, renderer string) (Checkout, bool) {
+	// A working tree without deploy/ holds no commit's: nothing to ask
+	// the commit (a render into an empty deploy/ read its 25,000-file
+	// listing and index.json for nothing).
+	if _, err := os.Lstat(filepath.Join(root, deployDir)); err != nil {
+		return Checkout{}, false
+	}
 	repo, err := gitbase.Open(root)
 	if err != nil {
 		return Checkout{}, false
