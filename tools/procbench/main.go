@@ -231,9 +231,6 @@ func fixture(bin, src, dir string, sectors, regions, clusters int) error {
 	if err != nil {
 		return err
 	}
-	if bytes.Contains(b, []byte("\neks:")) {
-		return fmt.Errorf("%s already sets eks", region)
-	}
 	if err := os.WriteFile(region, append(b, "eks:\n  node_max: 12\n"...), 0o644); err != nil {
 		return err
 	}
@@ -265,7 +262,7 @@ func commitRender(bin, dir, message string) error {
 }
 
 // firstRegionOf is the region file, first by name, whose region is in
-// sector.
+// sector and which sets no eks key (the change adds one).
 func firstRegionOf(dir, sector string) (string, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "config", "regions", "*.yaml"))
 	if err != nil {
@@ -277,11 +274,13 @@ func firstRegionOf(dir, sector string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if bytes.Contains(b, []byte("\nsector: "+sector+"\n")) || bytes.HasPrefix(b, []byte("sector: "+sector+"\n")) {
+		inSector := bytes.Contains(b, []byte("\nsector: "+sector+"\n")) || bytes.HasPrefix(b, []byte("sector: "+sector+"\n"))
+		setsEKS := bytes.Contains(b, []byte("\neks:")) || bytes.HasPrefix(b, []byte("eks:"))
+		if inSector && !setsEKS {
 			return f, nil
 		}
 	}
-	return "", fmt.Errorf("the generated fleet has no region in %s", sector)
+	return "", fmt.Errorf("the generated fleet has no region in %s without eks settings", sector)
 }
 
 // measured is one measured process.
