@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 98 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "fa14fb7d3ceb059b531e18a9656f9c0d5086f41487a5eed14116213a1723f579"
+const sourceDigest = "409671782a1aeed21477ca36e80d3a496ae914d070c90bb4876d9beb464b075b"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

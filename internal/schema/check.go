@@ -234,7 +234,7 @@ func (c *Checker) CheckClustersExcept(f *config.Fleet, skip func(*config.Cluster
 // holding it to #Settings again would find nothing; skipping it halves the
 // step. TestClusterCheckIsCluster holds the two steps to #Cluster.
 func (c *Checker) clusterCheck(w *compiled, in *config.Value) clusterResult {
-	u := w.rules.Unify(w.ctx.BuildExpr(toCUE(in, false)))
+	u := w.rules.Unify(w.build(in))
 	err := u.Validate(cue.Concrete(true))
 	var out clusterResult
 	w.defaults(u, in, nil, &out.Defaults)

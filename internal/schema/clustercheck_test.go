@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -287,4 +288,65 @@ func isLabel(f *ast.File, id *ast.Ident) bool {
 		return !found
 	}, nil)
 	return found
+}
+
+// TestToGoIsToCUE holds the values the #ClusterRules step builds with
+// Encode (toGo) to those BuildExpr makes of toCUE's syntax: the same kinds
+// and the same JSON, floats written without a fraction among them.
+func TestToGoIsToCUE(t *testing.T) {
+	w := compiledForTest(t)
+	f := func(x float64) *config.Value { return config.NewFloat(x, config.Origin{}) }
+	i := func(n int64) *config.Value { return &config.Value{Kind: config.Int, Int: n} }
+	s := func(x string) *config.Value { return &config.Value{Kind: config.String, Str: x} }
+	null := &config.Value{Kind: config.Null}
+	leaves := []*config.Value{
+		f(3), f(-0.0), f(3.5), f(0.1), f(1e21), f(1e-7), f(123456789012), f(9.007199254740993e15), f(-2.5e-300),
+		i(0), i(-1), i(1 << 62), s(""), s("a\nb"), s("ü ${x}"), s("\u2028"), {Kind: config.Bool, Bool: true}, null,
+	}
+	var fields []config.Field
+	for n, l := range leaves {
+		fields = append(fields, config.Field{Key: strconv.Itoa(n), Value: l})
+	}
+	values := append([]*config.Value{
+		{Kind: config.List, Items: leaves},
+		{Kind: config.Map, Fields: fields},
+		{Kind: config.Map, Fields: []config.Field{{Key: "a", Value: &config.Value{Kind: config.List, Items: []*config.Value{null, f(2)}}}, {Key: "b", Value: null}}},
+	}, leaves...)
+	for _, v := range values {
+		got, want := w.build(v), w.ctx.BuildExpr(toCUE(v, false))
+		// Encode orders a struct's fields by name, BuildExpr as written:
+		// no check reads the order.
+		g, gerr := canonical(got)
+		x, xerr := canonical(want)
+		if string(g) != string(x) || (gerr == nil) != (xerr == nil) || got.Kind() != want.Kind() {
+			t.Errorf("%s: Encode gives %s %v (%v), BuildExpr %s %v (%v)", v.Scalar(), g, got.Kind(), gerr, x, want.Kind(), xerr)
+		}
+		if v.Kind == config.Map || v.Kind == config.List {
+			// Each member's kind, which the JSON does not tell.
+			for n, l := range leaves {
+				sel := cue.MakePath(cue.Index(n))
+				if v.Kind == config.Map {
+					sel = cue.MakePath(cue.Str(strconv.Itoa(n)))
+				}
+				if gk, wk := got.LookupPath(sel).Kind(), want.LookupPath(sel).Kind(); gk != wk && l.Kind != config.Null {
+					t.Errorf("%s member %d: kind %v, want %v", v.Scalar(), n, gk, wk)
+				}
+			}
+		}
+	}
+}
+
+// canonical is v's JSON with its objects' keys sorted.
+func canonical(v cue.Value) ([]byte, error) {
+	b, err := v.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var x any
+	d := json.NewDecoder(strings.NewReader(string(b)))
+	d.UseNumber()
+	if err := d.Decode(&x); err != nil {
+		return nil, err
+	}
+	return json.Marshal(x)
 }
