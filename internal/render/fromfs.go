@@ -84,8 +84,8 @@ type Streams struct {
 // trusted, the base is not rendered at all when its index lists every
 // cluster the base has: the review compares the head with what the base
 // committed, and the index names those files and their owners
-// (CommittedOutput). Without trusted each side is loaded and rendered whole;
-// streams, when set, then take each side's files as they are rendered.
+// (CommittedOutput). Without trusted each side is loaded and rendered whole.
+// Streams, when set, take each rendered side's files as they are rendered.
 func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checker, opts Options, trust func() (*Index, string), streams *Streams) (*Pair, error) {
 	if head == nil {
 		head = fleet.Parse(headFS, "config", checker)
@@ -156,13 +156,13 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 
 // renderSide renders side i of p (0 the base, 1 the head) with opts,
 // leaving out the clusters and regions the same on both sides, unless its
-// diagnostics hold errors. Without a trusted base, streams (when set) take
-// the files as they are rendered.
+// diagnostics hold errors. Streams (when set) take the files as they are
+// rendered.
 func (p *Pair) renderSide(f *config.Fleet, diags *diag.Diagnostics, i int, opts Options, streams *Streams) *Output {
 	if diags.HasErrors() {
 		return nil
 	}
-	if streams != nil && p.Trusted == nil {
+	if streams != nil {
 		if i == 0 && streams.Base != nil {
 			opts.Sink = streams.Base()
 		} else if i == 1 && streams.Head != nil {

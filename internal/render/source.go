@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 98 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "409671782a1aeed21477ca36e80d3a496ae914d070c90bb4876d9beb464b075b"
+const sourceDigest = "45059f18e777208d03cc90c5fbdd7f43176cd8022e570fd7ad37bbccab948701"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

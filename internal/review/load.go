@@ -29,13 +29,14 @@ func load(e *ends, o Options, parsed *fleet.Parsed, unvouched string, committed 
 			return trustIndex(d.index, d.hashes, o.Render.Renderer)
 		}
 	}
-	// A whole review against a committed base streams both renders: the
-	// base's view is what it committed (asCommitted), so its render need
-	// give only each file's path and owner, and the head's files the base
-	// committed as they are settle (settler).
+	// A review against a committed base streams the renders: the base's
+	// view is what it committed (asCommitted), so its render, when it has
+	// one, need give only each file's path and owner, and the head's files
+	// the base committed as they are settle (settler): most files of a
+	// changed cluster do not change, and are not held.
 	var streams *render.Streams
 	var settle *settler
-	if o.Full && !o.hold {
+	if !o.hold {
 		committedBase := func() *committedDeploy {
 			if d := committed(); d.err == nil && len(d.hashes) > 0 {
 				return &d

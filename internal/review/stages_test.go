@@ -228,9 +228,10 @@ func TestReadCommittedAndAsCommitted(t *testing.T) {
 	}
 }
 
-// TestLoadTakesTheBaseOnlyWhenVouched: the load stage asks for the base's
-// index only when nothing vouched against it, and renders the base when
-// something did.
+// TestLoadTakesTheBaseOnlyWhenVouched: the load stage trusts the base's
+// index only when nothing vouched against it, and renders the base whole
+// when something did (it may still read what the base committed, to settle
+// the head's files the base committed as they are, as a whole review does).
 func TestLoadTakesTheBaseOnlyWhenVouched(t *testing.T) {
 	r, base := fleetRepo(t)
 	r.Edit(sectorFile, "order: 7", "order: 7 # edited")
@@ -251,8 +252,11 @@ func TestLoadTakesTheBaseOnlyWhenVouched(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := l.pair.Trusted != nil; got != tc.trusted || asked != tc.trusted {
+		if got := l.pair.Trusted != nil; got != tc.trusted || (tc.trusted && !asked) {
 			t.Errorf("unvouched %q: trusted %v, asked for the index %v; want %v", tc.unvouched, got, asked, tc.trusted)
+		}
+		if !tc.trusted && (l.pair.BaseOut == nil || len(l.pair.Unchanged) != 0) {
+			t.Errorf("unvouched %q: the base was not rendered whole", tc.unvouched)
 		}
 		if tc.trusted && len(l.pair.Unchanged) == 0 {
 			t.Error("a trusted base left no cluster unrendered")
