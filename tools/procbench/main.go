@@ -84,18 +84,9 @@ func run(bin, plain string, sectors, regions, clusters, rounds int, write string
 	if err := sh(work, "git", "clone", "-q", fleet, warm); err != nil {
 		return err
 	}
-	// The one-region change's clone, its files' times older than its git
-	// index's, as the warm clone's are made below: a review finds its
-	// working tree clean by the index's stat data, as in a user's clone.
 	regional := filepath.Join(work, "region")
-	for _, s := range [][]string{
-		{"git", "clone", "-q", "-b", regionBranch, fleet, regional},
-		{"find", regional, "-path", filepath.Join(regional, ".git"), "-prune", "-o", "-exec", "touch", "-h", "-d", "2020-01-01T00:00:00", "{}", "+"},
-		{"git", "-C", regional, "update-index", "-q", "--refresh"},
-	} {
-		if err := sh(work, s[0], s[1:]...); err != nil {
-			return err
-		}
+	if err := regionClone(fleet, regional); err != nil {
+		return err
 	}
 	colds := make([]string, rounds)
 	for r := range colds {
@@ -161,23 +152,9 @@ func run(bin, plain string, sectors, regions, clusters, rounds int, write string
 		round = r
 		fmt.Fprintf(os.Stderr, "procbench: round %d of %d\n", r+1, rounds)
 		for _, o := range ops {
-			if o.at != nil {
-				o.at(o)
+			if err := o.once(); err != nil {
+				return err
 			}
-			if o.setup != nil {
-				if err := o.setup(); err != nil {
-					return err
-				}
-			}
-			m, err := measure(o.dir, o.env, o.args, o.refuse != "")
-			if err != nil {
-				return fmt.Errorf("%s: %w", o.name, err)
-			}
-			if o.refuse != "" && bytes.Contains(m.stdout, []byte(o.refuse)) {
-				return fmt.Errorf("%s: the output says %q: the figures would not measure what they name", o.name, o.refuse)
-			}
-			o.times, o.peaks = append(o.times, m.wall), append(o.peaks, m.kib)
-			o.user, o.sys = append(o.user, m.user), append(o.sys, m.sys)
 		}
 	}
 	report := table(ops, n, rounds, loadBefore, loadavg(), fileCount(filepath.Join(warm, "deploy")))
@@ -185,6 +162,28 @@ func run(bin, plain string, sectors, regions, clusters, rounds int, write string
 	if write != "" {
 		return replaceSection(write, report)
 	}
+	return nil
+}
+
+// once runs o once, set up as it asks, and records what it measured.
+func (o *op) once() error {
+	if o.at != nil {
+		o.at(o)
+	}
+	if o.setup != nil {
+		if err := o.setup(); err != nil {
+			return err
+		}
+	}
+	m, err := measure(o.dir, o.env, o.args, o.refuse != "")
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.name, err)
+	}
+	if o.refuse != "" && bytes.Contains(m.stdout, []byte(o.refuse)) {
+		return fmt.Errorf("%s: the output says %q: the figures would not measure what they name", o.name, o.refuse)
+	}
+	o.times, o.peaks = append(o.times, m.wall), append(o.peaks, m.kib)
+	o.user, o.sys = append(o.user, m.user), append(o.sys, m.sys)
 	return nil
 }
 
@@ -243,6 +242,23 @@ func fixture(bin, src, dir string, sectors, regions, clusters int) error {
 // rerendered is what a review's header says when it renders its base
 // rather than trusting what the base committed.
 const rerendered = "base re-rendered"
+
+// regionClone clones the fixture's one-region change into dir, its files'
+// times older than its git index's, as the warm clone's are made: a review
+// finds its working tree clean by the index's stat data, as in a user's
+// clone.
+func regionClone(fleet, dir string) error {
+	for _, s := range [][]string{
+		{"git", "clone", "-q", "-b", regionBranch, fleet, dir},
+		{"find", dir, "-path", filepath.Join(dir, ".git"), "-prune", "-o", "-exec", "touch", "-h", "-d", "2020-01-01T00:00:00", "{}", "+"},
+		{"git", "-C", dir, "update-index", "-q", "--refresh"},
+	} {
+		if err := sh("", s[0], s[1:]...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // regionBranch holds the fixture's one-region change.
 const regionBranch = "one-region"
