@@ -50,7 +50,7 @@ type Options struct {
 	// leave out (dispatch starts the change's other clusters).
 	Partial bool
 
-	// hold keeps every file of a Full review's renders, rather than only
+	// hold keeps every file of a review's renders, rather than only
 	// those that differ between the sides: this package's tests compare
 	// the two.
 	hold bool
