@@ -10,6 +10,7 @@ import (
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/par"
 )
 
 // maxUserTags is how many tags a cluster's layers may give: AWS allows 50 per
@@ -55,12 +56,20 @@ func (c *Checker) CheckAWS(f *config.Fleet, skip func(*config.Cluster) bool) dia
 	}
 	byRegion := map[string][]vpc{}
 	checked := map[string]bool{}
-	for _, cl := range f.Clusters {
+	// Each cluster's own rules on every core (checkCluster reads only
+	// its cluster), their findings then taken in the fleet's order.
+	per := make([]diag.Diagnostics, len(f.Clusters))
+	par.Do(len(f.Clusters), func(i int) {
+		if cl := f.Clusters[i]; !cl.Partial && cl.Effective != nil && (skip == nil || !skip(cl)) {
+			per[i] = checkCluster(cl, zones)
+		}
+	})
+	for i, cl := range f.Clusters {
 		if cl.Partial || cl.Effective == nil || (skip != nil && skip(cl)) {
 			continue
 		}
 		checked[cl.Region.Name] = true
-		ds := checkCluster(cl, zones)
+		ds := per[i]
 		for i := range ds {
 			ds[i].Detail = fmt.Sprintf("%s (cluster %s)", ds[i].Detail, cl.ID())
 		}
