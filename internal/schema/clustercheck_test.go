@@ -10,6 +10,7 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/parser"
+	"cuelang.org/go/cue/token"
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
@@ -233,49 +234,78 @@ func TestStringPassesIsCUEs(t *testing.T) {
 	}
 }
 
-// TestSettingsRelatesNoFields holds #Settings to what clusterCheck's second
-// step assumes: no field's rule refers to another field, so each value no
-// layer check saw can be held to its own field alone. Every identifier in
-// settings.cue names a definition, a predeclared type or an imported
-// package.
+// TestSettingsRelatesNoFields holds #Settings, and the types it names, to
+// what clusterCheck's second step assumes: each value no layer check saw
+// can be held to its own field alone, and a merge of values each layer
+// passed passes. So no rule refers to another field (every identifier
+// names a definition or a predeclared type), none constrains a struct as a
+// whole (no import: struct.MaxFields and the like; no disjunction between
+// structs, which two layers could each meet half of; no comprehension), and
+// none gives a default (the first step, which fills defaults, does not see
+// #Settings).
+// A list is replaced whole by a merge, so a list rule is its one layer's.
 func TestSettingsRelatesNoFields(t *testing.T) {
 	src, err := loadSource()
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := parser.ParseFile("settings.cue", src.files["settings.cue"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	imported := map[string]bool{}
-	for spec := range f.ImportSpecs() {
-		p := strings.Trim(spec.Path.Value, `"`)
-		imported[p[strings.LastIndex(p, "/")+1:]] = true
-	}
 	predeclared := map[string]bool{"string": true, "int": true, "bool": true, "number": true, "float": true, "bytes": true, "null": true, "_": true, "uint": true}
 	idents := 0
-	ast.Walk(f, func(n ast.Node) bool {
-		if _, ok := n.(*ast.Package); ok {
-			return false // the package clause
+	for _, name := range []string{"settings.cue", "types.cue"} {
+		f, err := parser.ParseFile(name, src.files[name])
+		if err != nil {
+			t.Fatal(err)
 		}
-		id, ok := n.(*ast.Ident)
-		if !ok {
+		for spec := range f.ImportSpecs() {
+			t.Errorf("%s imports %s: a builtin may constrain a struct as a whole, which the second step would not see", name, spec.Path.Value)
+		}
+		ast.Walk(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.Package:
+				return false // the package clause
+			case *ast.Comprehension:
+				t.Errorf("%v: a comprehension: a rule over fields, which the second step would not see", n.Pos())
+			case *ast.BinaryExpr:
+				if n.Op == token.OR && (isStructOrList(n.X) || isStructOrList(n.Y)) {
+					t.Errorf("%v: a disjunction of structs: two layers could each meet half of it", n.Pos())
+				}
+			case *ast.UnaryExpr:
+				if n.Op == token.MUL {
+					t.Errorf("%v: a default in #Settings: defaults belong to #ClusterRules, whose step fills them", n.Pos())
+				}
+			case *ast.Ident:
+				idents++
+				if strings.HasPrefix(n.Name, "#") || predeclared[n.Name] {
+					return true
+				}
+				// A label is a field's own name, not a reference to one.
+				if n.Node == nil && n.Scope == nil && isLabel(f, n) {
+					return true
+				}
+				t.Errorf("%v: %s refers to a field: a rule between fields, which the second step would not see", n.Pos(), n.Name)
+			}
 			return true
-		}
-		idents++
-		if strings.HasPrefix(id.Name, "#") || predeclared[id.Name] || imported[id.Name] {
-			return true
-		}
-		// A label is a field's own name, not a reference to one.
-		if id.Node == nil && id.Scope == nil && isLabel(f, id) {
-			return true
-		}
-		t.Errorf("%v: %s refers to a field: a rule between fields, which clusterCheck's second step would not see", id.Pos(), id.Name)
-		return true
-	}, nil)
-	if idents < 50 {
-		t.Errorf("only %d identifiers in settings.cue", idents)
+		}, nil)
 	}
+	if idents < 50 {
+		t.Errorf("only %d identifiers in settings.cue and types.cue", idents)
+	}
+}
+
+// isStructOrList says e is a struct or list literal, in parentheses or not.
+func isStructOrList(e ast.Expr) bool {
+	for {
+		p, ok := e.(*ast.ParenExpr)
+		if !ok {
+			break
+		}
+		e = p.X
+	}
+	switch e.(type) {
+	case *ast.StructLit, *ast.ListLit:
+		return true
+	}
+	return false
 }
 
 // isLabel says id is the label of a field of f.
