@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 98 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "270261175512615cb206a4bd1c547160195a093817b9c686d0080f7c74a002fd"
+const sourceDigest = "f947fddddcf68efd2e3ee4f9bada199aa97905648dbb009779b5c3204cf1a7cf"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -59,13 +59,14 @@ func (c *Checker) CheckAWS(f *config.Fleet, skip func(*config.Cluster) bool) dia
 	// Each cluster's own rules on every core (checkCluster reads only
 	// its cluster), their findings then taken in the fleet's order.
 	per := make([]diag.Diagnostics, len(f.Clusters))
+	ran := make([]bool, len(f.Clusters))
 	par.Do(len(f.Clusters), func(i int) {
 		if cl := f.Clusters[i]; !cl.Partial && cl.Effective != nil && (skip == nil || !skip(cl)) {
-			per[i] = checkCluster(cl, zones)
+			per[i], ran[i] = checkCluster(cl, zones), true
 		}
 	})
 	for i, cl := range f.Clusters {
-		if cl.Partial || cl.Effective == nil || (skip != nil && skip(cl)) {
+		if !ran[i] {
 			continue
 		}
 		checked[cl.Region.Name] = true

@@ -246,11 +246,10 @@ func (c *Checker) clusterCheck(w *compiled, in *config.Value) clusterResult {
 			kept = append(kept, d)
 		}
 	}
-	interp := interpolatedOnly(in)
-	if !w.unseenPass(kept, interp) {
+	unseen := config.Merge(c.defaultsTree(kept), interpolatedOnly(in))
+	if unseen != nil && !w.unseenPass(unseen, nil) {
 		// Some value fails, or lies where #Settings declares nothing: the
 		// findings are those of #Settings whole.
-		unseen := config.Merge(c.defaultsTree(kept), interp)
 		s := w.settings.Unify(w.ctx.BuildExpr(toCUE(unseen, false)))
 		switch serr := s.Validate(cue.Concrete(true)); {
 		case serr == nil:
@@ -266,49 +265,19 @@ func (c *Checker) clusterCheck(w *compiled, in *config.Value) clusterResult {
 	return out
 }
 
-// unseenPass says the values no layer check saw (the defaults and the
-// ${...} strings of interp) each pass the field #Settings declares at its
-// path, remembered by path and value: most are alike in many clusters (3,
-// "per_az", a region's bucket names). #Settings states no rule between
-// fields, so this is #Settings' verdict on them together, at a tenth of the
-// cost. False when one fails or lies where #Settings declares nothing.
-func (w *compiled) unseenPass(defaults []defaultValue, interp *config.Value) bool {
-	for _, d := range defaults {
-		var v any
-		if err := json.Unmarshal(d.JSON, &v); err != nil || !w.jsonPasses(d.Path, v, d.JSON) {
-			return false
-		}
-	}
-	return interp == nil || w.interpolatedPass(interp, nil)
-}
-
-// jsonPasses is unseenPass for a default decoded from JSON: a map's
-// fields each at its own path, a string by its field's patterns
-// (stringPasses), anything else through CUE.
-func (w *compiled) jsonPasses(p []string, v any, raw json.RawMessage) bool {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, f := range v {
-			b, err := json.Marshal(f)
-			if err != nil || !w.jsonPasses(append(p[:len(p):len(p)], k), f, b) {
-				return false
-			}
-		}
-		return true
-	case string:
-		if ok, known := w.stringPasses(p, v); known {
-			return ok
-		}
-	}
-	return w.leafPasses(p, string(raw), func() cue.Value { return w.ctx.CompileBytes(raw) })
-}
-
-// interpolatedPass is unseenPass for the ${...} strings of v, at path p
-// (interpolatedOnly's tree: maps down to strings, or lists holding one).
-func (w *compiled) interpolatedPass(v *config.Value, p []string) bool {
+// unseenPass says the values no layer check saw (v, at path p: the
+// defaults filled in and the ${...} strings, maps down to them) each pass
+// the field #Settings declares at its path: a string of a pattern-only
+// field by stringPasses, any other value through CUE, remembered by path
+// and value (most are alike in many clusters: 3, "per_az", a region's
+// bucket names). #Settings states no rule between fields
+// (TestSettingsRelatesNoFields), so this is #Settings' verdict on them
+// together, at a tenth of the cost. False when one fails or lies where
+// #Settings declares nothing.
+func (w *compiled) unseenPass(v *config.Value, p []string) bool {
 	if v.Kind == config.Map {
 		for _, f := range v.Fields {
-			if !w.interpolatedPass(f.Value, append(p[:len(p):len(p)], f.Key)) {
+			if !w.unseenPass(f.Value, append(p[:len(p):len(p)], f.Key)) {
 				return false
 			}
 		}
