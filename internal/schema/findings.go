@@ -60,6 +60,10 @@ func (w *compiled) findingsOf(err error, def cue.Value, data *config.Value, what
 		format, args := e.Msg()
 		msg := fmt.Sprintf(format, args...)
 		v := data.Lookup(p...)
+		derived := "" // the name #Derived gives an unset field, if any
+		if v == nil {
+			derived = w.derived(data, p)
+		}
 		switch {
 		case strings.Contains(msg, "field not allowed"):
 			add(unknownKey(def, p))
@@ -68,12 +72,11 @@ func (w *compiled) findingsOf(err error, def cue.Value, data *config.Value, what
 				Detail: fmt.Sprintf("%s must be set%s.%s", dotted(p), where(what), docOf(lookup(def, p)))})
 		case strings.Contains(msg, "incomplete value") && v != nil && v.Kind == config.String && strings.Contains(v.Str, "${"):
 			// A reference checked after interpolation, in #Cluster.
-		case strings.Contains(msg, "incomplete value") && v == nil && w.derived(data, p) != "":
-			add(w.badDerived(p, w.derived(data, p)))
-		case v == nil && w.derived(data, p) != "":
-			// A derived default #Settings refuses (clusterCheck's second
-			// step): the same as the incomplete value above.
-			add(w.badDerived(p, w.derived(data, p)))
+		case derived != "":
+			// An unset field whose derived default its rule refuses:
+			// incomplete in one unification with #Cluster, a conflict in
+			// clusterCheck's second step.
+			add(w.badDerived(p, derived))
 		case strings.Contains(msg, "incomplete value") && v == nil:
 			add(finding{Path: p, Kind: "missing", Summary: fmt.Sprintf("missing required key %s", dotted(p)),
 				Detail: fmt.Sprintf("%s must be set%s.%s", dotted(p), where(what), docOf(lookup(def, p)))})
