@@ -209,7 +209,8 @@ func TestByteStable(t *testing.T) {
 }
 
 // BenchmarkRender renders the generated 2,200-cluster fleet (already loaded
-// and validated) to a temp dir: cold writes a new tree, warm re-renders
+// and validated) with its charts and the repository's pipelines: only renders
+// in memory, cold writes a new tree to a temp dir, unchanged re-renders
 // over an unchanged one (nothing is written).
 func BenchmarkRender(b *testing.B) {
 	fsys := fleetgen.Generate(fleetgen.Options{Sectors: 5, RegionsPerSector: 40, ClustersPerRegion: 11}).FS()
@@ -221,10 +222,18 @@ func BenchmarkRender(b *testing.B) {
 	if diags.HasErrors() {
 		b.Fatal(diags)
 	}
+	base := render.Options{Renderer: "bench", Charts: fleetgen.Charts, Pipelines: repoPipelines(b)}
+	b.Run("only", func(b *testing.B) {
+		for b.Loop() {
+			if _, diags := render.Render(f, base); diags.HasErrors() {
+				b.Fatal(diags)
+			}
+		}
+	})
 	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {
 			dir := filepath.Join(b.TempDir(), "deploy")
-			out, diags := render.Render(f, render.Options{Renderer: "bench"})
+			out, diags := render.Render(f, base)
 			if diags.HasErrors() {
 				b.Fatal(diags)
 			}
@@ -235,7 +244,8 @@ func BenchmarkRender(b *testing.B) {
 	})
 	b.Run("unchanged", func(b *testing.B) {
 		dir := filepath.Join(b.TempDir(), "deploy")
-		opts := render.Options{Renderer: "bench", Cache: cache.NewMemory()}
+		opts := base
+		opts.Cache = cache.NewMemory()
 		out, _ := render.Render(f, opts)
 		if _, err := deploytree.Write(deploytree.OS{}, dir, out, deploytree.Options{}); err != nil {
 			b.Fatal(err)
