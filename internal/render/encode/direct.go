@@ -2,6 +2,7 @@ package encode
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -548,8 +549,14 @@ func plainSafe(s string) bool {
 	return true
 }
 
-// keyCompare is keyLess as a three-way comparison.
+// keyCompare is keyLess as a three-way comparison. Keys of ASCII without
+// digits, nearly all a render writes (apiVersion, cluster_name,
+// argocd.argoproj.io/sync-wave), are compared in one pass; keyLess would
+// convert both to runes, twice.
 func keyCompare(a, b string) int {
+	if c, ok := plainKeyCompare(a, b); ok {
+		return c
+	}
 	switch {
 	case keyLess(a, b):
 		return -1
@@ -558,6 +565,43 @@ func keyCompare(a, b string) int {
 	}
 	return 0
 }
+
+// plainKeyCompare is keyLess's order of a and b when neither holds a digit
+// or a byte past ASCII (ok false otherwise): at the first byte they differ
+// in, a letter comes after any other character and two letters, or two
+// others, go by byte; a key comes after its prefixes.
+func plainKeyCompare(a, b string) (int, bool) {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i < n && a[i] == b[i]; i++ {
+		if !plainKeyByte(a[i]) {
+			return 0, false
+		}
+	}
+	for _, s := range [2]string{a[i:], b[i:]} {
+		for j := 0; j < len(s); j++ {
+			if !plainKeyByte(s[j]) {
+				return 0, false
+			}
+		}
+	}
+	if i == n {
+		return cmp.Compare(len(a), len(b)), true
+	}
+	al, bl := asciiLetter(a[i]), asciiLetter(b[i])
+	if al != bl {
+		if bl {
+			return -1, true
+		}
+		return 1, true
+	}
+	return cmp.Compare(a[i], b[i]), true
+}
+
+// plainKeyByte is an ASCII byte other than a digit.
+func plainKeyByte(c byte) bool { return c < 0x80 && (c < '0' || c > '9') }
+
+func asciiLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // sortKeys puts keys in keyOrder: the library's order of mapping keys,
 // made total. go.yaml.in/yaml/v2 compares some keys in a cycle ("001\"" <
@@ -575,7 +619,7 @@ func sortKeys(keys []string) {
 // as numbers (a run's leading zeros count as digits after a non-zero
 // digit before it), then by length.
 func keyLess(a, b string) bool {
-	if isASCIIWord(a) && isASCIIWord(b) && !hasDigit(a) && !hasDigit(b) {
+	if isASCIIWord(a) && isASCIIWord(b) {
 		return a < b // letters only: rune order
 	}
 	ar, br := []rune(a), []rune(b)
@@ -626,5 +670,3 @@ func isASCIIWord(s string) bool {
 	}
 	return true
 }
-
-func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }

@@ -320,7 +320,23 @@ func class(b *strings.Builder, v any) bool {
 }
 
 // textOnly reports whether cty converts s to neither a number nor a bool.
+// Without a digit, the only strings cty reads as a number are the
+// infinities big.ParseFloat takes ("Inf", "-inf") and the only bools
+// "true" and "false": any other such string (most names a render writes)
+// is text without asking cty. TestTextOnlyIsCtys holds this to cty.
 func textOnly(s string) bool {
+	return plainText(s) || ctyTextOnly(s)
+}
+
+// plainText is a string without a digit that is neither "true", "false"
+// nor holds "inf" in any case.
+func plainText(s string) bool {
+	return !strings.ContainsFunc(s, isDigit) && s != "true" && s != "false" && !strings.Contains(strings.ToLower(s), "inf")
+}
+
+// ctyTextOnly asks cty whether it converts s to neither a number nor a
+// bool.
+func ctyTextOnly(s string) bool {
 	str := cty.StringVal(s)
 	if _, err := convert.Convert(str, cty.Number); err == nil {
 		return false
@@ -328,6 +344,8 @@ func textOnly(s string) bool {
 	_, err := convert.Convert(str, cty.Bool)
 	return err != nil
 }
+
+func isDigit(r rune) bool { return r >= '0' && r <= '9' }
 
 func toAny(ss []string) []any {
 	out := make([]any, len(ss))
