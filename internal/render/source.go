@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 98 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "5a45e2ca1449451c88de8d3483bf863df4d1770c969cae509f48cd21d2e9b2e9"
+const sourceDigest = "4b81018f9a9cad8d0313cdb40f1da5b9c4e4f80b56e31d7404f27ca8757c659c"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
