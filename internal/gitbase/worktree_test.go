@@ -1,6 +1,8 @@
 package gitbase_test
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -264,4 +266,65 @@ func TestChangedIsDirty(t *testing.T) {
 	writeIn(t, dir, "fleet/config/global/new.yaml", "new\n")
 	os.Remove(filepath.Join(dir, "fleet/charts/x/Chart.yaml"))
 	same("a file added and one deleted")
+}
+
+// TestLargeBlobsReadAsGitHoldsThem: blobs past the size go-git is told to
+// stream (a base's index.json) read as git cat-file gives them, loose and
+// packed, whole and as a delta of another, beside a small file.
+func TestLargeBlobsReadAsGitHoldsThem(t *testing.T) {
+	dir := t.TempDir()
+	run := gitIn(t, dir)
+	run("init", "-q", "-b", "main")
+	var big strings.Builder
+	for i := 0; big.Len() < 2*gitbase.LargeObject; i++ {
+		fmt.Fprintf(&big, "line %d of a file larger than the streaming threshold: %x\n", i, i*2654435761)
+	}
+	first := big.String()
+	second := strings.Replace(first, "line 1000 ", "line one thousand ", 1) + "one more line\n"
+	writeIn(t, dir, "deploy/index.json", first)
+	writeIn(t, dir, "deploy/small.yaml", "a: 1\n")
+	run("add", "-A")
+	run("commit", "-qm", "first")
+	writeIn(t, dir, "deploy/index.json", second)
+	run("commit", "-qam", "second")
+	read := func(stage string) {
+		t.Helper()
+		repo, err := gitbase.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer repo.Close()
+		for rev, want := range map[string]map[string]string{
+			"HEAD~1": {"deploy/index.json": first, "deploy/small.yaml": "a: 1\n"},
+			"HEAD":   {"deploy/index.json": second, "deploy/small.yaml": "a: 1\n"},
+		} {
+			c, err := repo.Commit(rev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fsys, err := repo.FS(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for p, w := range want {
+				got, err := fs.ReadFile(fsys, p)
+				if err != nil {
+					t.Fatalf("%s: %s of %s: %v", stage, p, rev, err)
+				}
+				out, err := exec.Command("git", "-C", dir, "cat-file", "blob", rev+":"+p).Output()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(out) != w || string(got) != w {
+					t.Errorf("%s: %s of %s read %d bytes, git holds %d (%d written)", stage, p, rev, len(got), len(out), len(w))
+				}
+			}
+		}
+	}
+	read("loose")
+	run("gc", "-q", "--aggressive")
+	if packs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.pack")); len(packs) == 0 {
+		t.Fatal("git gc left no pack")
+	}
+	read("packed")
 }
