@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-billy/v5"
@@ -43,9 +44,13 @@ type Repo struct {
 		mu    sync.Mutex
 		read  bool // idx, stamp and work hold what was read
 		idx   *index.Index
+		trees map[string]plumbing.Hash // cachedTrees of idx, once asked
 		stamp time.Time
 		work  string // the working tree's root, links resolved
 	}
+	// treesRead counts the trees listings read from commits, the index
+	// not vouching for them (for the tests).
+	treesRead atomic.Int64
 }
 
 // Close closes the pack files the repository keeps open.
@@ -465,22 +470,29 @@ func (r *Repo) BlobHashes(c *object.Commit, dir string) (map[string]plumbing.Has
 	if err != nil {
 		return nil, err
 	}
-	return treeHashes(tree, dir)
+	return r.listing(tree, dir, vouched{})
 }
 
 // CheckedOutBlobHashes is BlobHashes of commit c's dir for a commit that
-// is likely checked out (HEAD): read from the index when git's cached tree
-// says it holds that very tree (IndexBlobHashes; a fresh checkout's does),
-// else from c's trees. The fresh-clone check and Changed take it; another
-// commit's listing is BlobHashes, which does not read the index.
+// shares trees with what is checked out: each directory the index's cached
+// tree says it holds (git writes that extension on checkout and commit,
+// and drops a directory's entry when its entries change) is listed from
+// the index's entries instead of c's tree objects, which are read only
+// where the two differ. The checked-out commit (a fresh clone's HEAD) is
+// read from the index whole; a review's base, which shares all but the
+// changed regions of deploy/ with the checkout, reads a few dozen trees of
+// its thousands. Without a usable index it is BlobHashes.
 func (r *Repo) CheckedOutBlobHashes(c *object.Commit, dir string) (map[string]plumbing.Hash, error) {
-	if h, ok := r.IndexBlobHashes(c, dir); ok {
-		return h, nil
+	tree, err := r.tree(c)
+	if err != nil {
+		return nil, err
 	}
-	return r.BlobHashes(c, dir)
+	return r.listing(tree, dir, r.vouched())
 }
 
-func treeHashes(tree *object.Tree, dir string) (map[string]plumbing.Hash, error) {
+// listing is the blob hash of every file under dir of tree, by path
+// relative to dir, each directory v vouches for taken from the index.
+func (r *Repo) listing(tree *object.Tree, dir string, v vouched) (map[string]plumbing.Hash, error) {
 	out := map[string]plumbing.Hash{}
 	sub, err := tree.Tree(dir)
 	if errors.Is(err, object.ErrDirectoryNotFound) {
@@ -489,20 +501,46 @@ func treeHashes(tree *object.Tree, dir string) (map[string]plumbing.Hash, error)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", dir, err)
 	}
-	w := object.NewTreeWalker(sub, true, nil)
-	defer w.Close()
-	for {
-		name, e, err := w.Next()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", dir, err)
-		}
-		if e.Mode.IsFile() {
-			out[name] = e.Hash
+	full := dir
+	if r.prefix != "" {
+		full = r.prefix + "/" + dir
+	}
+	if v.trees[full] == sub.Hash && v.list(full, "", out) {
+		return out, nil
+	}
+	r.treesRead.Add(1)
+	if err := r.listTree(sub, full, "", v, out); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", dir, err)
+	}
+	return out, nil
+}
+
+// listTree adds the files of tree t (at full, from the worktree's root;
+// rel, from the listing's directory) to out: its files from t, each
+// subtree from the index where v vouches for it, else from its own tree
+// object.
+func (r *Repo) listTree(t *object.Tree, full, rel string, v vouched, out map[string]plumbing.Hash) error {
+	for _, e := range t.Entries {
+		p := path.Join(rel, e.Name)
+		switch {
+		case e.Mode == filemode.Dir:
+			at := full + "/" + e.Name
+			if v.trees[at] == e.Hash && v.list(at, p, out) {
+				continue
+			}
+			sub, err := t.Tree(e.Name)
+			if err != nil {
+				return err
+			}
+			r.treesRead.Add(1)
+			if err := r.listTree(sub, at, p, v, out); err != nil {
+				return err
+			}
+		case e.Mode.IsFile():
+			out[p] = e.Hash
 		}
 	}
+	return nil
 }
 
 // Changed lists the files under dirs whose content in the working tree at
@@ -524,7 +562,7 @@ func (r *Repo) Dirty(c *object.Commit, root string, dirs ...string) ([]string, e
 		return nil, err
 	}
 	disk := os.DirFS(root)
-	committed := func(d string) (map[string]plumbing.Hash, error) { return treeHashes(tree, d) }
+	committed := func(d string) (map[string]plumbing.Hash, error) { return r.listing(tree, d, vouched{}) }
 	return changed(dirs, committed, func(d string) (map[string]plumbing.Hash, error) {
 		out := map[string]plumbing.Hash{}
 		err := fs.WalkDir(disk, d, func(p string, e fs.DirEntry, err error) error {

@@ -6,15 +6,16 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/regionctl/regionctl/internal/fswalk"
@@ -210,7 +211,7 @@ func (r *Repo) indexEntries(top string) (map[string]*index.Entry, time.Time) {
 // call reads it again.
 func (r *Repo) ReleaseIndex() {
 	r.index.mu.Lock()
-	r.index.read, r.index.idx = false, nil
+	r.index.read, r.index.idx, r.index.trees = false, nil, nil
 	r.index.mu.Unlock()
 }
 
@@ -240,60 +241,104 @@ func (r *Repo) readIndex() {
 	if err != nil {
 		return
 	}
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return
-	}
-	idx, err := decodeIndex(b)
+	idx, err := decodeShared(f, info)
 	if err != nil {
 		return
 	}
 	r.index.idx, r.index.stamp, r.index.work = idx, info.ModTime(), work
 }
 
-// IndexBlobHashes is BlobHashes of commit c's dir read from the index
-// rather than by walking c's trees, when the index says it holds exactly
-// that tree: its cached-tree extension (which git writes on checkout and
-// commit, and drops for a directory whose entries change) gives dir the
-// hash of c's dir. ok is false otherwise (no index, no valid cached tree
-// for dir, another tree), and the caller walks the commit.
-func (r *Repo) IndexBlobHashes(c *object.Commit, dir string) (map[string]plumbing.Hash, bool) {
-	tree, err := r.tree(c)
-	if err != nil {
-		return nil, false
+// decoded holds each index this process decoded, by its file's path, size
+// and time, for as long as a handle still holds it: a review's stages each
+// read the checkout's index through a handle of their own, and a second
+// decode of a large fleet's (a quarter of a million entries) is as dear as
+// the first. The lock is held while decoding, so that a handle asking
+// meanwhile waits for the index rather than decoding it too. Handles only
+// read an index once decoded.
+var decoded struct {
+	sync.Mutex
+	m map[decodedKey]weak.Pointer[index.Index]
+}
+
+type decodedKey struct {
+	path  string
+	size  int64
+	mtime int64
+}
+
+// decodeShared is decodeIndex of the open index file f (info, its
+// stat), or the index a handle of this process decoded from the same file
+// unchanged.
+func decodeShared(f *os.File, info fs.FileInfo) (*index.Index, error) {
+	key := decodedKey{f.Name(), info.Size(), info.ModTime().UnixNano()}
+	decoded.Lock()
+	defer decoded.Unlock()
+	if idx := decoded.m[key].Value(); idx != nil {
+		return idx, nil
 	}
-	sub, err := tree.Tree(dir)
+	b, err := io.ReadAll(f)
 	if err != nil {
-		return nil, false
+		return nil, err
 	}
+	idx, err := decodeIndex(b)
+	if err != nil {
+		return nil, err
+	}
+	if decoded.m == nil {
+		decoded.m = map[decodedKey]weak.Pointer[index.Index]{}
+	}
+	for k, p := range decoded.m {
+		if p.Value() == nil {
+			delete(decoded.m, k)
+		}
+	}
+	decoded.m[key] = weak.Make(idx)
+	return idx, nil
+}
+
+// vouched is what the index says it holds: the hash of each directory
+// its cached-tree extension gives a valid entry (by its path from the
+// worktree's root), and the index itself for the entries under them.
+type vouched struct {
+	idx   *index.Index
+	trees map[string]plumbing.Hash
+}
+
+// vouched reads the index, once per handle, and the directories it vouches
+// for; none without a readable index.
+func (r *Repo) vouched() vouched {
 	r.index.mu.Lock()
+	defer r.index.mu.Unlock()
 	if !r.index.read {
 		r.readIndex()
 		r.index.read = true
 	}
-	idx := r.index.idx
-	r.index.mu.Unlock()
-	if idx == nil {
-		return nil, false
+	if r.index.trees == nil && r.index.idx != nil {
+		r.index.trees = cachedTrees(r.index.idx.Cache)
 	}
-	full := dir
-	if r.prefix != "" {
-		full = r.prefix + "/" + dir
+	return vouched{r.index.idx, r.index.trees}
+}
+
+// list adds the index's entries under dir (from the worktree's root) to
+// out, by rel joined with their path under dir; false, adding nothing,
+// when one is not a plain staged entry (a conflict, a sparse or an
+// intent-to-add entry), which the caller then reads from the commit.
+func (v vouched) list(dir, rel string, out map[string]plumbing.Hash) bool {
+	if v.idx == nil {
+		return false
 	}
-	if h, ok := cachedTree(idx.Cache, full); !ok || h != sub.Hash {
-		return nil, false
-	}
-	under := entriesUnder(idx, full+"/")
-	out := make(map[string]plumbing.Hash, len(under))
+	under := entriesUnder(v.idx, dir+"/")
 	for _, e := range under {
 		if e.Stage != 0 || e.SkipWorktree || e.IntentToAdd {
-			return nil, false
-		}
-		if e.Mode.IsFile() {
-			out[e.Name[len(full)+1:]] = e.Hash
+			return false
 		}
 	}
-	return out, true
+	for _, e := range under {
+		if e.Mode.IsFile() {
+			out[path.Join(rel, e.Name[len(dir)+1:])] = e.Hash
+		}
+	}
+	return true
 }
 
 // entriesUnder are the entries of idx whose names start with prefix: a
@@ -309,13 +354,14 @@ func entriesUnder(idx *index.Index, prefix string) []*index.Entry {
 	return es[i:j]
 }
 
-// cachedTree is the hash the index's cached-tree extension gives
-// directory dir (slash-separated, from the worktree's root), and whether
-// that entry is valid. The extension lists trees in pre-order, each with
-// the number of its subtrees.
-func cachedTree(t *index.Tree, dir string) (plumbing.Hash, bool) {
+// cachedTrees are the directories the index's cached-tree extension
+// gives a valid entry (slash-separated, from the worktree's root; the root
+// itself is ""), with their hashes. The extension lists trees in
+// pre-order, each with the number of its subtrees.
+func cachedTrees(t *index.Tree) map[string]plumbing.Hash {
+	out := map[string]plumbing.Hash{}
 	if t == nil {
-		return plumbing.ZeroHash, false
+		return out
 	}
 	type frame struct {
 		path string
@@ -334,10 +380,10 @@ func cachedTree(t *index.Tree, dir string) (plumbing.Hash, bool) {
 				full = top.path + "/" + e.Path
 			}
 		}
-		if full == dir {
-			return e.Hash, e.Entries >= 0
+		if e.Entries >= 0 {
+			out[full] = e.Hash
 		}
 		stack = append(stack, frame{full, e.Trees})
 	}
-	return plumbing.ZeroHash, false
+	return out
 }

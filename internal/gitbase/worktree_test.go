@@ -111,80 +111,105 @@ func TestWorktreeHashesTrustTheIndexOnlyWhereGitWould(t *testing.T) {
 	}
 }
 
-// IndexBlobHashes gives a commit's listing of a directory from the index
-// only when git's cached tree of that directory is the commit's: after a
-// commit or a checkout; not once a file of it is staged, nor when HEAD
-// moved away from what the index holds. It then agrees with the walk of
-// the commit's trees.
-func TestIndexBlobHashesOnlyWhenTheIndexHoldsTheCommitsTree(t *testing.T) {
+// CheckedOutBlobHashes is the commit's listing as git ls-tree gives it, as
+// BlobHashes's is, for the checked-out commit and for others, in every
+// state of the index: after a commit or a checkout (HEAD's read from the
+// index, no tree), with
+// a staged change (its directory's cached tree dropped: read from the
+// commit), with HEAD moved away from what the index holds, and for a
+// commit sharing all but one directory with the checkout (only the trees
+// on the way to it read). A directory deeper down (a fleet in a
+// subdirectory has its deploy/ there) reads alike.
+func TestCheckedOutBlobHashesIsGits(t *testing.T) {
 	dir := t.TempDir()
 	git := gitIn(t, dir)
 	write := func(p, s string) { writeIn(t, dir, p, s) }
-	listing := func() (map[string]plumbing.Hash, bool, map[string]plumbing.Hash) {
+	// check holds the listing of rev's dirs to git's, and says how many
+	// trees were read for them.
+	check := func(stage, rev string, dirs ...string) int64 {
 		t.Helper()
 		repo, err := gitbase.Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer repo.Close()
-		head, err := repo.Commit("HEAD")
+		c, err := repo.Commit(rev)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fromIndex, ok := repo.IndexBlobHashes(head, "deploy")
-		walked, err := repo.BlobHashes(head, "deploy")
-		if err != nil {
-			t.Fatal(err)
+		var read int64
+		for i, d := range append(dirs, dirs...) {
+			// Each directory read twice: beside the index, then from the
+			// commit's trees alone (BlobHashes), after the count.
+			list := repo.CheckedOutBlobHashes
+			if i == len(dirs) {
+				read = repo.TreesRead()
+			}
+			if i >= len(dirs) {
+				list = repo.BlobHashes
+			}
+			got, err := list(c, d)
+			if err != nil {
+				t.Fatalf("%s: %s of %s: %v", stage, d, rev, err)
+			}
+			out, err := exec.Command("git", "-C", dir, "ls-tree", "-r", rev, d+"/").Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]plumbing.Hash{}
+			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				meta, name, ok := strings.Cut(line, "\t")
+				if f := strings.Fields(meta); ok && len(f) == 3 && f[1] == "blob" {
+					want[strings.TrimPrefix(name, d+"/")] = plumbing.NewHash(f[2])
+				}
+			}
+			if len(got) != len(want) || len(want) == 0 {
+				t.Errorf("%s: %s of %s: %d files, git lists %d", stage, d, rev, len(got), len(want))
+			}
+			for p, h := range want {
+				if got[p] != h {
+					t.Errorf("%s: %s/%s of %s: %s, git has %s", stage, d, p, rev, got[p], h)
+				}
+			}
 		}
-		return fromIndex, ok, walked
+		return read
 	}
 	git("init", "-q")
 	write("deploy/a.yaml", "a: 1\n")
 	write("deploy/x/b.yaml", "b: 1\n")
 	write("deploy/x/y/c.yaml", "c: 1\n")
+	write("deploy/z/d.yaml", "d: 1\n")
 	write("deploy2/d.yaml", "d: 1\n")
 	write("other/e.yaml", "e: 1\n")
 	git("add", "-A")
 	git("commit", "-q", "-m", "one")
-	fromIndex, ok, walked := listing()
-	if !ok || len(fromIndex) != 3 || len(walked) != 3 {
-		t.Fatalf("after a commit: %v %v, walked %v", ok, fromIndex, walked)
+	if n := check("after a commit", "HEAD", "deploy", "deploy/x", "other"); n != 0 {
+		t.Errorf("after a commit, %d trees read: the index holds them", n)
 	}
-	for p, h := range walked {
-		if fromIndex[p] != h {
-			t.Errorf("%s: the index gives %s, the commit %s", p, fromIndex[p], h)
-		}
-	}
-	// A directory deeper down (a fleet in a subdirectory has its deploy/
-	// there).
-	repo, err := gitbase.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	head, _ := repo.Commit("HEAD")
-	if nested, ok := repo.IndexBlobHashes(head, "deploy/x"); !ok || len(nested) != 2 || nested["y/c.yaml"] != walked["x/y/c.yaml"] {
-		t.Errorf("deploy/x from the index: %v %v", ok, nested)
-	}
-	repo.Close()
-	// A staged change of deploy/ drops its cached tree.
+	// A staged change of deploy/x drops its cached tree and deploy/'s.
 	write("deploy/x/b.yaml", "b: 2\n")
 	git("add", "deploy/x/b.yaml")
-	if _, ok, _ := listing(); ok {
-		t.Error("the index was read with a staged change of deploy/")
+	if n := check("a staged change", "HEAD", "deploy"); n != 2 {
+		t.Errorf("with deploy/x/b.yaml staged, %d trees read; want deploy/ and deploy/x/ (deploy/x/y/ and deploy/z/ from the index)", n)
 	}
-	// Committed, then HEAD moved back with the index kept: another tree.
+	// Committed: the first commit shares deploy/z/ and deploy/x/y/ with
+	// the checkout.
 	git("commit", "-q", "-m", "two")
-	if _, ok, _ := listing(); !ok {
-		t.Error("after the second commit the index was not read")
+	if n := check("the commit before", "HEAD~1", "deploy"); n != 2 {
+		t.Errorf("the commit before, %d trees read; want deploy/ and deploy/x/", n)
 	}
+	if n := check("the checked-out commit", "HEAD", "deploy"); n != 0 {
+		t.Errorf("the checked-out commit, %d trees read", n)
+	}
+	// HEAD moved back with the index kept: the index holds another tree.
 	git("reset", "-q", "--soft", "HEAD~1")
-	if _, ok, _ := listing(); ok {
+	if n := check("HEAD moved", "HEAD", "deploy", "deploy/x"); n == 0 {
 		t.Error("the index was read while it holds another commit's tree")
 	}
 	// A checkout writes the cached tree again.
 	git("reset", "-q", "--hard", "HEAD")
-	if _, ok, _ := listing(); !ok {
-		t.Error("after a checkout the index was not read")
+	if n := check("after a checkout", "HEAD", "deploy", "deploy/x"); n != 0 {
+		t.Errorf("after a checkout, %d trees read", n)
 	}
 }
 
@@ -327,4 +352,37 @@ func TestLargeBlobsReadAsGitHoldsThem(t *testing.T) {
 		t.Fatal("git gc left no pack")
 	}
 	read("packed")
+}
+
+// Handles of one process share the index they decode while it is the same
+// file unchanged; once git rewrites it, the next handle decodes the new
+// one.
+func TestHandlesShareTheIndexUntilItChanges(t *testing.T) {
+	dir := t.TempDir()
+	git := gitIn(t, dir)
+	git("init", "-q")
+	writeIn(t, dir, "deploy/a.yaml", "a: 1\n")
+	git("add", "-A")
+	git("commit", "-q", "-m", "one")
+	open := func() *gitbase.Repo {
+		t.Helper()
+		r, err := gitbase.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		return r
+	}
+	first, second := open(), open()
+	a, b := first.DecodedIndex(), second.DecodedIndex()
+	if a == nil || a != b {
+		t.Fatalf("two handles of the unchanged index decoded it apart (%p, %p)", a, b)
+	}
+	time.Sleep(10 * time.Millisecond)
+	writeIn(t, dir, "deploy/b.yaml", "b: 1\n")
+	git("add", "deploy/b.yaml")
+	c := open().DecodedIndex()
+	if c == a || c == nil || len(c.Entries) != 2 {
+		t.Fatalf("after git add, a handle took the index decoded before it (%d entries)", len(c.Entries))
+	}
 }

@@ -94,7 +94,7 @@ func readCommitted(root string, c plumbing.Hash) committedDeploy {
 		if err != nil {
 			return committedDeploy{}, err
 		}
-		hashes, err := repo.BlobHashes(commit, deployDir)
+		hashes, err := repo.CheckedOutBlobHashes(commit, deployDir)
 		if err != nil {
 			return committedDeploy{}, err
 		}

@@ -28,7 +28,7 @@ func readHead(root string, head plumbing.Hash, worktree, drift bool) (headState,
 		}
 		if !worktree {
 			if drift {
-				h.deploy, err = repo.BlobHashes(c, deployDir)
+				h.deploy, err = repo.CheckedOutBlobHashes(c, deployDir)
 			}
 			return h, err
 		}
