@@ -73,7 +73,7 @@ func (a *app) renderLifecycle(old *render.Index) error {
 	if !history.LifecycleAtRisk(a.fleet, old) {
 		return nil
 	}
-	ds, err := a.history().Lifecycle(a.fleet, old)
+	ds, err := a.history().Lifecycle(a.fleet, a.fleetDiags, old)
 	if err != nil {
 		return historyFail(err)
 	}

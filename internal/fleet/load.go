@@ -54,6 +54,22 @@ func LoadLayers(fsys fs.FS, dir string, checker *schema.Checker, beside *config.
 	return layersParsed(docs, diags, checker, beside)
 }
 
+// LoadLayersBeside is LoadLayers beside head, a fleet loaded and checked
+// whole with headDiags: when every file is head's byte for byte and head
+// loaded without an error (the merge base of a clean checkout of the deploy
+// branch is that checkout), the fleet is head itself. Its clusters'
+// effective configs then carry the schema's defaults, which LoadLayers'
+// lack; the defaults of what its callers ask (delete, delete_pipeline) are
+// the values an unset key reads as. A second fleet of 19,215 clusters held
+// some 170 MB more at the end of a render.
+func LoadLayersBeside(fsys fs.FS, dir string, checker *schema.Checker, head *config.Fleet, headDiags diag.Diagnostics) (*config.Fleet, diag.Diagnostics) {
+	docs, diags := config.ParseReusing(fsys, dir, checker.DecodeOptions(), head.Docs)
+	if len(diags) == 0 && !headDiags.HasErrors() && sameDocuments(docs, head.Docs) && checkedClean(head) {
+		return head, nil
+	}
+	return layersParsed(docs, diags, checker, head.Docs)
+}
+
 // layersParsed is LoadLayers of docs, parsed with diags.
 func layersParsed(docs *config.Documents, diags diag.Diagnostics, checker *schema.Checker, beside *config.Documents) (*config.Fleet, diag.Diagnostics) {
 	var skip func(*config.Document) bool

@@ -367,3 +367,52 @@ func (b blobFS) BlobHash(name string) ([20]byte, bool) {
 	}
 	return sha1.Sum(append([]byte(fmt.Sprintf("blob %d\x00", len(f.Data))), f.Data...)), true
 }
+
+// TestLoadLayersBesideIsLoadLayers holds LoadLayersBeside to LoadLayers:
+// the same diagnostics, word for word, and the same deletion phase of
+// every cluster, for the valid fleet beside itself (then it is that
+// fleet) and for every invalid case beside the valid fleet and beside
+// itself (a failed fleet is no answer).
+func TestLoadLayersBesideIsLoadLayers(t *testing.T) {
+	checker := newChecker(t)
+	head, headDiags := fleet.Load(baseFleet(t), "config", checker)
+	if len(headDiags) > 0 {
+		t.Fatal(headDiags)
+	}
+	phases := func(f *config.Fleet) string {
+		var b strings.Builder
+		for _, c := range f.Clusters {
+			fmt.Fprintf(&b, "%s %s %v %v\n", c.ID(), c.Doc.File, c.Deleting(), c.Bool("delete_pipeline"))
+		}
+		return b.String()
+	}
+	cases, _ := filepath.Glob("testdata/invalid/*.txtar")
+	cases = append(cases, "")
+	for _, path := range cases {
+		fsys := baseFleet(t)
+		if path != "" {
+			fsys, _ = overlay(t, fsys, path)
+		}
+		beside, besideDiags := []*config.Fleet{head}, []diag.Diagnostics{headDiags}
+		if path != "" {
+			failed, failedDiags := fleet.Load(fsys, "config", checker)
+			beside, besideDiags = append(beside, failed), append(besideDiags, failedDiags)
+		}
+		want, wantDiags := fleet.LoadLayers(fsys, "config", newChecker(t), nil)
+		for i, b := range beside {
+			f, diags := fleet.LoadLayersBeside(blobFS{fsys}, "config", checker, b, besideDiags[i])
+			if d := cmp.Diff(fmt.Sprint(wantDiags), fmt.Sprint(diags)); d != "" {
+				t.Errorf("%s beside fleet %d: diagnostics (-LoadLayers +LoadLayersBeside):\n%s", path, i, d)
+			}
+			if d := cmp.Diff(phases(want), phases(f)); d != "" {
+				t.Errorf("%s beside fleet %d: phases (-LoadLayers +LoadLayersBeside):\n%s", path, i, d)
+			}
+			if path == "" && f != head {
+				t.Error("the same files beside a fleet that passed every check: a second fleet was built")
+			}
+			if i == 1 && f == b {
+				t.Errorf("%s beside itself: the failed fleet was taken", path)
+			}
+		}
+	}
+}

@@ -83,7 +83,7 @@ func (b *Base) All(f *config.Fleet, diags diag.Diagnostics) (diag.Diagnostics, e
 	if err != nil {
 		return nil, err
 	}
-	phases, err := b.Lifecycle(f, nil)
+	phases, err := b.Lifecycle(f, diags, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -110,19 +110,20 @@ func (b *Base) merged(head *config.Fleet, headDiags diag.Diagnostics) (*baseFlee
 }
 
 // phaseBase is the merge base's fleet for holding the clusters' deletion
-// phases to it, beside head: merged's when this invocation loaded it, else
+// phases to it, beside head (loaded with headDiags): merged's when this invocation loaded it, else
 // one loaded without the cluster checks (fleet.LoadLayers), which decide
 // nothing of a cluster's phase: its own file's delete and
 // delete_pipeline, held by the layer check, do. The base's files the head
-// has byte for byte are decoded once.
-func (b *Base) phaseBase(head *config.Fleet) (*baseFleet, error) {
+// has byte for byte are decoded once; when they are all of them, the base
+// is head.
+func (b *Base) phaseBase(head *config.Fleet, headDiags diag.Diagnostics) (*baseFleet, error) {
 	if b.full != nil {
 		return b.full, nil
 	}
 	if b.phases == nil {
 		b.phases = &baseFleet{}
 		if err := b.load(b.phases, func(tree fs.FS, checker *schema.Checker) (*config.Fleet, diag.Diagnostics) {
-			return fleet.LoadLayers(tree, configDir, checker, head.Docs)
+			return fleet.LoadLayersBeside(tree, configDir, checker, head, headDiags)
 		}); err != nil {
 			return nil, err
 		}
@@ -182,14 +183,14 @@ func (b *Base) notRun(rule, why string) error {
 }
 
 // Lifecycle holds each cluster's deletion phase to the merge base's
-// (diff.Lifecycle).
+// (diff.Lifecycle); head was loaded with headDiags.
 //
 // Without a base (a fleet outside a repository, a clone without the deploy
 // branch), the last render's deploy/index.json remembers each cluster's
 // phase; old is that index when the caller has read it already. With
 // neither, the rule cannot run (notRun).
-func (b *Base) Lifecycle(head *config.Fleet, old *render.Index) (diag.Diagnostics, error) {
-	base, err := b.phaseBase(head)
+func (b *Base) Lifecycle(head *config.Fleet, headDiags diag.Diagnostics, old *render.Index) (diag.Diagnostics, error) {
+	base, err := b.phaseBase(head, headDiags)
 	if err != nil {
 		return nil, err
 	}

@@ -97,13 +97,13 @@ func TestARuleThatCannotRunFailsOnCIAndWarnsElsewhere(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := b.Lifecycle(head, nil); err != nil {
+	if _, err := b.Lifecycle(head, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Join(warned, ",") != "rollout-wave check,deletion-phase check" {
 		t.Errorf("warned of %v; want each rule once", warned)
 	}
-	if _, err := b.Lifecycle(head, &render.Index{}); err != nil || len(warned) != 2 {
+	if _, err := b.Lifecycle(head, nil, &render.Index{}); err != nil || len(warned) != 2 {
 		t.Errorf("with the last render's index the deletion phases were not held to it: %v, warned %v", err, warned)
 	}
 
