@@ -283,9 +283,6 @@ func rootsChecker(roots fs.FS) (*tfvars.Checker, error) {
 
 var embeddedRoots = sync.OnceValues(func() (*tfvars.Checker, error) { return tfvars.NewChecker(terraform.Roots) })
 
-// MarshalIndex encodes index.json.
-func MarshalIndex(idx *Index) ([]byte, error) { return tfvars.MarshalJSON(idx) }
-
 // ParseIndex decodes index.json.
 func ParseIndex(b []byte) (*Index, error) {
 	var idx Index

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 98 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "4b81018f9a9cad8d0313cdb40f1da5b9c4e4f80b56e31d7404f27ca8757c659c"
+const sourceDigest = "8abd7c8a2b761374de007de073380f3d4e9a1397bf235ab926c82405b86a97ce"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
