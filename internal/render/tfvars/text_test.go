@@ -12,12 +12,14 @@ import (
 // TestTextOnlyIsCtys holds the shortcut that calls a string text without
 // asking cty (plainText) to cty's own conversion: every string it calls
 // text cty converts to neither a number nor a bool. The corpus is every
-// string of up to three characters over the letters of the words cty and
-// big.ParseFloat know (true, false, inf, infinity, nan, the exponent and
-// hexadecimal marks, signs, dots, spaces), those words in each case, and
+// string of up to three characters over digits and the letters of the
+// words cty and big.ParseFloat know (true, false, inf, infinity, nan, the
+// exponent marks, the prefixes of other bases, signs, dots, underscores,
+// spaces, and a colon and a slash as ARNs and CIDRs hold), numbers in each
+// form big.ParseFloat reads or refuses, those words in each case, and
 // every string the rendered fleet's Terraform variables hold.
 func TestTextOnlyIsCtys(t *testing.T) {
-	alphabet := []string{"", "i", "n", "f", "I", "N", "F", "t", "r", "u", "e", "E", "a", "l", "s", "x", "p", "P", ".", "+", "-", "_", " "}
+	alphabet := []string{"", "0", "1", "9", "i", "n", "f", "I", "N", "F", "t", "r", "u", "e", "E", "a", "l", "s", "x", "p", "P", "b", "o", ".", "+", "-", "_", " ", ":", "/"}
 	var corpus []string
 	for _, a := range alphabet {
 		for _, b := range alphabet {
@@ -26,6 +28,7 @@ func TestTextOnlyIsCtys(t *testing.T) {
 			}
 		}
 	}
+	corpus = append(corpus, "1e5", "1E+05", "-1.5e-3", "0x1F", "0x1p-2", "1p3", "1_000", "0b101", "0o17", "007", ".5", "5.", "+.5e1", "1.30", "10.0.0.0", "m5.xlarge", "123456789012", "-0", "+Inf", "-Infinity", "1e", "e1", "--1", "0.0.1")
 	for _, w := range []string{"true", "false", "inf", "infinity", "nan", "yes", "no", "on", "off", "null", "y", "n"} {
 		for _, v := range []string{w, strings.ToUpper(w), strings.ToUpper(w[:1]) + w[1:]} {
 			corpus = append(corpus, v, "+"+v, "-"+v, " "+v, v+" ", v+"\n")

@@ -320,19 +320,33 @@ func class(b *strings.Builder, v any) bool {
 }
 
 // textOnly reports whether cty converts s to neither a number nor a bool.
-// Without a digit, the only strings cty reads as a number are the
-// infinities big.ParseFloat takes ("Inf", "-inf") and the only bools
-// "true" and "false": any other such string (most names a render writes)
-// is text without asking cty. TestTextOnlyIsCtys holds this to cty.
+// cty reads a number with big.ParseFloat in base 10 (digits, a point, a
+// sign, an exponent, or an infinity) and a bool from "true", "false", "1"
+// and "0": a string holding a byte none of those can hold (most names,
+// ARNs, CIDRs and paths a render writes) is text without asking cty.
+// TestTextOnlyIsCtys holds this to cty.
 func textOnly(s string) bool {
 	return plainText(s) || ctyTextOnly(s)
 }
 
-// plainText is a string without a digit that is neither "true", "false"
-// nor holds "inf" in any case.
+// plainText is a string other than "true" and "false" with a byte outside
+// numberBytes.
 func plainText(s string) bool {
-	return !strings.ContainsFunc(s, isDigit) && s != "true" && s != "false" && !strings.Contains(strings.ToLower(s), "inf")
+	if s == "true" || s == "false" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(numberBytes, s[i]) < 0 {
+			return true
+		}
+	}
+	return false
 }
+
+// numberBytes holds every byte big.ParseFloat reads in base 10, and more
+// (the letters of other bases' digits and prefixes, of "infinity" and
+// "nan", an underscore), to spare a proof that they do not matter.
+const numberBytes = "0123456789+-._eEpPxXoObBaAcCdDfFiInNtTyY"
 
 // ctyTextOnly asks cty whether it converts s to neither a number nor a
 // bool.
@@ -344,8 +358,6 @@ func ctyTextOnly(s string) bool {
 	_, err := convert.Convert(str, cty.Bool)
 	return err != nil
 }
-
-func isDigit(r rune) bool { return r >= '0' && r <= '9' }
 
 func toAny(ss []string) []any {
 	out := make([]any, len(ss))
