@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 98 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "8abd7c8a2b761374de007de073380f3d4e9a1397bf235ab926c82405b86a97ce"
+const sourceDigest = "1069bb236fc943befc32805f26d4c43f52cdb5e883e815ac3ec99fdf7cfd32c3"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
