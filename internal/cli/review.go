@@ -2,6 +2,9 @@ package cli
 
 import (
 	"errors"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
 
@@ -62,10 +65,20 @@ func (a *app) reviewOf(o review.Options) (*review.Result, error) {
 	}
 	// The head is held to EKS's support calendar as validate and render
 	// hold it: at its commit's date, or, for the working tree, at
-	// calendarDate's.
-	at, when := history.CalendarDate(a.root)
-	if o.Head != "" && res.HeadCommit != nil {
+	// CalendarDate's, from the HEAD and the uncommitted changes the review
+	// found (a second look would read the git index and walk config/
+	// again, after the review: 30 ms of a 0.5 s one at 2,200 clusters).
+	var at time.Time
+	var when string
+	switch {
+	case o.Head != "" && res.HeadCommit != nil:
 		at, when = res.HeadCommit.Committer.When.UTC(), "the date of commit "+res.HeadCommit.Hash.String()[:8]
+	case res.HeadCommit != nil:
+		at, when = history.CalendarDateOf(res.HeadCommit, slices.ContainsFunc(res.Report.Uncommitted, func(p string) bool {
+			return strings.HasPrefix(p, configDir+"/")
+		}))
+	default:
+		at, when = history.CalendarDate(a.root)
 	}
 	ds, err := a.calendarAt(res.HeadFleet, at, when)
 	if err != nil {

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing/object"
+
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/deploytree"
 	"github.com/regionctl/regionctl/internal/diag"
@@ -293,25 +295,39 @@ func CalendarAt(f *config.Fleet, at time.Time, when string) (diag.Diagnostics, e
 // uncommitted change), so that checking an old commit again gives the
 // same answer; else today.
 func CalendarDate(root string) (time.Time, string) {
-	if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
-		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return time.Unix(n, 0).UTC(), "SOURCE_DATE_EPOCH"
-		}
+	if at, ok := sourceDate(); ok {
+		return at, "SOURCE_DATE_EPOCH"
 	}
-	now := time.Now().UTC()
 	repo, err := gitbase.Open(root)
 	if err != nil {
-		return now, "today"
+		return time.Now().UTC(), "today"
 	}
 	defer repo.Close()
 	head, err := repo.Commit("HEAD")
 	if err != nil {
-		return now, "today"
+		return time.Now().UTC(), "today"
 	}
-	if changed, err := repo.Changed(head, root, configDir); err != nil || len(changed) > 0 {
-		return now, "today: config/ has uncommitted changes"
+	changed, err := repo.Changed(head, root, configDir)
+	return CalendarDateOf(head, err != nil || len(changed) > 0)
+}
+
+// CalendarDateOf is CalendarDate for a working tree whose HEAD is head and
+// whose config/ does or does not hold uncommitted changes (dirty), for a
+// caller that has found both (a review of the working tree).
+func CalendarDateOf(head *object.Commit, dirty bool) (time.Time, string) {
+	if at, ok := sourceDate(); ok {
+		return at, "SOURCE_DATE_EPOCH"
+	}
+	if dirty {
+		return time.Now().UTC(), "today: config/ has uncommitted changes"
 	}
 	return head.Committer.When.UTC(), "the date of commit " + head.Hash.String()[:8]
+}
+
+// sourceDate is SOURCE_DATE_EPOCH's date, when it is set to a number.
+func sourceDate() (time.Time, bool) {
+	n, err := strconv.ParseInt(os.Getenv("SOURCE_DATE_EPOCH"), 10, 64)
+	return time.Unix(n, 0).UTC(), err == nil
 }
 
 // DeployBranch is the branch the fleet under root deploys from:
