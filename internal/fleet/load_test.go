@@ -328,13 +328,8 @@ func TestLoadBesideIsLoad(t *testing.T) {
 	if len(headDiags) > 0 {
 		t.Fatal(headDiags)
 	}
-	cases, _ := filepath.Glob("testdata/invalid/*.txtar")
-	cases = append(cases, "")
-	for _, path := range cases {
-		fsys := baseFleet(t)
-		if path != "" {
-			fsys, _ = overlay(t, fsys, path)
-		}
+	for _, bc := range besideCases(t) {
+		path, fsys := bc.path, bc.fsys
 		f, beside := fleet.LoadBeside(blobFS{fsys}, "config", checker, head, headDiags)
 		_, whole := fleet.Load(fsys, "config", newChecker(t))
 		if d := cmp.Diff(fmt.Sprint(whole), fmt.Sprint(beside)); d != "" {
@@ -354,6 +349,27 @@ func TestLoadBesideIsLoad(t *testing.T) {
 			t.Errorf("%s beside itself: the failed fleet taken (%v), or diagnostics %v, want %v", path, again == failed, diags, whole)
 		}
 	}
+}
+
+// besideCase is a fleet the loaders that take a fleet beside them are
+// held to their plain loaders on: an invalid case of testdata/invalid over
+// the valid fleet, or (path "") the valid fleet itself.
+type besideCase struct {
+	path string
+	fsys fstest.MapFS
+}
+
+func besideCases(t *testing.T) []besideCase {
+	paths, _ := filepath.Glob("testdata/invalid/*.txtar")
+	out := []besideCase{}
+	for _, path := range append(paths, "") {
+		fsys := baseFleet(t)
+		if path != "" {
+			fsys, _ = overlay(t, fsys, path)
+		}
+		out = append(out, besideCase{path, fsys})
+	}
+	return out
 }
 
 // blobFS is a MapFS that tells its files' git blob hashes, as a commit's
@@ -386,13 +402,8 @@ func TestLoadLayersBesideIsLoadLayers(t *testing.T) {
 		}
 		return b.String()
 	}
-	cases, _ := filepath.Glob("testdata/invalid/*.txtar")
-	cases = append(cases, "")
-	for _, path := range cases {
-		fsys := baseFleet(t)
-		if path != "" {
-			fsys, _ = overlay(t, fsys, path)
-		}
+	for _, bc := range besideCases(t) {
+		path, fsys := bc.path, bc.fsys
 		beside, besideDiags := []*config.Fleet{head}, []diag.Diagnostics{headDiags}
 		if path != "" {
 			failed, failedDiags := fleet.Load(fsys, "config", checker)
