@@ -124,55 +124,9 @@ func TestCheckedOutBlobHashesIsGits(t *testing.T) {
 	dir := t.TempDir()
 	git := gitIn(t, dir)
 	write := func(p, s string) { writeIn(t, dir, p, s) }
-	// check holds the listing of rev's dirs to git's, and says how many
-	// trees were read for them.
 	check := func(stage, rev string, dirs ...string) int64 {
 		t.Helper()
-		repo, err := gitbase.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer repo.Close()
-		c, err := repo.Commit(rev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var read int64
-		for i, d := range append(dirs, dirs...) {
-			// Each directory read twice: beside the index, then from the
-			// commit's trees alone (BlobHashes), after the count.
-			list := repo.CheckedOutBlobHashes
-			if i == len(dirs) {
-				read = repo.TreesRead()
-			}
-			if i >= len(dirs) {
-				list = repo.BlobHashes
-			}
-			got, err := list(c, d)
-			if err != nil {
-				t.Fatalf("%s: %s of %s: %v", stage, d, rev, err)
-			}
-			out, err := exec.Command("git", "-C", dir, "ls-tree", "-r", rev, d+"/").Output()
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := map[string]plumbing.Hash{}
-			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-				meta, name, ok := strings.Cut(line, "\t")
-				if f := strings.Fields(meta); ok && len(f) == 3 && f[1] == "blob" {
-					want[strings.TrimPrefix(name, d+"/")] = plumbing.NewHash(f[2])
-				}
-			}
-			if len(got) != len(want) || len(want) == 0 {
-				t.Errorf("%s: %s of %s: %d files, git lists %d", stage, d, rev, len(got), len(want))
-			}
-			for p, h := range want {
-				if got[p] != h {
-					t.Errorf("%s: %s/%s of %s: %s, git has %s", stage, d, p, rev, got[p], h)
-				}
-			}
-		}
-		return read
+		return listingsAreGits(t, dir, stage, rev, dirs...)
 	}
 	git("init", "-q")
 	write("deploy/a.yaml", "a: 1\n")
@@ -211,6 +165,58 @@ func TestCheckedOutBlobHashesIsGits(t *testing.T) {
 	if n := check("after a checkout", "HEAD", "deploy", "deploy/x"); n != 0 {
 		t.Errorf("after a checkout, %d trees read", n)
 	}
+}
+
+// listingsAreGits holds CheckedOutBlobHashes and BlobHashes of rev's dirs
+// in the repository at dir to git ls-tree's, and says how many trees the
+// first read for them.
+func listingsAreGits(t *testing.T, dir, stage, rev string, dirs ...string) int64 {
+	t.Helper()
+	repo, err := gitbase.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	c, err := repo.Commit(rev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read int64
+	for i, d := range append(dirs, dirs...) {
+		// Each directory read twice: beside the index, then from the
+		// commit's trees alone (BlobHashes), after the count.
+		list := repo.CheckedOutBlobHashes
+		if i == len(dirs) {
+			read = repo.TreesRead()
+		}
+		if i >= len(dirs) {
+			list = repo.BlobHashes
+		}
+		got, err := list(c, d)
+		if err != nil {
+			t.Fatalf("%s: %s of %s: %v", stage, d, rev, err)
+		}
+		out, err := exec.Command("git", "-C", dir, "ls-tree", "-r", rev, d+"/").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]plumbing.Hash{}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			meta, name, ok := strings.Cut(line, "\t")
+			if f := strings.Fields(meta); ok && len(f) == 3 && f[1] == "blob" {
+				want[strings.TrimPrefix(name, d+"/")] = plumbing.NewHash(f[2])
+			}
+		}
+		if len(got) != len(want) || len(want) == 0 {
+			t.Errorf("%s: %s of %s: %d files, git lists %d", stage, d, rev, len(got), len(want))
+		}
+		for p, h := range want {
+			if got[p] != h {
+				t.Errorf("%s: %s/%s of %s: %s, git has %s", stage, d, p, rev, got[p], h)
+			}
+		}
+	}
+	return read
 }
 
 // gitIn runs git in dir as a test's committer, failing the test on error.
