@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -147,6 +148,10 @@ func run(bin, plain string, sectors, regions, clusters, rounds int, write string
 			&op{name: "render --diff --base HEAD~1, one sector, cold, plain go build", dir: warm, args: []string{plain, "render", "--diff", "--base", "HEAD~1"}, env: env, refuse: rerendered, setup: freshCache},
 			&op{name: "affected --base HEAD~1, one sector, cold, plain go build", dir: warm, args: []string{plain, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache})
 	}
+	// Generating and rendering the fixture just now loaded the machine;
+	// the rounds start once that has passed (the 1-minute load average,
+	// which decays slowly, under 0.6), or after two minutes whatever it is.
+	settle(2*time.Minute, 0.6)
 	loadBefore := loadavg()
 	for r := 0; r < rounds; r++ {
 		round = r
@@ -407,6 +412,20 @@ func loadavg() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// settle waits until the 1-minute load average is under below, at most
+// max, and says how long it waited.
+func settle(max time.Duration, below float64) {
+	start := time.Now()
+	for time.Since(start) < max {
+		f := strings.Fields(loadavg())
+		if load, err := strconv.ParseFloat(f[0], 64); err != nil || load < below {
+			break
+		}
+		time.Sleep(2 * time.Second)
+	}
+	fmt.Fprintf(os.Stderr, "procbench: waited %s for the load to settle (%s)\n", time.Since(start).Round(time.Second), loadavg())
 }
 
 func cpuModel() string {
