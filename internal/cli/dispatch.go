@@ -247,7 +247,7 @@ func (a *app) runsOfScope(f *dispatchFlags, base string) (scopeRuns, error) {
 	var files map[string][]byte
 	var out scopeRuns
 	if base != "" {
-		res, err := a.reviewOf(review.Options{Base: base, Head: f.after, Partial: true, Drift: true})
+		res, err := a.reviewOf(review.Options{Base: base, Head: f.after, Partial: true, Drift: true, ListOnly: true})
 		if err != nil {
 			return out, err
 		}

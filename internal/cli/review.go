@@ -26,9 +26,11 @@ func gitFail(err error) error {
 }
 
 // review compares a base ref and a head (a ref, or the working tree when
-// headRef is empty) with review.Run, and maps its errors to exit codes.
+// headRef is empty) with review.Run for the clusters it affects (the
+// changed files listed without their diffs), and maps its errors to exit
+// codes.
 func (a *app) review(baseRef, headRef string, drift bool) (*diff.Report, *render.Output, *object.Commit, error) {
-	res, err := a.reviewOf(review.Options{Base: baseRef, Head: headRef, Drift: drift})
+	res, err := a.reviewOf(review.Options{Base: baseRef, Head: headRef, Drift: drift, ListOnly: true})
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -151,15 +151,17 @@ func Status(inBase, inHead bool) string {
 }
 
 // Compare reports what changes from base to head. rolloutKeys are the
-// schema's @rollout() paths (schema.RolloutKeys).
-func Compare(base, head Side, rolloutKeys []string) *Report {
+// schema's @rollout() paths (schema.RolloutKeys). listOnly lists the
+// changed files without their unified diffs, for a caller that shows
+// none (affected).
+func Compare(base, head Side, rolloutKeys []string, listOnly bool) *Report {
 	r := &Report{Base: base.Label, Head: head.Label, Destroyed: []Cluster{}, Pruned: []string{}, Changes: []ValueChange{},
 		Waves: []SkippedWave{}, Drift: []string{}, DriftFiles: []FileDiff{}, Files: []FileDiff{}}
 	// The parts read both sides and write their own fields of r: the
 	// files, the config values and the committed tree are compared at once.
 	par.All(func() {
 		r.Affected = Affected(base.Output, head.Output)
-		r.Files, r.Pruned = fileDiffs(base.Output.ByPath(), head.Output.ByPath())
+		r.Files, r.Pruned = fileDiffs(base.Output.ByPath(), head.Output.ByPath(), !listOnly)
 	}, func() {
 		changedInputs := changedFiles(base.Fleet, head.Fleet)
 		r.Changes = valueChanges(base.Fleet, head.Fleet, head.Output.Unchanged, changedInputs, rolloutKeys)
@@ -411,9 +413,9 @@ func destroyed(base, head *config.Fleet) []Cluster {
 	return out
 }
 
-// fileDiffs lists the changed rendered files with unified diffs, and the
-// files the head prunes.
-func fileDiffs(base, head map[string][]byte) ([]FileDiff, []string) {
+// fileDiffs lists the changed rendered files, with their unified diffs
+// when withUnified, and the files the head prunes.
+func fileDiffs(base, head map[string][]byte, withUnified bool) ([]FileDiff, []string) {
 	var paths []string
 	for p := range head {
 		paths = append(paths, p)
@@ -438,7 +440,11 @@ func fileDiffs(base, head map[string][]byte) ([]FileDiff, []string) {
 		if !inHead {
 			pruned = append(pruned, p)
 		}
-		out = append(out, FileDiff{Path: p, Status: Status(inBase, inHead), Unified: unified(p, b, h, inBase, inHead)})
+		f := FileDiff{Path: p, Status: Status(inBase, inHead)}
+		if withUnified {
+			f.Unified = unified(p, b, h, inBase, inHead)
+		}
+		out = append(out, f)
 	}
 	return out, pruned
 }

@@ -47,37 +47,41 @@ var keys = []string{"components.*.chart_revision", "components.*.image", "eks.ve
 // compare renders two commits from git objects and compares them.
 func (r *repo) compare(c *schema.Checker, base, head string) *diff.Report {
 	r.T.Helper()
+	return diff.Compare(r.side(c, base), r.side(c, head), keys, false)
+}
+
+// side renders commit rev from git objects, with its committed deploy/.
+func (r *repo) side(c *schema.Checker, rev string) diff.Side {
+	r.T.Helper()
 	gb, err := gitbase.Open(r.Dir)
 	if err != nil {
 		r.T.Fatal(err)
 	}
-	side := func(rev string) diff.Side {
-		commit, err := gb.Commit(rev)
-		if err != nil {
-			r.T.Fatal(err)
-		}
-		fsys, err := gb.FS(commit)
-		if err != nil {
-			r.T.Fatal(err)
-		}
-		f, out, diags, err := render.FromFS(fsys, c, render.Options{Renderer: "test"})
-		if err != nil || diags.HasErrors() {
-			r.T.Fatalf("%s: %v %v", rev, err, diags)
-		}
-		deploy := map[string]plumbing.Hash{}
-		_ = fs.WalkDir(fsys, "deploy", func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				b, _ := fs.ReadFile(fsys, p)
-				deploy[strings.TrimPrefix(p, "deploy/")] = plumbing.ComputeHash(plumbing.BlobObject, b)
-			}
-			return nil
-		})
-		if len(deploy) == 0 {
-			deploy = nil
-		}
-		return diff.Side{Label: rev, Fleet: f, Output: out, Deploy: deploy}
+	defer gb.Close()
+	commit, err := gb.Commit(rev)
+	if err != nil {
+		r.T.Fatal(err)
 	}
-	return diff.Compare(side(base), side(head), keys)
+	fsys, err := gb.FS(commit)
+	if err != nil {
+		r.T.Fatal(err)
+	}
+	f, out, diags, err := render.FromFS(fsys, c, render.Options{Renderer: "test"})
+	if err != nil || diags.HasErrors() {
+		r.T.Fatalf("%s: %v %v", rev, err, diags)
+	}
+	deploy := map[string]plumbing.Hash{}
+	_ = fs.WalkDir(fsys, "deploy", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := fs.ReadFile(fsys, p)
+			deploy[strings.TrimPrefix(p, "deploy/")] = plumbing.ComputeHash(plumbing.BlobObject, b)
+		}
+		return nil
+	})
+	if len(deploy) == 0 {
+		deploy = nil
+	}
+	return diff.Side{Label: rev, Fleet: f, Output: out, Deploy: deploy}
 }
 
 func checker(t *testing.T) *schema.Checker {

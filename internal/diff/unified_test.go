@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/regionctl/regionctl/internal/diff"
+	"github.com/regionctl/regionctl/internal/render"
 )
 
 // TestUnifiedAppliesWithGit: the diffs regionctl prints (a review's files,
@@ -38,6 +39,54 @@ func TestUnifiedAppliesWithGit(t *testing.T) {
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Errorf("%s (context %d): git apply refuses\n%s\n%s", tt.what, context, u, out)
 			}
+		}
+	}
+}
+
+// TestReportDiffsApplyWithGit: a review's file diffs, every one of them,
+// are the change from the base's render to the head's as git apply reads
+// them: applied by git to the base's files, they give the head's, byte for
+// byte (index.json aside: its changes are the other files'). The change
+// edits a sector (several clusters' files) and adds a cluster (new files).
+func TestReportDiffsApplyWithGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	r, c := newRepo(t), checker(t)
+	r.Write("config/sectors/prod-2.yaml", r.Read("config/sectors/prod-2.yaml")+"eks:\n  node_max: 9\n")
+	r.Write("config/clusters/us-east-1/mc02.yaml", "type: management\n")
+	r.Commit("bigger node groups in prod-2, and us-east-1/mc02")
+	base, head := r.side(c, "HEAD~1"), r.side(c, "HEAD")
+	rep := diff.Compare(base, head, keys, false)
+	if len(rep.Files) < 6 {
+		t.Fatalf("only %d files changed: the case exercises too little", len(rep.Files))
+	}
+	dir := t.TempDir()
+	for p, b := range base.Output.ByPath() {
+		full := filepath.Join(dir, "deploy", filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var patch strings.Builder
+	for _, f := range rep.Files {
+		patch.WriteString(f.Unified)
+	}
+	cmd := exec.Command("git", "apply", "-")
+	cmd.Dir, cmd.Stdin = dir, strings.NewReader(patch.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git apply refuses the review's diffs: %v\n%s", err, out)
+	}
+	for p, want := range head.Output.ByPath() {
+		if p == render.IndexPath {
+			continue
+		}
+		got, err := os.ReadFile(filepath.Join(dir, "deploy", filepath.FromSlash(p)))
+		if err != nil || string(got) != string(want) {
+			t.Errorf("deploy/%s after git apply is not the head's (%v)", p, err)
 		}
 	}
 }

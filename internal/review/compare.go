@@ -54,7 +54,7 @@ func compare(repo *gitbase.Repo, e *ends, o Options, l *loaded, d committedDeplo
 	if err != nil {
 		return nil, err
 	}
-	r := diff.Compare(baseSide, headSide, keys)
+	r := diff.Compare(baseSide, headSide, keys, o.ListOnly)
 	if len(r.Drift) > 0 {
 		r.DriftFiles = driftDiffs(r, headSide.Output.ByPath(), e.headFS, e.baseFS)
 	}

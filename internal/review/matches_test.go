@@ -164,8 +164,8 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 				r.Commit(tc.name)
 				base = "HEAD~1"
 			}
-			review := func(full, hold bool) (*diff.Report, int, map[string][]byte) {
-				res, err := Run(Options{Root: r.Dir, Base: base, Head: tc.head, Drift: true, Full: full, hold: hold,
+			review := func(full, hold bool, listOnly ...bool) (*diff.Report, int, map[string][]byte) {
+				res, err := Run(Options{Root: r.Dir, Base: base, Head: tc.head, Drift: true, Full: full, hold: hold, ListOnly: len(listOnly) > 0,
 					Checker: testChecker(t), Render: render.Options{Renderer: testRenderer}, Trusted: true})
 				if err != nil {
 					t.Fatal(err)
@@ -185,6 +185,18 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 			}
 			if d := cmp.Diff(held, inc, cmpopts.IgnoreFields(diff.Report{}, "BaseRendered")); d != "" {
 				t.Errorf("the incremental review differs from the full one (-full +incremental):\n%s", d)
+			}
+			// Listing the changed files without their diffs (affected)
+			// changes nothing else.
+			listed, _, _ := review(false, false, true)
+			unlisted := *held
+			unlisted.Files = nil
+			for _, f := range held.Files {
+				f.Unified = ""
+				unlisted.Files = append(unlisted.Files, f)
+			}
+			if d := cmp.Diff(&unlisted, listed, cmpopts.IgnoreFields(diff.Report{}, "BaseRendered"), cmpopts.EquateEmpty()); d != "" {
+				t.Errorf("the review listing the changed files differs from the full one without its diffs (-full +listed):\n%s", d)
 			}
 			if !tc.noDeploy && len(fullFiles) >= len(heldFiles) {
 				t.Errorf("the full review held all %d files of the head, not only those that differ", len(heldFiles))

@@ -45,6 +45,11 @@ type Options struct {
 	// (manifests.Cache; regionctl charts pull): their Applications are
 	// rendered when both sides' charts are there. "" renders none.
 	ChartCache string
+	// ListOnly lists the changed files in Report.Files without their
+	// unified diffs, for a caller that shows none (affected prints
+	// clusters; at 19,215 clusters the diffs of a sector's change are half
+	// a second of CPU).
+	ListOnly bool
 	// Partial lets a change that skips a step of some clusters' deletion
 	// through: those clusters are in Result.Refused, for the caller to
 	// leave out (dispatch starts the change's other clusters).
