@@ -89,65 +89,20 @@ func run(bin, plain string, sectors, regions, clusters, rounds int, write string
 	if err := regionClone(fleet, regional); err != nil {
 		return err
 	}
-	colds := make([]string, rounds)
-	for r := range colds {
-		colds[r] = filepath.Join(work, fmt.Sprintf("cold-%d", r))
-		if err := sh(work, "git", "clone", "-q", "--no-checkout", fleet, colds[r]); err != nil {
-			return err
-		}
-		if err := sh(colds[r], "git", "checkout", "HEAD", "--", ".", ":(exclude)deploy"); err != nil {
-			return err
-		}
-	}
-	// And a fresh clone per round, checked out whole, for the first render
-	// a clone gets.
-	fresh := make([]string, rounds)
-	for r := range fresh {
-		fresh[r] = filepath.Join(work, fmt.Sprintf("fresh-%d", r))
-		if err := sh(work, "git", "clone", "-q", fleet, fresh[r]); err != nil {
-			return err
-		}
+	colds, fresh, err := roundClones(work, fleet, rounds)
+	if err != nil {
+		return err
 	}
 	round := 0
 	cacheDir := filepath.Join(work, "cache")
 	freshCache := func() error { return os.RemoveAll(cacheDir) }
 	env := []string{"REGIONCTL_CACHE_DIR=" + cacheDir, "NO_COLOR=1"}
 	warmEnv := []string{"REGIONCTL_CACHE_DIR=" + filepath.Join(work, "warm-cache"), "NO_COLOR=1"}
-	// The unchanged render's record must be older than its racy window.
-	for i := 0; i < 2; i++ {
-		if err := shEnv(warm, warmEnv, bin, "render"); err != nil {
-			return err
-		}
-	}
-	if err := sh(warm, "find", ".", "-path", "./.git/objects", "-prune", "-o", "-exec", "touch", "-h", "-d", "2020-01-01T00:00:00", "{}", "+"); err != nil {
+	if err := recordOlderThanRacy(warm, warmEnv, bin); err != nil {
 		return err
 	}
-	if err := shEnv(warm, warmEnv, bin, "render"); err != nil {
-		return err
-	}
-	copyTo := filepath.Join(work, "copy")
-	ops := []*op{
-		{name: "git status --porcelain (reference)", dir: warm, args: []string{"git", "status", "--porcelain"}},
-		{name: "cp -r deploy (reference)", dir: warm, args: []string{"cp", "-r", "deploy", copyTo}, at: func(o *op) {
-			o.args[len(o.args)-1] = fmt.Sprintf("%s-%d", copyTo, round)
-		}},
-		{name: "validate, cold", dir: warm, args: []string{bin, "validate"}, env: env, setup: freshCache},
-		{name: "render into an empty deploy/, cold", args: []string{bin, "render"}, env: env, setup: freshCache, at: func(o *op) { o.dir = colds[round] }},
-		{name: "render right after the render that wrote deploy/", args: []string{bin, "render"}, env: env, at: func(o *op) { o.dir = colds[round] }},
-		{name: "render, nothing changed", dir: warm, args: []string{bin, "render"}, env: warmEnv},
-		{name: "render, the first in a fresh clone", args: []string{bin, "render"}, env: env, setup: freshCache, at: func(o *op) { o.dir = fresh[round] }},
-		{name: "render --diff --base HEAD~1, one sector, cold", dir: warm, args: []string{bin, "render", "--diff", "--base", "HEAD~1"}, env: env, refuse: rerendered, setup: freshCache},
-		{name: "affected --base HEAD~1, one sector, cold", dir: warm, args: []string{bin, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache},
-		{name: "render --diff --base HEAD~1, one region, cold", dir: regional, args: []string{bin, "render", "--diff", "--base", "HEAD~1"}, env: env, refuse: rerendered, setup: freshCache},
-		{name: "affected --base HEAD~1, one region, cold", dir: regional, args: []string{bin, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache},
-	}
-	if plain != "" {
-		// One program however built: a plain go build trusts what the
-		// release build trusts, so its reviews take as long.
-		ops = append(ops,
-			&op{name: "render --diff --base HEAD~1, one sector, cold, plain go build", dir: warm, args: []string{plain, "render", "--diff", "--base", "HEAD~1"}, env: env, refuse: rerendered, setup: freshCache},
-			&op{name: "affected --base HEAD~1, one sector, cold, plain go build", dir: warm, args: []string{plain, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache})
-	}
+	ops := benchOps(setup{bin: bin, plain: plain, warm: warm, regional: regional, copyTo: filepath.Join(work, "copy"),
+		colds: colds, fresh: fresh, env: env, warmEnv: warmEnv, freshCache: freshCache}, &round)
 	// Generating and rendering the fixture just now loaded the machine;
 	// the rounds start once that has passed (the 1-minute load average,
 	// which decays slowly, under 0.6), or after two minutes whatever it is.
@@ -168,6 +123,79 @@ func run(bin, plain string, sectors, regions, clusters, rounds int, write string
 		return replaceSection(write, report)
 	}
 	return nil
+}
+
+// setup is what the timed commands run on: the binaries, the clones, the
+// environments and the cache reset.
+type setup struct {
+	bin, plain, warm, regional, copyTo string
+	colds, fresh                       []string
+	env, warmEnv                       []string
+	freshCache                         func() error
+}
+
+// benchOps are the commands timed each round (*round, as the rounds go).
+func benchOps(b setup, round *int) []*op {
+	bin, plain, warm, regional, copyTo, env, warmEnv, freshCache := b.bin, b.plain, b.warm, b.regional, b.copyTo, b.env, b.warmEnv, b.freshCache
+	ops := []*op{
+		{name: "git status --porcelain (reference)", dir: warm, args: []string{"git", "status", "--porcelain"}},
+		{name: "cp -r deploy (reference)", dir: warm, args: []string{"cp", "-r", "deploy", copyTo}, at: func(o *op) {
+			o.args[len(o.args)-1] = fmt.Sprintf("%s-%d", copyTo, *round)
+		}},
+		{name: "validate, cold", dir: warm, args: []string{bin, "validate"}, env: env, setup: freshCache},
+		{name: "render into an empty deploy/, cold", args: []string{bin, "render"}, env: env, setup: freshCache, at: func(o *op) { o.dir = b.colds[*round] }},
+		{name: "render right after the render that wrote deploy/", args: []string{bin, "render"}, env: env, at: func(o *op) { o.dir = b.colds[*round] }},
+		{name: "render, nothing changed", dir: warm, args: []string{bin, "render"}, env: warmEnv},
+		{name: "render, the first in a fresh clone", args: []string{bin, "render"}, env: env, setup: freshCache, at: func(o *op) { o.dir = b.fresh[*round] }},
+		{name: "render --diff --base HEAD~1, one sector, cold", dir: warm, args: []string{bin, "render", "--diff", "--base", "HEAD~1"}, env: env, refuse: rerendered, setup: freshCache},
+		{name: "affected --base HEAD~1, one sector, cold", dir: warm, args: []string{bin, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache},
+		{name: "render --diff --base HEAD~1, one region, cold", dir: regional, args: []string{bin, "render", "--diff", "--base", "HEAD~1"}, env: env, refuse: rerendered, setup: freshCache},
+		{name: "affected --base HEAD~1, one region, cold", dir: regional, args: []string{bin, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache},
+	}
+	if plain != "" {
+		// One program however built: a plain go build trusts what the
+		// release build trusts, so its reviews take as long.
+		ops = append(ops,
+			&op{name: "render --diff --base HEAD~1, one sector, cold, plain go build", dir: warm, args: []string{plain, "render", "--diff", "--base", "HEAD~1"}, env: env, refuse: rerendered, setup: freshCache},
+			&op{name: "affected --base HEAD~1, one sector, cold, plain go build", dir: warm, args: []string{plain, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache})
+	}
+	return ops
+}
+
+// roundClones makes, per round, a clone of fleet holding its inputs only
+// (colds: a cold render's) and a fresh clone checked out whole (fresh: the
+// first render a clone gets).
+func roundClones(work, fleet string, rounds int) (colds, fresh []string, err error) {
+	colds, fresh = make([]string, rounds), make([]string, rounds)
+	for r := range rounds {
+		colds[r] = filepath.Join(work, fmt.Sprintf("cold-%d", r))
+		if err := sh(work, "git", "clone", "-q", "--no-checkout", fleet, colds[r]); err != nil {
+			return nil, nil, err
+		}
+		if err := sh(colds[r], "git", "checkout", "HEAD", "--", ".", ":(exclude)deploy"); err != nil {
+			return nil, nil, err
+		}
+		fresh[r] = filepath.Join(work, fmt.Sprintf("fresh-%d", r))
+		if err := sh(work, "git", "clone", "-q", fleet, fresh[r]); err != nil {
+			return nil, nil, err
+		}
+	}
+	return colds, fresh, nil
+}
+
+// recordOlderThanRacy renders the clone at warm until its render record
+// exists, then ages every file of it past the record's racy window, so
+// that the unchanged render only looks.
+func recordOlderThanRacy(warm string, env []string, bin string) error {
+	for i := 0; i < 2; i++ {
+		if err := shEnv(warm, env, bin, "render"); err != nil {
+			return err
+		}
+	}
+	if err := sh(warm, "find", ".", "-path", "./.git/objects", "-prune", "-o", "-exec", "touch", "-h", "-d", "2020-01-01T00:00:00", "{}", "+"); err != nil {
+		return err
+	}
+	return shEnv(warm, env, bin, "render")
 }
 
 // once runs o once, set up as it asks, and records what it measured.
