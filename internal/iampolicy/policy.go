@@ -72,25 +72,20 @@ func (p Principal) MarshalJSON() ([]byte, error) {
 // Strings is a JSON string or list of strings.
 type Strings []string
 
-// UnmarshalJSON accepts a string or a list of strings.
+// UnmarshalJSON accepts a string or a list of strings. A list is read as
+// one at once: trying it as a string first cost a failed decode and its
+// error for every list; nothing else decodes as a list.
 func (s *Strings) UnmarshalJSON(b []byte) error {
-	// A list is read as one at once: trying it as a string first cost a
-	// failed decode and its error for every list.
-	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) > 0 && t[0] == '[' {
-		var many []string
-		if err := json.Unmarshal(b, &many); err != nil {
-			return fmt.Errorf("want a string or a list of strings: %w", err)
-		}
-		*s = many
-		return nil
-	}
-	var one string
-	if err := json.Unmarshal(b, &one); err == nil {
-		*s = Strings{one}
-		return nil
-	}
 	var many []string
-	if err := json.Unmarshal(b, &many); err != nil {
+	var err error
+	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+		err = json.Unmarshal(b, &many)
+	} else {
+		var one string
+		err = json.Unmarshal(b, &one)
+		many = Strings{one}
+	}
+	if err != nil {
 		return fmt.Errorf("want a string or a list of strings: %w", err)
 	}
 	*s = many

@@ -14,6 +14,10 @@ func TestParseRefusesWhatItCannotJudge(t *testing.T) {
 		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"StringEquals":{"s3:prefix":"${aws:username, 'x'}"}}}]}`,
 		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","NotPrincipal":{"AWS":"x"},"Action":"s3:*","Resource":"*"}]}`,
 		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*","Condition":{"ForSomeValues:StringEquals":{"k":"v"}}}]}`,
+		// Neither a string nor a list of strings.
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":5,"Resource":"*"}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":{"a":"s3:*"},"Resource":"*"}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:*",5],"Resource":"*"}]}`,
 	} {
 		if _, err := Parse([]byte(doc)); err == nil {
 			t.Errorf("Parse accepted %s", doc)
