@@ -112,12 +112,12 @@ func (b *Base) merged(head *config.Fleet, headDiags diag.Diagnostics) (*baseFlee
 }
 
 // phaseBase is the merge base's fleet for holding the clusters' deletion
-// phases to it, beside head (loaded with headDiags): merged's when this invocation loaded it, else
-// one loaded without the cluster checks (fleet.LoadLayers), which decide
-// nothing of a cluster's phase: its own file's delete and
-// delete_pipeline, held by the layer check, do. The base's files the head
-// has byte for byte are decoded once; when they are all of them, the base
-// is head.
+// phases to it, beside head (loaded with headDiags): merged's when this
+// invocation loaded it, else one loaded without the cluster checks
+// (fleet.LoadLayersBeside), which decide nothing of a cluster's phase: its
+// own file's delete and delete_pipeline, held by the layer check, do. The
+// base's files the head has byte for byte are decoded once; when they are
+// all of them, the base is head.
 func (b *Base) phaseBase(head *config.Fleet, headDiags diag.Diagnostics) (*baseFleet, error) {
 	if b.full != nil {
 		return b.full, nil
