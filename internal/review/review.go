@@ -129,6 +129,9 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := b.rollout.Wait(); err != nil {
+		return nil, err
+	}
 	return compare(repo, e, o, l, d, h, unvouched)
 }
 
@@ -137,6 +140,9 @@ type besides struct {
 	committed *par.Future[committedDeploy]
 	head      *par.Future[result[headState]]
 	parsed    *par.Future[*fleet.Parsed]
+	// rollout reads the schema's rollout orders (compiling it), which
+	// the compare stage asks for, while the fleets load.
+	rollout *par.Future[error]
 }
 
 // beside starts the stages that read what the load does not wait for: the
@@ -151,6 +157,10 @@ func beside(o Options, e *ends) *besides {
 			return result[headState]{h, err}
 		}),
 		parsed: par.Go(func() *fleet.Parsed { return fleet.Parse(e.headFS, "config", o.Checker) }),
+		rollout: par.Go(func() error {
+			_, err := schema.RolloutOrders()
+			return err
+		}),
 	}
 }
 
@@ -160,6 +170,7 @@ func (b *besides) wait() {
 	b.committed.Wait()
 	b.head.Wait()
 	b.parsed.Wait()
+	b.rollout.Wait()
 }
 
 // result is a value or an error, as a stage gives it.

@@ -2,8 +2,10 @@ package schema
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
+	"sync"
 
 	"cuelang.org/go/cue"
 	"golang.org/x/mod/semver"
@@ -32,8 +34,18 @@ const (
 )
 
 // RolloutOrders maps each rollout key (as RolloutKeys lists them) to the
-// order its values declare: Semver, or Unordered.
+// order its values declare: Semver, or Unordered. The embedded schema is
+// read for them once a process (a review asks twice, and compiling it is
+// 3 ms of a 0.45 s one); each caller gets a map of its own.
 func RolloutOrders() (map[string]string, error) {
+	orders, err := rolloutOrders()
+	return maps.Clone(orders), err
+}
+
+var rolloutOrders = sync.OnceValues(readRolloutOrders)
+
+// readRolloutOrders is RolloutOrders, read from a compiled schema.
+func readRolloutOrders() (map[string]string, error) {
 	w, err := compileEmbedded()
 	if err != nil {
 		return nil, err
