@@ -37,8 +37,7 @@ func LoadParsed(p *Parsed, checker *schema.Checker) (*config.Fleet, diag.Diagnos
 	f, ds := config.Build(docs)
 	diags = append(diags, ds...)
 	diags = append(diags, checker.CheckClusters(f)...)
-	diags = append(diags, checker.CheckAWS(f, nil)...)
-	diags = append(diags, checker.CheckFleet(f)...)
+	diags = append(diags, checker.CheckAWSAndFleets(nil, f)[0]...)
 	return f, diags.Sorted()
 }
 
@@ -104,8 +103,7 @@ func LoadBeside(fsys fs.FS, dir string, checker *schema.Checker, head *config.Fl
 	}
 	f, diags := layersParsed(docs, diags, checker, head.Docs)
 	diags = append(diags, checker.CheckClusters(f)...)
-	diags = append(diags, checker.CheckAWS(f, nil)...)
-	diags = append(diags, checker.CheckFleet(f)...)
+	diags = append(diags, checker.CheckAWSAndFleets(nil, f)[0]...)
 	return f, diags.Sorted()
 }
 
@@ -228,10 +226,8 @@ func loadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker,
 	skip := func(c *config.Cluster) bool { return c.Type == "management" && same[c.Region.Name] }
 	bd = append(bd, checker.CheckClustersExcept(base, skip)...)
 	hd = append(hd, checker.CheckClustersExcept(head, skip)...)
-	bd = append(bd, checker.CheckAWS(base, skip)...)
-	hd = append(hd, checker.CheckAWS(head, skip)...)
-	bd = append(bd, checker.CheckFleet(base)...)
-	hd = append(hd, checker.CheckFleet(head)...)
+	rest := checker.CheckAWSAndFleets(skip, base, head)
+	bd, hd = append(bd, rest[0]...), append(hd, rest[1]...)
 	return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Unchanged: unchanged, UnchangedRegions: same}
 }
 
@@ -261,13 +257,8 @@ func pairWhole(baseDocs *config.Documents, head *config.Fleet, checker *schema.C
 		}
 	}
 	hd = append(hd, checker.CheckClustersExcept(head, func(c *config.Cluster) bool { return checked[c] })...)
-	for _, c := range []struct {
-		f     *config.Fleet
-		diags *diag.Diagnostics
-	}{{base, &bd}, {head, &hd}} {
-		*c.diags = append(*c.diags, checker.CheckAWS(c.f, nil)...)
-		*c.diags = append(*c.diags, checker.CheckFleet(c.f)...)
-	}
+	rest := checker.CheckAWSAndFleets(nil, base, head)
+	bd, hd = append(bd, rest[0]...), append(hd, rest[1]...)
 	return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Unchanged: map[string]bool{}, UnchangedRegions: map[string]bool{}}
 }
 

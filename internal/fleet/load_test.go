@@ -427,3 +427,51 @@ func TestLoadLayersBesideIsLoadLayers(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckAWSAndFleetsIsOneAfterAnother holds CheckAWSAndFleets, which
+// runs AWS's rules of each fleet beside the fleet rules, to CheckAWS and
+// CheckFleet called one after another: the same diagnostics for each
+// fleet, word for word (in diag's order: CheckAWS gives a region's
+// overlapping VPCs in map order), and the same clusters marked Partial,
+// for each invalid case (and the valid fleet) paired with the next, with
+// and without clusters skipped.
+func TestCheckAWSAndFleetsIsOneAfterAnother(t *testing.T) {
+	checker := newChecker(t)
+	cases := besideCases(t)
+	load := func(fsys fs.FS) *config.Fleet {
+		f, _ := fleet.LoadLayers(fsys, "config", checker, nil)
+		checker.CheckClusters(f)
+		return f
+	}
+	partial := func(f *config.Fleet) string {
+		var b strings.Builder
+		for _, c := range f.Clusters {
+			fmt.Fprintf(&b, "%s %v\n", c.ID(), c.Partial)
+		}
+		return b.String()
+	}
+	skips := map[string]func(*config.Cluster) bool{
+		"none":                    nil,
+		"management of us-east-1": func(c *config.Cluster) bool { return c.Type == "management" && c.Region.Name == "us-east-1" },
+	}
+	for i, bc := range cases {
+		next := cases[(i+1)%len(cases)]
+		for name, skip := range skips {
+			one, two := load(bc.fsys), load(next.fsys)
+			want := []diag.Diagnostics{
+				append(checker.CheckAWS(one, skip), checker.CheckFleet(one)...),
+				append(checker.CheckAWS(two, skip), checker.CheckFleet(two)...),
+			}
+			again, other := load(bc.fsys), load(next.fsys)
+			got := checker.CheckAWSAndFleets(skip, again, other)
+			for j, f := range [][2]*config.Fleet{{one, again}, {two, other}} {
+				if d := cmp.Diff(fmt.Sprint(want[j].Sorted()), fmt.Sprint(got[j].Sorted())); d != "" {
+					t.Errorf("%s and %s, skipping %s: fleet %d's diagnostics (-one after another +CheckAWSAndFleets):\n%s", bc.path, next.path, name, j, d)
+				}
+				if d := cmp.Diff(partial(f[0]), partial(f[1])); d != "" {
+					t.Errorf("%s and %s, skipping %s: fleet %d's partial clusters (-one after another +CheckAWSAndFleets):\n%s", bc.path, next.path, name, j, d)
+				}
+			}
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/par"
 )
 
 // CheckFleet applies #Fleet: every region is a known AWS region (or listed
@@ -98,5 +99,31 @@ func (c *Checker) CheckFleet(f *config.Fleet) diag.Diagnostics {
 func knownRegions(w *compiled) []string {
 	var out []string
 	_ = w.root.LookupPath(cue.ParsePath("#KnownRegions")).Decode(&out)
+	return out
+}
+
+// CheckAWSAndFleets is CheckAWS (with skip) and then CheckFleet of each of
+// fleets, their diagnostics in fleets' order, as those calls one after
+// another give them. AWS's rules, Go alone, run for each fleet on a
+// goroutine of its own while the fleet rules, one CUE evaluation each, run
+// on one compiled schema: at 2,200 clusters a review's two sides took
+// 50 ms of nearly one core for them, in the serial part of its load.
+// Fleets must be distinct: CheckAWS marks a fleet's clusters Partial.
+func (c *Checker) CheckAWSAndFleets(skip func(*config.Cluster) bool, fleets ...*config.Fleet) []diag.Diagnostics {
+	// Read #ZonesPerRegion before any goroutine needs it: it is read on
+	// the compiled schema CheckFleet uses.
+	c.zonesPerRegion()
+	aws := make([]*par.Future[diag.Diagnostics], len(fleets))
+	for i, f := range fleets {
+		aws[i] = par.Go(func() diag.Diagnostics { return c.CheckAWS(f, skip) })
+	}
+	rules := make([]diag.Diagnostics, len(fleets))
+	for i, f := range fleets {
+		rules[i] = c.CheckFleet(f)
+	}
+	out := make([]diag.Diagnostics, len(fleets))
+	for i := range fleets {
+		out[i] = append(aws[i].Wait(), rules[i]...)
+	}
 	return out
 }
