@@ -277,7 +277,7 @@ func (x *Index) Owners() map[string]string {
 	if x == nil {
 		return nil
 	}
-	owners := map[string]string{}
+	owners := make(map[string]string, len(x.Files))
 	for _, c := range x.Clusters {
 		for _, f := range c.Files {
 			owners[f] = c.ID

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/regionctl/regionctl/internal/deploytree"
 	"github.com/regionctl/regionctl/internal/diag"
@@ -208,12 +209,12 @@ func TestReadCommittedAndAsCommitted(t *testing.T) {
 	}, Unchanged: map[string]bool{}}
 	head := &render.Output{Artifacts: []render.Artifact{{Path: tfvars, Bytes: committed}}}
 	const gone = "production/us-east-1/effective/mc01.yaml" // a cluster file the render no longer gives
-	owners := map[string]string{tfvars: "us-east-1/mc01", gone: "us-east-1/mc01"}
-	hashes := map[string]plumbing.Hash{tfvars: d.hashes[tfvars], gone: d.hashes[gone]}
+	idx := &render.Index{Clusters: []render.IndexCluster{{ID: "us-east-1/mc01", Files: []string{tfvars, gone}}}}
+	part := committedDeploy{hashes: map[string]plumbing.Hash{tfvars: d.hashes[tfvars], gone: d.hashes[gone]}, index: idx, owners: idx.Owners()}
 	if _, ok := d.hashes[gone]; !ok {
 		t.Fatalf("the fleet committed no %s", gone)
 	}
-	view := asCommitted(out, fsys, hashes, owners, head, nil).ByPath()
+	view := asCommitted(out, fsys, part, head, nil).ByPath()
 	if string(view[tfvars]) != string(committed) {
 		t.Errorf("the base's view of %s is %q, not what it committed", tfvars, view[tfvars])
 	}
@@ -223,8 +224,63 @@ func TestReadCommittedAndAsCommitted(t *testing.T) {
 	if len(view[gone]) == 0 {
 		t.Error("a committed file of a rendered cluster that the render lacks is not in the base's view")
 	}
-	if view := asCommitted(out, fsys, hashes, owners, head, map[string]plumbing.Hash{tfvars: d.hashes[tfvars]}).ByPath(); view[tfvars] != nil {
+	if view := asCommitted(out, fsys, part, head, map[string]plumbing.Hash{tfvars: d.hashes[tfvars]}).ByPath(); view[tfvars] != nil {
 		t.Error("a settled file is in the base's view")
+	}
+}
+
+// TestOwnedFilesAreTheOwnersMaps holds ownedFiles, which walks the
+// index's owners the render did not leave out, to the owners map it
+// stands for (Index.Owners): each file whose owner is not unchanged,
+// once, with that owner, for the committed index of the test fleet with
+// no owner, one cluster, one region and every owner unchanged, and for a
+// hostile index listing a file twice for one cluster and once more for
+// a region (the region's, as Owners has it).
+func TestOwnedFilesAreTheOwnersMaps(t *testing.T) {
+	r, base := fleetRepo(t)
+	d := readCommitted(r.Dir, base)
+	if d.err != nil || d.index == nil {
+		t.Fatalf("committed: %v", d.err)
+	}
+	all := map[string]bool{}
+	for _, o := range d.owners {
+		all[o] = true
+	}
+	twice := &render.Index{
+		Clusters: []render.IndexCluster{{ID: "r/a", Files: []string{"x", "x", "y"}}, {ID: "r/b", Files: []string{"y", "z"}}},
+		Regions:  []render.IndexRegion{{Name: "r", Files: []string{"z", "w"}}},
+	}
+	for _, tc := range []struct {
+		name      string
+		idx       *render.Index
+		unchanged map[string]bool
+	}{
+		{"nothing unchanged", d.index, map[string]bool{}},
+		{"one cluster unchanged", d.index, map[string]bool{"us-east-1/mc01": true}},
+		{"a region unchanged", d.index, map[string]bool{"us-east-1": true}},
+		{"every owner unchanged", d.index, all},
+		{"a hostile index", twice, map[string]bool{}},
+		{"a hostile index, r/b unchanged", twice, map[string]bool{"r/b": true}},
+	} {
+		owners := tc.idx.Owners()
+		want := map[string]string{}
+		for p, o := range owners {
+			if !tc.unchanged[o] {
+				want[p] = o
+			}
+		}
+		got := map[string]string{}
+		ownedFiles(tc.idx, owners, tc.unchanged, func(p, owner string) {
+			if prev, seen := got[p]; seen && prev == owner {
+				return // listed twice for one owner: asCommitted takes it once
+			} else if seen {
+				t.Errorf("%s: %s given to %s and %s", tc.name, p, prev, owner)
+			}
+			got[p] = owner
+		})
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s: files by owner (-Owners +ownedFiles):\n%s", tc.name, d)
+		}
 	}
 }
 
