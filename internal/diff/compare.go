@@ -496,7 +496,7 @@ func drift(committed map[string]plumbing.Hash, baseSide Side, head *render.Outpu
 	rendered, before := head.ByPath(), base.ByPath()
 	d := []string{}
 	stale := 0
-	reused := reusedFiles(baseSide, head.Unchanged)
+	reused := reusedFiles(baseSide, head.Unchanged, len(baseSide.Settled))
 	for p, h := range baseSide.Settled {
 		reused[p] = h
 	}
@@ -540,12 +540,25 @@ func drift(committed map[string]plumbing.Hash, baseSide Side, head *render.Outpu
 }
 
 // reusedFiles are the base's committed files (path → blob hash) of the
-// clusters and regions neither side rendered.
-func reusedFiles(base Side, skipped map[string]bool) map[string]plumbing.Hash {
-	out := map[string]plumbing.Hash{}
+// clusters and regions neither side rendered, in a map with room for more
+// besides, made at its size (a one-region review's holds 25,000 files at
+// 2,200 clusters).
+func reusedFiles(base Side, skipped map[string]bool, more int) map[string]plumbing.Hash {
 	if len(skipped) == 0 || base.Index == nil {
-		return out
+		return make(map[string]plumbing.Hash, more)
 	}
+	n := more
+	for _, c := range base.Index.Clusters {
+		if skipped[c.ID] {
+			n += len(c.Files)
+		}
+	}
+	for _, r := range base.Index.Regions {
+		if skipped[r.Name] {
+			n += len(r.Files)
+		}
+	}
+	out := make(map[string]plumbing.Hash, n)
 	reuse := func(files []string) {
 		for _, f := range files {
 			if h, ok := base.Committed[f]; ok {

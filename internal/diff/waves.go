@@ -41,7 +41,14 @@ func skippedWaves(base, head *config.Fleet, keys []string) []SkippedWave {
 			bySector[s] = map[kv]bool{}
 		}
 		var old map[string]*config.Value
-		if bc := bm[c.ID()]; bc != nil && bc.Effective != nil {
+		if bc := bm[c.ID()]; bc != nil && bc.Effective == c.Effective {
+			// One config on both sides (config.BuildBeside shares it):
+			// nothing new, and the sector runs what it holds.
+			for p, v := range rolloutValues(c.Effective, keys) {
+				bySector[s][kv{p, v.Str}] = true
+			}
+			continue
+		} else if bc != nil && bc.Effective != nil {
 			old = rolloutValues(bc.Effective, keys)
 		}
 		for p, v := range rolloutValues(c.Effective, keys) {

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/schema"
 )
@@ -43,6 +46,62 @@ func TestSkippedWavesOfAFleetItself(t *testing.T) {
 	}
 	if got := skippedWaves(head, head, keys); len(got) != 0 {
 		t.Errorf("the fleet against itself: %+v", got)
+	}
+}
+
+// TestSkippedWavesOfSharedConfigs holds skippedWaves' shortcut for a
+// cluster whose effective config both sides share (most of a review's)
+// to the walk of the same base with configs of its own: the same skipped
+// waves, the earlier sectors' values (which only shared clusters run)
+// counted as theirs.
+func TestSkippedWavesOfSharedConfigs(t *testing.T) {
+	fsys := fstest.MapFS{}
+	root := "../../golden/uneven-sectors"
+	if err := fsCopy(fsys, root); err != nil {
+		t.Fatal(err)
+	}
+	prod2 := fsys["config/sectors/prod-2.yaml"]
+	prod2.Data = append(append([]byte(nil), prod2.Data...), "eks:\n  version: \"1.34\"\n"...)
+	c, err := schema.New(schema.Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, headDiags := fleet.Load(fsys, "config", c)
+	alone, diags := fleet.Load(os.DirFS(root), "config", c)
+	if headDiags.HasErrors() || diags.HasErrors() {
+		t.Fatal(headDiags, diags)
+	}
+	// The base as a review's load gives it: each cluster whose config is
+	// the head's takes the head's very value (config.BuildBeside), the
+	// rest keep their own.
+	heads := map[string]*config.Value{}
+	for _, cl := range head.Clusters {
+		heads[cl.ID()] = cl.Effective
+	}
+	beside := *alone
+	beside.Clusters = nil
+	shared := 0
+	for _, cl := range alone.Clusters {
+		cl := *cl
+		if h := heads[cl.ID()]; h != nil && config.Hash(h) == config.Hash(cl.Effective) {
+			cl.Effective = h
+			shared++
+		}
+		beside.Clusters = append(beside.Clusters, &cl)
+	}
+	if shared == 0 || shared == len(beside.Clusters) {
+		t.Fatalf("the base beside the head shares %d of %d effective configs; the case needs some and not all", shared, len(beside.Clusters))
+	}
+	keys, err := schema.RolloutKeys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := skippedWaves(alone, head, keys)
+	if len(want) != 1 {
+		t.Fatalf("against the base loaded alone, %d skipped waves, want 1", len(want))
+	}
+	if d := cmp.Diff(want, skippedWaves(&beside, head, keys)); d != "" {
+		t.Errorf("skipped waves (-base alone +base beside the head):\n%s", d)
 	}
 }
 
