@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 98 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "35189d2d19db3afe49e6db280e037ab5fa472e46f423267896af6a9f4d008aa6"
+const sourceDigest = "d88c29ef6ad74b2c58109d0ca2dc930b8918b81a15003ad062bf069cd1659f32"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
