@@ -18,6 +18,20 @@ import (
 // whose later sector runs a version no earlier sector does (which against
 // an older base is a skipped wave).
 func TestSkippedWavesOfAFleetItself(t *testing.T) {
+	base, head, keys := prod2Takes134(t)
+	if got := skippedWaves(base, head, keys); len(got) != 1 {
+		t.Fatalf("against the fleet before, %d skipped waves, want 1", len(got))
+	}
+	if got := skippedWaves(head, head, keys); len(got) != 0 {
+		t.Errorf("the fleet against itself: %+v", got)
+	}
+}
+
+// prod2Takes134 loads golden/uneven-sectors (base) and the same fleet
+// with EKS 1.34 given to sector prod-2 alone (head), which runs it before
+// the earlier sectors do: a skipped wave. keys are the rollout keys.
+func prod2Takes134(t *testing.T) (base, head *config.Fleet, keys []string) {
+	t.Helper()
 	fsys := fstest.MapFS{}
 	root := "../../golden/uneven-sectors"
 	if err := fsCopy(fsys, root); err != nil {
@@ -33,20 +47,15 @@ func TestSkippedWavesOfAFleetItself(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	head, diags := fleet.Load(fsys, "config", c)
+	head, diags = fleet.Load(fsys, "config", c)
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	keys, err := schema.RolloutKeys()
+	keys, err = schema.RolloutKeys()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := skippedWaves(base, head, keys); len(got) != 1 {
-		t.Fatalf("against the fleet before, %d skipped waves, want 1", len(got))
-	}
-	if got := skippedWaves(head, head, keys); len(got) != 0 {
-		t.Errorf("the fleet against itself: %+v", got)
-	}
+	return base, head, keys
 }
 
 // TestSkippedWavesOfSharedConfigs holds skippedWaves' shortcut for a
@@ -55,22 +64,7 @@ func TestSkippedWavesOfAFleetItself(t *testing.T) {
 // waves, the earlier sectors' values (which only shared clusters run)
 // counted as theirs.
 func TestSkippedWavesOfSharedConfigs(t *testing.T) {
-	fsys := fstest.MapFS{}
-	root := "../../golden/uneven-sectors"
-	if err := fsCopy(fsys, root); err != nil {
-		t.Fatal(err)
-	}
-	prod2 := fsys["config/sectors/prod-2.yaml"]
-	prod2.Data = append(append([]byte(nil), prod2.Data...), "eks:\n  version: \"1.34\"\n"...)
-	c, err := schema.New(schema.Options{Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	head, headDiags := fleet.Load(fsys, "config", c)
-	alone, diags := fleet.Load(os.DirFS(root), "config", c)
-	if headDiags.HasErrors() || diags.HasErrors() {
-		t.Fatal(headDiags, diags)
-	}
+	alone, head, keys := prod2Takes134(t)
 	// The base as a review's load gives it: each cluster whose config is
 	// the head's takes the head's very value (config.BuildBeside), the
 	// rest keep their own.
@@ -91,10 +85,6 @@ func TestSkippedWavesOfSharedConfigs(t *testing.T) {
 	}
 	if shared == 0 || shared == len(beside.Clusters) {
 		t.Fatalf("the base beside the head shares %d of %d effective configs; the case needs some and not all", shared, len(beside.Clusters))
-	}
-	keys, err := schema.RolloutKeys()
-	if err != nil {
-		t.Fatal(err)
 	}
 	want := skippedWaves(alone, head, keys)
 	if len(want) != 1 {
