@@ -434,7 +434,7 @@ func TestLoadLayersBesideIsLoadLayers(t *testing.T) {
 // fleet, word for word (in diag's order: CheckAWS gives a region's
 // overlapping VPCs in map order), and the same clusters marked Partial,
 // for each invalid case (and the valid fleet) paired with the next, with
-// and without clusters skipped.
+// and without clusters skipped; one fleet given twice panics.
 func TestCheckAWSAndFleetsIsOneAfterAnother(t *testing.T) {
 	checker := newChecker(t)
 	cases := besideCases(t)
@@ -454,6 +454,15 @@ func TestCheckAWSAndFleetsIsOneAfterAnother(t *testing.T) {
 		"none":                    nil,
 		"management of us-east-1": func(c *config.Cluster) bool { return c.Type == "management" && c.Region.Name == "us-east-1" },
 	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("one fleet given twice: no panic, two goroutines would check its clusters")
+			}
+		}()
+		f := load(cases[0].fsys)
+		checker.CheckAWSAndFleets(nil, f, f)
+	}()
 	for i, bc := range cases {
 		next := cases[(i+1)%len(cases)]
 		for name, skip := range skips {

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -108,8 +109,14 @@ func knownRegions(w *compiled) []string {
 // goroutine of its own while the fleet rules, one CUE evaluation each, run
 // on one compiled schema: at 2,200 clusters a review's two sides took
 // 50 ms of nearly one core for them, in the serial part of its load.
-// Fleets must be distinct: CheckAWS marks a fleet's clusters Partial.
+// Fleets must be distinct (CheckAWS marks a fleet's clusters Partial: two
+// goroutines would write one cluster); a fleet given twice panics.
 func (c *Checker) CheckAWSAndFleets(skip func(*config.Cluster) bool, fleets ...*config.Fleet) []diag.Diagnostics {
+	for i, f := range fleets {
+		if slices.Contains(fleets[:i], f) {
+			panic("schema: CheckAWSAndFleets given one fleet twice")
+		}
+	}
 	// Read #ZonesPerRegion before any goroutine needs it: it is read on
 	// the compiled schema CheckFleet uses.
 	c.zonesPerRegion()
