@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 98 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "d88c29ef6ad74b2c58109d0ca2dc930b8918b81a15003ad062bf069cd1659f32"
+const sourceDigest = "851dad78f559c39fcd8d81d1977d3bbbb4cbbb949814abd9175dab0ad7c84ddb"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
