@@ -177,7 +177,10 @@ bench: ## measure whole processes on 2,200 clusters into BENCHMARKS.md, then the
 	@# uncommitted changes trusts none).
 	$(GO) build -trimpath $(BUILDVCS) -ldflags "-s -w -X github.com/regionctl/regionctl/internal/cli.Version=0.1.0-bench" -o bin/regionctl-bench ./cmd/regionctl
 	$(GO) build $(BUILDVCS) -o bin/regionctl-plain ./cmd/regionctl
-	TMPDIR=$(BENCH_TMPDIR) $(GO) run ./tools/procbench -bin bin/regionctl-bench -plain bin/regionctl-plain -rounds $(or $(ROUNDS),5) -write BENCHMARKS.md
+	@# AGAINST=<an earlier build> measures its validate and reviews in the
+	@# same rounds, each on a fixture it rendered: the change's difference
+	@# apart from the machine's drift between runs.
+	TMPDIR=$(BENCH_TMPDIR) $(GO) run ./tools/procbench -bin bin/regionctl-bench -plain bin/regionctl-plain $(if $(AGAINST),-against $(AGAINST)) -rounds $(or $(ROUNDS),5) -write BENCHMARKS.md
 	REGIONCTL_BIN=$(CURDIR)/bin/regionctl-bench TMPDIR=$(BENCH_TMPDIR) $(GO) test -run '^$$' -bench Scale -benchtime 5x -timeout 60m ./internal/benchmarks
 
 # Terraform installs providers only from a local mirror (scripts/terraformrc

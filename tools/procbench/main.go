@@ -30,8 +30,9 @@ func main() {
 	clusters := flag.Int("clusters", 11, "clusters per region")
 	rounds := flag.Int("rounds", 5, "rounds; each runs every command once, in turn")
 	write := flag.String("write", "", "replace the whole-process section of this markdown file (BENCHMARKS.md)")
+	against := flag.String("against", "", "an earlier build whose validate and reviews are measured in the same rounds, on a fixture it rendered itself")
 	flag.Parse()
-	if err := run(*bin, *plain, *sectors, *regions, *clusters, *rounds, *write); err != nil {
+	if err := run(*bin, *plain, *against, *sectors, *regions, *clusters, *rounds, *write); err != nil {
 		fmt.Fprintf(os.Stderr, "procbench: %v\n", err)
 		os.Exit(1)
 	}
@@ -54,14 +55,16 @@ type op struct {
 	sys    []time.Duration
 }
 
-func run(bin, plain string, sectors, regions, clusters, rounds int, write string) error {
+func run(bin, plain, against string, sectors, regions, clusters, rounds int, write string) error {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return err
 	}
-	if plain != "" {
-		if plain, err = filepath.Abs(plain); err != nil {
-			return err
+	for _, p := range []*string{&plain, &against} {
+		if *p != "" {
+			if *p, err = filepath.Abs(*p); err != nil {
+				return err
+			}
 		}
 	}
 	src, _ := os.Getwd()
@@ -103,6 +106,13 @@ func run(bin, plain string, sectors, regions, clusters, rounds int, write string
 	}
 	ops := benchOps(setup{bin: bin, plain: plain, warm: warm, regional: regional, copyTo: filepath.Join(work, "copy"),
 		colds: colds, fresh: fresh, env: env, warmEnv: warmEnv, freshCache: freshCache}, &round)
+	if against != "" {
+		earlier, err := againstOps(against, src, work, sectors, regions, clusters, env, freshCache)
+		if err != nil {
+			return err
+		}
+		ops = append(ops, earlier...)
+	}
 	// Generating and rendering the fixture just now loaded the machine;
 	// the rounds start once that has passed (the 1-minute load average,
 	// which decays slowly, under 0.6), or after two minutes whatever it is.
@@ -160,6 +170,35 @@ func benchOps(b setup, round *int) []*op {
 			&op{name: "affected --base HEAD~1, one sector, cold, plain go build", dir: warm, args: []string{plain, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache})
 	}
 	return ops
+}
+
+// againstOps are the commands an earlier build (against) is measured by
+// in the same rounds as the build under test: validate and the reviews,
+// cold, on a fixture of its own that it generated and rendered (a review
+// trusts only a base its own renderer wrote). Both builds then meet the
+// machine as it is in each round, which moves every median by 5-10 %
+// from one run to the next: their difference is the change's alone.
+func againstOps(against, src, work string, sectors, regions, clusters int, env []string, freshCache func() error) ([]*op, error) {
+	fleet := filepath.Join(work, "against-fleet")
+	fmt.Fprintf(os.Stderr, "procbench: generating the fleet again with %s\n", against)
+	if err := fixture(against, src, fleet, sectors, regions, clusters); err != nil {
+		return nil, err
+	}
+	warm, regional := filepath.Join(work, "against-warm"), filepath.Join(work, "against-region")
+	if err := sh(work, "git", "clone", "-q", fleet, warm); err != nil {
+		return nil, err
+	}
+	if err := regionClone(fleet, regional); err != nil {
+		return nil, err
+	}
+	const by = ", the earlier build (-against)"
+	return []*op{
+		{name: "validate, cold" + by, dir: warm, args: []string{against, "validate"}, env: env, setup: freshCache},
+		{name: "render --diff --base HEAD~1, one sector, cold" + by, dir: warm, args: []string{against, "render", "--diff", "--base", "HEAD~1"}, env: env, refuse: rerendered, setup: freshCache},
+		{name: "affected --base HEAD~1, one sector, cold" + by, dir: warm, args: []string{against, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache},
+		{name: "render --diff --base HEAD~1, one region, cold" + by, dir: regional, args: []string{against, "render", "--diff", "--base", "HEAD~1"}, env: env, refuse: rerendered, setup: freshCache},
+		{name: "affected --base HEAD~1, one region, cold" + by, dir: regional, args: []string{against, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache},
+	}, nil
 }
 
 // roundClones makes, per round, a clone of fleet holding its inputs only
