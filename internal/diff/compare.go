@@ -540,40 +540,30 @@ func drift(committed map[string]plumbing.Hash, baseSide Side, head *render.Outpu
 }
 
 // reusedFiles are the base's committed files (path → blob hash) of the
-// clusters and regions neither side rendered, in a map with room for more
-// besides, made at its size (a one-region review's holds 25,000 files at
+// clusters and regions neither side rendered, in a map made at its size
+// with room for more besides (a one-region review's holds 25,000 files at
 // 2,200 clusters).
 func reusedFiles(base Side, skipped map[string]bool, more int) map[string]plumbing.Hash {
-	if len(skipped) == 0 || base.Index == nil {
-		return make(map[string]plumbing.Hash, more)
-	}
+	var lists [][]string
 	n := more
-	for _, c := range base.Index.Clusters {
-		if skipped[c.ID] {
-			n += len(c.Files)
+	if len(skipped) > 0 && base.Index != nil {
+		for _, c := range base.Index.Clusters {
+			if skipped[c.ID] {
+				lists, n = append(lists, c.Files), n+len(c.Files)
+			}
 		}
-	}
-	for _, r := range base.Index.Regions {
-		if skipped[r.Name] {
-			n += len(r.Files)
+		for _, r := range base.Index.Regions {
+			if skipped[r.Name] {
+				lists, n = append(lists, r.Files), n+len(r.Files)
+			}
 		}
 	}
 	out := make(map[string]plumbing.Hash, n)
-	reuse := func(files []string) {
+	for _, files := range lists {
 		for _, f := range files {
 			if h, ok := base.Committed[f]; ok {
 				out[f] = h
 			}
-		}
-	}
-	for _, c := range base.Index.Clusters {
-		if skipped[c.ID] {
-			reuse(c.Files)
-		}
-	}
-	for _, r := range base.Index.Regions {
-		if skipped[r.Name] {
-			reuse(r.Files)
 		}
 	}
 	return out

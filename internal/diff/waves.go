@@ -40,18 +40,17 @@ func skippedWaves(base, head *config.Fleet, keys []string) []SkippedWave {
 		if bySector[s] == nil {
 			bySector[s] = map[kv]bool{}
 		}
+		now := rolloutValues(c.Effective, keys)
 		var old map[string]*config.Value
-		if bc := bm[c.ID()]; bc != nil && bc.Effective == c.Effective {
+		switch bc := bm[c.ID()]; {
+		case bc != nil && bc.Effective == c.Effective:
 			// One config on both sides (config.BuildBeside shares it):
-			// nothing new, and the sector runs what it holds.
-			for p, v := range rolloutValues(c.Effective, keys) {
-				bySector[s][kv{p, v.Str}] = true
-			}
-			continue
-		} else if bc != nil && bc.Effective != nil {
+			// its values are the base's, not read again.
+			old = now
+		case bc != nil && bc.Effective != nil:
 			old = rolloutValues(bc.Effective, keys)
 		}
-		for p, v := range rolloutValues(c.Effective, keys) {
+		for p, v := range now {
 			k := kv{p, v.Str}
 			bySector[s][k] = true
 			if o := old[p]; old != nil && o != nil && o.Kind == config.String && o.Str == v.Str {
