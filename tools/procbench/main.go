@@ -157,17 +157,29 @@ func benchOps(b setup, round *int) []*op {
 		{name: "render right after the render that wrote deploy/", args: []string{bin, "render"}, env: env, at: func(o *op) { o.dir = b.colds[*round] }},
 		{name: "render, nothing changed", dir: warm, args: []string{bin, "render"}, env: warmEnv},
 		{name: "render, the first in a fresh clone", args: []string{bin, "render"}, env: env, setup: freshCache, at: func(o *op) { o.dir = b.fresh[*round] }},
-		{name: "render --diff --base HEAD~1, one sector, cold", dir: warm, args: []string{bin, "render", "--diff", "--base", "HEAD~1"}, env: env, refuse: rerendered, setup: freshCache},
-		{name: "affected --base HEAD~1, one sector, cold", dir: warm, args: []string{bin, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache},
-		{name: "render --diff --base HEAD~1, one region, cold", dir: regional, args: []string{bin, "render", "--diff", "--base", "HEAD~1"}, env: env, refuse: rerendered, setup: freshCache},
-		{name: "affected --base HEAD~1, one region, cold", dir: regional, args: []string{bin, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache},
 	}
+	ops = append(ops, reviews(bin, warm, regional, "", env, freshCache)...)
 	if plain != "" {
 		// One program however built: a plain go build trusts what the
 		// release build trusts, so its reviews take as long.
+		ops = append(ops, reviews(plain, warm, "", ", plain go build", env, freshCache)...)
+	}
+	return ops
+}
+
+// reviews are the cold reviews of bin, named with suffix: render --diff
+// and affected of the sector change in warm, and of the region change in
+// regional unless it is "". A render --diff whose header says the base
+// was re-rendered fails the run.
+func reviews(bin, warm, regional, suffix string, env []string, freshCache func() error) []*op {
+	var ops []*op
+	for _, at := range []struct{ dir, change string }{{warm, "one sector"}, {regional, "one region"}} {
+		if at.dir == "" {
+			continue
+		}
 		ops = append(ops,
-			&op{name: "render --diff --base HEAD~1, one sector, cold, plain go build", dir: warm, args: []string{plain, "render", "--diff", "--base", "HEAD~1"}, env: env, refuse: rerendered, setup: freshCache},
-			&op{name: "affected --base HEAD~1, one sector, cold, plain go build", dir: warm, args: []string{plain, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache})
+			&op{name: "render --diff --base HEAD~1, " + at.change + ", cold" + suffix, dir: at.dir, args: []string{bin, "render", "--diff", "--base", "HEAD~1"}, env: env, refuse: rerendered, setup: freshCache},
+			&op{name: "affected --base HEAD~1, " + at.change + ", cold" + suffix, dir: at.dir, args: []string{bin, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache})
 	}
 	return ops
 }
@@ -192,13 +204,8 @@ func againstOps(against, src, work string, sectors, regions, clusters int, env [
 		return nil, err
 	}
 	const by = ", the earlier build (-against)"
-	return []*op{
-		{name: "validate, cold" + by, dir: warm, args: []string{against, "validate"}, env: env, setup: freshCache},
-		{name: "render --diff --base HEAD~1, one sector, cold" + by, dir: warm, args: []string{against, "render", "--diff", "--base", "HEAD~1"}, env: env, refuse: rerendered, setup: freshCache},
-		{name: "affected --base HEAD~1, one sector, cold" + by, dir: warm, args: []string{against, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache},
-		{name: "render --diff --base HEAD~1, one region, cold" + by, dir: regional, args: []string{against, "render", "--diff", "--base", "HEAD~1"}, env: env, refuse: rerendered, setup: freshCache},
-		{name: "affected --base HEAD~1, one region, cold" + by, dir: regional, args: []string{against, "affected", "--base", "HEAD~1"}, env: env, setup: freshCache},
-	}, nil
+	validate := &op{name: "validate, cold" + by, dir: warm, args: []string{against, "validate"}, env: env, setup: freshCache}
+	return append([]*op{validate}, reviews(against, warm, regional, by, env, freshCache)...), nil
 }
 
 // roundClones makes, per round, a clone of fleet holding its inputs only
