@@ -2,9 +2,9 @@
 
 package render
 
-// sourceDigest is the SHA-256 of the 98 files the renderer is built from
+// sourceDigest is the SHA-256 of the 99 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "851dad78f559c39fcd8d81d1977d3bbbb4cbbb949814abd9175dab0ad7c84ddb"
+const sourceDigest = "702c4f4c698e5f703742950269bdcfed09da3000cf43bf275a9e82c1cc888a93"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

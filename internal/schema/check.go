@@ -232,12 +232,19 @@ func (c *Checker) CheckClustersExcept(f *config.Fleet, skip func(*config.Cluster
 // in. Every other value of in came from a layer file that passed #Settings
 // in its layer's check (a cluster with a failed file is not checked), so
 // holding it to #Settings again would find nothing; skipping it halves the
-// step. TestClusterCheckIsCluster holds the two steps to #Cluster.
+// step. TestClusterCheckIsCluster holds the two steps to #Cluster. The
+// first step is decided in Go (fastRules) for a config that visibly holds
+// to #ClusterRules, and by CUE for every other.
 func (c *Checker) clusterCheck(w *compiled, in *config.Value) clusterResult {
-	u := w.rules.Unify(w.build(in))
-	err := u.Validate(cue.Concrete(true))
 	var out clusterResult
-	w.defaults(u, in, nil, &out.Defaults)
+	var err error
+	if ds, ok := w.fast.check(in); ok {
+		out.Defaults = w.interned(ds)
+	} else {
+		u := w.rules.Unify(w.build(in))
+		err = u.Validate(cue.Concrete(true))
+		w.defaults(u, in, nil, &out.Defaults)
+	}
 	// The values no layer check saw. A default at a path #Settings does
 	// not declare (delete, delete_pipeline) is #ClusterRules' alone.
 	var kept []defaultValue
@@ -318,17 +325,7 @@ func (w *compiled) stringPasses(p []string, v string) (ok, known bool) {
 	if r == nil {
 		return false, false
 	}
-	for _, re := range r.match {
-		if !re.MatchString(v) {
-			return false, true
-		}
-	}
-	for _, re := range r.not {
-		if re.MatchString(v) {
-			return false, true
-		}
-	}
-	return true, true
+	return r.passes(v), true
 }
 
 // patterns are a string field's rule when it is =~ and !~ alone.
@@ -463,14 +460,7 @@ func (w *compiled) defaults(u cue.Value, t *config.Value, p []string, out *[]def
 		cp := paths[i]
 		if child == nil {
 			if d, ok := defaultAt(fv, cp); ok {
-				if len(d.JSON) <= sharedLeafJSON {
-					// The memo keeps every cluster's defaults.
-					if j, seen := w.defaultJSON[string(d.JSON)]; seen {
-						d.JSON = j
-					} else {
-						w.defaultJSON[string(d.JSON)] = d.JSON
-					}
-				}
+				d.JSON = w.intern(d.JSON)
 				*out = append(*out, d)
 			}
 			continue
@@ -479,6 +469,27 @@ func (w *compiled) defaults(u cue.Value, t *config.Value, p []string, out *[]def
 			w.defaults(fv, child, cp, out)
 		}
 	}
+}
+
+// intern returns the one copy of a short default value: the memo keeps
+// every cluster's defaults.
+func (w *compiled) intern(j json.RawMessage) json.RawMessage {
+	if len(j) > sharedLeafJSON {
+		return j
+	}
+	if k, seen := w.defaultJSON[string(j)]; seen {
+		return k
+	}
+	w.defaultJSON[string(j)] = j
+	return j
+}
+
+// interned is ds with each short value interned.
+func (w *compiled) interned(ds []defaultValue) []defaultValue {
+	for i := range ds {
+		ds[i].JSON = w.intern(ds[i].JSON)
+	}
+	return ds
 }
 
 // defaultAt is the value #Cluster gave the field at path p, with the

@@ -44,6 +44,9 @@ type compiled struct {
 	declaredAt map[string]declaredFields
 	// defaultJSON holds one copy of each short default value (defaults).
 	defaultJSON map[string]json.RawMessage
+	// fast decides #ClusterRules for the configs that visibly hold to it;
+	// nil when it is off (fastRules).
+	fast *fastRules
 }
 
 // declaredFields are the fields #Cluster declares at a path, and the path
@@ -142,6 +145,7 @@ func (s *source) compile() (*compiled, error) {
 			return nil, fmt.Errorf("embedded schema has no %s", name)
 		}
 	}
+	c.fast = newFastRules(c, s.files["cluster.cue"])
 	return c, nil
 }
 
