@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 99 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "702c4f4c698e5f703742950269bdcfed09da3000cf43bf275a9e82c1cc888a93"
+const sourceDigest = "16f73574a000dedca62db3f9475fc0350bda7bc2ec63c01d24adfe951eed5834"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

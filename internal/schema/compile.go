@@ -2,6 +2,7 @@ package schema
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -47,6 +48,10 @@ type compiled struct {
 	// fast decides #ClusterRules for the configs that visibly hold to it;
 	// nil when it is off (fastRules).
 	fast *fastRules
+	// fleetOn says fleetHolds may vouch for a fleet, known being
+	// #KnownRegions.
+	fleetOn bool
+	known   map[string]bool
 }
 
 // declaredFields are the fields #Cluster declares at a path, and the path
@@ -146,6 +151,13 @@ func (s *source) compile() (*compiled, error) {
 		}
 	}
 	c.fast = newFastRules(c, s.files["cluster.cue"])
+	if sum := sha256.Sum256(s.files["fleet.cue"]); hex.EncodeToString(sum[:]) == fleetCueDigest {
+		c.known = map[string]bool{}
+		for _, r := range knownRegions(c) {
+			c.known[r] = true
+		}
+		c.fleetOn = len(c.known) > 0
+	}
 	return c, nil
 }
 
