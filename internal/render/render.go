@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -389,8 +388,7 @@ func (r *renderer) cached(key string, make func() ([]Artifact, diag.Diagnostics)
 		return arts, diags
 	}
 	if b, ok := r.opts.Cache.Get(key); ok {
-		var arts []Artifact
-		if gob.NewDecoder(bytes.NewReader(b)).Decode(&arts) == nil {
+		if arts, err := decodeArtifacts(b); err == nil {
 			r.remember(key, arts)
 			return arts, nil
 		}
@@ -398,10 +396,7 @@ func (r *renderer) cached(key string, make func() ([]Artifact, diag.Diagnostics)
 	arts, diags := make()
 	if !diags.HasErrors() {
 		r.remember(key, arts)
-		var buf bytes.Buffer
-		if gob.NewEncoder(&buf).Encode(arts) == nil {
-			r.opts.Cache.Put(key, buf.Bytes())
-		}
+		r.opts.Cache.Put(key, appendArtifacts(nil, arts))
 	}
 	return arts, diags
 }

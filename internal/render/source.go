@@ -2,9 +2,9 @@
 
 package render
 
-// sourceDigest is the SHA-256 of the 99 files the renderer is built from
+// sourceDigest is the SHA-256 of the 100 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "16f73574a000dedca62db3f9475fc0350bda7bc2ec63c01d24adfe951eed5834"
+const sourceDigest = "a0274f6622f224d1d091c9a43353b1e495060d61a78398749c978dd27ef38ad9"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
