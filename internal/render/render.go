@@ -280,6 +280,12 @@ func rootsChecker(roots fs.FS) (*tfvars.Checker, error) {
 	return tfvars.NewChecker(roots)
 }
 
+// Prepare reads what every render of the process shares, the embedded
+// Terraform roots' declarations (some milliseconds of parsing HCL), ahead of
+// the first render: a caller with a core to spare, as a review waiting for
+// its layer files is, calls it on a goroutine of its own.
+func Prepare() { _, _ = embeddedRoots() }
+
 var embeddedRoots = sync.OnceValues(func() (*tfvars.Checker, error) { return tfvars.NewChecker(terraform.Roots) })
 
 // ParseIndex decodes index.json.

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 100 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "a0274f6622f224d1d091c9a43353b1e495060d61a78398749c978dd27ef38ad9"
+const sourceDigest = "9be4b6653dc4cedcc6b41ad3f09419b396e44757e1247a2f6662d9c1fac30a98"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -141,7 +141,9 @@ type besides struct {
 	head      *par.Future[result[headState]]
 	parsed    *par.Future[*fleet.Parsed]
 	// rollout reads the schema's rollout orders (compiling it), which
-	// the compare stage asks for, while the fleets load.
+	// the compare stage asks for, while the fleets load, and the
+	// Terraform roots' declarations the render checks against, which the
+	// load asks for first thing once the head's files are parsed.
 	rollout *par.Future[error]
 }
 
@@ -158,6 +160,7 @@ func beside(o Options, e *ends) *besides {
 		}),
 		parsed: par.Go(func() *fleet.Parsed { return fleet.Parse(e.headFS, "config", o.Checker) }),
 		rollout: par.Go(func() error {
+			render.Prepare()
 			_, err := schema.RolloutOrders()
 			return err
 		}),
