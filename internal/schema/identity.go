@@ -173,21 +173,36 @@ func (r *regionNames) otherName(name, own string) string {
 }
 
 // otherEnv is another environment of the fleet that name holds as a word
-// (between separators), or "".
+// (between separators), or "": the first in sort order.
 func otherEnv(name, own string, envs map[string]bool) string {
-	words := map[string]bool{}
-	for _, w := range strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '.' || r == '_' || r == '+' || r == '@' }) {
-		words[w] = true
-	}
-	var found []string
+	found := ""
 	for e := range envs {
-		if e != own && words[strings.ToLower(e)] {
-			found = append(found, e)
+		if e != own && (found == "" || e < found) && hasWord(name, strings.ToLower(e)) {
+			found = e
 		}
 	}
-	sort.Strings(found)
-	if len(found) == 0 {
-		return ""
+	return found
+}
+
+// nameSeparator says b separates the words of a name.
+func nameSeparator(b byte) bool { return b == '-' || b == '.' || b == '_' || b == '+' || b == '@' }
+
+// hasWord says w is one of name's words: all of the text between two
+// separators (or an end). A w holding a separator is no word.
+func hasWord(name, w string) bool {
+	if w == "" || strings.ContainsFunc(w, func(r rune) bool { return r < 0x80 && nameSeparator(byte(r)) }) {
+		return false
 	}
-	return found[0]
+	for i := 0; i <= len(name)-len(w); {
+		j := strings.Index(name[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		if (j == 0 || nameSeparator(name[j-1])) && (j+len(w) == len(name) || nameSeparator(name[j+len(w)])) {
+			return true
+		}
+		i = j + 1
+	}
+	return false
 }

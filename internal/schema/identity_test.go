@@ -65,3 +65,45 @@ func TestOtherNameIsTheSearch(t *testing.T) {
 		t.Errorf("%d of %d names hold another region: the cases exercise too little", found, checked)
 	}
 }
+
+// TestOtherEnvFindsWords holds otherEnv to its definition: the first
+// environment in sort order, other than the cluster's own, that is one of
+// the name's words as strings.FieldsFunc splits them at - . _ + @.
+func TestOtherEnvFindsWords(t *testing.T) {
+	byWords := func(name, own string, envs map[string]bool) string {
+		words := map[string]bool{}
+		for _, w := range strings.FieldsFunc(name, func(r rune) bool { return r < 0x80 && nameSeparator(byte(r)) }) {
+			words[w] = true
+		}
+		var found []string
+		for e := range envs {
+			if e != own && words[strings.ToLower(e)] {
+				found = append(found, e)
+			}
+		}
+		sort.Strings(found)
+		if len(found) == 0 {
+			return ""
+		}
+		return found[0]
+	}
+	envs := map[string]bool{"production": true, "staging": true, "integration": true, "Prod": true, "stag": true, "a-b": true}
+	names := []string{"production-us-east-1-mc01", "staging", "aws+staging@example.com", "prod-x", "xproduction", "productionx",
+		"staging-production", "a-b", "x.stag.y", "stagingstaging", "-staging-", "integration_", "é-staging", "production-staging-integration",
+		"hypershift-oidc-staging-eu-west-1-mc01", "", "staging-", "stagin", "staging@", "sta", "integration-staging.production"}
+	n := 0
+	for _, name := range names {
+		for own := range envs {
+			got, want := otherEnv(name, own, envs), byWords(name, own, envs)
+			if got != want {
+				t.Errorf("otherEnv(%q, own %q) = %q, want %q", name, own, got, want)
+			}
+			if want != "" {
+				n++
+			}
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d cases name another environment", n)
+	}
+}
