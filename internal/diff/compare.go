@@ -228,19 +228,15 @@ func valueChanges(base, head *config.Fleet, same, changed map[string]bool, rollo
 		if config.Hash(bc.Effective) == config.Hash(hc.Effective) {
 			continue
 		}
-		old := leaves(bc.Effective)
-		now := leaves(hc.Effective)
-		for p, nv := range now {
-			ov := old[p]
-			if ov != nil && ov.Scalar() == nv.Scalar() {
-				continue
-			}
-			add(groups, p, ov, nv, nv.Origin, hc, changed, rolloutKeys)
+		leafChanges, ok := changedLeaves(bc.Effective, hc.Effective)
+		if !ok {
+			leafChanges = changedLeavesByPath(bc.Effective, hc.Effective)
 		}
-		for p, ov := range old {
-			if now[p] == nil {
-				origin := removalOrigin(hc.Effective, p, hc)
-				add(groups, p, ov, nil, origin, hc, changed, rolloutKeys)
+		for _, lc := range leafChanges {
+			if lc.nv != nil {
+				add(groups, lc.path, lc.ov, lc.nv, lc.nv.Origin, hc, changed, rolloutKeys)
+			} else {
+				add(groups, lc.path, lc.ov, nil, removalOrigin(hc.Effective, lc.path, hc), hc, changed, rolloutKeys)
 			}
 		}
 	}
@@ -309,12 +305,6 @@ func removalOrigin(eff *config.Value, p string, c *config.Cluster) config.Origin
 		}
 	}
 	return config.Origin{Layer: config.LayerCluster, Pos: c.Doc.Value.Origin.Pos}
-}
-
-func leaves(v *config.Value) map[string]*config.Value {
-	m := map[string]*config.Value{}
-	v.Walk("", func(p string, leaf *config.Value) { m[p] = leaf })
-	return m
 }
 
 // Redact replaces secret material in a report wherever it would be shown:
