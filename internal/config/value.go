@@ -274,6 +274,26 @@ func (v *Value) With(key string, keyPos diag.Pos, val *Value) *Value {
 	return &out
 }
 
+// WithPath returns v with the value at path set to x, or removed when x is
+// nil, sharing everything off the path: a map is made where the path
+// meets none (v nil or not a map included).
+func (v *Value) WithPath(path []string, x *Value) *Value {
+	if v == nil || v.Kind != Map {
+		v = &Value{Kind: Map}
+	}
+	if len(path) == 1 {
+		if x == nil {
+			return v.Without(path[0])
+		}
+		return v.With(path[0], diag.Pos{}, x)
+	}
+	child := v.Get(path[0])
+	if child == nil && x == nil {
+		return v
+	}
+	return v.With(path[0], diag.Pos{}, child.WithPath(path[1:], x))
+}
+
 // Without returns a copy of map v without key.
 func (v *Value) Without(key string) *Value {
 	out := *v

@@ -94,3 +94,25 @@ func TestValueSize(t *testing.T) {
 		t.Errorf("a Value is %d bytes, more than 144", n)
 	}
 }
+
+func TestWithPath(t *testing.T) {
+	one := &Value{Kind: Int, Int: 1}
+	shared := NewMap(Origin{}, []Field{{Key: "k", Value: one}})
+	v := NewMap(Origin{}, []Field{{Key: "a", Value: NewMap(Origin{}, []Field{{Key: "b", Value: one}})}, {Key: "s", Value: shared}, {Key: "leaf", Value: one}})
+	set := v.WithPath([]string{"a", "c"}, one)
+	if set.Lookup("a", "c") != one || set.Lookup("a", "b") != one || set.Get("s") != shared {
+		t.Errorf("setting a.c: %+v", set)
+	}
+	if v.Lookup("a", "c") != nil {
+		t.Error("WithPath changed the value it was given")
+	}
+	if gone := v.WithPath([]string{"a", "b"}, nil); gone.Lookup("a", "b") != nil || gone.Get("s") != shared {
+		t.Errorf("removing a.b: %+v", gone)
+	}
+	if same := v.WithPath([]string{"x", "y"}, nil); same.Get("x") != nil {
+		t.Errorf("removing an absent path made %+v", same.Get("x"))
+	}
+	if under := v.WithPath([]string{"leaf", "z"}, one); under.Lookup("leaf", "z") != one {
+		t.Errorf("setting under a leaf: %+v", under.Get("leaf"))
+	}
+}

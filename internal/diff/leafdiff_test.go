@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/regionctl/regionctl/internal/config"
-	"github.com/regionctl/regionctl/internal/diag"
 )
 
 // TestChangedLeavesAreByPath holds the side-by-side walk to the leaf-by-leaf
@@ -42,7 +41,7 @@ func TestChangedLeavesAreByPath(t *testing.T) {
 		for k := 0; k < 20; k++ {
 			v := c.Effective
 			for n := rnd.Intn(3) + 1; n > 0; n-- {
-				v = setAt(v, paths[rnd.Intn(len(paths))], pool[rnd.Intn(len(pool))])
+				v = v.WithPath(paths[rnd.Intn(len(paths))], pool[rnd.Intn(len(pool))])
 			}
 			pairs = append(pairs, [2]*config.Value{c.Effective, v}, [2]*config.Value{v, c.Effective})
 		}
@@ -62,7 +61,7 @@ func TestChangedLeavesAreByPath(t *testing.T) {
 	if changes < len(pairs) {
 		t.Errorf("%d changes in %d pairs: the alterations change too little", changes, len(pairs))
 	}
-	dotted := setAt(head.Clusters[0].Effective, []string{"components", "a.b"}, pool[2])
+	dotted := head.Clusters[0].Effective.WithPath([]string{"components", "a.b"}, pool[2])
 	if _, ok := changedLeaves(head.Clusters[0].Effective, dotted); ok {
 		t.Error("a key holding a dot was walked side by side")
 	}
@@ -94,23 +93,4 @@ func mapPaths(v *config.Value) [][]string {
 	}
 	walk(v, nil)
 	return out
-}
-
-// setAt returns v with the value at path set to x (removed when x is nil),
-// sharing the rest.
-func setAt(v *config.Value, path []string, x *config.Value) *config.Value {
-	if v == nil || v.Kind != config.Map {
-		v = &config.Value{Kind: config.Map}
-	}
-	if len(path) == 1 {
-		if x == nil {
-			return v.Without(path[0])
-		}
-		return v.With(path[0], diag.Pos{}, x)
-	}
-	child := v.Get(path[0])
-	if child == nil && x == nil {
-		return v
-	}
-	return v.With(path[0], diag.Pos{}, setAt(child, path[1:], x))
 }

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 100 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "0625afa2363705f0c309cfd12449c2d6238641e3db38b0f2d52c675a518f4a20"
+const sourceDigest = "2cd3c2cb771cf618e89f8da52698448f6bd60739282bfd204c5cde3d527a631b"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

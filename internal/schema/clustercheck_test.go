@@ -133,7 +133,7 @@ func TestClusterCheckIsCluster(t *testing.T) {
 	}
 	for _, base := range []*config.Value{regional, management} {
 		for _, a := range alters {
-			inputs = append(inputs, setPath(base, a.path, a.v))
+			inputs = append(inputs, base.WithPath(a.path, a.v))
 			names = append(names, base.Get("type").Str+": "+a.name)
 		}
 	}
@@ -166,25 +166,6 @@ func withoutPositions(ds []defaultValue) string {
 	}
 	b, _ := json.Marshal(out)
 	return string(b)
-}
-
-// setPath returns v with the value at path set to x, or removed when x is
-// nil, making the maps on the way.
-func setPath(v *config.Value, path []string, x *config.Value) *config.Value {
-	if v == nil {
-		v = &config.Value{Kind: config.Map}
-	}
-	if len(path) == 1 {
-		if x == nil {
-			return v.Without(path[0])
-		}
-		return v.With(path[0], diag.Pos{}, x)
-	}
-	child := v.Get(path[0])
-	if child == nil && x == nil {
-		return v
-	}
-	return v.With(path[0], diag.Pos{}, setPath(child, path[1:], x))
 }
 
 // TestStringPassesIsCUEs holds the patterns matched in Go (stringPasses) to

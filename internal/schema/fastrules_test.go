@@ -109,7 +109,7 @@ func TestFastRulesAreClusterRules(t *testing.T) {
 	for _, base := range []*config.Value{regional, management} {
 		for _, p := range paths {
 			for _, a := range pool {
-				judge(base.Get("type").Str+": "+strings.Join(p, ".")+" = "+a.name, setPath(base, p, a.v))
+				judge(base.Get("type").Str+": "+strings.Join(p, ".")+" = "+a.name, base.WithPath(p, a.v))
 			}
 		}
 	}
@@ -119,7 +119,7 @@ func TestFastRulesAreClusterRules(t *testing.T) {
 		name := in.Get("cluster").Str
 		for j := 0; j < 2; j++ {
 			p, a := paths[rnd.Intn(len(paths))], pool[rnd.Intn(len(pool))]
-			in = setPath(in, p, a.v)
+			in = in.WithPath(p, a.v)
 			name += ", " + strings.Join(p, ".") + " = " + a.name
 		}
 		judge(name, in)
