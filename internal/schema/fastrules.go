@@ -43,6 +43,22 @@ type fastRules struct {
 	// pos is where CUE gives the default at a path, by the cluster's type
 	// and the path joined by NUL.
 	pos map[string]diag.Pos
+	// named remembers which names pass #Name and #RegionName (by a
+	// letter for the rule and the name): a fleet's clusters repeat their
+	// regions', sectors' and each other's names. A fastRules belongs to
+	// one worker's compiled schema, so one goroutine at a time.
+	named map[string]bool
+}
+
+// passes says name passes rule p, remembered under its kind.
+func (f *fastRules) passes(kind byte, p *patterns, name string) bool {
+	k := string(kind) + name
+	ok, seen := f.named[k]
+	if !seen {
+		ok = p.passes(name)
+		f.named[k] = ok
+	}
+	return ok
 }
 
 // newFastRules builds fastRules for w, or returns nil (CUE decides every
@@ -57,6 +73,7 @@ func newFastRules(w *compiled, clusterCue []byte) *fastRules {
 		name:         patternsOf(w.root.LookupPath(cue.ParsePath("#Name"))),
 		environments: stringsOf(w.root.LookupPath(cue.ParsePath("#Environment"))),
 		pos:          map[string]diag.Pos{},
+		named:        map[string]bool{},
 	}
 	if f.region == nil || f.name == nil || len(f.environments) == 0 {
 		return nil
@@ -181,8 +198,8 @@ func (f *fastRules) check(in *config.Value) ([]defaultValue, bool) {
 	env, ok4 := str(in.Get("environment"))
 	typ, ok5 := str(in.Get("type"))
 	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || (typ != "regional" && typ != "management") ||
-		!f.region.passes(region) || !f.name.passes(cluster) || cluster == "central-bootstrap" ||
-		!f.name.passes(sector) || !f.environments[env] {
+		!f.passes('r', f.region, region) || !f.passes('n', f.name, cluster) || cluster == "central-bootstrap" ||
+		!f.passes('n', f.name, sector) || !f.environments[env] {
 		return nil, false
 	}
 	regional := typ == "regional"
