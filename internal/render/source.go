@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 100 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "3a07711225c0a850ae086b3e9724633dc6623bc73d24e320a52f06bc7d5d9006"
+const sourceDigest = "1dbaa36cdd1c9eec589e9a172ae0b9b0932eb3e6113f1f210fdf9607e719fe8a"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

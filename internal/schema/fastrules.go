@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -175,9 +174,17 @@ func (p *patterns) passes(s string) bool {
 	return true
 }
 
-// plainText is what a derived name may hold for fastRules to give it: with
-// these characters, its JSON is the text in quotes.
-var plainText = regexp.MustCompile(`^[a-z0-9_.:/-]*$`)
+// plainText says s holds only what a derived name may for fastRules to
+// give it (a-z, 0-9, _ . : / -): then its JSON is the text in quotes.
+func plainText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' && c != '.' && c != ':' && c != '/' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
 
 // check says whether in visibly holds to every rule of #ClusterRules and
 // returns its defaults as CUE gives them (by path, in the order of
@@ -338,7 +345,7 @@ func (d *fastDefaults) add(v any, p ...string) {
 	var j string
 	switch x := v.(type) {
 	case string:
-		if !plainText.MatchString(x) {
+		if !plainText(x) {
 			d.ok = false
 			return
 		}
@@ -382,7 +389,7 @@ func (d *fastDefaults) optional(in *config.Value, key, field, v string) bool {
 	s := in.Get(key)
 	switch {
 	case s == nil:
-		if !plainText.MatchString(v) {
+		if !plainText(v) {
 			d.ok = false
 			return true
 		}

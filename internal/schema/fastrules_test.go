@@ -211,7 +211,7 @@ func alterations() []struct {
 		}{"int " + strconv.FormatInt(n, 10), num(n)})
 	}
 	for _, s := range []string{"", "x", "central-bootstrap", "regional", "management", "production", "staging", "prod",
-		"us-east-1", "aa-bbb-1", "Upper", "a_b", "<b>&", strings.Repeat("c", 33), "api.example.com", "1.33", "ssm:///x"} {
+		"us-east-1", "aa-bbb-1", "Upper", "a_b", "<b>&", `a\b`, "api.EXAMPLE.com", strings.Repeat("c", 33), "api.example.com", "1.33", "ssm:///x"} {
 		out = append(out, struct {
 			name string
 			v    *config.Value
