@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 100 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "1dbaa36cdd1c9eec589e9a172ae0b9b0932eb3e6113f1f210fdf9607e719fe8a"
+const sourceDigest = "fd9e496fcf05df67f8b4666704aafdc39a5a218aefa29da5174bb932c265c7a3"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -185,10 +185,6 @@ func (c *Checker) CheckClusters(f *config.Fleet) diag.Diagnostics {
 // layers made it, without the schema's defaults.
 func (c *Checker) CheckClustersExcept(f *config.Fleet, skip func(*config.Cluster) bool) diag.Diagnostics {
 	results := make([]*clusterResult, len(f.Clusters))
-	// Each valid cluster's config with the schema's defaults, made on the
-	// workers (a tree and a merge for each cluster: at 19,215 clusters,
-	// 0.15 s when made one after another below).
-	withDefaults := make([]*config.Value, len(f.Clusters))
 	c.parallel(len(f.Clusters), func(w *compiled, i int) {
 		cl := f.Clusters[i]
 		if cl.Partial || cl.Effective == nil || (skip != nil && skip(cl)) {
@@ -205,9 +201,6 @@ func (c *Checker) CheckClustersExcept(f *config.Fleet, skip func(*config.Cluster
 			c.memo.Store(key, r)
 		}
 		results[i] = &r
-		if len(r.Findings) == 0 && len(r.Defaults) > 0 {
-			withDefaults[i] = config.Merge(c.defaultsTree(r.Defaults), cl.Effective)
-		}
 	})
 	var diags diag.Diagnostics
 	for i, r := range results {
@@ -224,8 +217,12 @@ func (c *Checker) CheckClustersExcept(f *config.Fleet, skip func(*config.Cluster
 			cl.Partial = true
 			continue
 		}
-		if withDefaults[i] != nil {
-			cl.Effective = withDefaults[i]
+		// The schema's defaults go in one cluster after another: made on
+		// the workers they came to 0.15 s less at 19,215 clusters, and
+		// 60-100 MiB more at a render's peak (the collector meeting its
+		// limit sooner), against a bound of 900 MiB.
+		if len(r.Defaults) > 0 {
+			cl.Effective = config.Merge(c.defaultsTree(r.Defaults), cl.Effective)
 		}
 	}
 	return diags
