@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 100 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "fd9e496fcf05df67f8b4666704aafdc39a5a218aefa29da5174bb932c265c7a3"
+const sourceDigest = "18080cb8c0c738fa6ef1c3cfbce47e703b221e6cd56009b81fdca262bf046e77"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -193,12 +193,39 @@ func (f *fastRules) check(in *config.Value) ([]defaultValue, bool) {
 	if f == nil {
 		return nil, false
 	}
-	str := func(v *config.Value) (string, bool) {
-		if v == nil || v.Kind != config.String {
-			return "", false
-		}
-		return v.Str, true
+	id, ok := f.identity(in)
+	if !ok {
+		return nil, false
 	}
+	d := fastDefaults{f: f, typ: id.typ, ok: true}
+	if !d.deletion(in) || !d.required(in, id) || !d.nodes(in.Get("eks")) || !d.optionals(in, id) {
+		return nil, false
+	}
+	if id.typ == "regional" {
+		ok = d.regional(in, id)
+	} else {
+		ok = d.management(in, id)
+	}
+	if !ok || !d.ok {
+		return nil, false
+	}
+	sort.Slice(d.out, func(i, j int) bool { return pathLess(d.out[i].Path, d.out[j].Path) })
+	return d.out, true
+}
+
+// clusterIdentity is what a cluster's derived names are made of.
+type clusterIdentity struct{ region, cluster, env, typ string }
+
+// str is v's text when it is a string.
+func str(v *config.Value) (string, bool) {
+	if v == nil || v.Kind != config.String {
+		return "", false
+	}
+	return v.Str, true
+}
+
+// identity reads in's identity, each key a string #ClusterRules takes.
+func (f *fastRules) identity(in *config.Value) (clusterIdentity, bool) {
 	region, ok1 := str(in.Get("region"))
 	cluster, ok2 := str(in.Get("cluster"))
 	sector, ok3 := str(in.Get("sector"))
@@ -207,108 +234,128 @@ func (f *fastRules) check(in *config.Value) ([]defaultValue, bool) {
 	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || (typ != "regional" && typ != "management") ||
 		!f.passes('r', f.region, region) || !f.passes('n', f.name, cluster) || cluster == "central-bootstrap" ||
 		!f.passes('n', f.name, sector) || !f.environments[env] {
-		return nil, false
+		return clusterIdentity{}, false
 	}
-	regional := typ == "regional"
-	d := fastDefaults{f: f, typ: typ, ok: true}
-	// delete and delete_pipeline: bools, and delete_pipeline (which forces
-	// delete) is left to CUE when set.
+	return clusterIdentity{region, cluster, env, typ}, true
+}
+
+// deletion: delete and delete_pipeline are bools, and delete_pipeline
+// (which forces delete) is left to CUE when set.
+func (d *fastDefaults) deletion(in *config.Value) bool {
 	if del := in.Get("delete"); del == nil {
 		d.add(false, "delete")
 	} else if del.Kind != config.Bool {
-		return nil, false
+		return false
 	}
 	if dp := in.Get("delete_pipeline"); dp == nil {
 		d.add(false, "delete_pipeline")
 	} else if dp.Kind != config.Bool || dp.Bool {
-		return nil, false
+		return false
 	}
+	return true
+}
+
+// required: the account, network and eks maps with the keys every cluster
+// sets, and their defaults but eks' node counts.
+func (d *fastDefaults) required(in *config.Value, id clusterIdentity) bool {
 	account := in.Get("account")
 	if !isMap(account) || !set(account, "id_ref") || !set(account, "ou") {
-		return nil, false
+		return false
 	}
-	d.leaf(account, env+"-"+region+"-"+cluster, "account", "name")
+	d.leaf(account, id.env+"-"+id.region+"-"+id.cluster, "account", "name")
 	network := in.Get("network")
 	if !isMap(network) || !set(network, "vpc_cidr") {
-		return nil, false
+		return false
 	}
 	if subnets := network.Get("private_subnets"); subnets == nil || subnets.Kind != config.List || len(subnets.Items) < 2 {
-		return nil, false
+		return false
 	}
 	d.leaf(network, int64(3), "network", "availability_zones")
 	d.leaf(network, "per_az", "network", "nat_gateways")
 	eks := in.Get("eks")
 	if !isMap(eks) || !set(eks, "version") || !set(eks, "node_instance_family") {
-		return nil, false
+		return false
 	}
 	d.leaf(eks, "xlarge", "eks", "node_instance_size")
-	// node_max >= node_min, each its default when unset.
+	d.leaf(eks, false, "eks", "endpoint_public_access")
+	return true
+}
+
+// nodes: node_max >= node_min, each its default when unset (eks is a map:
+// required checked it).
+func (d *fastDefaults) nodes(eks *config.Value) bool {
 	min, max := int64(3), int64(6)
 	if v := eks.Get("node_min"); v != nil {
 		if v.Kind != config.Int {
-			return nil, false
+			return false
 		}
 		min = v.Int
 	}
 	if v := eks.Get("node_max"); v != nil {
 		if v.Kind != config.Int {
-			return nil, false
+			return false
 		}
 		max = v.Int
 	}
 	if max < min {
-		return nil, false
+		return false
 	}
 	d.leaf(eks, min, "eks", "node_min")
 	d.leaf(eks, max, "eks", "node_max")
-	d.leaf(eks, false, "eks", "endpoint_public_access")
-	if !d.optional(in, "hypershift", "oidc_bucket", "hypershift-oidc-"+env+"-"+region+"-"+cluster) ||
-		!d.optional(in, "maestro", "consumer_name", cluster) ||
-		!d.optional(in, "argocd", "health_bucket", "regionctl-argocd-health-"+env+"-"+region) {
-		return nil, false
+	return true
+}
+
+// optionals: the structs every cluster may leave out, each with one
+// derived default.
+func (d *fastDefaults) optionals(in *config.Value, id clusterIdentity) bool {
+	return d.optional(in, "hypershift", "oidc_bucket", "hypershift-oidc-"+id.env+"-"+id.region+"-"+id.cluster) &&
+		d.optional(in, "maestro", "consumer_name", id.cluster) &&
+		d.optional(in, "argocd", "health_bucket", "regionctl-argocd-health-"+id.env+"-"+id.region)
+}
+
+func backupBucket(id clusterIdentity) string {
+	return "regionctl-etcd-backup-" + id.env + "-" + id.region
+}
+
+// regional: a regional cluster's DR account, etcd backups, platform API and
+// state bucket.
+func (d *fastDefaults) regional(in *config.Value, id clusterIdentity) bool {
+	etcd := in.Get("etcd_backup")
+	if !isMap(etcd) {
+		return false
 	}
-	backups := "regionctl-etcd-backup-" + env + "-" + region
-	if regional {
-		etcd := in.Get("etcd_backup")
-		if !isMap(etcd) {
-			return nil, false
-		}
-		dr := etcd.Get("account")
-		if !isMap(dr) || !set(dr, "email") || !set(dr, "ou") {
-			return nil, false
-		}
-		d.leaf(dr, env+"-"+region+"-dr", "etcd_backup", "account", "name")
-		d.leaf(etcd, backups, "etcd_backup", "bucket")
-		d.leaf(etcd, int64(35), "etcd_backup", "retention_days")
-		api := in.Get("platform_api")
-		if !isMap(api) {
-			return nil, false
-		}
-		if !set(api, "domain") {
-			return nil, false
-		}
-		if api.Get("endpoint") == nil {
-			// The endpoint's default is the domain's text; a domain of
-			// another kind is CUE's to interpolate.
-			domain, ok := str(api.Get("domain"))
-			if !ok {
-				return nil, false
-			}
-			d.add("https://"+domain, "platform_api", "endpoint")
-		}
-		d.leaf(api, false, "platform_api", "zone_delegated")
-		d.top(in, "regionctl-tfstate-"+region+"-"+cluster, "state_bucket")
-	} else {
-		if !d.optional(in, "etcd_backup", "bucket", backups) {
-			return nil, false
-		}
-		d.top(in, "regionctl-regional-pipeline-"+region, "state_bucket")
+	dr := etcd.Get("account")
+	if !isMap(dr) || !set(dr, "email") || !set(dr, "ou") {
+		return false
 	}
-	if !d.ok {
-		return nil, false
+	d.leaf(dr, id.env+"-"+id.region+"-dr", "etcd_backup", "account", "name")
+	d.leaf(etcd, backupBucket(id), "etcd_backup", "bucket")
+	d.leaf(etcd, int64(35), "etcd_backup", "retention_days")
+	api := in.Get("platform_api")
+	if !isMap(api) || !set(api, "domain") {
+		return false
 	}
-	sort.Slice(d.out, func(i, j int) bool { return pathLess(d.out[i].Path, d.out[j].Path) })
-	return d.out, true
+	if api.Get("endpoint") == nil {
+		// The endpoint's default is the domain's text; a domain of
+		// another kind is CUE's to interpolate.
+		domain, ok := str(api.Get("domain"))
+		if !ok {
+			return false
+		}
+		d.add("https://"+domain, "platform_api", "endpoint")
+	}
+	d.leaf(api, false, "platform_api", "zone_delegated")
+	d.top(in, "regionctl-tfstate-"+id.region+"-"+id.cluster, "state_bucket")
+	return true
+}
+
+// management: a management cluster's etcd backups and state bucket.
+func (d *fastDefaults) management(in *config.Value, id clusterIdentity) bool {
+	if !d.optional(in, "etcd_backup", "bucket", backupBucket(id)) {
+		return false
+	}
+	d.top(in, "regionctl-regional-pipeline-"+id.region, "state_bucket")
+	return true
 }
 
 func isMap(v *config.Value) bool { return v != nil && v.Kind == config.Map }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math/rand"
 	"sort"
 	"strconv"
@@ -96,6 +97,19 @@ func TestFastRulesAreClusterRules(t *testing.T) {
 		t.Fatalf("fastRules decided %d of the fleets' %d clusters (CUE found %d valid): it should decide every valid one of them", fastValid, len(clusters), cueValid)
 	}
 
+	altered(t, w, clusters, judge)
+	t.Logf("%d configs: CUE found %d valid, fastRules decided %d of them", checked, cueValid, fastValid)
+	if fastValid < cueValid/2 || cueValid == checked {
+		t.Errorf("%d configs: CUE found %d valid, fastRules decided %d: the alterations break too little, or fastRules decides too few", checked, cueValid, fastValid)
+	}
+}
+
+// altered calls judge with each cluster's config altered: a regional and
+// a management one (and each with CUE's defaults written in, so that a
+// required key goes missing beside the keys whose defaults would be made of
+// it) at every alterable path by every value of the pool, and random
+// clusters at two random paths.
+func altered(t *testing.T, w *compiled, clusters []*config.Value, judge func(name string, in *config.Value)) {
 	paths := alterablePaths(w, clusters)
 	pool := alterations()
 	var regional, management *config.Value
@@ -106,10 +120,11 @@ func TestFastRulesAreClusterRules(t *testing.T) {
 			management = in
 		}
 	}
-	for _, base := range []*config.Value{regional, management} {
+	bases := []*config.Value{regional, management, withCUEDefaults(t, w, regional), withCUEDefaults(t, w, management)}
+	for i, base := range bases {
 		for _, p := range paths {
 			for _, a := range pool {
-				judge(base.Get("type").Str+": "+strings.Join(p, ".")+" = "+a.name, base.WithPath(p, a.v))
+				judge(fmt.Sprintf("%s (base %d): %s = %s", base.Get("type").Str, i, strings.Join(p, "."), a.name), base.WithPath(p, a.v))
 			}
 		}
 	}
@@ -124,10 +139,21 @@ func TestFastRulesAreClusterRules(t *testing.T) {
 		}
 		judge(name, in)
 	}
-	t.Logf("%d configs: CUE found %d valid, fastRules decided %d of them", checked, cueValid, fastValid)
-	if fastValid < cueValid/2 || cueValid == checked {
-		t.Errorf("%d configs: CUE found %d valid, fastRules decided %d: the alterations break too little, or fastRules decides too few", checked, cueValid, fastValid)
+}
+
+// withCUEDefaults is in with the defaults #ClusterRules gives it written in.
+func withCUEDefaults(t *testing.T, w *compiled, in *config.Value) *config.Value {
+	t.Helper()
+	var ds []defaultValue
+	w.defaults(w.rules.Unify(w.build(in)), in, nil, &ds)
+	for _, d := range ds {
+		var x any
+		if err := json.Unmarshal(d.JSON, &x); err != nil {
+			t.Fatal(err)
+		}
+		in = in.WithPath(d.Path, config.FromInterface(x, config.Origin{}))
 	}
+	return in
 }
 
 // alterablePaths are the paths #Cluster declares, three deep, and those the
