@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 100 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "18080cb8c0c738fa6ef1c3cfbce47e703b221e6cd56009b81fdca262bf046e77"
+const sourceDigest = "225297fc25ebea38a292da5502079d7c64fd4a5054f0c66b1ed064d766b8687a"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -2,7 +2,6 @@ package schema
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -48,10 +47,8 @@ type compiled struct {
 	// fast decides #ClusterRules for the configs that visibly hold to it;
 	// nil when it is off (fastRules).
 	fast *fastRules
-	// fleetOn says fleetHolds may vouch for a fleet, known being
-	// #KnownRegions.
-	fleetOn bool
-	known   map[string]bool
+	// known is #KnownRegions, for fleetHolds; nil when it is off.
+	known map[string]bool
 }
 
 // declaredFields are the fields #Cluster declares at a path, and the path
@@ -151,13 +148,7 @@ func (s *source) compile() (*compiled, error) {
 		}
 	}
 	c.fast = newFastRules(c, s.files["cluster.cue"])
-	if sum := sha256.Sum256(s.files["fleet.cue"]); hex.EncodeToString(sum[:]) == fleetCueDigest {
-		c.known = map[string]bool{}
-		for _, r := range knownRegions(c) {
-			c.known[r] = true
-		}
-		c.fleetOn = len(c.known) > 0
-	}
+	c.known = knownIfCurrent(c, s.files["fleet.cue"])
 	return c, nil
 }
 

@@ -4,7 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -77,10 +78,10 @@ func newFastRules(w *compiled, clusterCue []byte) *fastRules {
 	if f.region == nil || f.name == nil || len(f.environments) == 0 {
 		return nil
 	}
-	var env string
-	for e := range f.environments {
-		env = e
-	}
+	// The samples' environment: any will do (the defaults' positions do
+	// not depend on it); the first in sort order, so that every start is
+	// alike.
+	env := slices.Min(slices.Collect(maps.Keys(f.environments)))
 	for _, sample := range fastSamples(env) {
 		u := w.rules.Unify(w.build(sample))
 		if u.Validate(cue.Concrete(true)) != nil {
@@ -97,7 +98,7 @@ func newFastRules(w *compiled, clusterCue []byte) *fastRules {
 			return nil
 		}
 		for i := range got {
-			if strings.Join(got[i].Path, "\x00") != strings.Join(want[i].Path, "\x00") || string(got[i].JSON) != string(want[i].JSON) {
+			if !slices.Equal(got[i].Path, want[i].Path) || string(got[i].JSON) != string(want[i].JSON) {
 				return nil
 			}
 		}
@@ -115,7 +116,6 @@ func fastSamples(env string) []*config.Value {
 		for i := 0; i < len(kv); i += 2 {
 			fs = append(fs, config.Field{Key: kv[i].(string), Value: kv[i+1].(*config.Value)})
 		}
-		sort.Slice(fs, func(i, j int) bool { return fs[i].Key < fs[j].Key })
 		return config.NewMap(config.Origin{}, fs)
 	}
 	var out []*config.Value
@@ -209,7 +209,9 @@ func (f *fastRules) check(in *config.Value) ([]defaultValue, bool) {
 	if !ok || !d.ok {
 		return nil, false
 	}
-	sort.Slice(d.out, func(i, j int) bool { return pathLess(d.out[i].Path, d.out[j].Path) })
+	// In the order compiled.defaults walks them: each level's fields
+	// sorted, depth first.
+	slices.SortFunc(d.out, func(a, b defaultValue) int { return slices.Compare(a.Path, b.Path) })
 	return d.out, true
 }
 
@@ -345,7 +347,7 @@ func (d *fastDefaults) regional(in *config.Value, id clusterIdentity) bool {
 		d.add("https://"+domain, "platform_api", "endpoint")
 	}
 	d.leaf(api, false, "platform_api", "zone_delegated")
-	d.top(in, "regionctl-tfstate-"+id.region+"-"+id.cluster, "state_bucket")
+	d.leaf(in, "regionctl-tfstate-"+id.region+"-"+id.cluster, "state_bucket")
 	return true
 }
 
@@ -354,7 +356,7 @@ func (d *fastDefaults) management(in *config.Value, id clusterIdentity) bool {
 	if !d.optional(in, "etcd_backup", "bucket", backupBucket(id)) {
 		return false
 	}
-	d.top(in, "regionctl-regional-pipeline-"+id.region, "state_bucket")
+	d.leaf(in, "regionctl-regional-pipeline-"+id.region, "state_bucket")
 	return true
 }
 
@@ -365,17 +367,6 @@ func isMap(v *config.Value) bool { return v != nil && v.Kind == config.Map }
 func set(m *config.Value, key string) bool {
 	v := m.Get(key)
 	return v != nil && v.Kind != config.Null
-}
-
-// pathLess orders paths as compiled.defaults walks them: each level's
-// fields sorted, depth first.
-func pathLess(a, b []string) bool {
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if a[i] != b[i] {
-			return a[i] < b[i]
-		}
-	}
-	return len(a) < len(b)
 }
 
 // fastDefaults gathers the defaults of one check.
@@ -414,18 +405,11 @@ func (d *fastDefaults) addJSON(j string, p []string) {
 	d.out = append(d.out, defaultValue{Path: p, JSON: json.RawMessage(j), Pos: pos})
 }
 
-// leaf records v at p when the map parent (at p's parent) has no key p's
-// last.
+// leaf records v at p when the map parent (at p's parent; in itself for a
+// top-level key) has no key p's last.
 func (d *fastDefaults) leaf(parent *config.Value, v any, p ...string) {
 	if parent.Get(p[len(p)-1]) == nil {
 		d.add(v, p...)
-	}
-}
-
-// top records v at the top-level key when in lacks it.
-func (d *fastDefaults) top(in *config.Value, v string, key string) {
-	if in.Get(key) == nil {
-		d.add(v, key)
 	}
 }
 

@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"sort"
@@ -49,11 +51,7 @@ func (c *Checker) CheckFleet(f *config.Fleet) diag.Diagnostics {
 			files[cl.Region.Name]["management"] = append(files[cl.Region.Name]["management"], rel)
 		}
 	}
-	counts := make(map[string]regionCount, len(regions))
-	for name, rd := range regions {
-		counts[name] = regionCount{len(rd.Regional), len(rd.Management)}
-	}
-	if w.fleetHolds(extra, counts) {
+	if w.fleetHolds(extra, regions) {
 		return nil
 	}
 	err := w.fleetErr(extra, regions)
@@ -115,26 +113,40 @@ func (w *compiled) fleetErr(extra []string, regions map[string]*regionData) erro
 // CUE (TestFleetHoldsIsFleet says fleetHolds needs a look).
 const fleetCueDigest = "0d68edb27473d2932ff4d97f57df70d7b0528e6e0467d29d7d4b3460d1bbea58"
 
-// regionCount is how many regional and management clusters a region has.
-type regionCount struct{ regional, management int }
-
 // fleetHolds says, in Go, that a fleet visibly holds to #Fleet: every
 // region known to the schema (#KnownRegions) or in additional_regions,
 // with one regional cluster and 1 to 20 management clusters. A fleet it
 // does not vouch for is unified with #Fleet by CUE, which finds and words
 // what fails (at 2,200 clusters, CUE took about 15 ms a fleet, twice in a
 // review). False when schema/fleet.cue is not the file it was written
-// from. TestFleetHoldsIsFleet holds it to CUE.
-func (w *compiled) fleetHolds(extra []string, regions map[string]regionCount) bool {
-	if !w.fleetOn {
+// from (w.known is nil then). TestFleetHoldsIsFleet holds it to CUE.
+func (w *compiled) fleetHolds(extra []string, regions map[string]*regionData) bool {
+	if w.known == nil {
 		return false
 	}
-	for name, n := range regions {
-		if (!w.known[name] && !slices.Contains(extra, name)) || n.regional != 1 || n.management < 1 || n.management > 20 {
+	for name, rd := range regions {
+		n := len(rd.Management)
+		if (!w.known[name] && !slices.Contains(extra, name)) || len(rd.Regional) != 1 || n < 1 || n > 20 {
 			return false
 		}
 	}
 	return true
+}
+
+// knownIfCurrent is #KnownRegions as a set when fleet.cue is the file
+// fleetHolds was written from, else nil (fleetHolds off).
+func knownIfCurrent(w *compiled, fleetCue []byte) map[string]bool {
+	if sum := sha256.Sum256(fleetCue); hex.EncodeToString(sum[:]) != fleetCueDigest {
+		return nil
+	}
+	known := map[string]bool{}
+	for _, r := range knownRegions(w) {
+		known[r] = true
+	}
+	if len(known) == 0 {
+		return nil
+	}
+	return known
 }
 
 func knownRegions(w *compiled) []string {
