@@ -129,7 +129,7 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := b.rollout.Wait(); err != nil {
+	if err := b.warm.Wait(); err != nil {
 		return nil, err
 	}
 	return compare(repo, e, o, l, d, h, unvouched)
@@ -140,11 +140,12 @@ type besides struct {
 	committed *par.Future[committedDeploy]
 	head      *par.Future[result[headState]]
 	parsed    *par.Future[*fleet.Parsed]
-	// rollout reads the schema's rollout orders (compiling it), which
-	// the compare stage asks for, while the fleets load, and the
-	// Terraform roots' declarations the render checks against, which the
-	// load asks for first thing once the head's files are parsed.
-	rollout *par.Future[error]
+	// warm reads, while the fleets load, what later stages ask for once
+	// a process: the Terraform roots' declarations the render checks
+	// against (the load asks first thing once the head's files are
+	// parsed) and the schema's rollout orders (compiling it) the compare
+	// stage asks for.
+	warm *par.Future[error]
 }
 
 // beside starts the stages that read what the load does not wait for: the
@@ -159,7 +160,7 @@ func beside(o Options, e *ends) *besides {
 			return result[headState]{h, err}
 		}),
 		parsed: par.Go(func() *fleet.Parsed { return fleet.Parse(e.headFS, "config", o.Checker) }),
-		rollout: par.Go(func() error {
+		warm: par.Go(func() error {
 			render.Prepare()
 			_, err := schema.RolloutOrders()
 			return err
@@ -173,7 +174,7 @@ func (b *besides) wait() {
 	b.committed.Wait()
 	b.head.Wait()
 	b.parsed.Wait()
-	b.rollout.Wait()
+	b.warm.Wait()
 }
 
 // result is a value or an error, as a stage gives it.
