@@ -500,11 +500,11 @@ func (r *Repo) listing(tree *object.Tree, dir string, v vouched) (map[string]plu
 	// Made at the size of what the index lists under dir, which a
 	// listing mostly shares (200,000 files at 19,215 clusters: the map
 	// grown to that size was a tenth of the listing's CPU).
-	size := 0
+	var under []*index.Entry
 	if v.idx != nil {
-		size = len(entriesUnder(v.idx, full+"/"))
+		under = entriesUnder(v.idx, full+"/")
 	}
-	out := make(map[string]plumbing.Hash, size)
+	out := make(map[string]plumbing.Hash, len(under))
 	sub, err := tree.Tree(dir)
 	if errors.Is(err, object.ErrDirectoryNotFound) {
 		return out, nil
@@ -512,7 +512,7 @@ func (r *Repo) listing(tree *object.Tree, dir string, v vouched) (map[string]plu
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", dir, err)
 	}
-	if v.trees[full] == sub.Hash && v.list(full, "", out) {
+	if v.idx != nil && v.trees[full] == sub.Hash && listEntries(under, full, "", out) {
 		return out, nil
 	}
 	r.treesRead.Add(1)

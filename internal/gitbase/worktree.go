@@ -327,7 +327,11 @@ func (v vouched) list(dir, rel string, out map[string]plumbing.Hash) bool {
 	if v.idx == nil {
 		return false
 	}
-	under := entriesUnder(v.idx, dir+"/")
+	return listEntries(entriesUnder(v.idx, dir+"/"), dir, rel, out)
+}
+
+// listEntries is list of the entries under dir, found already.
+func listEntries(under []*index.Entry, dir, rel string, out map[string]plumbing.Hash) bool {
 	for _, e := range under {
 		if e.Stage != 0 || e.SkipWorktree || e.IntentToAdd {
 			return false
