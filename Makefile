@@ -160,8 +160,9 @@ conformance-argocd: build ## expand the rendered ApplicationSets with Argo CD's 
 argocd-warm: ## exit 0 when conformance-argocd would build nothing (its build cache is warm)
 	@GO=$(GO) scripts/argocd-warm
 
-fuzz: ## fuzz the loader and merge, and the round trips through render to Helm values, tfvars and PipelineRuns (FUZZTIME=10m for a long run)
+fuzz: ## fuzz the loader and merge, the fast YAML reader against yaml.v3, and the round trips through render to Helm values, tfvars and PipelineRuns (FUZZTIME=10m for a long run)
 	$(GO) test ./internal/fleet -run '^$$' -fuzz FuzzLoadMerge -fuzztime $(or $(FUZZTIME),60s)
+	$(GO) test ./internal/config -run '^$$' -fuzz FuzzFastYAML -fuzztime $(or $(FUZZTIME),60s)
 	$(GO) test ./internal/render -run '^$$' -fuzz FuzzValuesRoundTrip -fuzztime $(or $(FUZZTIME),60s)
 	$(GO) test ./internal/render -run '^$$' -fuzz FuzzTFVarsAndRunsRoundTrip -fuzztime $(or $(FUZZTIME),60s)
 

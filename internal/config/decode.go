@@ -60,6 +60,26 @@ func DecodeWith(file string, layer Layer, data []byte, opts DecodeOptions) (v *V
 			v, diags = nil, diag.Diagnostics{diag.Errorf(at, fmt.Sprint(r), "YAML parser failed on this file")}
 		}
 	}()
+	// Most layer files are read by fastYAML; any other by yaml.v3.
+	root, fast := fastYAML(data)
+	if !fast {
+		var ds diag.Diagnostics
+		if root, ds = yamlRoot(file, data); root == nil {
+			return nil, ds
+		}
+	}
+	d := &decoder{file: file, layer: layer, stringTyped: opts.StringTyped}
+	if root.Kind != yaml.MappingNode {
+		return nil, diag.Diagnostics{diag.Errorf(d.pos(root), "The top level of a layer file is a mapping of keys to values.", "layer file is a %s, not a mapping", kindName(root))}
+	}
+	v = d.node(root, 0)
+	return v, d.diags
+}
+
+// yamlRoot reads data's one YAML document with yaml.v3 and returns its
+// root node, or nil and why not.
+func yamlRoot(file string, data []byte) (*yaml.Node, diag.Diagnostics) {
+	at := diag.Pos{File: file}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -83,12 +103,7 @@ func DecodeWith(file string, layer Layer, data []byte, opts DecodeOptions) (v *V
 		}
 		root = root.Content[0]
 	}
-	d := &decoder{file: file, layer: layer, stringTyped: opts.StringTyped}
-	if root.Kind != yaml.MappingNode {
-		return nil, diag.Diagnostics{diag.Errorf(d.pos(root), "The top level of a layer file is a mapping of keys to values.", "layer file is a %s, not a mapping", kindName(root))}
-	}
-	v = d.node(root, 0)
-	return v, d.diags
+	return root, nil
 }
 
 type decoder struct {
