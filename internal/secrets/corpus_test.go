@@ -110,3 +110,29 @@ func FuzzFind(f *testing.F) {
 		}
 	})
 }
+
+// TestFindRemembersItsAnswers: Find's remembered answers are find's, on the
+// corpus's secrets and the text around them under a secret-named, a
+// camelCase and a neutral key, asked twice (the second from memory), and
+// the short values Find answers without looking are answered "" by find.
+func TestFindRemembersItsAnswers(t *testing.T) {
+	flagged := 0
+	for _, e := range readCorpus(t) {
+		for _, key := range []string{"db_password", "dbApiKey", "description", ""} {
+			for _, v := range []string{e.Secret, e.Match, e.Secret[:min(7, len(e.Secret))], e.Secret[:min(8, len(e.Secret))]} {
+				want := find(key, v)
+				for round := 0; round < 2; round++ {
+					if got := Find(key, v); got != want {
+						t.Errorf("Find(%q, %q) round %d = %q; find says %q", key, v, round, got, want)
+					}
+				}
+				if want != "" {
+					flagged++
+				}
+			}
+		}
+	}
+	if flagged == 0 {
+		t.Fatal("find flagged nothing in the corpus")
+	}
+}

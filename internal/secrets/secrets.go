@@ -10,6 +10,7 @@ package secrets
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // AllowMarker, in a YAML line comment, marks a value that looks like a
@@ -74,9 +75,31 @@ var camelWord = regexp.MustCompile(`([a-z0-9])([A-Z])`)
 // Find reports what kind of secret value looks like (key is the map key it
 // is set under, "" in a list), or "" when it looks like none.
 func Find(key, value string) string {
-	// Every format is at least 15 characters long, and a URL password
-	// needs an @: most values (names, numbers, references) skip the
+	// Every format is at least 15 characters long but a URL's password
+	// (8: a://b:c@), a value under a secret-named key is one from 8, a
+	// random token from 16: shorter values (names, numbers) skip the
 	// expressions, which the loader would otherwise run on every string.
+	if len(value) < 8 {
+		return ""
+	}
+	// The rest is remembered: a fleet's values repeat from file to file
+	// (a region's CIDRs, an image, a chart's revision).
+	k := found{key, value}
+	if what, ok := seen.Load(k); ok {
+		return what.(string)
+	}
+	what := find(key, value)
+	seen.Store(k, what)
+	return what
+}
+
+// found is what Find was asked about; seen holds its answers.
+type found struct{ key, value string }
+
+var seen sync.Map
+
+// find is Find's answer, reached afresh.
+func find(key, value string) string {
 	if len(value) >= 15 || strings.Contains(value, "@") {
 		for _, r := range formats {
 			if r.mayMatch(value) && r.re.MatchString(value) {
@@ -84,7 +107,7 @@ func Find(key, value string) string {
 			}
 		}
 	}
-	if key != "" && secretKey.MatchString(camelWord.ReplaceAllString(key, "${1}_${2}")) && !reference.MatchString(value) && len(strings.TrimSpace(value)) >= 8 {
+	if len(strings.TrimSpace(value)) >= 8 && secretNamed(key) && !reference.MatchString(value) {
 		return "a literal under the secret-named key " + key
 	}
 	if len(value) >= 16 {
@@ -94,6 +117,23 @@ func Find(key, value string) string {
 	}
 	return ""
 }
+
+// secretNamed says key names a secret (its camelCase words split like
+// snake_case ones), remembered per key: a fleet has few keys, set in many
+// files.
+func secretNamed(key string) bool {
+	if key == "" {
+		return false
+	}
+	if named, ok := namedKeys.Load(key); ok {
+		return named.(bool)
+	}
+	named := secretKey.MatchString(camelWord.ReplaceAllString(key, "${1}_${2}"))
+	namedKeys.Store(key, named)
+	return named
+}
+
+var namedKeys sync.Map
 
 // Mask replaces every well-known secret format in s with a mark, for
 // messages and outputs that may quote a value.
