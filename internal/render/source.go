@@ -2,9 +2,9 @@
 
 package render
 
-// sourceDigest is the SHA-256 of the 100 files the renderer is built from
+// sourceDigest is the SHA-256 of the 101 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "225297fc25ebea38a292da5502079d7c64fd4a5054f0c66b1ed064d766b8687a"
+const sourceDigest = "d83cdff0e9fb3e99d91355634ec11249f30ff778b1a1df2e9ae569b027a9b8ec"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
