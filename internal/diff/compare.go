@@ -36,6 +36,11 @@ type Side struct {
 	// same on both sides (path → git blob hash): the head's committed
 	// files are held to them.
 	Settled map[string]plumbing.Hash
+	// Blobs, when set, is the git blob hash of each of Output's files
+	// (the base as committed): the drift check takes a file's hash from it
+	// instead of hashing its bytes, which a review that lists files
+	// without their diffs leaves nil where they differ from the head's.
+	Blobs map[string]plumbing.Hash
 }
 
 // Report is what a change does. Its JSON form is stable (docs/diff-json.md).
@@ -506,7 +511,7 @@ func drift(committed map[string]plumbing.Hash, baseSide Side, head *render.Outpu
 		case inBase == inHead && string(b) == string(h):
 			// The change's config does not alter the file: an edit.
 			d = append(d, p)
-		case inDeploy && (!inBase || c != plumbing.ComputeHash(plumbing.BlobObject, b)):
+		case inDeploy && (!inBase || c != baseSide.blob(p, b)):
 			// The config alters it, but what is committed is neither the
 			// base's render nor the head's: an edit inside a cluster the
 			// change touches, not a file waiting for its render.
@@ -527,6 +532,14 @@ func drift(committed map[string]plumbing.Hash, baseSide Side, head *render.Outpu
 	}
 	sort.Strings(d)
 	return d, stale
+}
+
+// blob is the git blob hash of the side's file p, whose bytes are b.
+func (s Side) blob(p string, b []byte) plumbing.Hash {
+	if h, ok := s.Blobs[p]; ok {
+		return h
+	}
+	return plumbing.ComputeHash(plumbing.BlobObject, b)
 }
 
 // reusedFiles are the base's committed files (path → blob hash) of the

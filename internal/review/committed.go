@@ -24,8 +24,13 @@ import (
 // committed file whose blob the head renders byte for byte (the same git
 // blob hash) takes the head's bytes instead of being read from git: most
 // files of a changed cluster do not change. The settled files (settler),
-// the same on both sides, are left out.
-func asCommitted(out *render.Output, fsys fs.FS, d committedDeploy, head *render.Output, settled map[string]plumbing.Hash) *render.Output {
+// the same on both sides, are left out. For a review that lists the
+// changed files without their diffs (listOnly), a file the head does not
+// render byte for byte is not read at all: it is known to differ, and its
+// blob hash (d.hashes, the view's Side.Blobs) is all the drift check asks
+// of it; its Bytes are nil. A file the head renders empty is still read,
+// for nil bytes would equal it.
+func asCommitted(out *render.Output, fsys fs.FS, d committedDeploy, head *render.Output, settled map[string]plumbing.Hash, listOnly bool) *render.Output {
 	committed := d.hashes
 	// The base's files: those it rendered and committed, then those it
 	// committed of owners it rendered but renders no more.
@@ -62,8 +67,12 @@ func asCommitted(out *render.Output, fsys fs.FS, d committedDeploy, head *render
 		paths[i] = arts[i].Path
 	}
 	contents, errs := deploytree.ReadFiles(paths, func(p string) ([]byte, error) {
-		if b := headBytes[p]; b != nil && plumbing.ComputeHash(plumbing.BlobObject, b) == committed[p] {
+		b := headBytes[p]
+		if b != nil && plumbing.ComputeHash(plumbing.BlobObject, b) == committed[p] {
 			return b, nil
+		}
+		if listOnly && (b == nil || len(b) > 0) {
+			return nil, nil
 		}
 		return fs.ReadFile(fsys, deployDir+"/"+p)
 	})

@@ -36,7 +36,8 @@ func compare(repo *gitbase.Repo, e *ends, o Options, l *loaded, d committedDeplo
 		// What the base deployed is what it committed, whatever this
 		// regionctl would render of it: a renderer that changed shows as
 		// changed files, and starts the pipelines they need.
-		baseSide.Output = asCommitted(pair.BaseOut, e.baseFS, d, pair.HeadOut, l.settled)
+		baseSide.Output = asCommitted(pair.BaseOut, e.baseFS, d, pair.HeadOut, l.settled, o.ListOnly)
+		baseSide.Blobs = d.hashes
 	}
 	if len(pair.Unchanged) > 0 && o.Drift {
 		baseSide.Committed = d.hashes

@@ -214,7 +214,7 @@ func TestReadCommittedAndAsCommitted(t *testing.T) {
 	if _, ok := d.hashes[gone]; !ok {
 		t.Fatalf("the fleet committed no %s", gone)
 	}
-	view := asCommitted(out, fsys, part, head, nil).ByPath()
+	view := asCommitted(out, fsys, part, head, nil, false).ByPath()
 	if string(view[tfvars]) != string(committed) {
 		t.Errorf("the base's view of %s is %q, not what it committed", tfvars, view[tfvars])
 	}
@@ -224,7 +224,7 @@ func TestReadCommittedAndAsCommitted(t *testing.T) {
 	if len(view[gone]) == 0 {
 		t.Error("a committed file of a rendered cluster that the render lacks is not in the base's view")
 	}
-	if view := asCommitted(out, fsys, part, head, map[string]plumbing.Hash{tfvars: d.hashes[tfvars]}).ByPath(); view[tfvars] != nil {
+	if view := asCommitted(out, fsys, part, head, map[string]plumbing.Hash{tfvars: d.hashes[tfvars]}, false).ByPath(); view[tfvars] != nil {
 		t.Error("a settled file is in the base's view")
 	}
 }
