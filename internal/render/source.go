@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 101 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "d83cdff0e9fb3e99d91355634ec11249f30ff778b1a1df2e9ae569b027a9b8ec"
+const sourceDigest = "960583289d840e737782dabbd0c249962c95e7c7e903020a9320186c96d4a3b6"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
