@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,6 +29,7 @@ func SkippedWaves(base, head *config.Fleet, keys []string) []SkippedWave {
 // into a reasoned exception, still reported.
 func skippedWaves(base, head *config.Fleet, keys []string) []SkippedWave {
 	bm := clusterMap(base)
+	paths := splitRolloutKeys(keys)
 	type kv struct{ path, value string }
 	bySector := map[string]map[kv]bool{}  // values each sector runs somewhere
 	fresh := map[kv]map[string]bool{}     // new values → sectors that got them
@@ -40,7 +42,7 @@ func skippedWaves(base, head *config.Fleet, keys []string) []SkippedWave {
 		if bySector[s] == nil {
 			bySector[s] = map[kv]bool{}
 		}
-		now := rolloutValues(c.Effective, keys)
+		now := rolloutValues(c.Effective, paths)
 		var old map[string]*config.Value
 		switch bc := bm[c.ID()]; {
 		case bc != nil && bc.Effective == c.Effective:
@@ -48,7 +50,7 @@ func skippedWaves(base, head *config.Fleet, keys []string) []SkippedWave {
 			// its values are the base's, not read again.
 			old = now
 		case bc != nil && bc.Effective != nil:
-			old = rolloutValues(bc.Effective, keys)
+			old = rolloutValues(bc.Effective, paths)
 		}
 		for p, v := range now {
 			k := kv{p, v.Str}
@@ -97,10 +99,29 @@ func skippedWaves(base, head *config.Fleet, keys []string) []SkippedWave {
 	return out
 }
 
+// rolloutPaths are the rollout keys split at their dots, once a review.
+type rolloutPaths []rolloutPath
+
+type rolloutPath struct {
+	key   string
+	parts []string
+	star  bool // some part is "*"
+}
+
+func splitRolloutKeys(keys []string) rolloutPaths {
+	out := make(rolloutPaths, len(keys))
+	for i, k := range keys {
+		parts := strings.Split(k, ".")
+		out[i] = rolloutPath{k, parts, slices.Contains(parts, "*")}
+	}
+	return out
+}
+
 // rolloutValues returns the strings v holds at the rollout keys' paths (a
-// "*" segment standing for every key of a map), by dotted path.
-func rolloutValues(v *config.Value, keys []string) map[string]*config.Value {
-	out := map[string]*config.Value{}
+// "*" segment standing for every key of a map), by dotted path: a key
+// without "*" is its own path.
+func rolloutValues(v *config.Value, keys rolloutPaths) map[string]*config.Value {
+	out := make(map[string]*config.Value, len(keys))
 	var walk func(v *config.Value, parts []string, path string)
 	walk = func(v *config.Value, parts []string, path string) {
 		if v == nil {
@@ -130,7 +151,17 @@ func rolloutValues(v *config.Value, keys []string) map[string]*config.Value {
 		walk(v.Get(parts[0]), parts[1:], join(parts[0]))
 	}
 	for _, k := range keys {
-		walk(v, strings.Split(k, "."), "")
+		if k.star {
+			walk(v, k.parts, "")
+			continue
+		}
+		at := v
+		for _, part := range k.parts {
+			at = at.Get(part) // nil past a value that is not a map
+		}
+		if at != nil && at.Kind == config.String {
+			out[k.key] = at
+		}
 	}
 	return out
 }

@@ -110,3 +110,46 @@ func fsCopy(m fstest.MapFS, dir string) error {
 		return nil
 	})
 }
+
+// TestRolloutValuesOfPlainKeys holds rolloutValues' reading of a key with
+// no "*" (the key is its own path) to its walk, which every key with one
+// takes, for every cluster of both fleets of prod2Takes134, and to a
+// config with a rollout key's parent set to a string and a list, and the
+// key itself to a number.
+func TestRolloutValuesOfPlainKeys(t *testing.T) {
+	base, head, keys := prod2Takes134(t)
+	paths := splitRolloutKeys(keys)
+	walked := append(rolloutPaths(nil), paths...)
+	plain := 0
+	for i := range walked {
+		if !walked[i].star {
+			plain++
+		}
+		walked[i].star = true
+	}
+	if plain == 0 {
+		t.Fatal("no rollout key without a *")
+	}
+	var configs []*config.Value
+	for _, f := range []*config.Fleet{base, head} {
+		for _, c := range f.Clusters {
+			configs = append(configs, c.Effective)
+		}
+	}
+	pos := config.Origin{}
+	configs = append(configs,
+		config.NewMap(pos, []config.Field{{Key: "eks", Value: config.NewString("1.34", pos)}}),
+		config.NewMap(pos, []config.Field{{Key: "eks", Value: &config.Value{Kind: config.List, Items: []*config.Value{config.NewString("1.34", pos)}}}}),
+		config.NewMap(pos, []config.Field{{Key: "eks", Value: config.NewMap(pos, []config.Field{{Key: "version", Value: &config.Value{Kind: config.Int, Int: 134}}})}}))
+	for i, v := range configs {
+		got, want := rolloutValues(v, paths), rolloutValues(v, walked)
+		if len(got) != len(want) {
+			t.Errorf("config %d: %d values read, %d walked", i, len(got), len(want))
+		}
+		for p, w := range want {
+			if got[p] != w {
+				t.Errorf("config %d: %s read as %v, walked to %v", i, p, got[p], w)
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package review
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -47,6 +48,8 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 		// noDeploy: the base committed no deploy/, so the review renders
 		// it, and a whole review holds every file of both sides.
 		noDeploy bool
+		// drift is a file (under deploy/) the review must find drifted.
+		drift string
 	}{
 		{name: "sector change, rendered", head: "HEAD", change: func(r *reviewRepo) {
 			r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
@@ -58,7 +61,7 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 		{name: "sector change in the working tree", head: "", change: func(r *reviewRepo) {
 			r.Edit("config/sectors/stage-a.yaml", "max_update: 100%", "max_update: 100%\neks:\n  node_max: 12")
 		}},
-		{name: "hand edit of an unchanged cluster's file", head: "HEAD", change: func(r *reviewRepo) {
+		{name: "hand edit of an unchanged cluster's file", head: "HEAD", drift: mc[len("deploy/"):], change: func(r *reviewRepo) {
 			r.Edit(mc, `"node_max": 6`, `"node_max": 60`)
 		}},
 		{name: "hand edit of an unchanged regional cluster's file", head: "HEAD", change: func(r *reviewRepo) {
@@ -74,10 +77,10 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 			const f = "deploy/production/us-east-1/tekton/install/cronjob.yaml"
 			r.Write(f, r.Read(f)+"# by hand\n")
 		}},
-		{name: "file added by hand", head: "HEAD", change: func(r *reviewRepo) {
+		{name: "file added by hand", head: "HEAD", drift: "production/us-east-1/effective/mc09.yaml", change: func(r *reviewRepo) {
 			r.Write("deploy/production/us-east-1/effective/mc09.yaml", "eks: {}\n")
 		}},
-		{name: "hand edit beside a rendered change", head: "HEAD", change: func(r *reviewRepo) {
+		{name: "hand edit beside a rendered change", head: "HEAD", drift: mc[len("deploy/"):], change: func(r *reviewRepo) {
 			r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
 			r.render()
 			r.Edit(mc, `"node_max": 6`, `"node_max": 60`)
@@ -210,6 +213,9 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 			}
 			if none != 0 {
 				t.Errorf("--full left out %d clusters", none)
+			}
+			if tc.drift != "" && !slices.Contains(inc.Drift, tc.drift) {
+				t.Errorf("the review finds %v drifted, not %s", inc.Drift, tc.drift)
 			}
 			if tc.whole && skipped != 0 {
 				t.Errorf("left out %d clusters though every cluster's inputs changed", skipped)
