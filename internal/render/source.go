@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 101 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "960583289d840e737782dabbd0c249962c95e7c7e903020a9320186c96d4a3b6"
+const sourceDigest = "dc6cf442b6a150e5671fd5224af7c0d42889246e43db71065dc693c11ec0172c"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
