@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 101 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "dc6cf442b6a150e5671fd5224af7c0d42889246e43db71065dc693c11ec0172c"
+const sourceDigest = "2b66fca4d7cbe414e708c1e6aa136dedcc8358299e48704c2b22a9ba8f2d0261"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
