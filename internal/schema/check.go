@@ -367,7 +367,7 @@ func patternsOf(s cue.Value) *patterns {
 		if err != nil {
 			return nil
 		}
-		re, err := compilePattern(pat)
+		re, err := regexp.Compile(pat)
 		if err != nil {
 			return nil
 		}
@@ -381,23 +381,6 @@ func patternsOf(s cue.Value) *patterns {
 		return nil
 	}
 	return r
-}
-
-// patternsCompiled are the patterns compilePattern compiled, shared by
-// every worker's schema (a Regexp is safe for concurrent use): the same
-// few patterns stand at many paths.
-var patternsCompiled sync.Map
-
-// compilePattern is regexp.Compile(pat), once a process.
-func compilePattern(pat string) (*regexp.Regexp, error) {
-	if re, ok := patternsCompiled.Load(pat); ok {
-		return re.(*regexp.Regexp), nil
-	}
-	re, err := regexp.Compile(pat)
-	if err == nil {
-		patternsCompiled.Store(pat, re)
-	}
-	return re, err
 }
 
 // settingsDeclares says #Settings declares a field at path p.
