@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 101 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "2b66fca4d7cbe414e708c1e6aa136dedcc8358299e48704c2b22a9ba8f2d0261"
+const sourceDigest = "e69549427dfef9c1733fde09e64f4f67c6dbc53a112d1a9507e459d73f4f2724"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
