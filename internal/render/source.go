@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 101 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "e69549427dfef9c1733fde09e64f4f67c6dbc53a112d1a9507e459d73f4f2724"
+const sourceDigest = "15d79dc54d6ccee0c79c7bfe263bd3df2c9f1ca1bc4258333728d5ed843e6c6e"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
