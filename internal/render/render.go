@@ -137,9 +137,22 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	arts, regionHashes, ds := r.regionFiles(f, chains, sink)
-	diags = append(diags, ds...)
+	// The regions' files and the clusters' are made at once: the end of
+	// the regions' (the central files, the installations, their hashes)
+	// runs on one core, which the clusters' workers then share.
+	type regionResult struct {
+		arts   []Artifact
+		hashes map[string]string
+		diags  diag.Diagnostics
+	}
+	regions := par.Go(func() regionResult {
+		arts, hashes, ds := r.regionFiles(f, chains, sink)
+		return regionResult{arts, hashes, ds}
+	})
 	clusters, inputs, hashes, ds := r.clusterFiles(f, sink)
+	rr := regions.Wait()
+	arts, regionHashes := rr.arts, rr.hashes
+	diags = append(diags, rr.diags...)
 	if err := sink.failed(); err != nil {
 		return nil, diag.Diagnostics{diag.Errorf(diag.Pos{File: "deploy"}, err.Error(), "cannot write or compare the rendered files")}
 	}
