@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 101 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "15d79dc54d6ccee0c79c7bfe263bd3df2c9f1ca1bc4258333728d5ed843e6c6e"
+const sourceDigest = "35177aa204cd22b9181c0809093037fac096b5639bd8f2fcdcb85f8abbb656b3"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
