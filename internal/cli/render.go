@@ -50,7 +50,7 @@ func (a *app) renderCommand() *cobra.Command {
 			}
 			if !pruneForeign && !check {
 				if c, ok := a.committedByThisRenderer(); ok {
-					a.recordRenderWith(c.Files, c.Stats)
+					a.recordRenderWith(c.Files, c.Stats, c.InputStats)
 					return a.reportCommitted(c.Files, c.Commit, out.format)
 				}
 			}

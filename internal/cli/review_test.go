@@ -3,6 +3,7 @@ package cli
 import (
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/regionctl/regionctl/internal/diff"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/render/tekton"
+	"github.com/regionctl/regionctl/internal/renderstate"
 	"github.com/regionctl/regionctl/internal/testrepo"
 )
 
@@ -280,6 +282,26 @@ func TestFirstRenderOfACheckoutOfTheDeployBranchOnlyLooks(t *testing.T) {
 	var out strings.Builder
 	if Run([]string{"--root", r.Dir, "render"}, &out, &out); !strings.Contains(out.String(), "by size and time") {
 		t.Errorf("no record after a render that trusted the commit:\n%s", out.String())
+	}
+	// That record is what a snapshot taken now holds (renderstate.Take of
+	// every tree a render reads and writes): deploy/'s files and the
+	// inputs' as the trusting check's walks found them.
+	recorded := renderstate.Load((&app{root: r.Dir}).statePath())
+	now, err := (&app{root: r.Dir}).snapshot()
+	if err != nil || recorded == nil {
+		t.Fatalf("no record (%v) or no snapshot (%v)", recorded == nil, err)
+	}
+	if !maps.Equal(recorded.Files, now) {
+		t.Errorf("the record holds %d files, a snapshot %d, or other sizes and times", len(recorded.Files), len(now))
+	}
+	// An input touched since is seen: the render does not only look.
+	prod2 := filepath.Join(r.Dir, "config/sectors/prod-2.yaml")
+	if err := os.Chtimes(prod2, old.Add(time.Minute), old.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if Run([]string{"--root", r.Dir, "render"}, &out, &out); strings.Contains(out.String(), "by size and time") {
+		t.Errorf("an input touched after the record went unseen:\n%s", out.String())
 	}
 	// That record is deploy/ as the trusting walk found it: a file edited
 	// since is seen, and rendered back.
