@@ -42,18 +42,14 @@ func (a *app) statePath() string {
 // snapshot stats what a render of a.root reads and writes, or fails when
 // the repository is not all under a.root.
 func (a *app) snapshot() (renderstate.Snapshot, error) {
-	return a.snapshotWith(nil, nil)
+	return a.snapshotWith(nil)
 }
 
-// snapshotWith is snapshot, with deploy/'s files as deployStats says and
-// the inputs' as inputStats says when they are not nil (walks that just
-// stat'ed them: the fresh-clone check).
-func (a *app) snapshotWith(deployStats, inputStats map[string]gitbase.FileStat) (renderstate.Snapshot, error) {
+// snapshotWith is snapshot, with deploy/'s files as deployStats says when
+// it is not nil (a walk that just stat'ed them: the fresh-clone check).
+func (a *app) snapshotWith(deployStats map[string]gitbase.FileStat) (renderstate.Snapshot, error) {
 	var refs []string
-	var trees []string
-	if inputStats == nil {
-		trees = append(trees, render.Inputs...)
-	}
+	trees := append([]string{}, render.Inputs...)
 	if deployStats == nil {
 		trees = append(trees, deployDir)
 	}
@@ -82,9 +78,6 @@ func (a *app) snapshotWith(deployStats, inputStats map[string]gitbase.FileStat) 
 	for p, st := range deployStats {
 		s[deployDir+"/"+p] = renderstate.Stat{Size: st.Size, MTime: st.MTime}
 	}
-	for p, st := range inputStats {
-		s[p] = renderstate.Stat{Size: st.Size, MTime: st.MTime}
-	}
 	return s, nil
 }
 
@@ -112,11 +105,11 @@ func (a *app) unchangedSinceLastRender() (int, bool) {
 // recordRender keeps the state of a clean render (every check passed and
 // nothing to warn about) for the next render to compare with; anything
 // else removes the old state.
-func (a *app) recordRender(files int) { a.recordRenderWith(files, nil, nil) }
+func (a *app) recordRender(files int) { a.recordRenderWith(files, nil) }
 
-// recordRenderWith is recordRender, with deploy/'s files and the inputs'
-// as deployStats and inputStats say when they are not nil.
-func (a *app) recordRenderWith(files int, deployStats, inputStats map[string]gitbase.FileStat) {
+// recordRenderWith is recordRender, with deploy/'s files as deployStats
+// says when it is not nil.
+func (a *app) recordRenderWith(files int, deployStats map[string]gitbase.FileStat) {
 	path := a.statePath()
 	if path == "" {
 		return
@@ -126,7 +119,7 @@ func (a *app) recordRenderWith(files int, deployStats, inputStats map[string]git
 		return
 	}
 	snapped := time.Now()
-	now, err := a.snapshotWith(deployStats, inputStats)
+	now, err := a.snapshotWith(deployStats)
 	if err == nil {
 		err = renderstate.Record(path, a.root, buildIdentity(), files, a.began, snapped, now, deployDir)
 	}

@@ -50,7 +50,7 @@ func (a *app) renderCommand() *cobra.Command {
 			}
 			if !pruneForeign && !check {
 				if c, ok := a.committedByThisRenderer(); ok {
-					a.recordRenderWith(c.Files, c.Stats, c.InputStats)
+					a.recordRenderWith(c.Files, c.Stats)
 					return a.reportCommitted(c.Files, c.Commit, out.format)
 				}
 			}

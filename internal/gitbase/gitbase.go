@@ -560,26 +560,6 @@ func (r *Repo) Changed(c *object.Commit, root string, dirs ...string) ([]string,
 	return changed(dirs, committed, func(d string) (map[string]plumbing.Hash, error) { return r.WorktreeHashes(root, d) })
 }
 
-// ChangedStats is Changed, with the size and modification time of every
-// file of the working tree under dirs (by its path from root) as the walk
-// found them; nil stats when some entry there is not a regular file.
-func (r *Repo) ChangedStats(c *object.Commit, root string, dirs ...string) ([]string, map[string]FileStat, error) {
-	stats := map[string]FileStat{}
-	committed := func(d string) (map[string]plumbing.Hash, error) { return r.CheckedOutBlobHashes(c, d) }
-	out, err := changed(dirs, committed, func(d string) (map[string]plumbing.Hash, error) {
-		now, st, err := r.WorktreeStats(root, d)
-		if st == nil || stats == nil {
-			stats = nil
-		} else {
-			for p, f := range st {
-				stats[d+"/"+p] = f
-			}
-		}
-		return now, err
-	})
-	return out, stats, err
-}
-
 // Dirty lists the files under dirs whose content in the working tree at
 // root (the directory Open was given) differs from commit c (changed, added
 // or deleted), reading and hashing every regular file of those directories.

@@ -21,10 +21,6 @@ type Checkout struct {
 	// (by its path in deploy/) as the check found them, for the render
 	// record; nil when it cannot say.
 	Stats map[string]gitbase.FileStat
-	// InputStats are those of the render's inputs (render.Inputs), by
-	// their path from the root, as the check found them; nil when it
-	// cannot say.
-	InputStats map[string]gitbase.FileStat
 }
 
 // CommittedCheckout says whether the checkout at root needs no render
@@ -84,8 +80,7 @@ func CommittedCheckout(root, branch, renderer string) (Checkout, bool) {
 	if err != nil || idx.Renderer == "" || idx.Renderer != renderer {
 		return Checkout{}, false
 	}
-	changed, inputStats, err := repo.ChangedStats(head, root, render.Inputs...)
-	if err != nil || len(changed) > 0 {
+	if changed, err := repo.Changed(head, root, render.Inputs...); err != nil || len(changed) > 0 {
 		return Checkout{}, false
 	}
 	if ok, err := repo.OnFirstParentHistory(branch, head.Hash); err != nil || !ok {
@@ -107,5 +102,5 @@ func CommittedCheckout(root, branch, renderer string) (Checkout, bool) {
 			return Checkout{}, false
 		}
 	}
-	return Checkout{Commit: head.Hash.String()[:12], Files: len(committed), Stats: w.stats, InputStats: inputStats}, true
+	return Checkout{Commit: head.Hash.String()[:12], Files: len(committed), Stats: w.stats}, true
 }
