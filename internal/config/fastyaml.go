@@ -252,7 +252,7 @@ func plainKey(s string) bool {
 // does not end in ':', and in a flow sequence holds only letters, digits,
 // spaces and . _ / - + ~ $.
 func plainValue(s string, flow bool) bool {
-	if s == "" || s == "<<" {
+	if s == "" {
 		return false
 	}
 	switch c := s[0]; {
