@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 101 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "44b0fb0392249b39027b5e28cac21f634eeac49f6e9e1a2eff18ce9bbd1c6036"
+const sourceDigest = "bf82e4ce99fa03489b0f1ca0925de1bdacaa14a8404ea10cea0eaeff450c5cc4"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -123,5 +125,58 @@ func TestRolloutOrders(t *testing.T) {
 		if got := Older(c.order, c.a, c.b); got != c.older {
 			t.Errorf("Older(%q, %q, %q) = %v", c.order, c.a, c.b, got)
 		}
+	}
+}
+
+// TestTagValueIsOnePattern holds #TagValue, written as two patterns (a
+// class repeated without bound and a length), to the one pattern it stands
+// for, ^[\p{L}\p{N} _.:/=+@-]{0,256}$, as Go's regexp (which is CUE's =~)
+// reads it: CUE's verdict and the checker's own (stringPasses) on every
+// value, at and around 256 characters of one to four bytes, with
+// characters of every kind the class takes and refuses, and invalid UTF-8.
+func TestTagValueIsOnePattern(t *testing.T) {
+	w := compiledForTest(t)
+	one := regexp.MustCompile(`^[\p{L}\p{N} _.:/=+@-]{0,256}$`)
+	tagValue := w.root.LookupPath(cue.ParsePath("#TagValue"))
+	path := []string{"tags", "any"}
+	runes := []string{"a", "Z", "0", " ", "_", ".", ":", "/", "=", "+", "@", "-", "ä", "日", "٣", "𝔸", "\U00010400",
+		"\n", "\t", "\u2028", "\u00a0", "\u0301", "😀", "\ufffd", "\xff", "#", "*", ",", "\x00", "~"}
+	values := []string{"", "a\n", "\na", "a b", "x" + "\xc3"}
+	for _, r := range runes {
+		for _, n := range []int{1, 2, 255, 256, 257} {
+			values = append(values, strings.Repeat(r, n), strings.Repeat("a", n-1)+r, r+strings.Repeat("ä", n-1))
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		var b strings.Builder
+		n := 250 + rng.IntN(10)
+		if rng.IntN(4) == 0 {
+			n = rng.IntN(8)
+		}
+		for range n {
+			if rng.IntN(40) == 0 {
+				b.WriteString(runes[rng.IntN(len(runes))])
+			} else {
+				b.WriteString(runes[rng.IntN(16)])
+			}
+		}
+		values = append(values, b.String())
+	}
+	passed := 0
+	for _, v := range values {
+		want := one.MatchString(v)
+		if want {
+			passed++
+		}
+		if got := tagValue.Unify(w.ctx.Encode(v)).Validate(cue.Concrete(true)) == nil; got != want {
+			t.Errorf("%q (%d bytes): #TagValue says %v, the one pattern %v", v, len(v), got, want)
+		}
+		if got, known := w.stringPasses(path, v); !known || got != want {
+			t.Errorf("%q (%d bytes): the checker says %v (known %v), the one pattern %v", v, len(v), got, known, want)
+		}
+	}
+	if passed < len(values)/4 || passed > len(values)*3/4 {
+		t.Errorf("%d of %d values pass: the corpus does not test both verdicts", passed, len(values))
 	}
 }
