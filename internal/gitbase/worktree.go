@@ -62,8 +62,8 @@ func (r *Repo) WorktreeStats(root, dir string) (map[string]plumbing.Hash, map[st
 		hint := len(known)/len(parts) + 16
 		parts[i] = walked{hashes: make([]walkedHash, 0, hint), stats: make([]walkedStat, 0, hint)}
 	}
-	err := fswalk.Walk(top, 2, func(w int, rel string, d fs.DirEntry) error {
-		return parts[w].add(top, rel, d, known, stamp)
+	err := fswalk.Walk(top, 2, func(w int, rel string, e fswalk.Entry) error {
+		return parts[w].add(top, rel, e, known, stamp)
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading %s: %w", dir, err)
@@ -142,27 +142,25 @@ type walkedStat struct {
 // add takes the entry d at rel (slash-separated, under top) as git status
 // would: a link by its target, a file by the index's hash when its size and
 // time are the index's and older than the index, else to be read.
-func (w *walked) add(top, rel string, d fs.DirEntry, known map[string]*index.Entry, stamp time.Time) error {
+func (w *walked) add(top, rel string, e fswalk.Entry, known map[string]*index.Entry, stamp time.Time) error {
 	switch {
-	case d.Type()&fs.ModeSymlink != 0:
+	case e.Type&fs.ModeSymlink != 0:
 		w.irregular = true
 		target, err := os.Readlink(filepath.Join(top, filepath.FromSlash(rel)))
 		if err != nil {
 			return err
 		}
 		w.hashes = append(w.hashes, walkedHash{rel, plumbing.ComputeHash(plumbing.BlobObject, []byte(filepath.ToSlash(target)))})
-	case !d.Type().IsRegular():
+	case !e.Type.IsRegular():
 		w.irregular = true
 		w.hashes = append(w.hashes, walkedHash{rel, notAFile})
 	default:
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		w.stats = append(w.stats, walkedStat{rel, FileStat{info.Size(), info.ModTime().UnixNano()}})
-		if e, ok := known[rel]; ok && int64(e.Size) == info.Size() && e.ModifiedAt.Equal(info.ModTime()) && info.ModTime().Before(stamp) {
-			w.hashes = append(w.hashes, walkedHash{rel, e.Hash})
-			return nil
+		w.stats = append(w.stats, walkedStat{rel, FileStat{e.Size, e.MTime}})
+		if ie, ok := known[rel]; ok && int64(ie.Size) == e.Size {
+			if t := e.ModTime(); ie.ModifiedAt.Equal(t) && t.Before(stamp) {
+				w.hashes = append(w.hashes, walkedHash{rel, ie.Hash})
+				return nil
+			}
 		}
 		w.toRead = append(w.toRead, rel)
 	}

@@ -49,16 +49,12 @@ func Take(root string, trees, files []string) (Snapshot, error) {
 		if _, err := os.Lstat(top); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		err := fswalk.Walk(top, 2, func(w int, rel string, d fs.DirEntry) error {
+		err := fswalk.Walk(top, 2, func(w int, rel string, e fswalk.Entry) error {
 			p := path.Join(filepath.ToSlash(t), rel)
-			if !d.Type().IsRegular() {
+			if !e.Type.IsRegular() {
 				return errors.New("not a regular file: " + filepath.Join(root, p))
 			}
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			parts[w][p] = Stat{info.Size(), info.ModTime().UnixNano()}
+			parts[w][p] = Stat{e.Size, e.MTime}
 			return nil
 		})
 		if err != nil {
