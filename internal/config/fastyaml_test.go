@@ -202,3 +202,30 @@ func BenchmarkDecodeFleet(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkHash digests a generated fleet's layer files' values, with
+// their origins (a cluster's input identity) and without (checks).
+func BenchmarkHash(b *testing.B) {
+	files := fleetgen.Generate(fleetgen.Options{Sectors: 3, RegionsPerSector: 4, ClustersPerRegion: 11})
+	var values []*Value
+	for _, p := range files.Paths() {
+		if strings.HasPrefix(p, "config/") {
+			v, _ := Decode(p, LayerCluster, files[p])
+			values = append(values, v)
+		}
+	}
+	b.Run("origins", func(b *testing.B) {
+		for b.Loop() {
+			for _, v := range values {
+				HashWithOrigins(v)
+			}
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			for _, v := range values {
+				Hash(v)
+			}
+		}
+	})
+}

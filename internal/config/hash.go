@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"sort"
+	"sync"
 )
 
 // Hash returns a digest of v's content (kinds, keys and values, not
@@ -16,54 +17,63 @@ func Hash(v *Value) [32]byte { return hash(v, false) }
 func HashWithOrigins(v *Value) [32]byte { return hash(v, true) }
 
 func hash(v *Value, origins bool) [32]byte {
-	h := sha256.New()
-	var buf []byte
-	var walk func(v *Value)
-	walk = func(v *Value) {
-		buf = append(buf[:0], byte(v.Kind))
-		switch v.Kind {
-		case Bool:
-			if v.Bool {
-				buf = append(buf, 1)
-			} else {
-				buf = append(buf, 0)
-			}
-		case Int:
-			buf = binary.LittleEndian.AppendUint64(buf, uint64(v.Int))
-		case Float:
-			buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v.Float()))
-		case String:
-			buf = binary.LittleEndian.AppendUint32(buf, uint32(len(v.Str)))
-			buf = append(buf, v.Str...)
-		case List:
-			buf = binary.LittleEndian.AppendUint32(buf, uint32(len(v.Items)))
-		case Map:
-			buf = binary.LittleEndian.AppendUint32(buf, uint32(len(v.Fields)))
-		}
-		if origins {
-			buf = append(buf, byte(v.Origin.Layer))
-			buf = append(buf, v.Origin.Pos.File...)
-			buf = append(buf, 0)
-			buf = append(buf, v.Template...)
+	if v == nil {
+		return sha256.Sum256(nil)
+	}
+	bp := hashBuffers.Get().(*[]byte)
+	buf := appendHashed((*bp)[:0], v, origins)
+	sum := sha256.Sum256(buf)
+	if cap(buf) <= 1<<20 {
+		*bp = buf
+		hashBuffers.Put(bp)
+	}
+	return sum
+}
+
+// hashBuffers hold what hash digests: the bytes of a whole value, digested
+// at once (a write to the digest for each node cost more than the node).
+var hashBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// appendHashed appends the bytes hash digests of v: each node's kind, its
+// scalar or length (and, with origins, its layer, file and template), then
+// its items, or its keys each before its value.
+func appendHashed(buf []byte, v *Value, origins bool) []byte {
+	buf = append(buf, byte(v.Kind))
+	switch v.Kind {
+	case Bool:
+		if v.Bool {
+			buf = append(buf, 1)
+		} else {
 			buf = append(buf, 0)
 		}
-		h.Write(buf)
-		for _, it := range v.Items {
-			walk(it)
-		}
-		for _, f := range v.Fields {
-			buf = binary.LittleEndian.AppendUint32(buf[:0], uint32(len(f.Key)))
-			buf = append(buf, f.Key...)
-			h.Write(buf)
-			walk(f.Value)
-		}
+	case Int:
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(v.Int))
+	case Float:
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v.Float()))
+	case String:
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(v.Str)))
+		buf = append(buf, v.Str...)
+	case List:
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(v.Items)))
+	case Map:
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(v.Fields)))
 	}
-	if v != nil {
-		walk(v)
+	if origins {
+		buf = append(buf, byte(v.Origin.Layer))
+		buf = append(buf, v.Origin.Pos.File...)
+		buf = append(buf, 0)
+		buf = append(buf, v.Template...)
+		buf = append(buf, 0)
 	}
-	var out [32]byte
-	copy(out[:], h.Sum(nil))
-	return out
+	for _, it := range v.Items {
+		buf = appendHashed(buf, it, origins)
+	}
+	for _, f := range v.Fields {
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(f.Key)))
+		buf = append(buf, f.Key...)
+		buf = appendHashed(buf, f.Value, origins)
+	}
+	return buf
 }
 
 // FromInterface builds a Value from plain Go values (as decoded from JSON),

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 101 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "bf82e4ce99fa03489b0f1ca0925de1bdacaa14a8404ea10cea0eaeff450c5cc4"
+const sourceDigest = "c177f1420322574d83b382dc65ffee677cfea132cac143fa03dd01c0a4819381"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
