@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/regionctl/regionctl/internal/diag"
 )
@@ -30,8 +31,16 @@ func interpolateShared(v *Value, vars map[string]string, shared *interpolated) (
 // interpolated holds the subtrees interpolated so far, safe for
 // concurrent use: each by the subtree it was made from and every string
 // it was given (sig, from interpolate). Values are never modified once
-// built, so the clusters share them.
+// built, so the clusters share them. The map is kept in shards, by the
+// subtree's address, each behind a lock of its own: every core builds
+// effective configs at once, and one lock kept them waiting on each other.
 type interpolated struct {
+	shards [interpolatedShards]interpolatedShard
+}
+
+const interpolatedShards = 32
+
+type interpolatedShard struct {
 	mu sync.Mutex
 	m  map[interpolatedKey]*Value
 }
@@ -42,7 +51,11 @@ type interpolatedKey struct {
 }
 
 func newInterpolated() *interpolated {
-	return &interpolated{m: map[interpolatedKey]*Value{}}
+	s := &interpolated{}
+	for i := range s.shards {
+		s.shards[i].m = map[interpolatedKey]*Value{}
+	}
+	return s
 }
 
 // share returns the value made before from the same subtree to the same
@@ -52,19 +65,22 @@ func (s *interpolated) share(from *Value, sig string, build func() *Value) *Valu
 		return build()
 	}
 	k := interpolatedKey{from, sig}
-	s.mu.Lock()
-	v, ok := s.m[k]
-	s.mu.Unlock()
+	// Values are allocated 8-byte aligned and larger than 64 bytes: the
+	// address's low bits say nothing, the next ones spread the shards.
+	sh := &s.shards[(uintptr(unsafe.Pointer(from))>>6)%interpolatedShards]
+	sh.mu.Lock()
+	v, ok := sh.m[k]
+	sh.mu.Unlock()
 	if ok {
 		return v
 	}
 	v = build()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if prev, ok := s.m[k]; ok {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if prev, ok := sh.m[k]; ok {
 		return prev
 	}
-	s.m[k] = v
+	sh.m[k] = v
 	return v
 }
 

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 101 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "c177f1420322574d83b382dc65ffee677cfea132cac143fa03dd01c0a4819381"
+const sourceDigest = "b9477074b1a4caaaa524510fa8280677b33a867ccf9ce1375e04109caa71809b"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
