@@ -29,10 +29,12 @@ type Checkout struct {
 // history, its committed index.json naming renderer (a build known by its
 // source: the caller asks only then) and describing its deploy/
 // (describes), nothing in deploy/ the index does not list (a render would
-// report it), and the working tree's inputs and deploy/ exactly HEAD's. The
-// cheap questions come first: the committed index, then the inputs (a few
-// files), then the branch's history, while deploy/ (every file) is walked
-// beside them.
+// report it), and the working tree's inputs and deploy/ exactly HEAD's.
+// The questions run side by side, each through a handle of its own: the
+// walk of deploy/ (every file, system calls), the inputs, the branch's
+// history and the commit's listing of deploy/ (the git index and tree
+// objects), and the committed index.json (inflating and decoding 4 MB at
+// 2,200 clusters).
 func CommittedCheckout(root, branch, renderer string) (Checkout, bool) {
 	// A working tree without deploy/ holds no commit's: nothing to ask
 	// the commit (a render into an empty deploy/ read its 25,000-file
@@ -45,9 +47,11 @@ func CommittedCheckout(root, branch, renderer string) (Checkout, bool) {
 		return Checkout{}, false
 	}
 	defer repo.Close()
-	// The working tree's deploy/ as git status finds it, through a handle
-	// of its own, while the questions below read the commit: the walk is
-	// system calls, the rest reading and inflating objects.
+	head, err := repo.Commit("HEAD")
+	if err != nil {
+		return Checkout{}, false
+	}
+	// The working tree's deploy/ as git status finds it.
 	type walk struct {
 		now   map[string]plumbing.Hash
 		stats map[string]gitbase.FileStat
@@ -64,10 +68,27 @@ func CommittedCheckout(root, branch, renderer string) (Checkout, bool) {
 		return w
 	})
 	defer walked.Wait()
-	head, err := repo.Commit("HEAD")
-	if err != nil {
-		return Checkout{}, false
-	}
+	// The inputs as HEAD has them, HEAD on the branch's first-parent
+	// history, and the commit's listing of deploy/ (from the git index
+	// when it holds that very tree, as a fresh checkout's does): nil
+	// unless all hold.
+	listed := par.Go(func() map[string]plumbing.Hash {
+		committed, _ := withHandle(root, func(r *gitbase.Repo) (map[string]plumbing.Hash, error) {
+			c, err := r.Commit(head.Hash.String())
+			if err != nil {
+				return nil, err
+			}
+			if changed, err := r.Changed(c, root, render.Inputs...); err != nil || len(changed) > 0 {
+				return nil, err
+			}
+			if ok, err := r.OnFirstParentHistory(branch, c.Hash); err != nil || !ok {
+				return nil, err
+			}
+			return r.CheckedOutBlobHashes(c, deployDir)
+		})
+		return committed
+	})
+	defer listed.Wait()
 	tree, err := repo.FS(head)
 	if err != nil {
 		return Checkout{}, false
@@ -80,16 +101,8 @@ func CommittedCheckout(root, branch, renderer string) (Checkout, bool) {
 	if err != nil || idx.Renderer == "" || idx.Renderer != renderer {
 		return Checkout{}, false
 	}
-	if changed, err := repo.Changed(head, root, render.Inputs...); err != nil || len(changed) > 0 {
-		return Checkout{}, false
-	}
-	if ok, err := repo.OnFirstParentHistory(branch, head.Hash); err != nil || !ok {
-		return Checkout{}, false
-	}
-	// The commit's listing of deploy/, from the index when it holds that
-	// very tree (a fresh checkout's does).
-	committed, err := repo.CheckedOutBlobHashes(head, deployDir)
-	if err != nil || len(committed) != len(idx.Files)+1 || describes(idx, committed) != "" {
+	committed := listed.Wait()
+	if committed == nil || len(committed) != len(idx.Files)+1 || describes(idx, committed) != "" {
 		return Checkout{}, false
 	}
 	// The working tree's deploy/, held to the listing above.
