@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
@@ -309,15 +308,6 @@ func rootsChecker(roots fs.FS) (*tfvars.Checker, error) {
 func Prepare() { _, _ = embeddedRoots() }
 
 var embeddedRoots = sync.OnceValues(func() (*tfvars.Checker, error) { return tfvars.NewChecker(terraform.Roots) })
-
-// ParseIndex decodes index.json.
-func ParseIndex(b []byte) (*Index, error) {
-	var idx Index
-	if err := json.Unmarshal(b, &idx); err != nil {
-		return nil, err
-	}
-	return &idx, nil
-}
 
 // Memo keeps decoded artifacts of cached clusters for one invocation, keyed
 // like the cache (content hashes): the two renders of a review share most

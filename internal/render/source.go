@@ -2,9 +2,9 @@
 
 package render
 
-// sourceDigest is the SHA-256 of the 101 files the renderer is built from
+// sourceDigest is the SHA-256 of the 102 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "b9477074b1a4caaaa524510fa8280677b33a867ccf9ce1375e04109caa71809b"
+const sourceDigest = "74779db7033c085178ee507f7a3fb1718b44964049cfddcb62e59e87a1dec692"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
