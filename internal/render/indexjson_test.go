@@ -51,19 +51,7 @@ func TestIndexReaderIsUnmarshal(t *testing.T) {
 		}
 		written[p] = b
 	}
-	c, err := schema.New(schema.Options{Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, diags := fleet.Load(fleetgen.Generate(fleetgen.Options{Sectors: 3, RegionsPerSector: 3, ClustersPerRegion: 3}).FS(), "config", c)
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	out, diags := Render(f, Options{Renderer: "test", Charts: fleetgen.Charts})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	written["a generated fleet's"] = out.ByPath()[IndexPath]
+	written["a generated fleet's"] = generatedIndex(t, fleetgen.Options{Sectors: 3, RegionsPerSector: 3, ClustersPerRegion: 3})
 	if len(written) < 6 {
 		t.Fatalf("only %d indexes", len(written))
 	}
@@ -125,16 +113,7 @@ func TestIndexReaderIsUnmarshal(t *testing.T) {
 // BenchmarkParseIndex reads a 500-cluster fleet's index.json: by
 // indexReader, and by encoding/json alone.
 func BenchmarkParseIndex(b *testing.B) {
-	c, err := schema.New(schema.Options{Version: "test"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	f, diags := fleet.Load(fleetgen.Generate(fleetgen.Options{Sectors: 5, RegionsPerSector: 10, ClustersPerRegion: 10}).FS(), "config", c)
-	if diags.HasErrors() {
-		b.Fatal(diags)
-	}
-	out, _ := Render(f, Options{Renderer: "test", Charts: fleetgen.Charts})
-	data := out.ByPath()[IndexPath]
+	data := generatedIndex(b, fleetgen.Options{Sectors: 5, RegionsPerSector: 10, ClustersPerRegion: 10})
 	b.Run("reader", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
@@ -152,4 +131,22 @@ func BenchmarkParseIndex(b *testing.B) {
 			}
 		}
 	})
+}
+
+// generatedIndex is the index.json of a generated fleet's render.
+func generatedIndex(tb testing.TB, o fleetgen.Options) []byte {
+	tb.Helper()
+	c, err := schema.New(schema.Options{Version: "test"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f, diags := fleet.Load(fleetgen.Generate(o).FS(), "config", c)
+	if diags.HasErrors() {
+		tb.Fatal(diags)
+	}
+	out, diags := Render(f, Options{Renderer: "test", Charts: fleetgen.Charts})
+	if diags.HasErrors() {
+		tb.Fatal(diags)
+	}
+	return out.ByPath()[IndexPath]
 }
