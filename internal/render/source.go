@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 102 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "74779db7033c085178ee507f7a3fb1718b44964049cfddcb62e59e87a1dec692"
+const sourceDigest = "8206963b2cd182b473ef9faddc4ca3d0a4f782ee8a8b7d0342585504e963bc58"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
