@@ -17,7 +17,7 @@ import (
 // the walk rather than being followed.
 func walkUnder(top, dir string, fn func(rel string, e Entry) error) error {
 	name := filepath.Join(top, filepath.FromSlash(dir))
-	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	fd, err := openDir(unix.AT_FDCWD, name)
 	if err != nil {
 		return &fs.PathError{Op: "open", Path: name, Err: err}
 	}
@@ -46,7 +46,8 @@ func (w *walker) dir(fd int, rel string) error {
 	defer unix.Close(fd)
 	var subdirs []string
 	for {
-		n, err := unix.Getdents(fd, w.buf)
+		var n int
+		err := noEINTR(func() (err error) { n, err = unix.Getdents(fd, w.buf); return err })
 		if err != nil {
 			return w.pathError("getdents", rel, err)
 		}
@@ -91,7 +92,7 @@ func (w *walker) dir(fd int, rel string) error {
 		}
 	}
 	for _, name := range subdirs {
-		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		sub, err := openDir(fd, name)
 		if err != nil {
 			return w.pathError("open", join(rel, name), err)
 		}
@@ -114,7 +115,7 @@ func (w *walker) entry(fd int, rel, name string, typ byte) (e Entry, isDir bool,
 		return Entry{Type: typeOf(dtMode(typ))}, false, nil
 	}
 	var st unix.Stat_t
-	if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+	if err := noEINTR(func() error { return unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
 		return Entry{}, false, w.pathError("lstat", join(rel, name), err)
 	}
 	switch st.Mode & unix.S_IFMT {
@@ -125,6 +126,27 @@ func (w *walker) entry(fd int, rel, name string, typ byte) (e Entry, isDir bool,
 		return Entry{}, true, nil
 	default:
 		return Entry{Type: typeOf(st.Mode)}, false, nil
+	}
+}
+
+// openDir opens the directory name in the directory open at dir (or
+// the working directory: unix.AT_FDCWD), never through a link.
+func openDir(dir int, name string) (int, error) {
+	var fd int
+	err := noEINTR(func() (err error) {
+		fd, err = unix.Openat(dir, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		return err
+	})
+	return fd, err
+}
+
+// noEINTR calls fn again while a signal interrupts it, as package os does
+// (a network or FUSE file system can be interrupted).
+func noEINTR(fn func() error) error {
+	for {
+		if err := fn(); err != unix.EINTR {
+			return err
+		}
 	}
 }
 
