@@ -1,0 +1,84 @@
+package hugeheap
+
+import (
+	"cmp"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+const (
+	thpDir = "/sys/kernel/mm/transparent_hugepage/"
+	// block is the size of each block taken: a large object, which the
+	// runtime places in fresh memory without touching it.
+	block = 4 << 20
+)
+
+// Advise advises the next size bytes of the heap (rounded down to whole
+// blocks) MADV_HUGEPAGE and returns the runs advised, or nil when the
+// kernel gives huge pages without advice or never, when GODEBUG has
+// disablethp=1, or when the heap's limit (GOMEMLIMIT) leaves no room for
+// the blocks. It takes a few milliseconds (the blocks are never touched;
+// one collection gives them back), and is meant to be called once, first
+// thing in main.
+func Advise(size int) []Range {
+	if disabled(os.Getenv("GODEBUG")) || !asksOnly(readSetting(thpDir+"enabled")) {
+		return nil
+	}
+	if limit := debug.SetMemoryLimit(-1); limit < 2*int64(size) {
+		return nil
+	}
+	huge := uintptr(2 << 20)
+	if n, err := strconv.ParseUint(strings.TrimSpace(readSetting(thpDir+"hpage_pmd_size")), 10, 64); err == nil && n > 0 && n&(n-1) == 0 {
+		huge = uintptr(n)
+	}
+	// No collection runs while the blocks are held: one in progress
+	// would keep them (memory allocated during a cycle survives it).
+	old := debug.SetGCPercent(-1)
+	blocks := make([][]byte, size/block)
+	for i := range blocks {
+		blocks[i] = make([]byte, block)
+	}
+	var advised []Range
+	for _, run := range runs(blocks) {
+		start := uintptr(unsafe.Pointer(unsafe.SliceData(run[0])))
+		end := start + uintptr(len(run))*block
+		beg := (start + huge - 1) &^ (huge - 1)
+		end &^= huge - 1
+		if end <= beg {
+			continue
+		}
+		// The blocks are this process's heap, mapped and unused: the
+		// advice changes how the kernel backs them, not their content.
+		p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(run[0])), beg-start)
+		if err := unix.Madvise(unsafe.Slice((*byte)(p), end-beg), unix.MADV_HUGEPAGE); err == nil {
+			advised = append(advised, Range{beg, end})
+		}
+	}
+	clear(blocks)
+	debug.SetGCPercent(old)
+	runtime.GC()
+	return advised
+}
+
+// runs sorts the blocks by address and groups those that follow one
+// another in memory.
+func runs(blocks [][]byte) [][][]byte {
+	addr := func(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
+	slices.SortFunc(blocks, func(a, b []byte) int { return cmp.Compare(addr(a), addr(b)) })
+	var out [][][]byte
+	from := 0
+	for i := 1; i <= len(blocks); i++ {
+		if i == len(blocks) || addr(blocks[i]) != addr(blocks[i-1])+uintptr(len(blocks[i-1])) {
+			out = append(out, blocks[from:i])
+			from = i
+		}
+	}
+	return out
+}
