@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 102 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "8206963b2cd182b473ef9faddc4ca3d0a4f782ee8a8b7d0342585504e963bc58"
+const sourceDigest = "a2144a296da74b18d2df2f517c2ee166bde8d089f537f77d2463b5ef74b2b2d4"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
