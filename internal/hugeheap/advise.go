@@ -35,6 +35,13 @@ func asksOnly(setting string) bool {
 	return strings.Contains(setting, "[madvise]")
 }
 
+// strict says whether the kernel's overcommit mode (vm.overcommit_memory)
+// is 2, where mapping memory counts against a commit limit whether or not
+// it is touched (proc(5)).
+func strict(mode string) bool {
+	return strings.TrimSpace(mode) == "2"
+}
+
 func readSetting(name string) string {
 	b, err := os.ReadFile(name)
 	if err != nil {

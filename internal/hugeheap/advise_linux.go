@@ -23,12 +23,14 @@ const (
 // Advise advises the next size bytes of the heap (rounded down to whole
 // blocks) MADV_HUGEPAGE and returns the runs advised, or nil when the
 // kernel gives huge pages without advice or never, when GODEBUG has
-// disablethp=1, or when the heap's limit (GOMEMLIMIT) leaves no room for
+// disablethp=1, when the kernel counts every mapping against a commit
+// limit (vm.overcommit_memory 2: the blocks could fail the process before
+// it did anything), or when the heap's limit (GOMEMLIMIT) leaves no room for
 // the blocks. It takes a few milliseconds (the blocks are never touched;
 // one collection gives them back), and is meant to be called once, first
 // thing in main.
 func Advise(size int) []Range {
-	if disabled(os.Getenv("GODEBUG")) || !asksOnly(readSetting(thpDir+"enabled")) {
+	if disabled(os.Getenv("GODEBUG")) || !asksOnly(readSetting(thpDir+"enabled")) || strict(readSetting("/proc/sys/vm/overcommit_memory")) {
 		return nil
 	}
 	if limit := debug.SetMemoryLimit(-1); limit < 2*int64(size) {

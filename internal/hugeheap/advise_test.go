@@ -31,3 +31,11 @@ func TestAsksOnlyReadsTheKernelsMode(t *testing.T) {
 		}
 	}
 }
+
+func TestStrictReadsTheOvercommitMode(t *testing.T) {
+	for in, want := range map[string]bool{"0\n": false, "1\n": false, "2\n": true, "2": true, "": false, "22\n": false} {
+		if got := strict(in); got != want {
+			t.Errorf("strict(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
