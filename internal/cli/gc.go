@@ -10,16 +10,19 @@ import (
 // MemoryLimit is the soft limit of the Go heap (and the runtime's own
 // memory) unless GOMEMLIMIT is set: past it the collector runs as often as
 // it must, so that a large fleet's peak stays near it instead of growing
-// with GOGC to several times the live data (a 19,215-cluster render keeps
-// about 560 MiB live). A fleet whose live data exceeds it still renders, with the
-// collector taking at most half the CPU. The process's resident memory is
-// the limit and some 130 MiB more (the binary's pages, stacks, what the
-// collector has not returned): at 19,215 clusters a limit of 900 MiB put
-// render --check at 984 MiB and the reviews at 930-960; 760 puts every
-// command under 890 MiB, and render --check takes 26 s instead of 22 and
-// render --diff 10.5 instead of 9 (BENCHMARKS.md). Below 2,000 clusters or
-// so no command comes near it.
-const MemoryLimit = 760 << 20
+// with GOGC to several times the live data (a 19,215-cluster review keeps
+// some 400-560 MiB live). A fleet whose live data exceeds it still
+// renders, with the collector taking at most half the CPU. The process's
+// resident memory is the limit and some 40-70 MiB more (the binary's pages,
+// stacks, what the collector has not returned). At 19,215 clusters, with
+// resident memory read as /usr/bin/time's KiB over 1,024: a limit of 760
+// MiB put every command at 750-860 MiB and render --diff at 4.1-4.7 s,
+// render --check at 15.5 s; 800 puts them at 810-866 MiB, render --diff at
+// 3.8-4.0 s and render --check at 12.8-13.6 s, under the bound of 900 MiB
+// a runner of 1 GiB needs (BENCHMARKS.md); 840 reached 881 MiB for
+// render --diff alone. Below 2,000 clusters or so no command comes near
+// it.
+const MemoryLimit = 800 << 20
 
 // TuneGC lets the heap grow to five times the live data between
 // collections (GOGC=400) unless the user set GOGC, up to MemoryLimit. A

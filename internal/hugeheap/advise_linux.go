@@ -33,7 +33,7 @@ func Advise(size int) []Range {
 	if disabled(os.Getenv("GODEBUG")) || !asksOnly(readSetting(thpDir+"enabled")) || strict(readSetting("/proc/sys/vm/overcommit_memory")) {
 		return nil
 	}
-	if limit := debug.SetMemoryLimit(-1); limit < 2*int64(size) {
+	if limit := debug.SetMemoryLimit(-1); limit < int64(size)+int64(size)/4 {
 		return nil
 	}
 	huge := uintptr(2 << 20)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -49,6 +50,22 @@ func TestAdviseMarksTheHeap(t *testing.T) {
 			}
 			at = m.end
 		}
+	}
+}
+
+func TestAdviseLeavesATightLimitAlone(t *testing.T) {
+	if s := readSetting(thpDir + "enabled"); !asksOnly(s) {
+		t.Skipf("the kernel does not give huge pages on request only here (%q): Advise does nothing", strings.TrimSpace(s))
+	}
+	const size = 64 << 20
+	old := debug.SetMemoryLimit(size + size/8)
+	defer debug.SetMemoryLimit(old)
+	if got := Advise(size); got != nil {
+		t.Errorf("under a heap limit of %d bytes, Advise took %d bytes of blocks and advised %v", size+size/8, size, got)
+	}
+	debug.SetMemoryLimit(2 * size)
+	if got := Advise(size); got == nil {
+		t.Errorf("under a heap limit of %d bytes, Advise advised nothing", 2*size)
 	}
 }
 
