@@ -286,47 +286,55 @@ func (c *File) Save() error {
 // run's spill file is copied whole, and so are the old file's values when
 // every old entry is kept (keepOld): a copy the system makes, where one
 // read and write for each value cost 0.2 s for 20,000 values
-// (BenchmarkSave). Past the bound, the old values this run used are copied
-// one by one. Bytes of a value stored twice are copied and not indexed.
+// (BenchmarkSave). A file whose values are less than three quarters
+// indexed (a value stored again leaves its old bytes unindexed, and whole
+// copies would carry them from save to save) is copied value by value
+// instead, as the old values are past the bound.
 func (c *File) writeTo(f *os.File, keys []string, keepOld bool) error {
+	var spillLive, oldLive int64
+	for _, k := range keys {
+		if l := c.loc(k); l.spill {
+			spillLive += l.len
+		} else {
+			oldLive += l.len
+		}
+	}
+	oldValues := c.oldEnd - int64(len(magic))
+	wholeSpill := c.spill != nil && c.written > 0 && 4*spillLive >= 3*c.written
+	wholeOld := c.old != nil && keepOld && 4*oldLive >= 3*oldValues
 	if _, err := f.WriteString(magic); err != nil {
 		return err
 	}
 	off := int64(len(magic))
 	spillAt := off
-	if c.spill != nil && c.written > 0 {
+	if wholeSpill {
 		if err := copyRange(f, c.spill, 0, c.written); err != nil {
 			return err
 		}
 		off += c.written
 	}
-	oldAt := int64(-1)
-	if c.old != nil && keepOld {
-		if err := copyRange(f, c.old, int64(len(magic)), c.oldEnd-int64(len(magic))); err != nil {
+	oldAt := off
+	if wholeOld {
+		if err := copyRange(f, c.old, int64(len(magic)), oldValues); err != nil {
 			return err
 		}
-		oldAt = off
-		off += c.oldEnd - int64(len(magic))
+		off += oldValues
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	var index []byte
 	n := 0
 	for _, k := range keys {
-		l, ok := c.used[k]
-		if !ok {
-			l = c.oldAt[k]
-		}
+		l := c.loc(k)
 		var at int64
 		switch {
-		case l.spill:
-			if l.off+l.len > c.written {
-				continue // never written: a failed spill
-			}
+		case l.spill && l.off+l.len > c.written:
+			continue // never written: a failed spill
+		case l.spill && wholeSpill:
 			at = spillAt + l.off
-		case oldAt >= 0:
+		case !l.spill && wholeOld:
 			at = oldAt + l.off - int64(len(magic))
 		default:
-			v, err := read(c.old, l)
+			v, err := read(c.fileOf(l), l)
 			if err != nil {
 				continue // an entry that cannot be read is left out
 			}
@@ -352,6 +360,14 @@ func (c *File) writeTo(f *os.File, keys []string, keepOld bool) error {
 		return err
 	}
 	return w.Flush()
+}
+
+// loc is where the value kept under k lives; c.mu is held.
+func (c *File) loc(k string) loc {
+	if l, ok := c.used[k]; ok {
+		return l
+	}
+	return c.oldAt[k]
 }
 
 // copyRange appends n bytes of src from offset off to dst: on Linux by
