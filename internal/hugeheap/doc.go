@@ -6,9 +6,11 @@
 // A review or a render touches a few hundred megabytes of fresh heap, and
 // with 4 KiB pages the kernel takes one fault for each: about 50,000 in a
 // one-sector review of the 2,200-cluster benchmark fleet, a sixth of its
-// CPU (perf). The Go runtime leaves the heap's pages to the kernel's
-// default (it stopped advising them in Go 1.21.1), so Advise has the
+// CPU (perf). The Go runtime advises huge pages for its own metadata only
+// and leaves the heap's pages to the kernel's default, so Advise has the
 // runtime map the heap's next addresses by taking blocks of them, advises
 // the blocks MADV_HUGEPAGE, and gives them back: the heap then grows into
-// memory the kernel backs with 2 MiB pages, a fault for each.
+// memory the kernel backs with 2 MiB pages, a fault for each. The runtime
+// zeroes each span it hands out from there again (the blocks were handed
+// out once), which is where the kernel's zeroing of a 2 MiB page lands.
 package hugeheap
