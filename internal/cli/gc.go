@@ -13,7 +13,7 @@ import (
 // with GOGC to several times the live data (a 19,215-cluster review keeps
 // some 400-560 MiB live). A fleet whose live data exceeds it still
 // renders, with the collector taking at most half the CPU. The process's
-// resident memory is the limit and some 40-70 MiB more (the binary's pages,
+// resident memory is the limit and up to some 70 MiB more (the binary's pages,
 // stacks, what the collector has not returned). At 19,215 clusters, with
 // resident memory read as /usr/bin/time's KiB over 1,024: a limit of 760
 // MiB put every command at 750-860 MiB and render --diff at 4.1-4.7 s,
