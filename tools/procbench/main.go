@@ -31,8 +31,9 @@ func main() {
 	rounds := flag.Int("rounds", 5, "rounds; each runs every command once, in turn")
 	write := flag.String("write", "", "replace the whole-process section of this markdown file (BENCHMARKS.md)")
 	against := flag.String("against", "", "an earlier build whose validate and reviews are measured in the same rounds, on a fixture it rendered itself")
+	tmpfs := flag.String("tmpfs", "/dev/shm", "a directory on tmpfs where a cold render and cp -r are timed too (\"\" or a directory not on tmpfs: not timed)")
 	flag.Parse()
-	if err := run(*bin, *plain, *against, *sectors, *regions, *clusters, *rounds, *write); err != nil {
+	if err := run(*bin, *plain, *against, *tmpfs, *sectors, *regions, *clusters, *rounds, *write); err != nil {
 		fmt.Fprintf(os.Stderr, "procbench: %v\n", err)
 		os.Exit(1)
 	}
@@ -55,7 +56,7 @@ type op struct {
 	sys    []time.Duration
 }
 
-func run(bin, plain, against string, sectors, regions, clusters, rounds int, write string) error {
+func run(bin, plain, against, tmpfs string, sectors, regions, clusters, rounds int, write string) error {
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return err
@@ -106,6 +107,16 @@ func run(bin, plain, against string, sectors, regions, clusters, rounds int, wri
 	}
 	ops := benchOps(setup{bin: bin, plain: plain, warm: warm, regional: regional, copyTo: filepath.Join(work, "copy"),
 		colds: colds, fresh: fresh, freshGit: freshGit, env: env, warmEnv: warmEnv, freshCache: freshCache}, &round)
+	if onTmpfs(tmpfs) {
+		inMemory, err := tmpfsOps(bin, tmpfs, fleet, rounds, &round)
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(inMemory.work)
+		ops = append(ops, inMemory.ops...)
+	} else if tmpfs != "" {
+		fmt.Fprintf(os.Stderr, "procbench: %s is not on tmpfs: the cold render is timed on disk only\n", tmpfs)
+	}
 	if against != "" {
 		earlier, err := againstOps(against, src, work, sectors, regions, clusters, env, freshCache)
 		if err != nil {
@@ -153,7 +164,7 @@ func benchOps(b setup, round *int) []*op {
 			o.args[len(o.args)-1] = fmt.Sprintf("%s-%d", copyTo, *round)
 		}},
 		{name: "validate, cold", dir: warm, args: []string{bin, "validate"}, env: env, setup: freshCache},
-		{name: "render into an empty deploy/, cold", args: []string{bin, "render"}, env: env, setup: freshCache, at: func(o *op) { o.dir = b.colds[*round] }},
+		{name: diskRender, args: []string{bin, "render"}, env: env, setup: freshCache, at: func(o *op) { o.dir = b.colds[*round] }},
 		{name: "render right after the render that wrote deploy/", args: []string{bin, "render"}, env: env, at: func(o *op) { o.dir = b.colds[*round] }},
 		{name: "render, nothing changed", dir: warm, args: []string{bin, "render"}, env: warmEnv},
 		{name: "render, the first in a fresh clone", args: []string{bin, "render"}, env: env, setup: freshCache, at: func(o *op) { o.dir = b.fresh[*round] }},
@@ -188,6 +199,84 @@ func reviews(bin, warm, regional, suffix string, env []string, freshCache func()
 	}
 	return ops
 }
+
+// onTmpfs says whether dir lies on a tmpfs mount (/proc/mounts: the
+// longest mount point holding it).
+func onTmpfs(dir string) bool {
+	if dir == "" {
+		return false
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	b, err := os.ReadFile("/proc/mounts")
+	if err != nil {
+		return false
+	}
+	best, fstype := "", ""
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			continue
+		}
+		at := f[1]
+		if (abs == at || strings.HasPrefix(abs, strings.TrimSuffix(at, "/")+"/")) && len(at) > len(best) {
+			best, fstype = at, f[2]
+		}
+	}
+	return fstype == "tmpfs"
+}
+
+// inMemory are the commands timed on tmpfs and the directory they run in.
+type inMemory struct {
+	work string
+	ops  []*op
+}
+
+// tmpfsOps are a cold render and cp -r of the tree it writes, on tmpfs:
+// per round a clone holding the inputs only, made before any timed run, and
+// a fresh copy target, as on disk, with the result cache on tmpfs too, so
+// that the render's wall time is that of its own work and not the disk's.
+func tmpfsOps(bin, tmpfs, fleet string, rounds int, round *int) (*inMemory, error) {
+	work, err := os.MkdirTemp(tmpfs, "regionctl-procbench-")
+	if err != nil {
+		return nil, err
+	}
+	warm := filepath.Join(work, "warm")
+	if err := sh(work, "git", "clone", "-q", fleet, warm); err != nil {
+		os.RemoveAll(work)
+		return nil, err
+	}
+	colds := make([]string, rounds)
+	for r := range rounds {
+		colds[r] = filepath.Join(work, fmt.Sprintf("cold-%d", r))
+		if err := sh(work, "git", "clone", "-q", "--no-checkout", fleet, colds[r]); err != nil {
+			os.RemoveAll(work)
+			return nil, err
+		}
+		if err := sh(colds[r], "git", "checkout", "HEAD", "--", ".", ":(exclude)deploy"); err != nil {
+			os.RemoveAll(work)
+			return nil, err
+		}
+	}
+	cache := filepath.Join(work, "cache")
+	env := []string{"REGIONCTL_CACHE_DIR=" + cache, "NO_COLOR=1"}
+	copyTo := filepath.Join(work, "copy")
+	return &inMemory{work: work, ops: []*op{
+		{name: tmpfsCopy, dir: warm, args: []string{"cp", "-r", "deploy", copyTo}, at: func(o *op) {
+			o.args[len(o.args)-1] = fmt.Sprintf("%s-%d", copyTo, *round)
+		}},
+		{name: tmpfsRender, args: []string{bin, "render"}, env: env, setup: func() error { return os.RemoveAll(cache) }, at: func(o *op) { o.dir = colds[*round] }},
+	}}, nil
+}
+
+// The commands timed on tmpfs: the render is held to the copy on tmpfs.
+const (
+	tmpfsCopy   = "cp -r deploy, on tmpfs (reference)"
+	tmpfsRender = "render into an empty deploy/, cold, on tmpfs"
+	diskRender  = "render into an empty deploy/, cold"
+)
 
 // againstOps are the commands an earlier build (against) is measured by
 // in the same rounds as the build under test: validate and the reviews,
@@ -444,7 +533,15 @@ func table(ops []*op, clusters, rounds int, loadBefore, loadAfter string, files 
 	fmt.Fprintf(&b, "%s, %d CPUs, %s; load average %s before, %s after.\n\n", cpuModel(), runtime.NumCPU(), runtime.GOOS+"/"+runtime.GOARCH, loadBefore, loadAfter)
 	b.WriteString("| operation | median | min–max | user CPU | system CPU | peak RSS | × git status | × cp -r |\n|---|---|---|---|---|---|---|---|\n")
 	gitStatus, cp := median(ops[0].times), median(ops[1].times)
+	byName := map[string]*op{}
 	for _, o := range ops {
+		byName[o.name] = o
+	}
+	for _, o := range ops {
+		cp := cp
+		if c := byName[tmpfsCopy]; c != nil && strings.Contains(o.name, "on tmpfs") {
+			cp = median(c.times) // held to the copy on the same file system
+		}
 		min, max := o.times[0], o.times[0]
 		var peak int64
 		for i, d := range o.times {
@@ -470,11 +567,14 @@ func table(ops []*op, clusters, rounds int, loadBefore, loadAfter string, files 
 		fmt.Fprintf(&b, "\nThe first render of a fresh clone against the first git status of a fresh clone: %.1f × (%s against %s).\n",
 			float64(firstRender)/float64(firstStatus), round(firstRender), round(firstStatus))
 	}
-	for _, o := range ops {
-		if strings.HasPrefix(o.name, "render into an empty") {
-			fmt.Fprintf(&b, "\nA cold render's user CPU per cluster: %.2f ms (system CPU, mostly creating files: %.2f ms).\n",
-				float64(median(o.user))/float64(time.Millisecond)/float64(clusters), float64(median(o.sys))/float64(time.Millisecond)/float64(clusters))
-		}
+	if o := byName[diskRender]; o != nil {
+		fmt.Fprintf(&b, "\nA cold render's user CPU per cluster: %.2f ms (system CPU, mostly creating files: %.2f ms).\n",
+			float64(median(o.user))/float64(time.Millisecond)/float64(clusters), float64(median(o.sys))/float64(time.Millisecond)/float64(clusters))
+	}
+	if o, c := byName[tmpfsRender], byName[tmpfsCopy]; o != nil && c != nil {
+		fmt.Fprintf(&b, "\nOn tmpfs (rows marked so, held to cp -r on tmpfs): a cold render %s against %s on disk, cp -r %s against %s: %.2f × cp -r on tmpfs, %.2f × on disk.\n",
+			round(median(o.times)), round(median(byName[diskRender].times)), round(median(c.times)), round(cp),
+			float64(median(o.times))/float64(median(c.times)), float64(median(byName[diskRender].times))/float64(cp))
 	}
 	return b.String()
 }
