@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"runtime/debug"
+	"sync"
 
 	"github.com/regionctl/regionctl/internal/hugeheap"
 )
@@ -32,11 +33,7 @@ const MemoryLimit = 800 << 20
 // GOGC=200, 400 takes 12 % off a cold validate and 6 % off a cold review
 // there for 100-180 MiB more at the peak (305 and 576 MiB), while 800
 // gained nothing more. cmd/regionctl and the benchmarks call it.
-//
-// First it has the heap's first Size bytes backed by huge pages where the
-// kernel wants them asked for (hugeheap.Advise).
 func TuneGC() {
-	hugeheap.Advise(hugeheap.Size)
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(400)
 	}
@@ -44,3 +41,13 @@ func TuneGC() {
 		debug.SetMemoryLimit(MemoryLimit)
 	}
 }
+
+// adviseHeap has a review's heap grow into transparent huge pages where the
+// kernel gives them only on request (hugeheap.Advise), once a process. A
+// review touches some 250 MiB of fresh heap at 2,200 clusters, and the
+// advice took 30-40 ms of CPU off a one-sector review there (21
+// interleaved runs); a cold render of every cluster, which writes the
+// whole tree, ran no faster with it and varied more on this project's
+// virtual machines, whose host hands a 2 MiB page over a fault at a time,
+// so other commands do without.
+var adviseHeap = sync.OnceFunc(func() { hugeheap.Advise(hugeheap.Size) })
