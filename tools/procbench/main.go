@@ -238,25 +238,23 @@ type inMemory struct {
 // per round a clone holding the inputs only, made before any timed run, and
 // a fresh copy target, as on disk, with the result cache on tmpfs too, so
 // that the render's wall time is that of its own work and not the disk's.
-func tmpfsOps(bin, tmpfs, fleet string, rounds int, round *int) (*inMemory, error) {
+func tmpfsOps(bin, tmpfs, fleet string, rounds int, round *int) (_ *inMemory, err error) {
 	work, err := os.MkdirTemp(tmpfs, "regionctl-procbench-")
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(work)
+		}
+	}()
 	warm := filepath.Join(work, "warm")
 	if err := sh(work, "git", "clone", "-q", fleet, warm); err != nil {
-		os.RemoveAll(work)
 		return nil, err
 	}
 	colds := make([]string, rounds)
 	for r := range rounds {
-		colds[r] = filepath.Join(work, fmt.Sprintf("cold-%d", r))
-		if err := sh(work, "git", "clone", "-q", "--no-checkout", fleet, colds[r]); err != nil {
-			os.RemoveAll(work)
-			return nil, err
-		}
-		if err := sh(colds[r], "git", "checkout", "HEAD", "--", ".", ":(exclude)deploy"); err != nil {
-			os.RemoveAll(work)
+		if colds[r], err = inputsClone(work, fleet, r); err != nil {
 			return nil, err
 		}
 	}
@@ -308,11 +306,7 @@ func againstOps(against, src, work string, sectors, regions, clusters int, env [
 func roundClones(work, fleet string, rounds int) (colds, fresh, freshGit []string, err error) {
 	colds, fresh, freshGit = make([]string, rounds), make([]string, rounds), make([]string, rounds)
 	for r := range rounds {
-		colds[r] = filepath.Join(work, fmt.Sprintf("cold-%d", r))
-		if err := sh(work, "git", "clone", "-q", "--no-checkout", fleet, colds[r]); err != nil {
-			return nil, nil, nil, err
-		}
-		if err := sh(colds[r], "git", "checkout", "HEAD", "--", ".", ":(exclude)deploy"); err != nil {
+		if colds[r], err = inputsClone(work, fleet, r); err != nil {
 			return nil, nil, nil, err
 		}
 		fresh[r] = filepath.Join(work, fmt.Sprintf("fresh-%d", r))
@@ -324,6 +318,16 @@ func roundClones(work, fleet string, rounds int) (colds, fresh, freshGit []strin
 		}
 	}
 	return colds, fresh, freshGit, nil
+}
+
+// inputsClone is round r's clone of fleet in work holding its inputs only,
+// for a cold render to write deploy/ into.
+func inputsClone(work, fleet string, r int) (string, error) {
+	dir := filepath.Join(work, fmt.Sprintf("cold-%d", r))
+	if err := sh(work, "git", "clone", "-q", "--no-checkout", fleet, dir); err != nil {
+		return "", err
+	}
+	return dir, sh(dir, "git", "checkout", "HEAD", "--", ".", ":(exclude)deploy")
 }
 
 // recordOlderThanRacy renders the clone at warm until its render record
