@@ -191,6 +191,17 @@ func TestRenderAfterAWritingRenderOnlyLooks(t *testing.T) {
 	if code, out := run("render"); code != 0 || strings.Contains(out, "by size and time") || !strings.Contains(out, "changed index.json") {
 		t.Errorf("a same-size, same-time edit of a just-written file was trusted: exit %d\n%s", code, out)
 	}
+	// render --check, which reads every file, records them as it read
+	// them when they are clean: the render after it only looks.
+	if err := os.Remove(filepath.Join(r.Dir, ".regionctl", "render-state.json")); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := run("render", "--check"); code != 0 {
+		t.Fatalf("render --check: exit %d\n%s", code, out)
+	}
+	if code, out := run("render"); code != 0 || !strings.Contains(out, "by size and time") {
+		t.Errorf("the render right after a clean render --check rendered again: exit %d\n%s", code, out)
+	}
 }
 
 // TestPipelinesRefuseDrift: a pipeline applies only what the config of its

@@ -16,6 +16,7 @@ import (
 	"github.com/regionctl/regionctl/internal/deploytree"
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/diff"
+	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/review"
 	"github.com/regionctl/regionctl/internal/view"
@@ -55,11 +56,11 @@ func (a *app) renderCommand() *cobra.Command {
 				}
 			}
 			if !check {
-				rendered, err := a.renderDeploy(pruneForeign, out.format)
+				rendered, stats, err := a.renderDeploy(pruneForeign, out.format)
 				if err != nil {
 					return err
 				}
-				a.recordRender(len(rendered.Artifacts))
+				a.recordRenderWith(len(rendered.Artifacts), stats)
 				return nil
 			}
 			return a.runCheck(out.format)
@@ -174,7 +175,7 @@ func (a *app) runCheck(format string) error {
 		return deployFail(err)
 	}
 	if ch.Clean() {
-		a.recordRender(len(rendered.Artifacts))
+		a.recordRenderWith(len(rendered.Artifacts), stream.Stats())
 	}
 	return a.reportCheck(dir, ch, format)
 }
@@ -182,22 +183,27 @@ func (a *app) runCheck(format string) error {
 // renderDeploy renders the working tree into deploy/ and prints what
 // changed. Each region's and cluster's files go to deploy/'s staging tree
 // as they are rendered, so that they are not all held at once; deploy/ is
-// replaced only once the whole fleet rendered and passed its checks.
-func (a *app) renderDeploy(pruneForeign bool, format string) (*render.Output, error) {
+// replaced only once the whole fleet rendered and passed its checks. It
+// returns the size and time of each file of deploy/ as it wrote or read
+// them.
+func (a *app) renderDeploy(pruneForeign bool, format string) (*render.Output, map[string]gitbase.FileStat, error) {
 	dir := filepath.Join(a.root, deployDir)
 	stream, err := deploytree.Begin(deploytree.OS{}, dir, deploytree.Options{PruneForeign: pruneForeign, LockWait: 2 * time.Minute,
 		Waiting: func(holder string) {
 			fmt.Fprintf(a.stderr, "waiting for another render of %s to finish (%s)...\n", a.display(dir), holder)
 		}})
 	if err != nil {
-		return nil, deployFail(err)
+		return nil, nil, deployFail(err)
 	}
 	defer stream.Abort()
 	out, err := a.renderFleetTo(stream.Put)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, a.writeDeploy(stream, out, format)
+	if err := a.writeDeploy(stream, out, format); err != nil {
+		return nil, nil, err
+	}
+	return out, stream.Stats(), nil
 }
 
 // writeDeploy replaces deploy/ with a rendered fleet (a.fleet), whose

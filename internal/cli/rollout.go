@@ -165,7 +165,7 @@ func (a *app) promoteCommand() *cobra.Command {
 			}
 			// deploy/ follows config/ in the same change: render it now, or
 			// put config/ back as it was.
-			if _, err := a.renderDeploy(false, "text"); err != nil {
+			if _, _, err := a.renderDeploy(false, "text"); err != nil {
 				a.restoreEdits(p.Edits)
 				return fail(ExitInput, "not promoting %s %s: the promoted config does not render (config/ is restored): %v", args[0], args[1], err)
 			}

@@ -5,19 +5,23 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/regionctl/regionctl/internal/fswalk"
 )
 
 // Disk is the file system the writer works on. OS is the real one; tests
 // wrap it to inject failures such as a full disk.
 type Disk interface {
-	ReadFile(name string) ([]byte, error)
+	// ReadFile reads a regular file, not through a link, and returns its
+	// size and modification time as read.
+	ReadFile(name string) ([]byte, fswalk.Stat, error)
 	// Files lists the regular files under root as slash-separated paths
 	// relative to it; a missing root has none.
 	Files(root string) ([]string, error)
 	MkdirTemp(dir, pattern string) (string, error)
-	MkdirAll(name string) error
-	WriteFile(name string, data []byte) error
-	Link(oldname, newname string) error
+	// OpenDir opens a directory, not through a link, for making files
+	// and directories in it.
+	OpenDir(name string) (Dir, error)
 	// Exchange swaps two directories atomically.
 	Exchange(a, b string) error
 	Rename(oldname, newname string) error
@@ -31,8 +35,6 @@ type Disk interface {
 
 // OS is the operating system's file system.
 type OS struct{}
-
-func (OS) ReadFile(name string) ([]byte, error) { return os.ReadFile(name) }
 
 func (OS) Files(root string) ([]string, error) {
 	var out []string
@@ -59,21 +61,8 @@ func (OS) Files(root string) ([]string, error) {
 }
 
 func (OS) MkdirTemp(dir, pattern string) (string, error) { return os.MkdirTemp(dir, pattern) }
-func (OS) MkdirAll(name string) error                    { return os.MkdirAll(name, 0o755) }
-func (OS) WriteFile(name string, data []byte) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-func (OS) Link(oldname, newname string) error   { return os.Link(oldname, newname) }
-func (OS) Rename(oldname, newname string) error { return os.Rename(oldname, newname) }
-func (OS) RemoveAll(name string) error          { return os.RemoveAll(name) }
+func (OS) Rename(oldname, newname string) error          { return os.Rename(oldname, newname) }
+func (OS) RemoveAll(name string) error                   { return os.RemoveAll(name) }
 func (OS) Exists(name string) (bool, error) {
 	_, err := os.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/regionctl/regionctl/internal/fswalk"
 	"github.com/regionctl/regionctl/internal/par"
 	"github.com/regionctl/regionctl/internal/render"
 )
@@ -42,13 +43,30 @@ type Stream struct {
 	onDisk  map[string]bool
 
 	mu    sync.Mutex
-	stage string          // made with the first file that differs
-	made  map[string]bool // directories of the staging tree
+	stage string             // made with the first file that differs
+	made  map[string]bool    // directories of the staging tree
+	open  map[string]*handle // those open, by path ("." the top)
+	shut  bool               // no directory opens again; the last user closes it
 	put   map[string]bool
+	stats map[string]fswalk.Stat
 	ch    Changes
 	err   error
 	done  bool
 }
+
+// handle is an open directory of the staging tree, shared by the writers
+// of the files in it.
+type handle struct {
+	dir   Dir
+	err   error
+	refs  int
+	ready chan struct{} // closed once dir or err is set
+}
+
+// maxOpen is how many directories of the staging tree may stay open that
+// no writer uses: a fleet's tree has thousands, and a process only so many
+// descriptors. Those of the regions and clusters being rendered stay.
+const maxOpen = 64
 
 // Begin takes the tree at dir for a render (waiting for another render as
 // opts says) and reads what it holds.
@@ -96,13 +114,25 @@ func (s *Stream) read() error {
 	for _, f := range files {
 		s.onDisk[f] = true
 	}
-	s.made, s.put = map[string]bool{}, map[string]bool{}
+	s.made, s.put, s.open = map[string]bool{}, map[string]bool{}, map[string]*handle{}
+	s.stats = make(map[string]fswalk.Stat, len(files))
 	return nil
 }
 
 // Index is the index.json of the tree at dir when the Stream began: the
 // render that wrote it, or nil.
 func (s *Stream) Index() *render.Index { return s.old }
+
+// Stats are the size and modification time of each file of the tree
+// Finish left at dir (or found there, clean), by slash-separated path, as
+// the Stream read or wrote it: a caller that records them (the render
+// record) need not walk the tree again. Only after a Finish that returned
+// no error and wrote the tree or found it clean.
+func (s *Stream) Stats() map[string]fswalk.Stat {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stats
+}
 
 // Put takes rendered files: each is compared with the file at dir, and
 // written into the staging tree unless the two are the same. It is safe
@@ -117,6 +147,9 @@ func (s *Stream) Put(arts []render.Artifact) error {
 }
 
 func (s *Stream) putOne(a render.Artifact) error {
+	if err := checkPath(a.Path); err != nil {
+		return s.fail(err)
+	}
 	s.mu.Lock()
 	if s.err != nil || s.done {
 		err := s.err
@@ -134,12 +167,13 @@ func (s *Stream) putOne(a render.Artifact) error {
 	present := s.onDisk[a.Path]
 	s.mu.Unlock()
 	if present {
-		b, err := s.disk.ReadFile(s.path(s.dir, a.Path))
+		b, st, err := s.disk.ReadFile(s.path(s.dir, a.Path))
 		if err != nil {
 			return s.fail(fmt.Errorf("reading %s: %w", a.Path, err))
 		}
 		if bytes.Equal(b, a.Bytes) {
 			s.record(&s.ch.Unchanged, a.Path)
+			s.stat(a.Path, st)
 			return nil
 		}
 		s.record(&s.ch.Changed, a.Path)
@@ -149,14 +183,28 @@ func (s *Stream) putOne(a render.Artifact) error {
 	if s.compare {
 		return nil
 	}
-	target, err := s.target(a.Path)
+	return s.write(a.Path, a.Bytes)
+}
+
+// write creates p in the staging tree with data.
+func (s *Stream) write(p string, data []byte) error {
+	h, err := s.dirOf(p)
 	if err != nil {
-		return s.fail(err)
+		return s.fail(fmt.Errorf("writing %s: %w", p, err))
 	}
-	if err := s.disk.WriteFile(target, a.Bytes); err != nil {
-		return s.fail(fmt.Errorf("writing %s: %w", a.Path, err))
+	st, err := h.dir.WriteFile(path.Base(p), data)
+	s.letGo(h)
+	if err != nil {
+		return s.fail(fmt.Errorf("writing %s: %w", p, err))
 	}
+	s.stat(p, st)
 	return nil
+}
+
+func (s *Stream) stat(p string, st fswalk.Stat) {
+	s.mu.Lock()
+	s.stats[p] = st
+	s.mu.Unlock()
 }
 
 func (s *Stream) record(list *[]string, p string) {
@@ -196,25 +244,103 @@ func (s *Stream) staging() (string, error) {
 	return stage, nil
 }
 
-// target is where p goes in the staging tree, whose directories it makes.
-func (s *Stream) target(p string) (string, error) {
+// dirOf is the directory of the staging tree that p goes in, made if it
+// was not and open, for the caller to let go of.
+func (s *Stream) dirOf(p string) (*handle, error) {
 	stage, err := s.staging()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	d := path.Dir(p)
+	return s.openDir(stage, path.Dir(p))
+}
+
+// openDir opens d, a directory of the staging tree at stage ("." its
+// top), making it and those above it as needed. Writers of files in one
+// directory share its handle; one of them opens it, the others wait.
+func (s *Stream) openDir(stage, d string) (*handle, error) {
+	if d != "." && path.Dir(d) == d {
+		// checkPath lets no such path through: its parent is itself.
+		return nil, fmt.Errorf("internal error: %q is not a directory inside deploy/", d)
+	}
 	s.mu.Lock()
+	if s.shut {
+		s.mu.Unlock()
+		return nil, fmt.Errorf("internal error: %s written to after Finish", d)
+	}
+	if h := s.open[d]; h != nil {
+		h.refs++
+		s.mu.Unlock()
+		<-h.ready
+		if h.err != nil {
+			s.letGo(h)
+			return nil, h.err
+		}
+		return h, nil
+	}
+	s.closeIdle(maxOpen)
+	h := &handle{refs: 1, ready: make(chan struct{})}
+	s.open[d] = h
 	made := s.made[d]
 	s.mu.Unlock()
-	if !made {
-		if err := s.disk.MkdirAll(s.path(stage, d)); err != nil {
-			return "", fmt.Errorf("writing %s: %w", p, err)
+	if d == "." {
+		h.dir, h.err = s.disk.OpenDir(stage)
+	} else if parent, err := s.openDir(stage, path.Dir(d)); err != nil {
+		h.err = err
+	} else {
+		if made {
+			h.dir, h.err = parent.dir.Open(path.Base(d))
+		} else {
+			h.dir, h.err = parent.dir.Mkdir(path.Base(d))
 		}
+		s.letGo(parent)
+	}
+	if h.err == nil && !made {
 		s.mu.Lock()
 		s.made[d] = true
 		s.mu.Unlock()
 	}
-	return s.path(stage, p), nil
+	close(h.ready)
+	if h.err != nil {
+		s.letGo(h)
+		return nil, h.err
+	}
+	return h, nil
+}
+
+// letGo gives back a handle openDir returned.
+func (s *Stream) letGo(h *handle) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h.refs--
+	if s.shut {
+		s.closeIdle(0)
+	}
+}
+
+// closeIdle closes the directories no writer uses once more than keep
+// are open. The caller holds s.mu.
+func (s *Stream) closeIdle(keep int) {
+	if len(s.open) <= keep {
+		return
+	}
+	for d, h := range s.open {
+		if h.refs > 0 {
+			continue
+		}
+		if h.dir != nil {
+			_ = h.dir.Close()
+		}
+		delete(s.open, d)
+	}
+}
+
+// closeDirs closes the staging tree's directories and opens none again:
+// each still in use is closed when its last user lets go of it.
+func (s *Stream) closeDirs() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.shut = true
+	s.closeIdle(0)
 }
 
 // Finish hands over what of out was not Put (its files with bytes), prunes
@@ -279,6 +405,7 @@ func (s *Stream) Finish(out *render.Output) (ch *Changes, err error) {
 	if err != nil {
 		return nil, err
 	}
+	s.closeDirs()
 	exists, err := s.disk.Exists(s.dir)
 	if err == nil {
 		if exists {
@@ -305,6 +432,7 @@ func (s *Stream) Finish(out *render.Output) (ch *Changes, err error) {
 
 // Abort removes the staging tree and releases dir, which is as it was.
 func (s *Stream) Abort() {
+	s.closeDirs()
 	s.mu.Lock()
 	s.done = true
 	stage := s.stage
@@ -331,19 +459,21 @@ func (s *Stream) putAll(arts []render.Artifact) error {
 func (s *Stream) linkUnchanged(paths []string) error {
 	return byDirectory(paths, func(p string) string { return p }, func(group []string) error {
 		for _, p := range group {
-			target, err := s.target(p)
-			if err != nil {
-				return s.fail(err)
-			}
-			if err := s.disk.Link(s.path(s.dir, p), target); err == nil {
-				continue
-			}
-			b, err := s.disk.ReadFile(s.path(s.dir, p))
-			if err == nil {
-				err = s.disk.WriteFile(target, b)
-			}
+			h, err := s.dirOf(p)
 			if err != nil {
 				return s.fail(fmt.Errorf("writing %s: %w", p, err))
+			}
+			err = h.dir.Link(s.path(s.dir, p), path.Base(p))
+			s.letGo(h)
+			if err == nil {
+				continue
+			}
+			b, _, err := s.disk.ReadFile(s.path(s.dir, p))
+			if err != nil {
+				return s.fail(fmt.Errorf("writing %s: %w", p, err))
+			}
+			if err := s.write(p, b); err != nil {
+				return err
 			}
 		}
 		return nil

@@ -85,7 +85,7 @@ func ReadIndex(disk Disk, dir string) (*render.Index, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	b, err := disk.ReadFile(p)
+	b, _, err := disk.ReadFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", p, err)
 	}

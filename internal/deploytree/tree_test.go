@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/regionctl/regionctl/internal/fswalk"
 	"github.com/regionctl/regionctl/internal/render"
 )
 
@@ -84,25 +85,52 @@ func (d *faultyDisk) hit(op string) error {
 	return nil
 }
 
-func (d *faultyDisk) WriteFile(name string, data []byte) error {
-	if err := d.hit("write"); err != nil {
-		return err
+func (d *faultyDisk) OpenDir(name string) (Dir, error) {
+	dir, err := d.OS.OpenDir(name)
+	if err != nil {
+		return nil, err
 	}
-	return d.OS.WriteFile(name, data)
+	return &faultyDir{Dir: dir, disk: d}, nil
 }
 
-func (d *faultyDisk) Link(a, b string) error {
-	if err := d.hit("link"); err != nil {
-		return err
-	}
-	return d.OS.Link(a, b)
+// faultyDir is a directory of a faultyDisk: its calls fail as the disk
+// says, and the directories it opens are faulty too.
+type faultyDir struct {
+	Dir
+	disk *faultyDisk
 }
 
-func (d *faultyDisk) MkdirAll(name string) error {
-	if err := d.hit("mkdir"); err != nil {
+func (d *faultyDir) WriteFile(name string, data []byte) (fswalk.Stat, error) {
+	if err := d.disk.hit("write"); err != nil {
+		return fswalk.Stat{}, err
+	}
+	return d.Dir.WriteFile(name, data)
+}
+
+func (d *faultyDir) Link(oldname, name string) error {
+	if err := d.disk.hit("link"); err != nil {
 		return err
 	}
-	return d.OS.MkdirAll(name)
+	return d.Dir.Link(oldname, name)
+}
+
+func (d *faultyDir) Mkdir(name string) (Dir, error) {
+	if err := d.disk.hit("mkdir"); err != nil {
+		return nil, err
+	}
+	dir, err := d.Dir.Mkdir(name)
+	if err != nil {
+		return nil, err
+	}
+	return &faultyDir{Dir: dir, disk: d.disk}, nil
+}
+
+func (d *faultyDir) Open(name string) (Dir, error) {
+	dir, err := d.Dir.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return &faultyDir{Dir: dir, disk: d.disk}, nil
 }
 
 func (d *faultyDisk) Exchange(a, b string) error {

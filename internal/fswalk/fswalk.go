@@ -16,6 +16,13 @@ import (
 // Workers is how many walkers Walk runs.
 const Workers = 4
 
+// Stat is a regular file's size and modification time (Unix
+// nanoseconds), as a walk or the writer of a file found them.
+type Stat struct {
+	Size  int64
+	MTime int64
+}
+
 // Entry is what a walk found at a path that is not a directory, as lstat
 // gives it (a link is not followed).
 type Entry struct {

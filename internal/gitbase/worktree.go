@@ -41,10 +41,7 @@ func (r *Repo) WorktreeHashes(root, dir string) (map[string]plumbing.Hash, error
 
 // FileStat is a regular file's size and modification time (Unix
 // nanoseconds), as a walk found them.
-type FileStat struct {
-	Size  int64
-	MTime int64
-}
+type FileStat = fswalk.Stat
 
 // WorktreeStats is WorktreeHashes, with the size and modification time of
 // each regular file as the walk found them: a caller that records them
