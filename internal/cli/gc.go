@@ -25,29 +25,42 @@ import (
 // it.
 const MemoryLimit = 800 << 20
 
-// TuneGC lets the heap grow to five times the live data between
-// collections (GOGC=400) unless the user set GOGC, up to MemoryLimit. A
+// TuneGC lets the heap grow to three times the live data between
+// collections (GOGC=200) unless the user set GOGC, up to MemoryLimit. A
 // render allocates a great deal of short-lived data (CUE evaluation, YAML
 // encoding) and keeps little: on the 2,200-cluster benchmark fleet the
-// default spent about a fifth of the CPU in the collector; against
-// GOGC=200, 400 takes 12 % off a cold validate and 6 % off a cold review
-// there for 100-180 MiB more at the peak (305 and 576 MiB), while 800
-// gained nothing more. cmd/regionctl and the benchmarks call it.
+// default (100) spent about a fifth of the CPU in the collector. Growing
+// further costs more than it saves where the heap grows into fresh 4 KiB
+// pages, each a fault: against GOGC=400, 200 takes 8 % off a cold render
+// of every cluster (tmpfs, three interleaved runs: 1.78 against 1.94 s,
+// 58,000 page faults against 86,000) and 6 % off a cold validate (five:
+// 0.60 against 0.64 s). A review's heap grows into huge pages instead
+// (reviewHeap), where 400 is the faster. cmd/regionctl and the benchmarks
+// call it.
 func TuneGC() {
 	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(400)
+		debug.SetGCPercent(200)
 	}
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 		debug.SetMemoryLimit(MemoryLimit)
 	}
 }
 
-// adviseHeap has a review's heap grow into transparent huge pages where the
-// kernel gives them only on request (hugeheap.Advise), once a process. A
-// review touches some 250 MiB of fresh heap at 2,200 clusters, and the
-// advice took 30-40 ms of CPU off a one-sector review there (21
-// interleaved runs); a cold render of every cluster, which writes the
-// whole tree, ran no faster with it and varied more on this project's
-// virtual machines, whose host hands a 2 MiB page over a fault at a time,
-// so other commands do without.
-var adviseHeap = sync.OnceFunc(func() { hugeheap.Advise(hugeheap.Size) })
+// reviewHeap readies a review's heap, once a process: it grows into
+// transparent huge pages where the kernel gives them only on request
+// (hugeheap.Advise), and to five times the live data between collections
+// (GOGC=400) unless the user set GOGC. A review touches some 250 MiB of
+// fresh heap at 2,200 clusters, and the advice took 30-40 ms of CPU off a
+// one-sector review there (21 interleaved runs); with it, GOGC=400 took
+// 0.53 s against 0.64 s for 200 off a cold one-sector affected and 0.65
+// against 0.71 s off its render --diff (five interleaved runs). A cold
+// render of every cluster, which writes the whole tree, ran no faster with
+// the advice and varied more on this project's virtual machines, whose
+// host hands a 2 MiB page over a fault at a time, so other commands do
+// without.
+var reviewHeap = sync.OnceFunc(func() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(400)
+	}
+	hugeheap.Advise(hugeheap.Size)
+})
