@@ -2,9 +2,9 @@
 
 package render
 
-// sourceDigest is the SHA-256 of the 102 files the renderer is built from
+// sourceDigest is the SHA-256 of the 108 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "a2144a296da74b18d2df2f517c2ee166bde8d089f537f77d2463b5ef74b2b2d4"
+const sourceDigest = "be3d5a8c83cb2da8a0c00eaac4655a47a3dcb05e4329217036b7040508debb75"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -40,3 +40,42 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// TestEveryRegionDocumentReadsBack: each document a region renders
+// (approvers too) passes Validate, and its JSON, with its policy variables
+// escaped as the render writes them, passes Parse and reads back as it was
+// built, escapes aside. The render checks each document with Validate
+// alone on the strength of this.
+func TestEveryRegionDocumentReadsBack(t *testing.T) {
+	r := Region{Name: "us-east-1", Environment: "production", TektonNamespace: "pipelines", ManagementStateBucket: "mc-state-us-east-1",
+		CentralStateBucket: "central-us-east-1", EtcdBackupBucket: "etcd-us-east-1", HealthBucket: "health-us-east-1",
+		Clusters:    []ManagementCluster{{Name: "mc01", OIDCBucket: "oidc-us-east-1-mc01"}, {Name: "mc02", OIDCBucket: "oidc-us-east-1-mc02"}},
+		OIDCBuckets: "oidc-us-east-1-*", Approvers: []string{"arn:aws:iam::123456789012:role/approver"}}
+	docs := reflect.ValueOf(RegionDocuments(r))
+	for i := range docs.NumField() {
+		name := docs.Type().Field(i).Name
+		built, ok := docs.Field(i).Interface().(Document)
+		if !ok {
+			continue
+		}
+		if len(built.Statement) == 0 {
+			t.Errorf("%s: no statement (the region above should render every document)", name)
+			continue
+		}
+		if err := iampolicy.Validate(built); err != nil {
+			t.Errorf("%s fails Validate: %v", name, err)
+		}
+		read, err := iampolicy.Parse(iampolicy.EscapeVariables(mustJSON(t, built)))
+		if err != nil {
+			t.Errorf("%s, escaped, fails Parse: %v", name, err)
+			continue
+		}
+		unescaped, err := iampolicy.Parse(mustJSON(t, built))
+		if err != nil || !reflect.DeepEqual(unescaped, built) {
+			t.Errorf("%s reads back otherwise than it was built (%v):\nbuilt %+v\nread  %+v", name, err, built, unescaped)
+		}
+		if len(read.Statement) != len(built.Statement) {
+			t.Errorf("%s, escaped, reads back with %d statements, want %d", name, len(read.Statement), len(built.Statement))
+		}
+	}
+}
