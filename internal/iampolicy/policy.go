@@ -205,6 +205,9 @@ func Substitute(doc []byte, values map[string]string) []byte {
 // that a Terraform template leaves them as they are: rendered documents are
 // templates whose ${name} placeholders are filled at install.
 func EscapeVariables(doc []byte) []byte {
+	if !bytes.Contains(doc, []byte("${")) {
+		return doc // most documents hold none, and the pattern needs one
+	}
 	return PolicyVariable.ReplaceAllFunc(doc, func(v []byte) []byte { return append([]byte("$"), v...) })
 }
 

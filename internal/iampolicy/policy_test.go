@@ -61,3 +61,20 @@ func TestValidateAgreesWithParse(t *testing.T) {
 		}
 	}
 }
+
+// TestEscapeVariables: AWS's policy variables (a colon inside ${...}) get
+// a second $ so that Terraform's template leaves them; regionctl's own
+// ${name} placeholders, and text with neither, are left as they are.
+func TestEscapeVariables(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"Resource":"arn:aws:s3:::b/${aws:username}/*"}`:                      `{"Resource":"arn:aws:s3:::b/$${aws:username}/*"}`,
+		`{"a":"${aws:PrincipalTag/x}","b":"${account_id}","c":"${s3:prefix}"}`: `{"a":"$${aws:PrincipalTag/x}","b":"${account_id}","c":"$${s3:prefix}"}`,
+		`{"Resource":"arn:aws:iam::${account_id}:role/x"}`:                     `{"Resource":"arn:aws:iam::${account_id}:role/x"}`,
+		`{"Resource":"arn:aws:s3:::b/$ {x:y} $x {a:b}"}`:                       `{"Resource":"arn:aws:s3:::b/$ {x:y} $x {a:b}"}`,
+		``: ``,
+	} {
+		if got := string(EscapeVariables([]byte(in))); got != want {
+			t.Errorf("EscapeVariables(%s) = %s, want %s", in, got, want)
+		}
+	}
+}

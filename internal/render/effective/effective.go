@@ -111,7 +111,12 @@ func oldBool(s string) bool {
 	case "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF", "=", "<<":
 		return true
 	}
-	return sexagesimal.MatchString(s) || (strings.Contains(s, "_") && separated.MatchString(s))
+	// Both patterns start with a sign, a digit or a point: most strings
+	// (names, words) are told apart without running either.
+	if s == "" || !strings.ContainsRune("+-.0123456789", rune(s[0])) {
+		return false
+	}
+	return (strings.Contains(s, ":") && sexagesimal.MatchString(s)) || (strings.Contains(s, "_") && separated.MatchString(s))
 }
 
 var (
