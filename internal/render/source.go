@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 108 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "be3d5a8c83cb2da8a0c00eaac4655a47a3dcb05e4329217036b7040508debb75"
+const sourceDigest = "54a2a2b9ce0c74520ef7ff6d0b1cdc6f6ef9f6f9e865cced79b11a3f4d27ebb0"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
