@@ -75,10 +75,37 @@ func (a *app) snapshotWith(deployStats map[string]gitbase.FileStat) (renderstate
 	if err != nil {
 		return nil, err
 	}
-	for p, st := range deployStats {
+	withDeploy(s, deployStats)
+	return s, nil
+}
+
+// withDeploy adds deploy/'s files to s as stats says.
+func withDeploy(s renderstate.Snapshot, stats map[string]gitbase.FileStat) {
+	for p, st := range stats {
 		s[deployDir+"/"+p] = renderstate.Stat{Size: st.Size, MTime: st.MTime}
 	}
-	return s, nil
+}
+
+// snapshotInputsBeside starts the stat of what a render reads (all that
+// snapshot stats but deploy/) on a goroutine of its own, for the record
+// of a render that writes deploy/ or finds it clean, whose own stats
+// stand for deploy/: the walk of the inputs then runs beside the render
+// rather than after it, on one core. Taken before the render has read
+// everything, it records nothing unsound: an input modified after it
+// either has a time Record refuses (after began) or differs from the
+// record at the next render.
+func (a *app) snapshotInputsBeside() {
+	done := make(chan struct{})
+	var s renderstate.Snapshot
+	var err error
+	go func() {
+		defer close(done)
+		s, err = a.snapshotWith(map[string]gitbase.FileStat{})
+	}()
+	a.inputs = func() (renderstate.Snapshot, error) {
+		<-done
+		return s, err
+	}
 }
 
 // unchangedSinceLastRender reports whether the last clean render's state
@@ -107,6 +134,10 @@ func (a *app) unchangedSinceLastRender() (int, bool) {
 // else removes the old state.
 func (a *app) recordRender(files int) { a.recordRenderWith(files, nil) }
 
+// beforeRecord, when a test sets it, runs before a render's record is
+// taken: after the render read its inputs.
+var beforeRecord func()
+
 // recordRenderWith is recordRender, with deploy/'s files as deployStats
 // says when it is not nil.
 func (a *app) recordRenderWith(files int, deployStats map[string]gitbase.FileStat) {
@@ -118,8 +149,19 @@ func (a *app) recordRenderWith(files int, deployStats map[string]gitbase.FileSta
 		_ = os.Remove(path)
 		return
 	}
+	if beforeRecord != nil {
+		beforeRecord()
+	}
 	snapped := time.Now()
-	now, err := a.snapshotWith(deployStats)
+	var now renderstate.Snapshot
+	var err error
+	if deployStats != nil && a.inputs != nil {
+		if now, err = a.inputs(); err == nil {
+			withDeploy(now, deployStats)
+		}
+	} else {
+		now, err = a.snapshotWith(deployStats)
+	}
 	if err == nil {
 		err = renderstate.Record(path, a.root, buildIdentity(), files, a.began, snapped, now, deployDir)
 	}

@@ -204,6 +204,46 @@ func TestRenderAfterAWritingRenderOnlyLooks(t *testing.T) {
 	}
 }
 
+// TestInputEditedDuringTheRenderIsRendered: the inputs are stat'ed beside
+// the render (before, during or after its reads); an edit of one after
+// the render read it, before its record is taken, is never taken for the
+// recorded state by the render after: the stat came before the edit and
+// differs from the file, or after it and is too recent to prove anything
+// (Record refuses it; the render after holds a recent input to nothing).
+func TestInputEditedDuringTheRenderIsRendered(t *testing.T) {
+	r := testrepo.Golden(t, "minimal")
+	run := func(args ...string) (int, string) {
+		var out strings.Builder
+		code := Run(append([]string{"--root", r.Dir}, args...), &out, &out)
+		return code, out.String()
+	}
+	old := time.Now().Add(-time.Hour)
+	filepath.WalkDir(r.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil {
+			os.Chtimes(p, old, old)
+		}
+		return nil
+	})
+	global := filepath.Join(r.Dir, "config", "global", "defaults.yaml")
+	beforeRecord = func() {
+		b, err := os.ReadFile(global)
+		if err == nil {
+			err = os.WriteFile(global, append(b, "# edited while the render ran\n"...), 0o644)
+		}
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	defer func() { beforeRecord = nil }()
+	if code, out := run("render"); code != 0 {
+		t.Fatalf("render: exit %d\n%s", code, out)
+	}
+	beforeRecord = nil
+	if code, out := run("render"); code != 0 || strings.Contains(out, "by size and time") {
+		t.Errorf("an input edited during the render was taken for the one recorded: exit %d\n%s", code, out)
+	}
+}
+
 // TestPipelinesRefuseDrift: a pipeline applies only what the config of its
 // commit renders: with a file of deploy/ edited by hand, it refuses before
 // any step, naming the file, and reaches for no cloud at all.

@@ -55,6 +55,7 @@ func (a *app) renderCommand() *cobra.Command {
 					return a.reportCommitted(c.Files, c.Commit, out.format)
 				}
 			}
+			a.snapshotInputsBeside()
 			if !check {
 				rendered, stats, err := a.renderDeploy(pruneForeign, out.format)
 				if err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/history"
 	"github.com/regionctl/regionctl/internal/render"
+	"github.com/regionctl/regionctl/internal/renderstate"
 	"github.com/regionctl/regionctl/internal/schema"
 	"github.com/regionctl/regionctl/internal/view"
 )
@@ -72,7 +73,10 @@ type app struct {
 	stdout, stderr io.Writer
 	// began is when this invocation started, before it read anything: a
 	// render's record holds no input modified after it (renderstate).
-	began    time.Time
+	began time.Time
+	// inputs is the stat of a render's inputs taken beside it
+	// (snapshotInputsBeside), or nil.
+	inputs   func() (renderstate.Snapshot, error)
 	root     string
 	noColor  bool
 	quiet    bool
