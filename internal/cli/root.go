@@ -90,6 +90,7 @@ type app struct {
 	renderMemo    *render.Memo
 	fullReview    bool // --full: a review renders every cluster on both sides
 	cpuProfile    string
+	memProfile    string
 	stopProfile   func()
 
 	// fleet is loaded once per invocation.
@@ -175,6 +176,8 @@ holding config/, found as git finds its work tree), or point --root at it.`,
 	root.PersistentFlags().StringVar(&a.cacheDir, "cache-dir", "", "validation cache directory (default: the user cache directory)")
 	root.PersistentFlags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a CPU profile of this run to the file (for bug reports)")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
+	root.PersistentFlags().StringVar(&a.memProfile, "memprofile", "", "write a profile of what this run allocated to the file (for bug reports)")
+	_ = root.PersistentFlags().MarkHidden("memprofile")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		if !cmd.Flags().Changed("root") {
 			// From a subdirectory the fleet is found as git finds its work
@@ -184,8 +187,18 @@ holding config/, found as git finds its work tree), or point --root at it.`,
 				a.root = filepath.Clean(found)
 			}
 		}
+		if a.memProfile != "" {
+			f, err := os.Create(a.memProfile)
+			if err != nil {
+				return fail(ExitUsage, "--memprofile: %v", err)
+			}
+			a.stopProfile = func() { _ = pprof.Lookup("allocs").WriteTo(f, 0); f.Close() }
+		}
 		if a.cpuProfile == "" {
 			return nil
+		}
+		if a.memProfile != "" {
+			return fail(ExitUsage, "--cpuprofile and --memprofile profile one run each")
 		}
 		f, err := os.Create(a.cpuProfile)
 		if err != nil {

@@ -204,11 +204,36 @@ func Substitute(doc []byte, values map[string]string) []byte {
 // EscapeVariables writes a document's AWS policy variables ($${aws:...}) so
 // that a Terraform template leaves them as they are: rendered documents are
 // templates whose ${name} placeholders are filled at install.
+//
+// It finds what PolicyVariable matches without running it (a render
+// escapes thousands of documents, each with placeholders): a "${" whose
+// text up to the next "}" holds a colon; the scan goes on after that "}"
+// (with no colon, from the next byte: no "${" before that "}" has one
+// either), as the pattern's leftmost matches do. TestEscapeVariablesIsThePattern holds the two together.
 func EscapeVariables(doc []byte) []byte {
-	if !bytes.Contains(doc, []byte("${")) {
-		return doc // most documents hold none, and the pattern needs one
+	var out []byte
+	done := 0 // doc[:done] is in out
+	for i := 0; i+1 < len(doc); {
+		if doc[i] != '$' || doc[i+1] != '{' {
+			i++
+			continue
+		}
+		end := bytes.IndexByte(doc[i+2:], '}')
+		if end < 0 {
+			break // no "}" after it: none after either
+		}
+		if bytes.IndexByte(doc[i+2:i+2+end], ':') < 0 {
+			i++
+			continue
+		}
+		out = append(append(out, doc[done:i]...), '$')
+		done = i
+		i += 2 + end + 1
 	}
-	return PolicyVariable.ReplaceAllFunc(doc, func(v []byte) []byte { return append([]byte("$"), v...) })
+	if out == nil {
+		return doc
+	}
+	return append(out, doc[done:]...)
 }
 
 // Placeholders lists the ${name} placeholders left in a document's text.

@@ -78,3 +78,35 @@ func TestEscapeVariables(t *testing.T) {
 		}
 	}
 }
+
+// TestEscapeVariablesIsThePattern holds EscapeVariables to what it stands
+// for, PolicyVariable's matches each given a second "$": every string of
+// up to six characters over the characters the pattern cares about, and
+// some longer ones.
+func TestEscapeVariablesIsThePattern(t *testing.T) {
+	pattern := func(doc []byte) []byte {
+		return PolicyVariable.ReplaceAllFunc(doc, func(v []byte) []byte { return append([]byte("$"), v...) })
+	}
+	alphabet := []string{"$", "{", "}", ":", "a"}
+	var docs []string
+	var grow func(prefix string, n int)
+	grow = func(prefix string, n int) {
+		docs = append(docs, prefix)
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			grow(prefix+c, n-1)
+		}
+	}
+	grow("", 6)
+	docs = append(docs, "${a ${b:c}", "${a ${b} c:d}", "$${aws:x}", "${aws:a}${aws:b}", "${x}${aws:y}}", `{"a":"${aws:PrincipalTag/x}","b":"${account_id}"}`)
+	for _, d := range docs {
+		if got, want := string(EscapeVariables([]byte(d))), string(pattern([]byte(d))); got != want {
+			t.Errorf("EscapeVariables(%q) = %q, the pattern gives %q", d, got, want)
+		}
+	}
+	if len(docs) < 19000 {
+		t.Fatalf("only %d strings tried", len(docs))
+	}
+}

@@ -1,6 +1,7 @@
 package iam
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -76,6 +77,41 @@ func TestEveryRegionDocumentReadsBack(t *testing.T) {
 		}
 		if len(read.Statement) != len(built.Statement) {
 			t.Errorf("%s, escaped, reads back with %d statements, want %d", name, len(read.Statement), len(built.Statement))
+		}
+	}
+}
+
+// TestSizeIsTheCompactedDocument: Size counts every document a region
+// renders, and documents with white space, non-ASCII text and HTML
+// characters in their values, as json.Compact of the filled document
+// counts it in runes.
+func TestSizeIsTheCompactedDocument(t *testing.T) {
+	r := Region{Name: "us-east-1", Environment: "production", TektonNamespace: "pipelines", ManagementStateBucket: "mc-state-us-east-1",
+		CentralStateBucket: "central-us-east-1", EtcdBackupBucket: "etcd-us-east-1", HealthBucket: "health-us-east-1",
+		Clusters:    []ManagementCluster{{Name: "mc01", OIDCBucket: "oidc-us-east-1-mc01"}},
+		OIDCBuckets: "oidc-us-east-1-*", Approvers: []string{"arn:aws:iam::123456789012:role/approver"}}
+	docs := reflect.ValueOf(RegionDocuments(r))
+	var all []Document
+	for i := range docs.NumField() {
+		if d, ok := docs.Field(i).Interface().(Document); ok {
+			all = append(all, d)
+		}
+	}
+	odd := DeployRolePolicy(r)
+	odd.Statement[0].Sid = "Spaces and tabs\t, é, ü, <b>&</b>, ${aws:username}, $${x}"
+	all = append(all, odd)
+	for _, d := range all {
+		b, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := json.Compact(&out, iampolicy.Substitute(b, widestPlaceholders)); err != nil {
+			t.Fatal(err)
+		}
+		want := len([]rune(out.String()))
+		if got, err := Size(d); err != nil || got != want {
+			t.Errorf("%s: Size = %d (%v), compacted %d runes", d.ID, got, err, want)
 		}
 	}
 }
