@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 108 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "54a2a2b9ce0c74520ef7ff6d0b1cdc6f6ef9f6f9e865cced79b11a3f4d27ebb0"
+const sourceDigest = "206fc6e8bfcd361b341e20652dd73a5c194ac7a4d068040e5d231b87f4980d0d"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
