@@ -64,3 +64,15 @@ var reviewHeap = sync.OnceFunc(func() {
 	}
 	hugeheap.Advise(hugeheap.Size)
 })
+
+// settleHeap stops the collections GOGC asks for once a render has
+// rendered every cluster (unless the user set GOGC): what is left (the
+// rollout-wave check, the tree's swap, the render's record) allocates
+// little, and a collection then only costs a core. The memory limit still
+// holds: near it the collector runs as it must.
+func settleHeap() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(-1)
+	}
+}
+

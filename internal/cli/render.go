@@ -165,6 +165,7 @@ func (a *app) runCheck(format string) error {
 	if err != nil {
 		return err
 	}
+	settleHeap()
 	if err := a.renderLifecycle(stream.Index()); err != nil {
 		return err
 	}
@@ -201,6 +202,7 @@ func (a *app) renderDeploy(pruneForeign bool, format string) (*render.Output, ma
 	if err != nil {
 		return nil, nil, err
 	}
+	settleHeap()
 	if err := a.writeDeploy(stream, out, format); err != nil {
 		return nil, nil, err
 	}
