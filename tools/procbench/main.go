@@ -30,7 +30,7 @@ func main() {
 	clusters := flag.Int("clusters", 11, "clusters per region")
 	rounds := flag.Int("rounds", 5, "rounds; each runs every command once, in turn")
 	write := flag.String("write", "", "replace the whole-process section of this markdown file (BENCHMARKS.md)")
-	against := flag.String("against", "", "an earlier build whose validate and reviews are measured in the same rounds, on a fixture it rendered itself")
+	against := flag.String("against", "", "an earlier build whose validate and reviews (on a fixture it rendered itself) and cold render on tmpfs are measured in the same rounds")
 	tmpfs := flag.String("tmpfs", "/dev/shm", "a directory on tmpfs where a cold render and cp -r are timed too (\"\" or a directory not on tmpfs: not timed)")
 	flag.Parse()
 	if err := run(*bin, *plain, *against, *tmpfs, *sectors, *regions, *clusters, *rounds, *write); err != nil {
@@ -108,7 +108,7 @@ func run(bin, plain, against, tmpfs string, sectors, regions, clusters, rounds i
 	ops := benchOps(setup{bin: bin, plain: plain, warm: warm, regional: regional, copyTo: filepath.Join(work, "copy"),
 		colds: colds, fresh: fresh, freshGit: freshGit, env: env, warmEnv: warmEnv, freshCache: freshCache}, &round)
 	if onTmpfs(tmpfs) {
-		inMemory, err := tmpfsOps(bin, tmpfs, fleet, rounds, &round)
+		inMemory, err := tmpfsOps(bin, against, tmpfs, fleet, rounds, &round)
 		if err != nil {
 			return err
 		}
@@ -238,7 +238,12 @@ type inMemory struct {
 // per round a clone holding the inputs only, made before any timed run, and
 // a fresh copy target, as on disk, with the result cache on tmpfs too, so
 // that the render's wall time is that of its own work and not the disk's.
-func tmpfsOps(bin, tmpfs, fleet string, rounds int, round *int) (_ *inMemory, err error) {
+//
+// With against, that build's cold render runs there too, in clones of its
+// own: the render's ratio to the copy moves with the machine's hour more
+// than either's time, and the two builds' in the same rounds is the
+// change's.
+func tmpfsOps(bin, against, tmpfs, fleet string, rounds int, round *int) (_ *inMemory, err error) {
 	work, err := os.MkdirTemp(tmpfs, "regionctl-procbench-")
 	if err != nil {
 		return nil, err
@@ -252,28 +257,35 @@ func tmpfsOps(bin, tmpfs, fleet string, rounds int, round *int) (_ *inMemory, er
 	if err := sh(work, "git", "clone", "-q", fleet, warm); err != nil {
 		return nil, err
 	}
-	colds := make([]string, rounds)
-	for r := range rounds {
-		if colds[r], err = inputsClone(work, fleet, r); err != nil {
-			return nil, err
-		}
-	}
 	cache := filepath.Join(work, "cache")
 	env := []string{"REGIONCTL_CACHE_DIR=" + cache, "NO_COLOR=1"}
 	copyTo := filepath.Join(work, "copy")
-	return &inMemory{work: work, ops: []*op{
-		{name: tmpfsCopy, dir: warm, args: []string{"cp", "-r", "deploy", copyTo}, at: func(o *op) {
-			o.args[len(o.args)-1] = fmt.Sprintf("%s-%d", copyTo, *round)
-		}},
-		{name: tmpfsRender, args: []string{bin, "render"}, env: env, setup: func() error { return os.RemoveAll(cache) }, at: func(o *op) { o.dir = colds[*round] }},
-	}}, nil
+	ops := []*op{{name: tmpfsCopy, dir: warm, args: []string{"cp", "-r", "deploy", copyTo}, at: func(o *op) {
+		o.args[len(o.args)-1] = fmt.Sprintf("%s-%d", copyTo, *round)
+	}}}
+	for _, b := range []struct{ bin, name, prefix string }{{bin, tmpfsRender, "cold"}, {against, tmpfsRenderAgainst, "against-cold"}} {
+		if b.bin == "" {
+			continue
+		}
+		colds := make([]string, rounds)
+		for r := range rounds {
+			if colds[r], err = inputsClone(work, fleet, b.prefix, r); err != nil {
+				return nil, err
+			}
+		}
+		ops = append(ops, &op{name: b.name, args: []string{b.bin, "render"}, env: env, setup: func() error { return os.RemoveAll(cache) },
+			at: func(o *op) { o.dir = colds[*round] }})
+	}
+	return &inMemory{work: work, ops: ops}, nil
 }
 
 // The commands timed on tmpfs: the render is held to the copy on tmpfs.
 const (
 	tmpfsCopy   = "cp -r deploy, on tmpfs (reference)"
 	tmpfsRender = "render into an empty deploy/, cold, on tmpfs"
-	diskRender  = "render into an empty deploy/, cold"
+	// tmpfsRenderAgainst is the earlier build's (-against).
+	tmpfsRenderAgainst = tmpfsRender + ", the earlier build (-against)"
+	diskRender         = "render into an empty deploy/, cold"
 )
 
 // againstOps are the commands an earlier build (against) is measured by
@@ -306,7 +318,7 @@ func againstOps(against, src, work string, sectors, regions, clusters int, env [
 func roundClones(work, fleet string, rounds int) (colds, fresh, freshGit []string, err error) {
 	colds, fresh, freshGit = make([]string, rounds), make([]string, rounds), make([]string, rounds)
 	for r := range rounds {
-		if colds[r], err = inputsClone(work, fleet, r); err != nil {
+		if colds[r], err = inputsClone(work, fleet, "cold", r); err != nil {
 			return nil, nil, nil, err
 		}
 		fresh[r] = filepath.Join(work, fmt.Sprintf("fresh-%d", r))
@@ -321,9 +333,9 @@ func roundClones(work, fleet string, rounds int) (colds, fresh, freshGit []strin
 }
 
 // inputsClone is round r's clone of fleet in work holding its inputs only,
-// for a cold render to write deploy/ into.
-func inputsClone(work, fleet string, r int) (string, error) {
-	dir := filepath.Join(work, fmt.Sprintf("cold-%d", r))
+// for a cold render to write deploy/ into, named prefix-r.
+func inputsClone(work, fleet, prefix string, r int) (string, error) {
+	dir := filepath.Join(work, fmt.Sprintf("%s-%d", prefix, r))
 	if err := sh(work, "git", "clone", "-q", "--no-checkout", fleet, dir); err != nil {
 		return "", err
 	}
@@ -579,6 +591,10 @@ func table(ops []*op, clusters, rounds int, loadBefore, loadAfter string, files 
 		fmt.Fprintf(&b, "\nOn tmpfs (rows marked so, held to cp -r on tmpfs): a cold render %s against %s on disk, cp -r %s against %s: %.2f × cp -r on tmpfs, %.2f × on disk.\n",
 			round(median(o.times)), round(median(byName[diskRender].times)), round(median(c.times)), round(cp),
 			float64(median(o.times))/float64(median(c.times)), float64(median(byName[diskRender].times))/float64(cp))
+		if e := byName[tmpfsRenderAgainst]; e != nil {
+			fmt.Fprintf(&b, "The earlier build's cold render on tmpfs in the same rounds: %s, %.2f × cp -r on tmpfs.\n",
+				round(median(e.times)), float64(median(e.times))/float64(median(c.times)))
+		}
 	}
 	return b.String()
 }
