@@ -152,7 +152,7 @@ func (w *walked) add(top, rel string, e fswalk.Entry, known map[string]*index.En
 		w.irregular = true
 		w.hashes = append(w.hashes, walkedHash{rel, notAFile})
 	default:
-		w.stats = append(w.stats, walkedStat{rel, FileStat{e.Size, e.MTime}})
+		w.stats = append(w.stats, walkedStat{rel, FileStat{Size: e.Size, MTime: e.MTime}})
 		if ie, ok := known[rel]; ok && int64(ie.Size) == e.Size {
 			if t := e.ModTime(); ie.ModifiedAt.Equal(t) && t.Before(stamp) {
 				w.hashes = append(w.hashes, walkedHash{rel, ie.Hash})
