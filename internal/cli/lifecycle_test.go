@@ -154,18 +154,10 @@ func TestCheckComparesBytes(t *testing.T) {
 	}
 }
 
-// TestRenderAfterAWritingRenderOnlyLooks: the render right after one that
-// wrote deploy/ finds nothing to do by size and time, the files written
-// within a clock tick of the record held to their recorded contents; a
-// same-size edit of one of them, keeping its time, is rendered over.
-func TestRenderAfterAWritingRenderOnlyLooks(t *testing.T) {
+// agedGolden is the minimal golden fleet with its files an hour old
+// (copied then, not while a render ran), and regionctl run in it.
+func agedGolden(t *testing.T) (*testrepo.Repo, func(args ...string) (int, string)) {
 	r := testrepo.Golden(t, "minimal")
-	run := func(args ...string) (int, string) {
-		var out strings.Builder
-		code := Run(append([]string{"--root", r.Dir}, args...), &out, &out)
-		return code, out.String()
-	}
-	// The inputs were copied an hour ago, not while the render ran.
 	old := time.Now().Add(-time.Hour)
 	filepath.WalkDir(r.Dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil {
@@ -173,6 +165,19 @@ func TestRenderAfterAWritingRenderOnlyLooks(t *testing.T) {
 		}
 		return nil
 	})
+	return r, func(args ...string) (int, string) {
+		var out strings.Builder
+		code := Run(append([]string{"--root", r.Dir}, args...), &out, &out)
+		return code, out.String()
+	}
+}
+
+// TestRenderAfterAWritingRenderOnlyLooks: the render right after one that
+// wrote deploy/ finds nothing to do by size and time, the files written
+// within a clock tick of the record held to their recorded contents; a
+// same-size edit of one of them, keeping its time, is rendered over.
+func TestRenderAfterAWritingRenderOnlyLooks(t *testing.T) {
+	r, run := agedGolden(t)
 	if code, out := run("render"); code != 0 || !strings.Contains(out, "added") {
 		t.Fatalf("render: exit %d\n%s", code, out)
 	}
@@ -211,19 +216,7 @@ func TestRenderAfterAWritingRenderOnlyLooks(t *testing.T) {
 // differs from the file, or after it and is too recent to prove anything
 // (Record refuses it; the render after holds a recent input to nothing).
 func TestInputEditedDuringTheRenderIsRendered(t *testing.T) {
-	r := testrepo.Golden(t, "minimal")
-	run := func(args ...string) (int, string) {
-		var out strings.Builder
-		code := Run(append([]string{"--root", r.Dir}, args...), &out, &out)
-		return code, out.String()
-	}
-	old := time.Now().Add(-time.Hour)
-	filepath.WalkDir(r.Dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil {
-			os.Chtimes(p, old, old)
-		}
-		return nil
-	})
+	r, run := agedGolden(t)
 	global := filepath.Join(r.Dir, "config", "global", "defaults.yaml")
 	beforeRecord = func() {
 		b, err := os.ReadFile(global)
