@@ -46,9 +46,9 @@ func TuneGC() {
 	}
 }
 
-// reviewHeap readies a review's heap, once a process: it grows into
-// transparent huge pages where the kernel gives them only on request
-// (hugeheap.Advise), and to five times the live data between collections
+// reviewHeap readies a review's heap: it grows into transparent huge
+// pages where the kernel gives them only on request (hugeheap.Advise, once
+// a process), and to five times the live data between collections
 // (GOGC=400) unless the user set GOGC. A review touches some 250 MiB of
 // fresh heap at 2,200 clusters, and the advice took 30-40 ms of CPU off a
 // one-sector review there (21 interleaved runs); with it, GOGC=400 took
@@ -58,21 +58,30 @@ func TuneGC() {
 // the advice and varied more on this project's virtual machines, whose
 // host hands a 2 MiB page over a fault at a time, so other commands do
 // without.
-var reviewHeap = sync.OnceFunc(func() {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(400)
-	}
-	hugeheap.Advise(hugeheap.Size)
-})
+func (a *app) reviewHeap() {
+	a.gcPercent(400)
+	adviseHeap()
+}
+
+var adviseHeap = sync.OnceFunc(func() { hugeheap.Advise(hugeheap.Size) })
 
 // settleHeap stops the collections GOGC asks for once a render has
 // rendered every cluster (unless the user set GOGC): what is left (the
 // rollout-wave check, the tree's swap, the render's record) allocates
 // little, and a collection then only costs a core. The memory limit still
 // holds: near it the collector runs as it must.
-func settleHeap() {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(-1)
+func (a *app) settleHeap() { a.gcPercent(-1) }
+
+// gcPercent sets GOGC for the rest of this command unless the user set it;
+// the command's end puts back what was before (restoreGC), so that a
+// process that runs many commands (the tests) keeps its own.
+func (a *app) gcPercent(p int) {
+	if _, set := os.LookupEnv("GOGC"); set {
+		return
+	}
+	old := debug.SetGCPercent(p)
+	if a.restoreGC == nil {
+		a.restoreGC = func() { debug.SetGCPercent(old) }
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -311,5 +312,36 @@ func TestCacheKeysNameTheBuild(t *testing.T) {
 	}
 	if c2, _, _ := keys(); c2 == checker {
 		t.Error("a rebuilt binary's checker keys its cache as the old one did")
+	}
+}
+
+// TestCommandsLeaveTheProcessGC: a render turns the collector's GOGC
+// collections off for its end and a review sets its own GOGC, for the
+// command alone: the process (here, the tests') has its own back when the
+// command returns, or a process running many commands would run on with
+// no collection at all.
+func TestCommandsLeaveTheProcessGC(t *testing.T) {
+	if v, ok := os.LookupEnv("GOGC"); ok {
+		os.Unsetenv("GOGC")
+		defer os.Setenv("GOGC", v)
+	}
+	old := debug.SetGCPercent(137)
+	defer debug.SetGCPercent(old)
+	r, run := agedGolden(t)
+	for _, args := range [][]string{{"render"}, {"render", "--check"}, {"--no-cache", "render"}} {
+		if code, out := run(args...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, out)
+		}
+		if got := debug.SetGCPercent(137); got != 137 {
+			t.Errorf("after %v GOGC is %d, want the process's 137", args, got)
+		}
+	}
+	r.Commit("fleet")
+	r.Edit("config/global/defaults.yaml", "", "")
+	if code, out := run("render", "--diff", "--base", "HEAD"); code != 0 {
+		t.Fatalf("render --diff: exit %d\n%s", code, out)
+	}
+	if got := debug.SetGCPercent(137); got != 137 {
+		t.Errorf("after render --diff GOGC is %d, want the process's 137", got)
 	}
 }

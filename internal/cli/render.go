@@ -165,7 +165,7 @@ func (a *app) runCheck(format string) error {
 	if err != nil {
 		return err
 	}
-	settleHeap()
+	a.settleHeap()
 	if err := a.renderLifecycle(stream.Index()); err != nil {
 		return err
 	}
@@ -202,7 +202,7 @@ func (a *app) renderDeploy(pruneForeign bool, format string) (*render.Output, ma
 	if err != nil {
 		return nil, nil, err
 	}
-	settleHeap()
+	a.settleHeap()
 	if err := a.writeDeploy(stream, out, format); err != nil {
 		return nil, nil, err
 	}

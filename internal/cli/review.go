@@ -40,7 +40,7 @@ func (a *app) review(baseRef, headRef string, drift bool) (*diff.Report, *render
 // reviewOf runs a review with o's refs, drift and partiality, and this
 // command's root, checker and render options.
 func (a *app) reviewOf(o review.Options) (*review.Result, error) {
-	reviewHeap()
+	a.reviewHeap()
 	checker, err := a.checker()
 	if err != nil {
 		return nil, err

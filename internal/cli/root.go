@@ -92,6 +92,8 @@ type app struct {
 	cpuProfile    string
 	memProfile    string
 	stopProfile   func()
+	// restoreGC puts back the GOGC this command found (gcPercent).
+	restoreGC func()
 
 	// fleet is loaded once per invocation.
 	fleet      *config.Fleet
@@ -130,6 +132,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	err := cmd.Execute()
 	if a.stopProfile != nil {
 		a.stopProfile()
+	}
+	if a.restoreGC != nil {
+		a.restoreGC()
 	}
 	if a.store != nil {
 		// A cache that cannot be written only costs time.
