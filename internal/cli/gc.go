@@ -84,4 +84,3 @@ func (a *app) gcPercent(p int) {
 		a.restoreGC = func() { debug.SetGCPercent(old) }
 	}
 }
-
