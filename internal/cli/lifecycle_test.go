@@ -345,3 +345,41 @@ func TestCommandsLeaveTheProcessGC(t *testing.T) {
 		t.Errorf("after render --diff GOGC is %d, want the process's 137", got)
 	}
 }
+
+// TestRenderHistoryRulesReportAsTheyRan: the rules a render holds the
+// fleet to against the merge base and the calendar run beside the render
+// (startHistoryBeside), and say what they did as they did after it: each
+// rule that could not run once, the deletion phases' before the waves',
+// before the render's summary; on CI the render stops there and writes
+// nothing. Outside a git repository neither rule has a base; without
+// deploy/ the deletion phases have no index either.
+func TestRenderHistoryRulesReportAsTheyRan(t *testing.T) {
+	t.Setenv("CI", "")
+	r, run := agedGolden(t)
+	if err := os.RemoveAll(filepath.Join(r.Dir, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	const phases = "warning: the deletion-phase check did not run: "
+	const waves = "warning: the rollout-wave check did not run: "
+	code, out := run("render")
+	i, j, k := strings.Index(out, phases), strings.Index(out, waves), strings.Index(out, "added")
+	if code != 0 || i < 0 || j < i || k < j || strings.Count(out, phases) != 1 || strings.Count(out, waves) != 1 {
+		t.Fatalf("render outside git: exit %d; want one deletion-phase warning, then one rollout-wave warning, then the summary:\n%s", code, out)
+	}
+	// deploy/index.json now remembers each cluster's phase.
+	code, out = run("render", "--check")
+	if code != 0 || strings.Contains(out, phases) || strings.Count(out, waves) != 1 || strings.Index(out, waves) > strings.Index(out, "up to date") {
+		t.Fatalf("render --check outside git: exit %d; want one rollout-wave warning before the verdict:\n%s", code, out)
+	}
+	if err := os.RemoveAll(filepath.Join(r.Dir, "deploy")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CI", "true")
+	code, out = run("render")
+	if code != ExitInput || !strings.Contains(out, "cannot run") || strings.Contains(out, "added") {
+		t.Fatalf("render outside git on CI: exit %d, want %d and the rule that cannot run:\n%s", code, ExitInput, out)
+	}
+	if _, err := os.Stat(filepath.Join(r.Dir, "deploy")); !os.IsNotExist(err) {
+		t.Errorf("a render refused on CI left deploy/ (stat: %v)", err)
+	}
+}

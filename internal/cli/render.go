@@ -161,7 +161,7 @@ func (a *app) runCheck(format string) error {
 	if err != nil {
 		return deployFail(err)
 	}
-	rendered, err := a.renderFleetTo(stream.Put)
+	rendered, err := a.renderFleetTo(stream.Put, a.startHistoryBeside(stream.Index()))
 	if err != nil {
 		return err
 	}
@@ -198,7 +198,7 @@ func (a *app) renderDeploy(pruneForeign bool, format string) (*render.Output, ma
 		return nil, nil, deployFail(err)
 	}
 	defer stream.Abort()
-	out, err := a.renderFleetTo(stream.Put)
+	out, err := a.renderFleetTo(stream.Put, a.startHistoryBeside(stream.Index()))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -252,13 +252,14 @@ func deployFail(err error) error {
 
 // renderFleet loads, validates and renders the working tree, reporting
 // problems.
-func (a *app) renderFleet() (*render.Output, error) { return a.renderFleetTo(nil) }
+func (a *app) renderFleet() (*render.Output, error) { return a.renderFleetTo(nil, nil) }
 
 // renderFleetTo is renderFleet handing each region's and cluster's files to
-// sink as they are rendered (render.Options.Sink); nil keeps them all.
-func (a *app) renderFleetTo(sink func([]render.Artifact) error) (*render.Output, error) {
+// sink as they are rendered (render.Options.Sink; nil keeps them all), and
+// calling loaded once the fleet is loaded (render.Options.Loaded).
+func (a *app) renderFleetTo(sink func([]render.Artifact) error, loaded func(*config.Fleet, diag.Diagnostics)) (*render.Output, error) {
 	opts := a.renderOptions()
-	opts.Sink = sink
+	opts.Sink, opts.Loaded = sink, loaded
 	f, out, diags, err := a.renderFSWith(os.DirFS(a.root), opts)
 	if err != nil {
 		return nil, err

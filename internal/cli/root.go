@@ -103,6 +103,9 @@ type app struct {
 	// past holds the change to the review base and the calendar, its base
 	// loaded once when a rule asks (history).
 	past *history.Base
+	// beside is the render's history rules running beside it, once its
+	// fleet is loaded (startHistoryBeside).
+	beside *historyBeside
 }
 
 // Run executes regionctl with args and returns the process exit code.
@@ -130,6 +133,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
 	err := cmd.Execute()
+	if a.beside != nil {
+		<-a.beside.done // a render that failed leaves no rule running
+	}
 	if a.stopProfile != nil {
 		a.stopProfile()
 	}

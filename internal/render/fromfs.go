@@ -27,6 +27,9 @@ func FromFS(fsys fs.FS, checker *schema.Checker, opts Options) (*config.Fleet, *
 	if diags.HasErrors() {
 		return f, nil, diags, nil
 	}
+	if opts.Loaded != nil {
+		opts.Loaded(f, diags)
+	}
 	charts, err := ReadCharts(fsys)
 	if err != nil {
 		return f, nil, diags, err

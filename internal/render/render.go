@@ -79,6 +79,12 @@ type Options struct {
 	// base's); Output.Index is whole. A review reads the Index and never
 	// index.json's text, which at 19,215 clusters is 80 ms to encode.
 	NoIndexBytes bool
+	// Loaded, when set, is called by FromFS once the fleet is loaded
+	// without errors, with its diagnostics, before anything renders: a
+	// caller may start work that needs only the fleet as loaded beside the
+	// render. It must not modify the fleet, which the render reads from
+	// several goroutines at once.
+	Loaded func(*config.Fleet, diag.Diagnostics)
 }
 
 // Cache stores rendered artifacts by key; safe for concurrent use.

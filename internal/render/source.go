@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 108 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "206fc6e8bfcd361b341e20652dd73a5c194ac7a4d068040e5d231b87f4980d0d"
+const sourceDigest = "9368f164007d73c5a4d02483ab0414d3516e89b91aa302ea30f734223dbb9e88"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
