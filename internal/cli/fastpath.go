@@ -132,15 +132,24 @@ func (a *app) unchangedSinceLastRender() (int, bool) {
 // recordRender keeps the state of a clean render (every check passed and
 // nothing to warn about) for the next render to compare with; anything
 // else removes the old state.
-func (a *app) recordRender(files int) { a.recordRenderWith(files, nil) }
+func (a *app) recordRender(files int) { a.recordRenderWith(files, writtenTree{}) }
 
 // beforeRecord, when a test sets it, runs before a render's record is
 // taken: after the render read its inputs.
 var beforeRecord func()
 
-// recordRenderWith is recordRender, with deploy/'s files as deployStats
-// says when it is not nil.
-func (a *app) recordRenderWith(files int, deployStats map[string]gitbase.FileStat) {
+// writtenTree is deploy/ as a render wrote or read it (deploytree.Stream):
+// each file's size and time (stats) and the hashes of the last files it
+// wrote (sums), which a record would otherwise read back.
+type writtenTree struct {
+	stats map[string]gitbase.FileStat
+	sums  map[string]string
+}
+
+// recordRenderWith is recordRender, with deploy/'s files as tree says when
+// its stats are not nil.
+func (a *app) recordRenderWith(files int, tree writtenTree) {
+	deployStats := tree.stats
 	path := a.statePath()
 	if path == "" {
 		return
@@ -163,7 +172,7 @@ func (a *app) recordRenderWith(files int, deployStats map[string]gitbase.FileSta
 		now, err = a.snapshotWith(deployStats)
 	}
 	if err == nil {
-		err = renderstate.Record(path, a.root, buildIdentity(), files, a.began, snapped, now, deployDir)
+		err = renderstate.Record(path, a.root, buildIdentity(), files, a.began, snapped, now, deployDir, tree.sums)
 	}
 	if err != nil {
 		// An old record must not outlive the render it described.

@@ -16,7 +16,6 @@ import (
 	"github.com/regionctl/regionctl/internal/deploytree"
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/diff"
-	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/review"
 	"github.com/regionctl/regionctl/internal/view"
@@ -51,17 +50,17 @@ func (a *app) renderCommand() *cobra.Command {
 			}
 			if !pruneForeign && !check {
 				if c, ok := a.committedByThisRenderer(); ok {
-					a.recordRenderWith(c.Files, c.Stats)
+					a.recordRenderWith(c.Files, writtenTree{stats: c.Stats})
 					return a.reportCommitted(c.Files, c.Commit, out.format)
 				}
 			}
 			a.snapshotInputsBeside()
 			if !check {
-				rendered, stats, err := a.renderDeploy(pruneForeign, out.format)
+				rendered, tree, err := a.renderDeploy(pruneForeign, out.format)
 				if err != nil {
 					return err
 				}
-				a.recordRenderWith(len(rendered.Artifacts), stats)
+				a.recordRenderWith(len(rendered.Artifacts), tree)
 				return nil
 			}
 			return a.runCheck(out.format)
@@ -177,7 +176,7 @@ func (a *app) runCheck(format string) error {
 		return deployFail(err)
 	}
 	if ch.Clean() {
-		a.recordRenderWith(len(rendered.Artifacts), stream.Stats())
+		a.recordRenderWith(len(rendered.Artifacts), writtenTree{stream.Stats(), stream.Sums()})
 	}
 	return a.reportCheck(dir, ch, format)
 }
@@ -187,26 +186,26 @@ func (a *app) runCheck(format string) error {
 // as they are rendered, so that they are not all held at once; deploy/ is
 // replaced only once the whole fleet rendered and passed its checks. It
 // returns the size and time of each file of deploy/ as it wrote or read
-// them.
-func (a *app) renderDeploy(pruneForeign bool, format string) (*render.Output, map[string]gitbase.FileStat, error) {
+// them, and the hashes of the last it wrote.
+func (a *app) renderDeploy(pruneForeign bool, format string) (*render.Output, writtenTree, error) {
 	dir := filepath.Join(a.root, deployDir)
 	stream, err := deploytree.Begin(deploytree.OS{}, dir, deploytree.Options{PruneForeign: pruneForeign, LockWait: 2 * time.Minute,
 		Waiting: func(holder string) {
 			fmt.Fprintf(a.stderr, "waiting for another render of %s to finish (%s)...\n", a.display(dir), holder)
 		}})
 	if err != nil {
-		return nil, nil, deployFail(err)
+		return nil, writtenTree{}, deployFail(err)
 	}
 	defer stream.Abort()
 	out, err := a.renderFleetTo(stream.Put, a.startHistoryBeside(stream.Index()))
 	if err != nil {
-		return nil, nil, err
+		return nil, writtenTree{}, err
 	}
 	a.settleHeap()
 	if err := a.writeDeploy(stream, out, format); err != nil {
-		return nil, nil, err
+		return nil, writtenTree{}, err
 	}
-	return out, stream.Stats(), nil
+	return out, writtenTree{stream.Stats(), stream.Sums()}, nil
 }
 
 // writeDeploy replaces deploy/ with a rendered fleet (a.fleet), whose

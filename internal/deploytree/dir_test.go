@@ -2,12 +2,15 @@ package deploytree
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -91,6 +94,66 @@ func TestStatsAreTheTrees(t *testing.T) {
 		t.Fatalf("compare: %v %+v", err, ch)
 	}
 	check("compared clean", c.Stats())
+}
+
+// TestSumsAreTheLastFiles: a Stream's Sums are, for each file Finish was
+// handed (and no earlier Put), the SHA-256 of that file as it is on disk
+// after Finish (crypto/sha256 over os.ReadFile: the judge), whether
+// Finish wrote it or found it as it was; render --check's Compare gives
+// them for a clean tree. Files Put before Finish are not in them.
+func TestSumsAreTheLastFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "deploy")
+	check := func(what string, s *Stream, want []string) {
+		t.Helper()
+		got := s.Sums()
+		var paths []string
+		for p, sum := range got {
+			paths = append(paths, p)
+			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			if h := sha256.Sum256(b); hex.EncodeToString(h[:]) != sum {
+				t.Errorf("%s: the sum of %s is %s, the file's %x", what, p, sum, h)
+			}
+		}
+		sort.Strings(paths)
+		sort.Strings(want)
+		if diff := cmp.Diff(want, paths); diff != "" {
+			t.Errorf("%s: summed files (-want +got):\n%s", what, diff)
+		}
+	}
+	finish := func(what string, s *Stream, out *render.Output, put int) {
+		t.Helper()
+		defer s.Abort()
+		if err := s.Put(out.Artifacts[:put]); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Finish(out); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		var want []string
+		for _, a := range out.Artifacts[put:] {
+			want = append(want, a.Path)
+		}
+		check(what, s, want)
+	}
+	begin := func() *Stream {
+		s, err := Begin(OS{}, dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	finish("first write", begin(), output(v1), 0)
+	out := output(withChange(v1))
+	finish("two files put first", begin(), out, 2)
+	finish("clean", begin(), out, 0)
+	c, err := Compare(OS{}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finish("compared clean", c, out, 1)
 }
 
 // withChange is files with one of them changed.

@@ -2,6 +2,8 @@ package deploytree
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path"
@@ -49,9 +51,12 @@ type Stream struct {
 	shut  bool               // no directory opens again; the last user closes it
 	put   map[string]bool
 	stats map[string]fswalk.Stat
-	ch    Changes
-	err   error
-	done  bool
+	// sums are the SHA-256 sums (hex) of the files Finish was handed, by
+	// path (Sums).
+	sums map[string]string
+	ch   Changes
+	err  error
+	done bool
 }
 
 // handle is an open directory of the staging tree, shared by the writers
@@ -132,6 +137,18 @@ func (s *Stream) Stats() map[string]fswalk.Stat {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.stats
+}
+
+// Sums are the SHA-256 sums (in hex) of the files Finish was handed (the
+// render's last: index.json and the fleet-wide files), by slash-separated
+// path, taken from their bytes as they were written or compared: a record
+// finds these files too recently written to trust by their time alone and
+// needs their content's hash, which it need not read back. Only after a
+// Finish that returned no error and wrote the tree or found it clean.
+func (s *Stream) Sums() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sums
 }
 
 // Put takes rendered files: each is compared with the file at dir, and
@@ -367,11 +384,22 @@ func (s *Stream) Finish(out *render.Output) (ch *Changes, err error) {
 		}
 	}
 	s.mu.Unlock()
-	if err := s.putAll(rest); err != nil {
+	sums := make(map[string]string, len(rest))
+	var hashing sync.WaitGroup
+	hashing.Go(func() {
+		for _, a := range rest {
+			sum := sha256.Sum256(a.Bytes)
+			sums[a.Path] = hex.EncodeToString(sum[:])
+		}
+	})
+	err = s.putAll(rest)
+	hashing.Wait()
+	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	s.done = true
+	s.sums = sums
 	c := s.ch
 	s.mu.Unlock()
 	written := map[string]bool{render.IndexPath: true}

@@ -175,8 +175,10 @@ func fsClock(dir string) (time.Duration, error) {
 // changed after the render read it: then nothing is recorded, and the
 // next render renders. Files of written modified too close to the
 // snapshot for their time to prove anything are hashed, so that the
-// render right after one that wrote files need not render again.
-func Record(path, root, renderer string, rendered int, began, snapped time.Time, now Snapshot, written string) error {
+// render right after one that wrote files need not render again; known
+// holds the hashes (hex SHA-256) of such files the caller wrote or read
+// as now has them, by path, which are not read again.
+func Record(path, root, renderer string, rendered int, began, snapped time.Time, now Snapshot, written string, known map[string]string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -199,9 +201,12 @@ func Record(path, root, renderer string, rendered int, began, snapped time.Time,
 		if f.MTime < racyFrom {
 			continue
 		}
-		sum, err := hashFile(root, p, f)
-		if err != nil {
-			return err
+		sum, ok := known[p]
+		if !ok {
+			var err error
+			if sum, err = hashFile(root, p, f); err != nil {
+				return err
+			}
 		}
 		if st.Hashes == nil {
 			st.Hashes = map[string]string{}

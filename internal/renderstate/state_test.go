@@ -2,6 +2,8 @@ package renderstate
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -42,7 +44,7 @@ func TestUnchangedOnlyWhenEverythingIs(t *testing.T) {
 	os.Chtimes(output, old, old)
 	path := filepath.Join(root, ".regionctl", "state.json")
 	began := time.Now()
-	if err := Record(path, root, "r1", 1, began, time.Now(), take(t, root), "deploy"); err != nil {
+	if err := Record(path, root, "r1", 1, began, time.Now(), take(t, root), "deploy", nil); err != nil {
 		t.Fatal(err)
 	}
 	st := Load(path)
@@ -93,7 +95,7 @@ func TestWrittenJustNowIsHeldToItsContent(t *testing.T) {
 	now := time.Now()
 	os.Chtimes(output, now, now) // written by the render, just now
 	path := filepath.Join(root, ".regionctl", "state.json")
-	if err := Record(path, root, "r1", 1, now.Add(-time.Second), time.Now(), take(t, root), "deploy"); err != nil {
+	if err := Record(path, root, "r1", 1, now.Add(-time.Second), time.Now(), take(t, root), "deploy", nil); err != nil {
 		t.Fatal(err)
 	}
 	st := Load(path)
@@ -112,6 +114,35 @@ func TestWrittenJustNowIsHeldToItsContent(t *testing.T) {
 	}
 }
 
+// TestKnownHashesAreWhatWasWritten: the hashes of files the render wrote
+// (known) are recorded as given, not read back, so that a same-size,
+// same-time edit made between the write and the record is not vouched
+// for: the next render finds it.
+func TestKnownHashesAreWhatWasWritten(t *testing.T) {
+	root, input, output := tree(t)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(input, old, old)
+	now := time.Now()
+	os.Chtimes(output, now, now)
+	written, _ := os.ReadFile(output)
+	sum := sha256.Sum256(written)
+	known := map[string]string{"deploy/a.json": hex.EncodeToString(sum[:])}
+	snap := take(t, root)
+	os.WriteFile(output, []byte(`{"a":2}`+"\n"), 0o644) // after the write, before the record
+	os.Chtimes(output, now, now)
+	path := filepath.Join(root, ".regionctl", "state.json")
+	if err := Record(path, root, "r1", 1, now.Add(-time.Second), time.Now(), snap, "deploy", known); err != nil {
+		t.Fatal(err)
+	}
+	st := Load(path)
+	if got := st.Hashes["deploy/a.json"]; got != known["deploy/a.json"] {
+		t.Errorf("recorded hash %s, want the written file's %s", got, known["deploy/a.json"])
+	}
+	if st.Unchanged("r1", root, take(t, root)) {
+		t.Error("an edit made between the write and the record was trusted")
+	}
+}
+
 // TestInputModifiedDuringTheRenderRecordsNothing: an input modified after
 // the render began may have been read before the change; its hash now
 // would vouch for content the render never saw, so nothing is recorded.
@@ -123,7 +154,7 @@ func TestInputModifiedDuringTheRenderRecordsNothing(t *testing.T) {
 	edited := time.Now().Add(-time.Second)
 	os.Chtimes(input, edited, edited)
 	path := filepath.Join(root, ".regionctl", "state.json")
-	if err := Record(path, root, "r1", 1, began, time.Now(), take(t, root), "deploy"); err == nil {
+	if err := Record(path, root, "r1", 1, began, time.Now(), take(t, root), "deploy", nil); err == nil {
 		t.Error("a render whose input changed while it ran was recorded")
 	}
 	if _, err := os.Stat(path); err == nil {
