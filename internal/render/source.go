@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 108 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "9368f164007d73c5a4d02483ab0414d3516e89b91aa302ea30f734223dbb9e88"
+const sourceDigest = "4fee1426ad42d3a4bc27d01e250a85763b6888b7b23e430bdda30595cbc72b60"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -65,4 +66,66 @@ func TestDecodeIsAFreshDecode(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// marshaled is a type with its own JSON encoding, as tfvars' are.
+type marshaled struct{ s string }
+
+func (m marshaled) MarshalJSON() ([]byte, error) { return json.Marshal("m:" + m.s) }
+
+// TestYAMLIsMarshalsText: YAML writes what the library writes for
+// json.Marshal's text of a value (the judge: encoding/json and
+// go.yaml.in/yaml/v2), documents of every size one after another on every
+// core, its reused buffer never carrying one document into the next; a
+// value json.Marshal refuses is refused.
+func TestYAMLIsMarshalsText(t *testing.T) {
+	var values []any
+	for i := 0; i < 120; i++ {
+		values = append(values, map[string]any{
+			"html":   "<a href=\"x\">&amp;</a>" + strings.Repeat("é\u2028", i%5),
+			"n":      json.Number(fmt.Sprint(i, ".50")),
+			"list":   make([]int, (i*37)%200),
+			"nested": map[string]any{"m": marshaled{fmt.Sprint(i)}, "empty": map[string]any{}},
+			"big":    strings.Repeat("y", (i%7)*(i%7)*4000),
+		})
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Go(func() {
+			for i := range values {
+				v := values[(i*(w+3))%len(values)]
+				got, err := YAML(v)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				j, err := json.Marshal(v)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				doc, err := decode(j)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				want, err := library(doc)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("YAML of value %d:\n%s\nthe library of json.Marshal's text:\n%s", i, got, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if _, err := YAML(map[string]any{"f": func() {}}); err == nil {
+		t.Error("YAML encoded a func")
+	}
+	if got, err := YAML(map[string]any{"a": 1}); err != nil || string(got) != Marker+"a: 1\n" {
+		t.Errorf("after a refusal: %q, %v", got, err)
+	}
 }
