@@ -1,9 +1,9 @@
 package gitbase
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -271,11 +271,16 @@ func decodeShared(f *os.File, info fs.FileInfo) (*index.Index, error) {
 	if idx := decoded.m[key].Value(); idx != nil {
 		return idx, nil
 	}
-	b, err := io.ReadAll(f)
-	if err != nil {
+	// Read into a buffer of the size stat'ed: io.ReadAll grows its own
+	// from 512 bytes, copying what it read at each step, a few tens of
+	// milliseconds of a review's CPU for the index of a fleet of 2,200
+	// clusters (some 27,000 entries, 3 MB).
+	var buf bytes.Buffer
+	buf.Grow(int(info.Size()) + bytes.MinRead)
+	if _, err := buf.ReadFrom(f); err != nil {
 		return nil, err
 	}
-	idx, err := decodeIndex(b)
+	idx, err := decodeIndex(buf.Bytes())
 	if err != nil {
 		return nil, err
 	}
