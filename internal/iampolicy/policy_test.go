@@ -3,6 +3,7 @@ package iampolicy
 import (
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestParseRefusesWhatItCannotJudge(t *testing.T) {
@@ -87,19 +88,7 @@ func TestEscapeVariablesIsThePattern(t *testing.T) {
 	pattern := func(doc []byte) []byte {
 		return PolicyVariable.ReplaceAllFunc(doc, func(v []byte) []byte { return append([]byte("$"), v...) })
 	}
-	alphabet := []string{"$", "{", "}", ":", "a"}
-	var docs []string
-	var grow func(prefix string, n int)
-	grow = func(prefix string, n int) {
-		docs = append(docs, prefix)
-		if n == 0 {
-			return
-		}
-		for _, c := range alphabet {
-			grow(prefix+c, n-1)
-		}
-	}
-	grow("", 6)
+	docs := stringsOf([]string{"$", "{", "}", ":", "a"}, 6)
 	docs = append(docs, "${a ${b:c}", "${a ${b} c:d}", "$${aws:x}", "${aws:a}${aws:b}", "${x}${aws:y}}", `{"a":"${aws:PrincipalTag/x}","b":"${account_id}"}`)
 	for _, d := range docs {
 		if got, want := string(EscapeVariables([]byte(d))), string(pattern([]byte(d))); got != want {
@@ -109,4 +98,54 @@ func TestEscapeVariablesIsThePattern(t *testing.T) {
 	if len(docs) < 19000 {
 		t.Fatalf("only %d strings tried", len(docs))
 	}
+}
+
+// TestSubstitutedRunesIsSubstitutes: SubstitutedRunes counts what
+// utf8.RuneCount counts of Substitute's text (the judge), for every string
+// of up to six pieces over placeholders, escaped variables, braces and
+// a two-byte rune, with values that cannot make a match and with values
+// that could (a key's name, a brace), which take Substitute's way.
+func TestSubstitutedRunesIsSubstitutes(t *testing.T) {
+	docs := stringsOf([]string{"$", "{", "}", "a", "é", "${a}", "${bc}", "$${", ":"}, 5)
+	docs = append(docs, `{"a":"$${aws:username}","b":"${a}","c":"$$${bc}","d":"${${a}}"}`, "${${a}c}", "$${${a}c}")
+	counted := 0
+	for _, values := range []map[string]string{
+		{"a": "1234", "bc": "ééé"},
+		{"a": "", "bc": "x"},
+		{"a": "bc", "bc": "z"}, // a value that is a key
+		{"a": "{", "bc": "}$"}, // values that could make a match
+		{"a": "b", "bc": "z"},  // "${${a}c}" becomes "${bc}", then "z"
+	} {
+		for _, d := range docs {
+			if got, want := SubstitutedRunes([]byte(d), values), utf8.RuneCount(Substitute([]byte(d), values)); got != want {
+				t.Fatalf("SubstitutedRunes(%q, %v) = %d, Substitute's text has %d runes", d, values, got, want)
+			}
+			if _, ok := countSubstituted([]byte(d), values); ok && values["a"] == "1234" {
+				counted++
+			}
+		}
+	}
+	// The count, not Substitute, answers for the first values' strings
+	// but those with a "${" inside another (some 17 %).
+	if counted < len(docs)*3/4 || counted >= len(docs) {
+		t.Errorf("the count answered for %d strings of %d", counted, len(docs))
+	}
+	if len(docs) < 60000 {
+		t.Fatalf("only %d strings tried", len(docs))
+	}
+}
+
+// stringsOf is every string of at most n pieces of alphabet.
+func stringsOf(alphabet []string, n int) []string {
+	out := []string{""}
+	for from := 0; n > 0; n-- {
+		to := len(out)
+		for _, prefix := range out[from:to] {
+			for _, c := range alphabet {
+				out = append(out, prefix+c)
+			}
+		}
+		from = to
+	}
+	return out
 }

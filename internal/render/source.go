@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 108 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "4fee1426ad42d3a4bc27d01e250a85763b6888b7b23e430bdda30595cbc72b60"
+const sourceDigest = "75090d1ee4fe8e79114b6fa5fa20404d5cb8962b0ed1ef936d4e6dc26d78cca7"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -1,12 +1,11 @@
 package iam
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/regionctl/regionctl/internal/iampolicy"
+	"github.com/regionctl/regionctl/internal/render/encode"
 )
 
 // A Quota is one of AWS's size limits on a kind of policy document, in
@@ -64,15 +63,17 @@ func QuotaOf(file string) Quota {
 // Size is the number of characters AWS counts of doc, installed with the
 // widest ids: its JSON without white space.
 func Size(doc Document) (int, error) {
-	b, err := json.Marshal(doc)
-	if err != nil {
-		return 0, err
-	}
-	// json.Marshal writes no white space (it compacts what MarshalJSON
-	// methods write too), and the widest ids hold none: the filled
-	// document is as AWS counts it. TestSizeIsTheCompactedDocument holds
-	// this to json.Compact.
-	return utf8.RuneCount(iampolicy.Substitute(b, widestPlaceholders)), nil
+	// json.Marshal's text (encode.Plain's, without its newline) holds no
+	// white space (it compacts what MarshalJSON methods write too), and the
+	// widest ids hold none: the filled document is as AWS counts it,
+	// counted without being written (iampolicy.SubstitutedRunes).
+	// TestSizeIsTheCompactedDocument holds this to json.Compact.
+	size := 0
+	_, err := encode.Plain.Encode(doc, func(j []byte) ([]byte, error) {
+		size = iampolicy.SubstitutedRunes(j[:len(j)-1], widestPlaceholders)
+		return nil, nil
+	})
+	return size, err
 }
 
 // CheckQuota says how doc, installed as file, stands against its quota:
