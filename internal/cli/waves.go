@@ -101,6 +101,7 @@ func (a *app) renderWaves() error {
 	return a.reportHistory(historyOutcome{ds: ds, err: err})
 }
 
+// lifecycleChecks is renderLifecycle's rule with past as the review base.
 func lifecycleChecks(past *history.Base, f *config.Fleet, diags diag.Diagnostics, old *render.Index) (diag.Diagnostics, error) {
 	if !history.LifecycleAtRisk(f, old) {
 		return nil, nil
@@ -108,6 +109,8 @@ func lifecycleChecks(past *history.Base, f *config.Fleet, diags diag.Diagnostics
 	return past.Lifecycle(f, diags, old)
 }
 
+// waveChecks is renderWaves' rules (the waves, then the calendar at root's
+// date) with past as the review base.
 func waveChecks(past *history.Base, f *config.Fleet, diags diag.Diagnostics, root string) (diag.Diagnostics, error) {
 	ds, err := past.Waves(f, diags)
 	if err != nil {

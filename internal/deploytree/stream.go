@@ -384,14 +384,9 @@ func (s *Stream) Finish(out *render.Output) (ch *Changes, err error) {
 		}
 	}
 	s.mu.Unlock()
-	sums := make(map[string]string, len(rest))
+	var sums map[string]string
 	var hashing sync.WaitGroup
-	hashing.Go(func() {
-		for _, a := range rest {
-			sum := sha256.Sum256(a.Bytes)
-			sums[a.Path] = hex.EncodeToString(sum[:])
-		}
-	})
+	hashing.Go(func() { sums = sumsOf(rest) })
 	err = s.putAll(rest)
 	hashing.Wait()
 	if err != nil {
@@ -402,24 +397,7 @@ func (s *Stream) Finish(out *render.Output) (ch *Changes, err error) {
 	s.sums = sums
 	c := s.ch
 	s.mu.Unlock()
-	written := map[string]bool{render.IndexPath: true}
-	if s.old != nil {
-		for _, f := range s.old.Files {
-			written[f] = true
-		}
-	}
-	for p := range s.onDisk {
-		switch {
-		case rendered[p]:
-		case written[p]:
-			c.Removed = append(c.Removed, p)
-		default:
-			c.Foreign = append(c.Foreign, p)
-		}
-	}
-	for _, l := range [][]string{c.Added, c.Changed, c.Removed, c.Foreign, c.Unchanged} {
-		sort.Strings(l)
-	}
+	s.sortOut(&c, rendered)
 	if s.compare || c.Clean() {
 		return &c, nil
 	}
@@ -456,6 +434,40 @@ func (s *Stream) Finish(out *render.Output) (ch *Changes, err error) {
 		}
 	}
 	return &c, nil
+}
+
+// sortOut adds to c the files at dir the render did not give (rendered):
+// removed when regionctl wrote them (the old index lists them), foreign
+// otherwise; and sorts each list of c.
+func (s *Stream) sortOut(c *Changes, rendered map[string]bool) {
+	written := map[string]bool{render.IndexPath: true}
+	if s.old != nil {
+		for _, f := range s.old.Files {
+			written[f] = true
+		}
+	}
+	for p := range s.onDisk {
+		switch {
+		case rendered[p]:
+		case written[p]:
+			c.Removed = append(c.Removed, p)
+		default:
+			c.Foreign = append(c.Foreign, p)
+		}
+	}
+	for _, l := range [][]string{c.Added, c.Changed, c.Removed, c.Foreign, c.Unchanged} {
+		sort.Strings(l)
+	}
+}
+
+// sumsOf is the SHA-256 sum (hex) of each of arts' bytes, by path (Sums).
+func sumsOf(arts []render.Artifact) map[string]string {
+	sums := make(map[string]string, len(arts))
+	for _, a := range arts {
+		sum := sha256.Sum256(a.Bytes)
+		sums[a.Path] = hex.EncodeToString(sum[:])
+	}
+	return sums
 }
 
 // Abort removes the staging tree and releases dir, which is as it was.
