@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 108 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "75090d1ee4fe8e79114b6fa5fa20404d5cb8962b0ed1ef936d4e6dc26d78cca7"
+const sourceDigest = "9ac114685cd0447bf327ca80850edb12c5b8b01e1d7375999bf6924abffa0e7e"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
