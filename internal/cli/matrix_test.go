@@ -96,9 +96,13 @@ func TestMatrixOf480Clusters(t *testing.T) {
 	t.Logf("480 clusters, %d runs: %d jobs", runs, len(matrix.Include))
 }
 
+// gitIn runs git in dir. gc.auto=0: the commit of the generated fleet's
+// 6,000-odd files would otherwise start git's automatic packing in the
+// background (gc.autoDetach), still writing under .git while the test's
+// temporary directory is removed ("directory not empty").
 func gitIn(t *testing.T, dir string, args ...string) {
 	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", "-c", "gc.auto=0", "-c", "maintenance.auto=false"}, args...)...)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
