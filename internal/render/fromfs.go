@@ -61,6 +61,22 @@ type Pair struct {
 	// its committed deploy/ rendered it ("" when it did not, or was not
 	// asked to take it: a whole review).
 	BaseRendered string
+	// BaseAlike counts the clusters such a render left to the head's
+	// render (Trust.Committed): their inputs are the same on both sides.
+	BaseAlike int
+}
+
+// Trust is what a review knows of its base's committed deploy/ once the
+// fleets are loaded (FromFSPair's trust).
+type Trust struct {
+	// Index is the base's index.json when this renderer wrote it and it
+	// describes the base's deploy/; else nil, and Why says why.
+	Index *Index
+	Why   string
+	// Committed says the review's base side is the deploy/ the base
+	// committed (the files its render names, as committed), not the
+	// render's bytes.
+	Committed bool
 }
 
 // Streams hand the files of a whole review's renders to Sinks
@@ -78,18 +94,20 @@ type Streams struct {
 
 // FromFSPair loads and renders the base and head of a review; head is the
 // head's fleet as parsed already (fleet.Parse), or nil. trust, when set,
-// returns the base's committed index.json if this renderer wrote it, else
-// nil and why not; it is called once the fleets are loaded, so that it may
-// wait for the index to be read. With that index (trusted), and
-// when both sides have the same charts and Pipelines, the clusters whose
-// effective configs are identical on both sides are neither checked nor
-// rendered: they render the same on both sides, so they cannot differ. With
-// trusted, the base is not rendered at all when its index lists every
-// cluster the base has: the review compares the head with what the base
-// committed, and the index names those files and their owners
-// (CommittedOutput). Without trusted each side is loaded and rendered whole.
-// Streams, when set, take each rendered side's files as they are rendered.
-func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checker, opts Options, trust func() (*Index, string), streams *Streams) (*Pair, error) {
+// says what the review knows of the base's committed deploy/ (Trust); it is
+// called once the fleets are loaded, so that it may wait for the index to be
+// read. With the base's index (trusted), the clusters whose input identities
+// are the same on both sides are neither checked nor rendered: they render
+// the same on both sides, so they cannot differ. With trusted, the base is
+// not rendered at all when its index lists every cluster the base has: the
+// review compares the head with what the base committed, and the index names
+// those files and their owners (CommittedOutput). Without trusted each side
+// is loaded and checked whole, and the head rendered whole; so is the base,
+// except, when the review's base side is what it committed (Committed),
+// those same clusters and regions: the head's render names their files, the
+// same on both sides (withAlike). Streams, when set, take each rendered
+// side's files as they are rendered.
+func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checker, opts Options, trust func() Trust, streams *Streams) (*Pair, error) {
 	if head == nil {
 		head = fleet.Parse(headFS, "config", checker)
 	}
@@ -111,13 +129,17 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 	}
 	p := &Pair{Pair: &fleet.Pair{}}
 	whole := func() { p.Pair = fleet.LoadPairWhole(baseFS, head, "config", checker) }
+	// The clusters and regions the base's render leaves to the head's
+	// (FromFSPair's doc), when it is rendered whole otherwise.
+	var alike, alikeRegions map[string]bool
 	if incremental {
 		ids, err := identities(opts, charts, chartValues, pipelines)
 		if err != nil {
 			return nil, err
 		}
 		p.Pair = fleet.LoadPair(baseFS, head, "config", checker, ids)
-		if trusted, why = trust(); trusted == nil || !trusted.lists(p.Unchanged) {
+		t := trust()
+		if trusted, why = t.Index, t.Why; trusted == nil || !trusted.lists(p.Unchanged) {
 			if trusted != nil {
 				why = "the base's deploy/index.json does not list every cluster whose inputs did not change"
 			}
@@ -126,6 +148,9 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 			// when committed): its files cannot stand in for a render, so
 			// every cluster is checked and rendered.
 			whole()
+			if t.Committed && !p.BaseDiags.HasErrors() && !p.HeadDiags.HasErrors() {
+				alike, alikeRegions = fleet.Alike(p.Base, p.Head, ids)
+			}
 		}
 	} else {
 		whole()
@@ -134,6 +159,10 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 	render := func(f *config.Fleet, diags *diag.Diagnostics, i int) *Output {
 		o := opts
 		o.Charts, o.ChartValues, o.Pipelines = charts[i], chartValues[i], pipelines[i]
+		o.Unchanged, o.UnchangedRegions = p.Unchanged, p.UnchangedRegions
+		if i == 0 && alike != nil {
+			o.Unchanged, o.UnchangedRegions = alike, alikeRegions
+		}
 		return p.renderSide(f, diags, i, o, streams)
 	}
 	baseIDs := map[string]bool{}
@@ -154,11 +183,38 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 		}
 	}
 	p.HeadOut = render(p.Head, &p.HeadDiags, 1)
+	if alike != nil && p.BaseOut != nil && p.HeadOut != nil {
+		p.BaseOut, p.BaseAlike = withAlike(p.BaseOut, p.HeadOut), len(alike)
+	}
 	return p, nil
 }
 
+// withAlike is the base's render with the files the head's render gives
+// the owners the base's left out and the head's did not (base.Unchanged,
+// which FromFSPair's alike put there): each renders from the same inputs
+// on both sides, so the base's render would have given them, byte for
+// byte. They are no longer left out.
+func withAlike(base, head *Output) *Output {
+	arts := append([]Artifact(nil), base.Artifacts...)
+	for _, a := range head.Artifacts {
+		if a.Owner != "" && base.Unchanged[a.Owner] && !head.Unchanged[a.Owner] {
+			arts = append(arts, a)
+		}
+	}
+	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
+	unchanged := map[string]bool{}
+	for o := range base.Unchanged {
+		if head.Unchanged[o] {
+			unchanged[o] = true
+		}
+	}
+	c := *base
+	c.Artifacts, c.Unchanged = arts, unchanged
+	return &c
+}
+
 // renderSide renders side i of p (0 the base, 1 the head) with opts,
-// leaving out the clusters and regions the same on both sides, unless its
+// leaving out the clusters and regions opts names, unless its
 // diagnostics hold errors. Streams (when set) take the files as they are
 // rendered.
 func (p *Pair) renderSide(f *config.Fleet, diags *diag.Diagnostics, i int, opts Options, streams *Streams) *Output {
@@ -178,9 +234,8 @@ func (p *Pair) renderSide(f *config.Fleet, diags *diag.Diagnostics, i int, opts 
 			}
 		}
 	}
-	// Unchanged clusters are not rendered; their regions' chains are,
-	// unless the whole region is unchanged.
-	opts.Unchanged, opts.UnchangedRegions = p.Unchanged, p.UnchangedRegions
+	// Unchanged clusters (opts') are not rendered; their regions' chains
+	// are, unless the whole region is unchanged.
 	out, ds := Render(f, opts)
 	*diags = append(*diags, ds...)
 	return out

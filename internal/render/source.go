@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 108 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "9ac114685cd0447bf327ca80850edb12c5b8b01e1d7375999bf6924abffa0e7e"
+const sourceDigest = "fb7e2ebf17dfdbc37405dbbdf25ec089103def858285c30b65755f428fc2e269"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

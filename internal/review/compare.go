@@ -71,5 +71,5 @@ func compare(repo *gitbase.Repo, e *ends, o Options, l *loaded, d committedDeplo
 	if unvouched != "" {
 		r.BaseRendered = unvouched
 	}
-	return &Result{Report: r, HeadOut: headSide.Output, HeadCommit: e.head, HeadFleet: pair.Head, Refused: skips}, nil
+	return &Result{Report: r, HeadOut: headSide.Output, HeadCommit: e.head, HeadFleet: pair.Head, Refused: skips, baseAlike: pair.BaseAlike}, nil
 }

@@ -22,11 +22,14 @@ type loaded struct {
 // the base's index when this renderer wrote it and nothing else vouches
 // against it (unvouched, vouch's).
 func load(e *ends, o Options, parsed *fleet.Parsed, unvouched string, committed func() committedDeploy) (*loaded, error) {
-	var trust func() (*render.Index, string)
+	var trust func() render.Trust
 	if !o.Full && unvouched == "" {
-		trust = func() (*render.Index, string) {
+		trust = func() render.Trust {
 			d := committed()
-			return trustIndex(d.index, d.hashes, o.Render.Renderer)
+			idx, why := trustIndex(d.index, d.hashes, o.Render.Renderer)
+			// The base's side of the review is what it committed
+			// (compare's asCommitted) when it committed anything.
+			return render.Trust{Index: idx, Why: why, Committed: d.err == nil && len(d.hashes) > 0}
 		}
 	}
 	// A review against a committed base streams the renders: the base's

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -50,6 +51,11 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 		noDeploy bool
 		// drift is a file (under deploy/) the review must find drifted.
 		drift string
+		// renderer, when set, is the renderer the reviews are made by:
+		// not the one that rendered the base's deploy/ (testRenderer).
+		// The incremental review renders the base again then, but only
+		// the clusters whose inputs changed; the head whole.
+		renderer string
 	}{
 		{name: "sector change, rendered", head: "HEAD", change: func(r *reviewRepo) {
 			r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
@@ -144,6 +150,27 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 			// Its region is unchanged, so its config is checked on neither
 			// side: the review still knows delete_pipeline implies delete.
 			before: destroyedThen("delete_pipeline: true\n"), change: prod3Change},
+		{name: "another renderer: sector change", head: "HEAD", renderer: "sha256:another", change: func(r *reviewRepo) {
+			r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
+			r.render()
+		}},
+		{name: "another renderer: sector change in the working tree", head: "", renderer: "sha256:another", change: func(r *reviewRepo) {
+			r.Edit("config/sectors/stage-a.yaml", "max_update: 100%", "max_update: 100%\neks:\n  node_max: 12")
+		}},
+		{name: "another renderer: hand edit beside a rendered change", head: "HEAD", renderer: "sha256:another", drift: mc[len("deploy/"):], change: func(r *reviewRepo) {
+			r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
+			r.render()
+			r.Edit(mc, `"node_max": 6`, `"node_max": 60`)
+		}},
+		{name: "another renderer: cluster added and one being deleted", head: "HEAD", renderer: "sha256:another", change: func(r *reviewRepo) {
+			r.Write("config/clusters/us-east-1/mc02.yaml", "type: management\n")
+			r.Write("config/clusters/eu-west-1/mc02.yaml", r.Read("config/clusters/eu-west-1/mc02.yaml")+"delete: true\n")
+			r.render()
+		}},
+		{name: "another renderer: global change", head: "HEAD", whole: true, renderer: "sha256:another", change: func(r *reviewRepo) {
+			r.Edit("config/global/defaults.yaml", "node_instance_family: m6i", "node_instance_family: m7i")
+			r.render()
+		}},
 		{name: "chart added", head: "HEAD", whole: true, change: func(r *reviewRepo) {
 			r.Write("charts/logging/Chart.yaml", "apiVersion: v2\nname: logging\nversion: 0.1.0\n")
 			r.Write("config/global/90-logging.yaml", "components:\n  logging:\n    runs_on: [management]\n    chart_revision: logging/v1.0.0\n")
@@ -167,23 +194,58 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 				r.Commit(tc.name)
 				base = "HEAD~1"
 			}
+			renderer := testRenderer
+			if tc.renderer != "" {
+				renderer = tc.renderer
+			}
+			var alike int
+			var leftOut []string // the clusters the last review left out of the head's render
 			review := func(full, hold bool, listOnly ...bool) (*diff.Report, int, map[string][]byte) {
 				res, err := Run(Options{Root: r.Dir, Base: base, Head: tc.head, Drift: true, Full: full, hold: hold, ListOnly: len(listOnly) > 0,
-					Checker: testChecker(t), Render: render.Options{Renderer: testRenderer}, Trusted: true})
+					Checker: testChecker(t), Render: render.Options{Renderer: renderer}, Trusted: true})
 				if err != nil {
 					t.Fatal(err)
+				}
+				alike, leftOut = res.baseAlike, nil
+				for owner := range res.HeadOut.Unchanged {
+					if strings.Contains(owner, "/") { // a cluster's ID, not a region's name
+						leftOut = append(leftOut, owner)
+					}
 				}
 				return res.Report, len(res.HeadOut.Unchanged), res.HeadOut.ByPath()
 			}
 			held, _, heldFiles := review(true, true)
+			if alike != 0 {
+				t.Errorf("a whole review left %d clusters of the base to the head's render", alike)
+			}
 			full, none, fullFiles := review(true, false)
-			inc, skipped, _ := review(false, false)
+			inc, skipped, incFiles := review(false, false)
+			// Another renderer's base is rendered again, all but the
+			// clusters whose inputs the head has.
+			switch {
+			case tc.renderer != "" && !strings.Contains(inc.BaseRendered, "another renderer"):
+				t.Errorf("base re-rendered: %q", inc.BaseRendered)
+			case tc.renderer != "" && tc.whole != (alike == 0):
+				t.Errorf("the base's render left %d clusters to the head's", alike)
+			case tc.renderer == "" && alike != 0:
+				t.Errorf("a review that rendered no base, or all of it, left %d clusters of the base to the head's render", alike)
+			case tc.renderer != "":
+				// They are the clusters a review by the base's own
+				// renderer leaves out on both sides.
+				renderer = testRenderer
+				n := alike
+				review(false, false)
+				if n != len(leftOut) {
+					t.Errorf("the base's render left %d clusters to the head's; the base's renderer leaves out %d", n, len(leftOut))
+				}
+				renderer = tc.renderer
+			}
 			if d := cmp.Diff(held, full); d != "" {
 				t.Errorf("the full review differs from one that holds every file (-held +full):\n%s", d)
 			}
 			// The incremental review says why it rendered the base (a
 			// base without deploy/); the rest is the same.
-			if tc.noDeploy != (inc.BaseRendered != "") {
+			if tc.noDeploy != (inc.BaseRendered != "") && tc.renderer == "" {
 				t.Errorf("base re-rendered: %q", inc.BaseRendered)
 			}
 			if d := cmp.Diff(held, inc, cmpopts.IgnoreFields(diff.Report{}, "BaseRendered")); d != "" {
@@ -220,7 +282,16 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 			if tc.whole && skipped != 0 {
 				t.Errorf("left out %d clusters though every cluster's inputs changed", skipped)
 			}
-			if !tc.whole && skipped == 0 {
+			// Nor does it hold more of the head's files than the whole
+			// review: the files the base's render left to the head's
+			// settle like the others.
+			if tc.renderer != "" && len(incFiles) != len(fullFiles) {
+				t.Errorf("the incremental review held %d files of the head, the full one %d", len(incFiles), len(fullFiles))
+			}
+			if tc.renderer != "" && skipped != 0 {
+				t.Errorf("left out %d clusters of the head, whose every file another renderer's base committed", skipped)
+			}
+			if !tc.whole && tc.renderer == "" && skipped == 0 {
 				t.Error("the incremental review rendered every cluster")
 			}
 		})

@@ -68,6 +68,11 @@ type Result struct {
 	HeadCommit *object.Commit
 	HeadFleet  *config.Fleet // the head's fleet, for the rules held to its date (EKS's support calendar)
 	Refused    []diff.Skip   // with Options.Partial: clusters whose deletion skips a step
+
+	// baseAlike counts the clusters a base rendered again left to the
+	// head's render (render.Pair's BaseAlike): this package's tests see
+	// it.
+	baseAlike int
 }
 
 // NotRendered says one side of the review does not render.

@@ -16,8 +16,8 @@ import (
 // and only its hash is kept, for drift. So a whole review holds the files
 // that change rather than two fleets' worth.
 type settler struct {
-	committed map[string]plumbing.Hash // the base's deploy/
-	inBase    func(string) bool        // whether the base's view holds a committed file
+	committed map[string]plumbing.Hash   // the base's deploy/
+	inBase    func(render.Artifact) bool // whether the base's view holds a committed file
 
 	mu      sync.Mutex
 	held    map[string][]byte
@@ -26,7 +26,10 @@ type settler struct {
 
 // newSettler settles against the base's committed deploy/ (its blob hashes
 // and the owners its index.json gives files) and the base's render, as
-// asCommitted makes the base's view of them.
+// asCommitted makes the base's view of them. A head file whose owner the
+// base's render left out is one the base renders too: the owner renders the
+// same on both sides. (Where the head leaves it out as well, the head has
+// no file of it.)
 func newSettler(committed map[string]plumbing.Hash, owners map[string]string, base *render.Output) *settler {
 	rendered := make(map[string]bool, len(base.Artifacts))
 	for _, a := range base.Artifacts {
@@ -34,11 +37,11 @@ func newSettler(committed map[string]plumbing.Hash, owners map[string]string, ba
 	}
 	return &settler{
 		committed: committed,
-		inBase: func(p string) bool {
-			if rendered[p] {
+		inBase: func(a render.Artifact) bool {
+			if rendered[a.Path] || base.Unchanged[a.Owner] {
 				return true
 			}
-			owner, known := owners[p]
+			owner, known := owners[a.Path]
 			return known && !base.Unchanged[owner]
 		},
 		held:    map[string][]byte{},
@@ -53,7 +56,7 @@ func (s *settler) take(arts []render.Artifact) error {
 		c, ok := s.committed[a.Path]
 		// PipelineRuns are always held: the commands that start runs
 		// read them from the review's head, changed or not.
-		same := ok && c == h && s.inBase(a.Path) && !tekton.IsRunPath(a.Path)
+		same := ok && c == h && s.inBase(a) && !tekton.IsRunPath(a.Path)
 		s.mu.Lock()
 		if same {
 			s.settled[a.Path] = h
