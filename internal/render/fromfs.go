@@ -112,8 +112,6 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 		head = fleet.Parse(headFS, "config", checker)
 	}
 	incremental := trust != nil
-	var trusted *Index
-	var why string
 	charts, pipelines, err := readSides(baseFS, headFS)
 	if err != nil {
 		return nil, err
@@ -127,35 +125,14 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 		o.Charts, o.ChartValues, o.Pipelines = charts[1], chartValues[1], pipelines[1]
 		return firstFleet(head, checker, o), nil
 	}
-	p := &Pair{Pair: &fleet.Pair{}}
-	whole := func() { p.Pair = fleet.LoadPairWhole(baseFS, head, "config", checker) }
-	// The clusters and regions the base's render leaves to the head's
-	// (FromFSPair's doc), when it is rendered whole otherwise.
-	var alike, alikeRegions map[string]bool
+	var ids fleet.Identity
 	if incremental {
-		ids, err := identities(opts, charts, chartValues, pipelines)
-		if err != nil {
+		if ids, err = identities(opts, charts, chartValues, pipelines); err != nil {
 			return nil, err
 		}
-		p.Pair = fleet.LoadPair(baseFS, head, "config", checker, ids)
-		t := trust()
-		if trusted, why = t.Index, t.Why; trusted == nil || !trusted.lists(p.Unchanged) {
-			if trusted != nil {
-				why = "the base's deploy/index.json does not list every cluster whose inputs did not change"
-			}
-			// The base's deploy/ was not rendered by this renderer, or
-			// does not list some unchanged cluster (it was not rendered
-			// when committed): its files cannot stand in for a render, so
-			// every cluster is checked and rendered.
-			whole()
-			if t.Committed && !p.BaseDiags.HasErrors() && !p.HeadDiags.HasErrors() {
-				alike, alikeRegions = fleet.Alike(p.Base, p.Head, ids)
-			}
-		}
-	} else {
-		whole()
 	}
-	p.Trusted = trusted
+	p, why, alike, alikeRegions := loadPair(baseFS, head, checker, trust, ids)
+	trusted := p.Trusted
 	render := func(f *config.Fleet, diags *diag.Diagnostics, i int) *Output {
 		o := opts
 		o.Charts, o.ChartValues, o.Pipelines = charts[i], chartValues[i], pipelines[i]
@@ -211,6 +188,39 @@ func withAlike(base, head *Output) *Output {
 	c := *base
 	c.Artifacts, c.Unchanged = arts, unchanged
 	return &c
+}
+
+// loadPair loads a review's fleets: whole without trust; with it, leaving
+// out what is the same on both sides (fleet.LoadPair) when trust gives the
+// base's index (Pair.Trusted) and it lists every cluster left out, else
+// whole, then with why (the base's render's reason) and, when the base
+// committed its deploy/, the clusters and regions its render may leave to
+// the head's (fleet.Alike: the same on both sides under ids).
+func loadPair(baseFS fs.FS, head *fleet.Parsed, checker *schema.Checker, trust func() Trust, ids fleet.Identity) (p *Pair, why string, alike, alikeRegions map[string]bool) {
+	p = &Pair{Pair: &fleet.Pair{}}
+	whole := func() { p.Pair = fleet.LoadPairWhole(baseFS, head, "config", checker) }
+	if trust == nil {
+		whole()
+		return p, "", nil, nil
+	}
+	p.Pair = fleet.LoadPair(baseFS, head, "config", checker, ids)
+	t := trust()
+	p.Trusted, why = t.Index, t.Why
+	if t.Index != nil && t.Index.lists(p.Unchanged) {
+		return p, why, nil, nil
+	}
+	if t.Index != nil {
+		why = "the base's deploy/index.json does not list every cluster whose inputs did not change"
+	}
+	// The base's deploy/ was not rendered by this renderer, or does not
+	// list some unchanged cluster (it was not rendered when committed): its
+	// files cannot stand in for a render, so every cluster is checked and
+	// rendered, the base's but where its inputs are the head's.
+	whole()
+	if t.Committed && !p.BaseDiags.HasErrors() && !p.HeadDiags.HasErrors() {
+		alike, alikeRegions = fleet.Alike(p.Base, p.Head, ids)
+	}
+	return p, why, alike, alikeRegions
 }
 
 // renderSide renders side i of p (0 the base, 1 the head) with opts,

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 108 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "fb7e2ebf17dfdbc37405dbbdf25ec089103def858285c30b65755f428fc2e269"
+const sourceDigest = "e906da7bf9c90e4d689934af9f8652c77c4a277eb2f412fd3a987271966921f1"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
