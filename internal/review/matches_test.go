@@ -36,27 +36,39 @@ func (r *reviewRepo) render() {
 // on both sides reports, for changes of every kind, drift the change adds
 // included.
 func TestIncrementalReviewMatchesFull(t *testing.T) {
-	const mc = "deploy/production/us-east-1/terraform/mc01.tfvars.json" // prod-1, untouched by the sector edits
-	for _, tc := range []struct {
-		name   string
-		before func(r *reviewRepo) // rendered and committed before the change
-		// handWritten is committed before the change as it leaves the
-		// tree, not rendered.
-		handWritten func(r *reviewRepo)
-		change      func(r *reviewRepo)
-		head        string // "" is the working tree
-		whole       bool   // every cluster's inputs change: nothing can be left out
-		// noDeploy: the base committed no deploy/, so the review renders
-		// it, and a whole review holds every file of both sides.
-		noDeploy bool
-		// drift is a file (under deploy/) the review must find drifted.
-		drift string
-		// renderer, when set, is the renderer the reviews are made by:
-		// not the one that rendered the base's deploy/ (testRenderer).
-		// The incremental review renders the base again then, but only
-		// the clusters whose inputs changed; the head whole.
-		renderer string
-	}{
+	for _, tc := range matchCases() {
+		t.Run(tc.name, tc.check)
+	}
+}
+
+// unchangedMC is prod-1's mc01, untouched by the cases' sector edits.
+const unchangedMC = "deploy/production/us-east-1/terraform/mc01.tfvars.json"
+
+// matchCase is a change TestIncrementalReviewMatchesFull reviews.
+type matchCase struct {
+	name   string
+	before func(r *reviewRepo) // rendered and committed before the change
+	// handWritten is committed before the change as it leaves the
+	// tree, not rendered.
+	handWritten func(r *reviewRepo)
+	change      func(r *reviewRepo)
+	head        string // "" is the working tree
+	whole       bool   // every cluster's inputs change: nothing can be left out
+	// noDeploy: the base committed no deploy/, so the review renders
+	// it, and a whole review holds every file of both sides.
+	noDeploy bool
+	// drift is a file (under deploy/) the review must find drifted.
+	drift string
+	// renderer, when set, is the renderer the reviews are made by:
+	// not the one that rendered the base's deploy/ (testRenderer).
+	// The incremental review renders the base again then, but only
+	// the clusters whose inputs changed; the head whole.
+	renderer string
+}
+
+func matchCases() []matchCase {
+	const mc = unchangedMC
+	return []matchCase{
 		{name: "sector change, rendered", head: "HEAD", change: func(r *reviewRepo) {
 			r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
 			r.render()
@@ -176,125 +188,145 @@ func TestIncrementalReviewMatchesFull(t *testing.T) {
 			r.Write("config/global/90-logging.yaml", "components:\n  logging:\n    runs_on: [management]\n    chart_revision: logging/v1.0.0\n")
 			r.render()
 		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := newReviewRepo(t)
-			if tc.before != nil {
-				tc.before(r)
-				r.render()
-				r.Commit("before")
-			}
-			if tc.handWritten != nil {
-				tc.handWritten(r)
-				r.Commit("by hand")
-			}
-			tc.change(r)
-			base := "HEAD"
-			if tc.head != "" {
-				r.Commit(tc.name)
-				base = "HEAD~1"
-			}
-			renderer := testRenderer
-			if tc.renderer != "" {
-				renderer = tc.renderer
-			}
-			var alike int
-			var leftOut []string // the clusters the last review left out of the head's render
-			review := func(full, hold bool, listOnly ...bool) (*diff.Report, int, map[string][]byte) {
-				res, err := Run(Options{Root: r.Dir, Base: base, Head: tc.head, Drift: true, Full: full, hold: hold, ListOnly: len(listOnly) > 0,
-					Checker: testChecker(t), Render: render.Options{Renderer: renderer}, Trusted: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				alike, leftOut = res.baseAlike, nil
-				for owner := range res.HeadOut.Unchanged {
-					if strings.Contains(owner, "/") { // a cluster's ID, not a region's name
-						leftOut = append(leftOut, owner)
-					}
-				}
-				return res.Report, len(res.HeadOut.Unchanged), res.HeadOut.ByPath()
-			}
-			held, _, heldFiles := review(true, true)
-			if alike != 0 {
-				t.Errorf("a whole review left %d clusters of the base to the head's render", alike)
-			}
-			full, none, fullFiles := review(true, false)
-			inc, skipped, incFiles := review(false, false)
-			// Another renderer's base is rendered again, all but the
-			// clusters whose inputs the head has.
-			switch {
-			case tc.renderer != "" && !strings.Contains(inc.BaseRendered, "another renderer"):
-				t.Errorf("base re-rendered: %q", inc.BaseRendered)
-			case tc.renderer != "" && tc.whole != (alike == 0):
-				t.Errorf("the base's render left %d clusters to the head's", alike)
-			case tc.renderer == "" && alike != 0:
-				t.Errorf("a review that rendered no base, or all of it, left %d clusters of the base to the head's render", alike)
-			case tc.renderer != "":
-				// They are the clusters a review by the base's own
-				// renderer leaves out on both sides.
-				renderer = testRenderer
-				n := alike
-				review(false, false)
-				if n != len(leftOut) {
-					t.Errorf("the base's render left %d clusters to the head's; the base's renderer leaves out %d", n, len(leftOut))
-				}
-				renderer = tc.renderer
-			}
-			if d := cmp.Diff(held, full); d != "" {
-				t.Errorf("the full review differs from one that holds every file (-held +full):\n%s", d)
-			}
-			// The incremental review says why it rendered the base (a
-			// base without deploy/); the rest is the same.
-			if tc.noDeploy != (inc.BaseRendered != "") && tc.renderer == "" {
-				t.Errorf("base re-rendered: %q", inc.BaseRendered)
-			}
-			if d := cmp.Diff(held, inc, cmpopts.IgnoreFields(diff.Report{}, "BaseRendered")); d != "" {
-				t.Errorf("the incremental review differs from the full one (-full +incremental):\n%s", d)
-			}
-			// Listing the changed files without their diffs (affected)
-			// changes nothing else.
-			listed, _, _ := review(false, false, true)
-			unlisted := *held
-			unlisted.Files = nil
-			for _, f := range held.Files {
-				f.Unified = ""
-				unlisted.Files = append(unlisted.Files, f)
-			}
-			if d := cmp.Diff(&unlisted, listed, cmpopts.IgnoreFields(diff.Report{}, "BaseRendered"), cmpopts.EquateEmpty()); d != "" {
-				t.Errorf("the review listing the changed files differs from the full one without its diffs (-full +listed):\n%s", d)
-			}
-			if !tc.noDeploy && len(fullFiles) >= len(heldFiles) {
-				t.Errorf("the full review held all %d files of the head, not only those that differ", len(heldFiles))
-			}
-			// The commands that start runs read them from the review's head.
-			for _, c := range diff.Runs(held.Affected) {
-				p := tekton.Path(c.Environment, c.Region, c.Cluster)
-				if fullFiles[p] == nil || string(fullFiles[p]) != string(heldFiles[p]) {
-					t.Errorf("the full review's head lacks the PipelineRun of %s, which runs", c.ID)
-				}
-			}
-			if none != 0 {
-				t.Errorf("--full left out %d clusters", none)
-			}
-			if tc.drift != "" && !slices.Contains(inc.Drift, tc.drift) {
-				t.Errorf("the review finds %v drifted, not %s", inc.Drift, tc.drift)
-			}
-			if tc.whole && skipped != 0 {
-				t.Errorf("left out %d clusters though every cluster's inputs changed", skipped)
-			}
-			// Nor does it hold more of the head's files than the whole
-			// review: the files the base's render left to the head's
-			// settle like the others.
-			if tc.renderer != "" && len(incFiles) != len(fullFiles) {
-				t.Errorf("the incremental review held %d files of the head, the full one %d", len(incFiles), len(fullFiles))
-			}
-			if tc.renderer != "" && skipped != 0 {
-				t.Errorf("left out %d clusters of the head, whose every file another renderer's base committed", skipped)
-			}
-			if !tc.whole && tc.renderer == "" && skipped == 0 {
-				t.Error("the incremental review rendered every cluster")
-			}
-		})
+	}
+}
+
+// matchRun is one review of a matchCase: its report, the clusters and
+// regions it left out of the head's render (by ID or name), the head's
+// files it holds, and how many clusters its base's render left to the
+// head's.
+type matchRun struct {
+	report  *diff.Report
+	leftOut map[string]bool
+	files   map[string][]byte
+	alike   int
+}
+
+// review reviews base to head in r's repository by renderer.
+func (tc matchCase) review(t *testing.T, r *reviewRepo, base, renderer string, full, hold, listOnly bool) matchRun {
+	t.Helper()
+	res, err := Run(Options{Root: r.Dir, Base: base, Head: tc.head, Drift: true, Full: full, hold: hold, ListOnly: listOnly,
+		Checker: testChecker(t), Render: render.Options{Renderer: renderer}, Trusted: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return matchRun{report: res.Report, leftOut: res.HeadOut.Unchanged, files: res.HeadOut.ByPath(), alike: res.baseAlike}
+}
+
+// prepare makes the case's repository and returns it with the review's
+// base.
+func (tc matchCase) prepare(t *testing.T) (*reviewRepo, string) {
+	r := newReviewRepo(t)
+	if tc.before != nil {
+		tc.before(r)
+		r.render()
+		r.Commit("before")
+	}
+	if tc.handWritten != nil {
+		tc.handWritten(r)
+		r.Commit("by hand")
+	}
+	tc.change(r)
+	if tc.head == "" {
+		return r, "HEAD"
+	}
+	r.Commit(tc.name)
+	return r, "HEAD~1"
+}
+
+func (tc matchCase) check(t *testing.T) {
+	r, base := tc.prepare(t)
+	renderer := testRenderer
+	if tc.renderer != "" {
+		renderer = tc.renderer
+	}
+	held := tc.review(t, r, base, renderer, true, true, false)
+	full := tc.review(t, r, base, renderer, true, false, false)
+	inc := tc.review(t, r, base, renderer, false, false, false)
+	listed := tc.review(t, r, base, renderer, false, false, true)
+	if held.alike != 0 || full.alike != 0 {
+		t.Errorf("a whole review left %d clusters of the base to the head's render", max(held.alike, full.alike))
+	}
+	if d := cmp.Diff(held.report, full.report); d != "" {
+		t.Errorf("the full review differs from one that holds every file (-held +full):\n%s", d)
+	}
+	// The incremental review says why it rendered the base (a base
+	// without deploy/, another renderer's); the rest is the same.
+	if tc.noDeploy != (inc.report.BaseRendered != "") && tc.renderer == "" {
+		t.Errorf("base re-rendered: %q", inc.report.BaseRendered)
+	}
+	if d := cmp.Diff(held.report, inc.report, cmpopts.IgnoreFields(diff.Report{}, "BaseRendered")); d != "" {
+		t.Errorf("the incremental review differs from the full one (-full +incremental):\n%s", d)
+	}
+	// Listing the changed files without their diffs (affected) changes
+	// nothing else.
+	unlisted := *held.report
+	unlisted.Files = nil
+	for _, f := range held.report.Files {
+		f.Unified = ""
+		unlisted.Files = append(unlisted.Files, f)
+	}
+	if d := cmp.Diff(&unlisted, listed.report, cmpopts.IgnoreFields(diff.Report{}, "BaseRendered"), cmpopts.EquateEmpty()); d != "" {
+		t.Errorf("the review listing the changed files differs from the full one without its diffs (-full +listed):\n%s", d)
+	}
+	if !tc.noDeploy && len(full.files) >= len(held.files) {
+		t.Errorf("the full review held all %d files of the head, not only those that differ", len(held.files))
+	}
+	// The commands that start runs read them from the review's head.
+	for _, c := range diff.Runs(held.report.Affected) {
+		p := tekton.Path(c.Environment, c.Region, c.Cluster)
+		if full.files[p] == nil || string(full.files[p]) != string(held.files[p]) {
+			t.Errorf("the full review's head lacks the PipelineRun of %s, which runs", c.ID)
+		}
+	}
+	if len(full.leftOut) != 0 {
+		t.Errorf("--full left out %d clusters", len(full.leftOut))
+	}
+	if tc.drift != "" && !slices.Contains(inc.report.Drift, tc.drift) {
+		t.Errorf("the review finds %v drifted, not %s", inc.report.Drift, tc.drift)
+	}
+	if tc.whole && len(inc.leftOut) != 0 {
+		t.Errorf("left out %d clusters though every cluster's inputs changed", len(inc.leftOut))
+	}
+	if tc.renderer != "" {
+		tc.checkAnotherRenderer(t, r, base, full, inc)
+		return
+	}
+	if inc.alike != 0 {
+		t.Errorf("a review that rendered no base, or all of it, left %d clusters of the base to the head's render", inc.alike)
+	}
+	if !tc.whole && len(inc.leftOut) == 0 {
+		t.Error("the incremental review rendered every cluster")
+	}
+}
+
+// checkAnotherRenderer holds the review of a base another renderer wrote:
+// the base is rendered again, all but the clusters whose inputs the head
+// has, which are those a review by the base's own renderer leaves out on
+// both sides; the head is rendered whole, and holds no more files than the
+// whole review's (the files the base's render left to the head's settle
+// like the others).
+func (tc matchCase) checkAnotherRenderer(t *testing.T, r *reviewRepo, base string, full, inc matchRun) {
+	if !strings.Contains(inc.report.BaseRendered, "another renderer") {
+		t.Errorf("base re-rendered: %q", inc.report.BaseRendered)
+	}
+	if tc.whole != (inc.alike == 0) {
+		t.Errorf("the base's render left %d clusters to the head's", inc.alike)
+	}
+	own := 0
+	for owner := range tc.review(t, r, base, testRenderer, false, false, false).leftOut {
+		if strings.Contains(owner, "/") { // a cluster's ID, not a region's name
+			own++
+		}
+	}
+	if inc.alike != own {
+		t.Errorf("the base's render left %d clusters to the head's; the base's renderer leaves out %d", inc.alike, own)
+	}
+	if len(inc.files) != len(full.files) {
+		t.Errorf("the incremental review held %d files of the head, the full one %d", len(inc.files), len(full.files))
+	}
+	if len(inc.leftOut) != 0 {
+		t.Errorf("left out %d clusters of the head, whose every file another renderer's base committed", len(inc.leftOut))
 	}
 }
 
