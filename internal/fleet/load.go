@@ -210,7 +210,19 @@ func loadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker,
 	// The base's identities after the head's: the identity function may
 	// remember what the two sides share.
 	headIDs := headKeys.Wait()
-	unchanged, same := alike(base, head, inputs(base, identity(0, base)), headIDs)
+	baseKeys := inputs(base, identity(0, base))
+	same := unchangedRegions(base, head, baseKeys, headIDs)
+	unchanged := map[string]bool{}
+	for _, c := range head.Clusters {
+		b, inBase := baseKeys[c.ID()]
+		h, inHead := headIDs[c.ID()]
+		// A regional cluster runs the central pipeline when its region's
+		// identity chain changes, its own config unchanged: only in a
+		// region the same on both sides is it certain not to.
+		if inBase && inHead && b == h && (c.Type == "management" || same[c.Region.Name]) {
+			unchanged[c.ID()] = true
+		}
+	}
 	skip := func(c *config.Cluster) bool { return c.Type == "management" && same[c.Region.Name] }
 	bd = append(bd, checker.CheckClustersExcept(base, skip)...)
 	hd = append(hd, checker.CheckClustersExcept(head, skip)...)
@@ -248,35 +260,6 @@ func pairWhole(baseDocs *config.Documents, head *config.Fleet, checker *schema.C
 	rest := checker.CheckAWSAndFleets(nil, base, head)
 	bd, hd = append(bd, rest[0]...), append(hd, rest[1]...)
 	return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Unchanged: map[string]bool{}, UnchangedRegions: map[string]bool{}}
-}
-
-// Alike names the clusters (by ID) and the regions of a pair loaded whole
-// (LoadPairWhole) that would be LoadPair's Unchanged and UnchangedRegions
-// under identity: their own files render the same on both sides. A review
-// whose base must be rendered need not render them there.
-func Alike(base, head *config.Fleet, identity Identity) (clusters, regions map[string]bool) {
-	// The head's first: the base's then find what the two sides share
-	// remembered (as in loadPair).
-	headKeys := inputs(head, identity(1, head))
-	return alike(base, head, inputs(base, identity(0, base)), headKeys)
-}
-
-// alike is the clusters whose input identity (baseKeys', headKeys') is the
-// same on both sides, and the regions whose every cluster is
-// (unchangedRegions). A regional cluster runs the central pipeline when its
-// region's identity chain changes, its own config unchanged: only in a
-// region the same on both sides is it among them.
-func alike(base, head *config.Fleet, baseKeys, headKeys map[string]string) (clusters, regions map[string]bool) {
-	regions = unchangedRegions(base, head, baseKeys, headKeys)
-	clusters = map[string]bool{}
-	for _, c := range head.Clusters {
-		b, inBase := baseKeys[c.ID()]
-		h, inHead := headKeys[c.ID()]
-		if inBase && inHead && b == h && (c.Type == "management" || regions[c.Region.Name]) {
-			clusters[c.ID()] = true
-		}
-	}
-	return clusters, regions
 }
 
 // fileHashes are the documents of docs that hold a value, by file.

@@ -195,7 +195,7 @@ func withAlike(base, head *Output) *Output {
 // base's index (Pair.Trusted) and it lists every cluster left out, else
 // whole, then with why (the base's render's reason) and, when the base
 // committed its deploy/, the clusters and regions its render may leave to
-// the head's (fleet.Alike: the same on both sides under ids).
+// the head's: those LoadPair found the same on both sides.
 func loadPair(baseFS fs.FS, head *fleet.Parsed, checker *schema.Checker, trust func() Trust, ids fleet.Identity) (p *Pair, why string, alike, alikeRegions map[string]bool) {
 	p = &Pair{Pair: &fleet.Pair{}}
 	whole := func() { p.Pair = fleet.LoadPairWhole(baseFS, head, "config", checker) }
@@ -216,11 +216,12 @@ func loadPair(baseFS fs.FS, head *fleet.Parsed, checker *schema.Checker, trust f
 	// list some unchanged cluster (it was not rendered when committed): its
 	// files cannot stand in for a render, so every cluster is checked and
 	// rendered, the base's but where its inputs are the head's.
+	same, sameRegions := p.Unchanged, p.UnchangedRegions
 	whole()
 	if t.Committed && !p.BaseDiags.HasErrors() && !p.HeadDiags.HasErrors() {
-		alike, alikeRegions = fleet.Alike(p.Base, p.Head, ids)
+		return p, why, same, sameRegions
 	}
-	return p, why, alike, alikeRegions
+	return p, why, nil, nil
 }
 
 // renderSide renders side i of p (0 the base, 1 the head) with opts,

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 108 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "e906da7bf9c90e4d689934af9f8652c77c4a277eb2f412fd3a987271966921f1"
+const sourceDigest = "9d50e7ec961b2ce52a91df12cbb1911bbcbe0d08b9844ef6b6cca3f0aecb7691"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -34,8 +34,9 @@ func YAML(v any) ([]byte, error) {
 	})
 }
 
-// Plain encodes as json.Marshal does (its text, then a newline). YAML needs a document's JSON only
-// until it has written the YAML, which holds none of it: without
+// Plain encodes as json.Marshal does (its text, then a newline). YAML
+// needs a document's JSON only until it has written the YAML, which holds
+// none of it: without
 // json.Marshal's copy of it for each document, a cold render of the
 // 2,200-cluster fleet took 2.11 s of user CPU against 2.24 s (five
 // interleaved runs).
