@@ -18,7 +18,7 @@ PKGS    := ./...
 # Binaries say which commit they were built from when built in a checkout.
 BUILDVCS := $(shell git rev-parse --git-dir >/dev/null 2>&1 && echo -buildvcs=true)
 
-.PHONY: help generate build static dist changelog dist-host cross image test conformance-argocd argocd-warm validate render check fuzz bench demo clean iamsim markdown kube-apiserver vulncheck
+.PHONY: help generate build static dist changelog dist-host cross image test test-beside-e2e conformance-argocd argocd-warm validate render check fuzz bench demo clean iamsim markdown kube-apiserver vulncheck
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -121,11 +121,23 @@ $(KUBE_APISERVER):
 kube-apiserver: $(KUBE_APISERVER) ## build the Kubernetes API server the tests judge rendered objects by (tools/kube-apiserver)
 	@command -v etcd >/dev/null || { echo "no etcd: apt-get install etcd-server" >&2; exit 1; }
 
+# internal/e2e takes some 16 of make test's minutes, most of them waiting
+# on Terraform and on the aws provider's fixed delays (each bootstrap's S3
+# lifecycle configurations alone: 55 s), so it starts first and the rest
+# runs beside it (scripts/beside prints its output when it ends): in
+# go test's package order it started a minute in and the conformance
+# suites, image/ and render --check ran after it, some two minutes more.
+E2E := ./internal/e2e
+
 test: build static dist-host iamsim markdown kube-apiserver ## run every test (this platform's release build in snapshot mode included), then check the repository's own deploy/
+	scripts/beside '$(GO) test -count=1 -timeout 40m $(E2E)' -- $(MAKE) --no-print-directory test-beside-e2e
+
+# Everything make test runs but internal/e2e (not for use on its own).
+test-beside-e2e:
 	$(GO) vet $(PKGS)
 	GOOS=darwin GOARCH=arm64 $(GO) test -c -o /dev/null ./internal/deploytree
 	GOOS=windows GOARCH=amd64 $(GO) test -c -o /dev/null ./internal/deploytree
-	$(GO) test -count=1 -timeout 40m $(PKGS)
+	$(GO) test -count=1 -timeout 40m $$($(GO) list $(PKGS) | grep -v '/internal/e2e$$')
 	cd conformance/tekton && $(GO) vet ./... && REGIONCTL_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
 	cd conformance/secrets && $(GO) vet ./... && $(GO) test -count=1 ./...
 	cd conformance/charts && $(GO) vet ./... && $(GO) test -count=1 ./...
