@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 108 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "9d50e7ec961b2ce52a91df12cbb1911bbcbe0d08b9844ef6b6cca3f0aecb7691"
+const sourceDigest = "8d977e22f2150ae9ed58b4f5eaab6b8c18dfa0bfb31ffc540bce575473b6f41f"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
