@@ -229,6 +229,10 @@ func loadPair(baseFS fs.FS, head *fleet.Parsed, checker *schema.Checker, trust f
 	p.Pair = &fleet.Pair{}
 	runtime.GC()
 	whole()
+	// Nothing checks clusters again in such a review once the pair is
+	// loaded: the checker's kept results go too (19,215 clusters, two
+	// interleaved pairs: 1,017-1,028 -> 968-972 MiB, 46-49 -> 27-32 s).
+	checker.Forget()
 	if t.Committed && !p.BaseDiags.HasErrors() && !p.HeadDiags.HasErrors() {
 		return p, why, same, sameRegions
 	}

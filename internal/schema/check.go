@@ -173,6 +173,13 @@ type defaultValue struct {
 	Pos  diag.Pos        `json:"pos"`
 }
 
+// Forget drops the cluster results the Checker keeps (memo), for a
+// process whose loading is done: a cluster checked again is checked again,
+// from the cache when it has the result. A review whose base it loads
+// whole keeps 30-50 MiB of them at 19,215 clusters, beside a live heap
+// near the memory limit.
+func (c *Checker) Forget() { c.memo.Clear() }
+
 // CheckClusters unifies every complete cluster's effective config with
 // #Cluster, adds the schema's defaults to it (with the schema as origin) and
 // marks clusters that fail as Partial.

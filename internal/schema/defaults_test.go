@@ -91,17 +91,7 @@ func TestDefaultsReachEachCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	fsys := fleetgen.Generate(fleetgen.Options{Sectors: 2, RegionsPerSector: 3, ClustersPerRegion: 3}).FS()
-	build := func() *config.Fleet {
-		docs, diags := config.Parse(fsys, "config")
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
-		f, diags := config.Build(docs)
-		if diags.HasErrors() {
-			t.Fatal(diags)
-		}
-		return f
-	}
+	build := func() *config.Fleet { return buildFleet(t, fsys) }
 	as, checked := build(), build()
 	if diags := c.CheckClusters(checked); diags.HasErrors() {
 		t.Fatal(diags)
@@ -165,4 +155,55 @@ func testFleets(t *testing.T) map[string]*config.Fleet {
 		out[name] = f
 	}
 	return out
+}
+
+// TestForgetDropsKeptResults holds Forget to its word: the results a check
+// kept are gone, and a check after it finds what the first did.
+func TestForgetDropsKeptResults(t *testing.T) {
+	c, err := New(Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := fleetgen.Generate(fleetgen.Options{Sectors: 1, RegionsPerSector: 2, ClustersPerRegion: 2}).FS()
+	build := func() *config.Fleet { return buildFleet(t, fsys) }
+	kept := func() int {
+		n := 0
+		c.memo.Range(func(any, any) bool { n++; return true })
+		return n
+	}
+	first := build()
+	if diags := c.CheckClusters(first); diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if kept() == 0 {
+		t.Fatal("CheckClusters kept no result")
+	}
+	c.Forget()
+	if n := kept(); n != 0 {
+		t.Fatalf("%d results kept after Forget", n)
+	}
+	again := build()
+	if diags := c.CheckClusters(again); diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	for i, cl := range first.Clusters {
+		if a, b := config.Hash(cl.Effective), config.Hash(again.Clusters[i].Effective); a != b {
+			t.Errorf("cluster %s: checked again after Forget, its effective config differs", cl.ID())
+		}
+	}
+}
+
+// buildFleet parses and builds the fleet in fsys's config/, failing t on
+// any error.
+func buildFleet(t *testing.T, fsys fs.FS) *config.Fleet {
+	t.Helper()
+	docs, diags := config.Parse(fsys, "config")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	f, diags := config.Build(docs)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return f
 }
