@@ -123,17 +123,18 @@ kube-apiserver: $(KUBE_APISERVER) ## build the Kubernetes API server the tests j
 
 # internal/e2e takes some 16 of make test's minutes, most of them waiting
 # on Terraform and on the aws provider's fixed delays (each bootstrap's S3
-# lifecycle configurations alone: 55 s), so it starts first and the rest
-# runs beside it (scripts/beside prints its output when it ends): in
-# go test's package order it started a minute in and the conformance
-# suites, image/ and render --check ran after it, some two minutes more.
+# lifecycle configurations alone: 55 s), so it starts first, as soon as its
+# IAM judge is installed, and the rest (the builds too) runs beside it
+# (scripts/beside prints its output when it ends): in go test's package
+# order it started a minute in and the conformance suites, image/ and
+# render --check ran after it, some two minutes more.
 E2E := ./internal/e2e
 
-test: build static dist-host iamsim markdown kube-apiserver ## run every test (this platform's release build in snapshot mode included), then check the repository's own deploy/
+test: iamsim ## run every test (this platform's release build in snapshot mode included), then check the repository's own deploy/
 	scripts/beside '$(GO) test -count=1 -timeout 40m $(E2E)' -- $(MAKE) --no-print-directory test-beside-e2e
 
 # Everything make test runs but internal/e2e (not for use on its own).
-test-beside-e2e:
+test-beside-e2e: build static dist-host markdown kube-apiserver
 	$(GO) vet $(PKGS)
 	GOOS=darwin GOARCH=arm64 $(GO) test -c -o /dev/null ./internal/deploytree
 	GOOS=windows GOARCH=amd64 $(GO) test -c -o /dev/null ./internal/deploytree
