@@ -121,9 +121,10 @@ $(KUBE_APISERVER):
 kube-apiserver: $(KUBE_APISERVER) ## build the Kubernetes API server the tests judge rendered objects by (tools/kube-apiserver)
 	@command -v etcd >/dev/null || { echo "no etcd: apt-get install etcd-server" >&2; exit 1; }
 
-# internal/e2e takes some 16 of make test's minutes, most of them waiting
-# on Terraform and on the aws provider's fixed delays (each bootstrap's S3
-# lifecycle configurations alone: 55 s), so it starts first, as soon as its
+# internal/e2e takes most of make test's time (some 15 minutes alone, 19
+# beside the rest), much of it waiting on Terraform and on the aws
+# provider's fixed delays (each bootstrap's S3 lifecycle configurations
+# alone: 55 s), so it starts first, as soon as its
 # IAM judge is installed, and the rest (the builds too) runs beside it
 # (scripts/beside prints its output when it ends): in go test's package
 # order it started a minute in and the conformance suites, image/ and
