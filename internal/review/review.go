@@ -122,7 +122,7 @@ func Run(o Options) (*Result, error) {
 	unvouched := vouch(repo, e.base, o)
 	b := beside(o, e)
 	defer b.wait()
-	l, err := load(e, o, b.parsed.Wait(), unvouched, b.committed.Wait)
+	l, err := load(e, o, b.parsed.Wait(), unvouched, func() committedDeploy { return *b.committed.Wait() })
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func Run(o Options) (*Result, error) {
 
 // besides are the stages that run while the fleets load.
 type besides struct {
-	committed *par.Future[committedDeploy]
+	committed *par.Future[*committedDeploy]
 	head      *par.Future[result[headState]]
 	parsed    *par.Future[*fleet.Parsed]
 	// warm reads, while the fleets load, what later stages ask for once
@@ -159,7 +159,10 @@ type besides struct {
 // changes, and the head's layer files, read through the head's own handle.
 func beside(o Options, e *ends) *besides {
 	return &besides{
-		committed: par.Go(func() committedDeploy { return readCommitted(o.Root, e.base.Hash) }),
+		committed: par.Go(func() *committedDeploy {
+			d := readCommitted(o.Root, e.base.Hash)
+			return &d
+		}),
 		head: par.Go(func() result[headState] {
 			h, err := readHead(o.Root, e.head.Hash, e.worktree, o.Drift)
 			return result[headState]{h, err}

@@ -5,10 +5,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"weak"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-cmp/cmp"
@@ -332,9 +334,53 @@ func TestCompareRefusesWhatDoesNotRender(t *testing.T) {
 	defer e.close()
 	bad := diag.Diagnostics{{Severity: diag.Error, Summary: "broken"}}
 	l := &loaded{pair: &render.Pair{Pair: &fleet.Pair{HeadDiags: bad}, BaseOut: &render.Output{}}}
-	_, err = compare(repo, e, Options{}, l, committedDeploy{}, headState{uncommitted: []string{sectorFile}}, "")
+	_, err = compare(repo, e, Options{}, l, &committedDeploy{}, headState{uncommitted: []string{sectorFile}}, "")
 	var nr *NotRendered
 	if !errors.As(err, &nr) || !strings.HasPrefix(nr.Label, "working tree (HEAD ") || len(nr.Diags) != 1 {
 		t.Errorf("compare of a head that does not render: %v", err)
 	}
+}
+
+// TestCompareLetsGoOfTheBasesIndex: a review whose base another renderer
+// wrote reads the base's committed index.json to take the base's view of
+// its files (asCommitted), and keeps nothing of it for the comparison that
+// follows, the review's peak: once compare returns, with the loaded pair
+// and the committed stage's value still held, the index is collected.
+func TestCompareLetsGoOfTheBasesIndex(t *testing.T) {
+	r, base := fleetRepo(t)
+	r.Edit(sectorFile, "order: 7", "order: 7 # edited")
+	repo := open(t, r)
+	o := Options{Root: r.Dir, Base: "HEAD", Checker: testChecker(t), Render: render.Options{Renderer: "sha256:another-renderer"}, Trusted: true}
+	e, err := resolve(repo, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.close()
+	d := readCommitted(r.Dir, base)
+	if d.err != nil || d.index == nil {
+		t.Fatalf("committed: index %v, %v", d.index != nil, d.err)
+	}
+	index := weak.Make(d.index)
+	l, err := load(e, o, fleet.Parse(e.headFS, "config", o.Checker), "", func() committedDeploy { return d })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.pair.Trusted != nil || l.pair.BaseRendered == "" {
+		t.Fatalf("the base of another renderer was trusted (%q)", l.pair.BaseRendered)
+	}
+	res, err := compare(repo, e, o, l, &d, headState{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res == nil || res.Report == nil {
+		t.Fatal("no report")
+	}
+	runtime.GC()
+	runtime.GC()
+	if index.Value() != nil {
+		t.Error("the base's committed index outlives the comparison")
+	}
+	runtime.KeepAlive(l)
+	runtime.KeepAlive(&d)
+	runtime.KeepAlive(res)
 }
