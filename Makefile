@@ -130,9 +130,9 @@ kube-apiserver: $(KUBE_APISERVER) ## build the Kubernetes API server the tests j
 # order it started a minute in and the conformance suites, image/ and
 # render --check ran after it, some two minutes more. The rest runs at a
 # lower priority (nice): it ends some five minutes before the suite, so
-# the suite, the longer side, goes first where both want a core (one run
-# each: make test 1,102 s against 1,154 s, the rest done at 777 against
-# 798 s; within the spread of single runs). More of the suite's own tests
+# the suite, the longer side, goes first where both want a core (make
+# test 1,102 and 1,141 s in two runs, against 1,145-1,218 s in three
+# without: within the spread of single runs). More of the suite's own tests
 # at once does not help: four instead of three took it 919 s against 856
 # alone, the aws provider, moto_server and terraform keeping both cores busy.
 E2E := ./internal/e2e
