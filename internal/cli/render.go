@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/regionctl/regionctl/internal/deploytree"
 	"github.com/regionctl/regionctl/internal/diag"
 	"github.com/regionctl/regionctl/internal/diff"
+	"github.com/regionctl/regionctl/internal/diskfs"
 	"github.com/regionctl/regionctl/internal/render"
 	"github.com/regionctl/regionctl/internal/review"
 	"github.com/regionctl/regionctl/internal/view"
@@ -259,7 +259,7 @@ func (a *app) renderFleet() (*render.Output, error) { return a.renderFleetTo(nil
 func (a *app) renderFleetTo(sink func([]render.Artifact) error, loaded func(*config.Fleet, diag.Diagnostics)) (*render.Output, error) {
 	opts := a.renderOptions()
 	opts.Sink, opts.Loaded = sink, loaded
-	f, out, diags, err := a.renderFSWith(os.DirFS(a.root), opts)
+	f, out, diags, err := a.renderFSWith(diskfs.New(a.root), opts)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/regionctl/regionctl/internal/cache"
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/diskfs"
 	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/gitbase"
 	"github.com/regionctl/regionctl/internal/history"
@@ -264,7 +265,7 @@ func (a *app) loadFleet() (*config.Fleet, diag.Diagnostics, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	f, diags := fleet.Load(os.DirFS(a.root), configDir, checker)
+	f, diags := fleet.Load(diskfs.New(a.root), configDir, checker)
 	return f, a.relative(diags), nil
 }
 

@@ -3,10 +3,10 @@ package review
 import (
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/regionctl/regionctl/internal/diskfs"
 	"github.com/regionctl/regionctl/internal/gitbase"
 )
 
@@ -53,7 +53,7 @@ func resolve(repo *gitbase.Repo, o Options) (*ends, error) {
 		if e.head, err = repo.Commit("HEAD"); err != nil {
 			return nil, err
 		}
-		e.worktree, e.headFS = true, os.DirFS(o.Root)
+		e.worktree, e.headFS = true, diskfs.New(o.Root)
 		e.headLabel = fmt.Sprintf("%s (HEAD)", short(e.head))
 		return e, nil
 	}
