@@ -29,7 +29,8 @@ import (
 // render byte for byte is not read at all: it is known to differ, and its
 // blob hash (d.hashes, the view's Side.Blobs) is all the drift check asks
 // of it; its Bytes are nil. A file the head renders empty is still read,
-// for nil bytes would equal it.
+// for nil bytes would equal it. index.json is in the view, as committed,
+// with no bytes: it is never read (nothing compares it as text).
 func asCommitted(out *render.Output, fsys fs.FS, d committedDeploy, head *render.Output, settled map[string]plumbing.Hash, listOnly bool) *render.Output {
 	committed := d.hashes
 	// The base's files: those it rendered and committed, then those it
@@ -67,6 +68,12 @@ func asCommitted(out *render.Output, fsys fs.FS, d committedDeploy, head *render
 		paths[i] = arts[i].Path
 	}
 	contents, errs := deploytree.ReadFiles(paths, func(p string) ([]byte, error) {
+		if p == render.IndexPath {
+			// Never compared as text (its changes are the other files'),
+			// and the largest file: 4 MB at 2,200 clusters, 32 MB at
+			// 19,215, read whole from git at the end of every diff.
+			return nil, nil
+		}
 		b := headBytes[p]
 		if b != nil && plumbing.ComputeHash(plumbing.BlobObject, b) == committed[p] {
 			return b, nil

@@ -229,6 +229,49 @@ func TestReadCommittedAndAsCommitted(t *testing.T) {
 	if view := asCommitted(out, fsys, part, head, map[string]plumbing.Hash{tfvars: d.hashes[tfvars]}, false).ByPath(); view[tfvars] != nil {
 		t.Error("a settled file is in the base's view")
 	}
+
+	// index.json is in the base's view, as committed, but never read: no
+	// comparison reads its text, and it is the largest file.
+	withIndex := *out
+	withIndex.Artifacts = append(append([]render.Artifact(nil), out.Artifacts...), render.Artifact{Path: render.IndexPath})
+	part.hashes[render.IndexPath] = d.hashes[render.IndexPath]
+	reads := &recordingFS{FS: fsys}
+	view = asCommitted(&withIndex, reads, part, head, nil, false).ByPath()
+	if b, ok := view[render.IndexPath]; !ok || b != nil {
+		t.Errorf("index.json in the base's view: %v, %d bytes", ok, len(b))
+	}
+	if reads.names[deployDir+"/"+render.IndexPath] {
+		t.Error("the base's view read index.json")
+	}
+	if !reads.names[deployDir+"/"+gone] {
+		t.Errorf("the recording saw none of the reads (%v)", reads.names)
+	}
+}
+
+// recordingFS records the names opened or read through it.
+type recordingFS struct {
+	fs.FS
+	mu    sync.Mutex
+	names map[string]bool
+}
+
+func (r *recordingFS) record(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.names == nil {
+		r.names = map[string]bool{}
+	}
+	r.names[name] = true
+}
+
+func (r *recordingFS) Open(name string) (fs.File, error) {
+	r.record(name)
+	return r.FS.Open(name)
+}
+
+func (r *recordingFS) ReadFile(name string) ([]byte, error) {
+	r.record(name)
+	return fs.ReadFile(r.FS, name)
 }
 
 // TestOwnedFilesAreTheOwnersMaps holds ownedFiles, which walks the
