@@ -30,7 +30,14 @@ func (d linuxFS) Open(name string) (fs.File, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
+	return open(name, full)
+}
+
+// open opens full (name's path under the root) read-only, as a file of
+// os.NewFile's: no poller.
+func open(name, full string) (*os.File, error) {
 	var fd int
+	var err error
 	for {
 		fd, err = unix.Open(full, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		if !errors.Is(err, unix.EINTR) {
@@ -46,10 +53,11 @@ func (d linuxFS) Open(name string) (fs.File, error) {
 // ReadFile is os.DirFS's ReadFile (os.ReadFile of the full path), with
 // the file opened as Open opens it.
 func (d linuxFS) ReadFile(name string) ([]byte, error) {
-	if _, err := d.join(name); err != nil {
+	full, err := d.join(name)
+	if err != nil {
 		return nil, &fs.PathError{Op: "readfile", Path: name, Err: err}
 	}
-	f, err := d.Open(name)
+	f, err := open(name, full)
 	if err != nil {
 		return nil, err
 	}
