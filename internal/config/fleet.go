@@ -118,7 +118,8 @@ var metaKeys = map[Layer]map[string]bool{
 	LayerCluster: {"type": true, "cluster": true, "region": true},
 }
 
-// IdentityKeys are set from paths and the hierarchy, never merged.
+// IdentityKeys are set from paths and the hierarchy, never merged. Sorted:
+// effective sets them in one pass (WithFields).
 var IdentityKeys = []string{"cluster", "environment", "region", "sector", "type"}
 
 // Build resolves the hierarchy of docs and merges every cluster's effective
@@ -274,7 +275,11 @@ func (f *Fleet) buildClusters(regions map[string]*Region, beside *Fleet, globalI
 	}
 	// The effective configs are merged on every core: each reads only
 	// values, which are never modified once built.
-	shared := newInterpolated()
+	bases := make([]*Value, 0, len(regions))
+	for _, r := range regions {
+		bases = append(bases, r.base)
+	}
+	shared := newInterpolated(bases...)
 	par.Do(len(todo), func(i int) {
 		b := todo[i]
 		if b.c == nil || b.c.Effective != nil || b.c.Region.Sector == nil {
@@ -348,11 +353,14 @@ func effective(r *Region, c *Cluster, shared *interpolated) (*Value, diag.Diagno
 	if t := d.Value.Get("type"); t != nil {
 		ident["type"] = t
 	}
+	// IdentityKeys are sorted: set at once, in one copy of the map.
+	fields := make([]Field, 0, len(IdentityKeys))
 	for _, k := range IdentityKeys {
 		if iv := ident[k]; iv != nil {
-			v = v.With(k, iv.Origin.Pos, iv)
+			fields = append(fields, Field{Key: k, KeyPos: iv.Origin.Pos, Value: iv})
 		}
 	}
+	v = v.WithFields(fields)
 	vars := map[string]string{
 		"region": r.Name, "cluster": c.Name, "sector": r.Sector.Name,
 		"environment": r.Sector.Environment, "cluster_type": c.Type,

@@ -274,6 +274,33 @@ func (v *Value) With(key string, keyPos diag.Pos, val *Value) *Value {
 	return &out
 }
 
+// WithFields returns a copy of map v with each of fields set (added or
+// replaced), as With one at a time would, in one copy: fields are sorted
+// by key, each key once. With none, it is v (values are never modified).
+func (v *Value) WithFields(fields []Field) *Value {
+	if len(fields) == 0 {
+		return v
+	}
+	out := *v
+	out.Fields = make([]Field, 0, len(v.Fields)+len(fields))
+	i, j := 0, 0
+	for i < len(v.Fields) || j < len(fields) {
+		switch {
+		case j == len(fields) || (i < len(v.Fields) && v.Fields[i].Key < fields[j].Key):
+			out.Fields = append(out.Fields, v.Fields[i])
+			i++
+		case i == len(v.Fields) || fields[j].Key < v.Fields[i].Key:
+			out.Fields = append(out.Fields, fields[j])
+			j++
+		default:
+			out.Fields = append(out.Fields, fields[j])
+			i++
+			j++
+		}
+	}
+	return &out
+}
+
 // WithPath returns v with the value at path set to x, or removed when x is
 // nil, sharing everything off the path: a map is made where the path
 // meets none (v nil or not a map included).

@@ -2,6 +2,7 @@ package config
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -46,6 +47,8 @@ etcd_backup:
   account: {ou: "/platform/${region}/dr", email: "dr-${region}@example.com"}
 split: {a: "${a}", b: "${b}"}
 list: ["${region}", fixed]
+plain: {a: 1, b: [x, y]}
+escaped: {a: [x, "$${region}"]}
 bad: ${nope}
 `)
 	vars := []map[string]string{
@@ -56,7 +59,21 @@ bad: ${nope}
 		{"region": "eu-west-1", "cluster": "mc01", "a": "x\x01", "b": "y"},
 		{"region": "eu-west-1", "cluster": "mc01", "a": "x", "b": "\x01y"},
 	}
-	shared := newInterpolated()
+	for _, shared := range []*interpolated{newInterpolated(), newInterpolated(v)} {
+		checkShares(t, v, vars, shared)
+	}
+	// Learnt from v: "plain" and its list have no ${; "escaped" has one
+	// as written (interpolation makes it a literal ${), and v has both.
+	p := newInterpolated(v).plain
+	if !p[v.Get("plain")] || !p[v.Get("plain").Get("b")] || p[v.Get("escaped")] || p[v.Get("list")] || p[v] {
+		t.Errorf("plain subtrees learnt: %v", p)
+	}
+}
+
+// checkShares interpolates v with each of vars through shared, and checks
+// the results as TestInterpolationShares says.
+func checkShares(t *testing.T, v *Value, vars []map[string]string, shared *interpolated) {
+	t.Helper()
 	var outs []*Value
 	for _, vs := range vars {
 		alone, aloneDiags := Interpolate(v, vs)
@@ -114,5 +131,42 @@ func TestWithPath(t *testing.T) {
 	}
 	if under := v.WithPath([]string{"leaf", "z"}, one); under.Lookup("leaf", "z") != one {
 		t.Errorf("setting under a leaf: %+v", under.Get("leaf"))
+	}
+}
+
+// TestWithFieldsIsWithInTurn holds WithFields to With called once a field,
+// on every subset of a few keys before, among and after a map's own (some
+// replacing its keys), and checks that IdentityKeys, which effective sets
+// through it, are sorted as it requires.
+func TestWithFieldsIsWithInTurn(t *testing.T) {
+	if !slices.IsSorted(IdentityKeys) {
+		t.Fatalf("IdentityKeys are not sorted: %q", IdentityKeys)
+	}
+	at := func(line int) Origin { return Origin{Pos: diag.Pos{File: "f.yaml", Line: line}} }
+	base := NewMap(at(1), []Field{
+		{Key: "b", KeyPos: at(2).Pos, Value: NewString("old b", at(2))},
+		{Key: "d", KeyPos: at(3).Pos, Value: NewString("old d", at(3))},
+		{Key: "f", KeyPos: at(4).Pos, Value: NewString("old f", at(4))},
+	})
+	keys := []string{"a", "b", "c", "d", "e", "f", "g"}
+	for _, m := range []*Value{base, NewMap(at(1), nil)} {
+		for set := 0; set < 1<<len(keys); set++ {
+			var fields []Field
+			want := m
+			for i, k := range keys {
+				if set&(1<<i) != 0 {
+					f := Field{Key: k, KeyPos: at(10 + i).Pos, Value: NewString("new "+k, at(10+i))}
+					fields = append(fields, f)
+					want = want.With(f.Key, f.KeyPos, f.Value)
+				}
+			}
+			got := m.WithFields(fields)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("setting %v on %d fields:\nWithFields %+v\nWith       %+v", fields, len(m.Fields), got.Fields, want.Fields)
+			}
+			if len(m.Fields) > 0 && m.Fields[0].Value.Str != "old b" {
+				t.Fatal("WithFields changed the map it was given")
+			}
+		}
 	}
 }

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 108 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "6b554eed57b7d87a87e840fc0d736b6832c7bc0d9bf7b3f89585357c806d3a40"
+const sourceDigest = "94151ac08e35f44aec0e152928b95465247d8f7d9517311e84f5e2a81c48e2ab"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
