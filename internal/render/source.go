@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 108 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "94151ac08e35f44aec0e152928b95465247d8f7d9517311e84f5e2a81c48e2ab"
+const sourceDigest = "83c09dc7be0f629d39ed01865d991637671ea5d060b8b7d32f81240b0499b494"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

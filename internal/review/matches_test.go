@@ -210,6 +210,11 @@ func (tc matchCase) review(t *testing.T, r *reviewRepo, base, renderer string, f
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Nothing checks a cluster once the pair is loaded: the results the
+	// checker kept for the head to take the base's are let go.
+	if n := testChecker(t).Kept(); n != 0 {
+		t.Errorf("the checker keeps %d cluster results after the review (full %v)", n, full)
+	}
 	return matchRun{report: res.Report, leftOut: res.HeadOut.Unchanged, files: res.HeadOut.ByPath(), alike: res.baseAlike}
 }
 

@@ -180,6 +180,13 @@ type defaultValue struct {
 // near the memory limit.
 func (c *Checker) Forget() { c.memo.Clear() }
 
+// Kept is how many cluster results the Checker keeps (Forget drops them).
+func (c *Checker) Kept() int {
+	n := 0
+	c.memo.Range(func(any, any) bool { n++; return true })
+	return n
+}
+
 // CheckClusters unifies every complete cluster's effective config with
 // #Cluster, adds the schema's defaults to it (with the schema as origin) and
 // marks clusters that fail as Partial.
