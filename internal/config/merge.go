@@ -10,7 +10,7 @@ func Merge(lower, upper *Value) *Value {
 	case lower == nil:
 		return dropNulls(upper)
 	case upper.Kind == Map && lower.Kind == Map:
-		out := &Value{Kind: Map, Origin: upper.Origin, Fields: make([]Field, 0, len(lower.Fields)+len(upper.Fields))}
+		out := &Value{Kind: Map, Origin: upper.Origin, Fields: make([]Field, 0, mergedLen(lower.Fields, upper.Fields))}
 		var removed []Field
 		i, j := 0, 0
 		for i < len(lower.Fields) || j < len(upper.Fields) {
@@ -51,6 +51,34 @@ func Merge(lower, upper *Value) *Value {
 	// is lower's.
 	out.merged = &merged{removed: out.Removed(), overrode: overrode}
 	return &out
+}
+
+// mergedLen is how many fields Merge gives two maps' fields: each key of
+// either, but a key upper sets to null. The merged fields are made to that
+// size, not to the two lengths' sum, which leaves room for every key the
+// two share: a cluster's merged maps outlive the merge (its effective
+// config, the schema's defaults layered under it), one set a cluster.
+func mergedLen(lower, upper []Field) int {
+	n, i, j := 0, 0, 0
+	for i < len(lower) || j < len(upper) {
+		switch {
+		case j == len(upper) || (i < len(lower) && lower[i].Key < upper[j].Key):
+			n++
+			i++
+		case i == len(lower) || upper[j].Key < lower[i].Key:
+			if upper[j].Value.Kind != Null {
+				n++
+			}
+			j++
+		default:
+			if upper[j].Value.Kind != Null {
+				n++
+			}
+			i++
+			j++
+		}
+	}
+	return n
 }
 
 // dropNulls removes null map entries, which only mean "remove the inherited

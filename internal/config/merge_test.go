@@ -89,11 +89,29 @@ func TestMerge(t *testing.T) {
 					t.Errorf("origin of %s = %v, want %s", path, v, want)
 				}
 			}
+			// A map merged from two is made to its size (mergedLen):
+			// merged configs outlive the merge.
+			checkMadeToSize(t, "", got, lower, upper)
 			// Merge never modifies its inputs.
 			if d := cmp.Diff(fmtValue(decode(t, LayerGlobal, "lower.yaml", tt.lower)), fmtValue(lower)); d != "" {
 				t.Errorf("lower modified: %s", d)
 			}
 		})
+	}
+}
+
+// checkMadeToSize fails t where a map Merge made of lower's and upper's
+// maps at path has room for more fields than it holds.
+func checkMadeToSize(t *testing.T, path string, got, lower, upper *Value) {
+	t.Helper()
+	if got == nil || lower == nil || upper == nil || got.Kind != Map || lower.Kind != Map || upper.Kind != Map {
+		return
+	}
+	if len(got.Fields) != cap(got.Fields) {
+		t.Errorf("the map merged at %q holds %d fields in room for %d", path, len(got.Fields), cap(got.Fields))
+	}
+	for _, f := range got.Fields {
+		checkMadeToSize(t, path+"."+f.Key, f.Value, lower.Get(f.Key), upper.Get(f.Key))
 	}
 }
 
