@@ -16,6 +16,26 @@ func Hash(v *Value) [32]byte { return hash(v, false) }
 // template: what a rendering that shows origins depends on.
 func HashWithOrigins(v *Value) [32]byte { return hash(v, true) }
 
+// RememberingHashWithOrigins returns HashWithOrigins remembering its
+// answer for each value, safe for concurrent use: the two fleets of a
+// review share most clusters' configs, each digested once.
+func RememberingHashWithOrigins() func(*Value) [32]byte {
+	var mu sync.Mutex
+	known := map[*Value][32]byte{}
+	return func(v *Value) [32]byte {
+		mu.Lock()
+		h, ok := known[v]
+		mu.Unlock()
+		if !ok {
+			h = HashWithOrigins(v)
+			mu.Lock()
+			known[v] = h
+			mu.Unlock()
+		}
+		return h
+	}
+}
+
 func hash(v *Value, origins bool) [32]byte {
 	if v == nil {
 		return sha256.Sum256(nil)

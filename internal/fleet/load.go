@@ -38,6 +38,7 @@ func LoadParsed(p *Parsed, checker *schema.Checker) (*config.Fleet, diag.Diagnos
 	diags = append(diags, ds...)
 	diags = append(diags, checker.CheckClusters(f)...)
 	diags = append(diags, checker.CheckAWSAndFleets(nil, f)[0]...)
+	f.LetGoOfMerged(config.HashWithOrigins)
 	return f, diags.Sorted()
 }
 
@@ -104,6 +105,7 @@ func LoadBeside(fsys fs.FS, dir string, checker *schema.Checker, head *config.Fl
 	f, diags := layersParsed(docs, diags, checker, head.Docs)
 	diags = append(diags, checker.CheckClusters(f)...)
 	diags = append(diags, checker.CheckAWSAndFleets(nil, f)[0]...)
+	f.LetGoOfMerged(config.HashWithOrigins)
 	return f, diags.Sorted()
 }
 
@@ -228,7 +230,17 @@ func loadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker,
 	hd = append(hd, checker.CheckClustersExcept(head, skip)...)
 	rest := checker.CheckAWSAndFleets(skip, base, head)
 	bd, hd = append(bd, rest[0]...), append(hd, rest[1]...)
+	letGoOfMerged(base, head)
 	return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Unchanged: unchanged, UnchangedRegions: same}
+}
+
+// letGoOfMerged lets go of the configs the layers made of a pair's
+// clusters (config.Fleet.LetGoOfMerged) once both are checked, each
+// shared config digested once.
+func letGoOfMerged(base, head *config.Fleet) {
+	hashOf := config.RememberingHashWithOrigins()
+	base.LetGoOfMerged(hashOf)
+	head.LetGoOfMerged(hashOf)
 }
 
 // pairWhole is LoadPairWhole's end: the base built beside the head,
@@ -259,6 +271,7 @@ func pairWhole(baseDocs *config.Documents, head *config.Fleet, checker *schema.C
 	hd = append(hd, checker.CheckClustersExcept(head, func(c *config.Cluster) bool { return checked[c] })...)
 	rest := checker.CheckAWSAndFleets(nil, base, head)
 	bd, hd = append(bd, rest[0]...), append(hd, rest[1]...)
+	letGoOfMerged(base, head)
 	return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Unchanged: map[string]bool{}, UnchangedRegions: map[string]bool{}}
 }
 

@@ -484,3 +484,69 @@ func TestCheckAWSAndFleetsIsOneAfterAnother(t *testing.T) {
 		}
 	}
 }
+
+// TestLettingGoOfMergedKeepsTheDigest: once loaded and checked, a cluster
+// that the schema's defaults gave a config of its own has let go of the
+// config the layers made (config.Fleet.LetGoOfMerged), and keeps its
+// digest: that of the config config.Build makes of the same files, by
+// Load and by both loaders of a pair. A fleet built beside one that let go
+// does not take its configs, which hold the defaults, for the layers'.
+func TestLettingGoOfMergedKeepsTheDigest(t *testing.T) {
+	fsys := baseFleet(t)
+	docs, diags := config.Parse(fsys, "config")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	built, diags := config.Build(docs)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	want := map[string][32]byte{}
+	for _, c := range built.Clusters {
+		want[c.ID()] = config.HashWithOrigins(c.Effective)
+	}
+	check := func(how string, f *config.Fleet) {
+		t.Helper()
+		letGo := 0
+		for _, c := range f.Clusters {
+			if c.Merged == nil {
+				letGo++
+			}
+			if got := c.MergedDigest(config.HashWithOrigins); got != want[c.ID()] {
+				t.Errorf("%s: cluster %s's digest is not that of the layers' config", how, c.ID())
+			}
+		}
+		if letGo == 0 {
+			t.Errorf("%s: no cluster let go of its layers' config", how)
+		}
+	}
+	checker := newChecker(t)
+	loaded, diags := fleet.Load(fsys, "config", checker)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	check("Load", loaded)
+	for _, identity := range []fleet.Identity{nil, func(int, *config.Fleet) func(*config.Cluster) string {
+		return func(c *config.Cluster) string { return fmt.Sprintf("%x", c.MergedDigest(config.HashWithOrigins)) }
+	}} {
+		how := "LoadPairWhole"
+		var p *fleet.Pair
+		if identity == nil {
+			p = fleet.LoadPairWhole(fsys, fleet.Parse(fsys, "config", checker), "config", checker)
+		} else {
+			how = "LoadPair"
+			p = fleet.LoadPair(fsys, fleet.Parse(fsys, "config", checker), "config", checker, identity)
+		}
+		check(how+" (base)", p.Base)
+		check(how+" (head)", p.Head)
+	}
+	beside, diags := config.BuildBeside(loaded.Docs, loaded)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	for _, c := range beside.Clusters {
+		if config.HashWithOrigins(c.Effective) != want[c.ID()] {
+			t.Errorf("built beside a fleet that let go: cluster %s's config is not the layers'", c.ID())
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"runtime"
 	"sort"
-	"sync"
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
@@ -277,20 +276,7 @@ func identities(opts Options, charts [2][]string, chartValues [2]map[string]*arg
 	if err != nil {
 		return nil, err
 	}
-	var mu sync.Mutex
-	known := map[*config.Value][32]byte{}
-	hashOf := func(v *config.Value) [32]byte {
-		mu.Lock()
-		h, ok := known[v]
-		mu.Unlock()
-		if !ok {
-			h = config.HashWithOrigins(v)
-			mu.Lock()
-			known[v] = h
-			mu.Unlock()
-		}
-		return h
-	}
+	hashOf := config.RememberingHashWithOrigins()
 	return func(side int, f *config.Fleet) func(*config.Cluster) string {
 		w := FleetInputs{Charts: charts[side], ChartValues: chartDigests(chartValues[side]), Pipelines: pipelines[side].Signature(), Roots: tfc.Signature(), GitOps: GitOpsDigest(f)}
 		digest := w.Digest()

@@ -47,11 +47,7 @@ func (w FleetInputs) Digest() string {
 // as the cluster's input. hashOf digests a merged config (a caller may
 // remember each config's digest: the two sides of a review share most).
 func ClusterInput(fleet string, c *config.Cluster, hashOf func(*config.Value) [32]byte) string {
-	merged := c.Merged
-	if merged == nil {
-		merged = c.Effective
-	}
-	eff := hashOf(merged)
+	eff := c.MergedDigest(hashOf)
 	h := sha256.New()
 	for _, part := range []string{fleet, c.ID(), c.Type, c.SectorName(), c.Environment(), fmt.Sprintf("%x", eff)} {
 		h.Write([]byte(part))
