@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 108 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "83c09dc7be0f629d39ed01865d991637671ea5d060b8b7d32f81240b0499b494"
+const sourceDigest = "789017c842f27e09950a3161399543f96ee8e1746c6c93c5f4a016eaf9d39999"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
