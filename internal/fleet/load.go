@@ -226,8 +226,7 @@ func loadPair(baseFS fs.FS, parsed *Parsed, dir string, checker *schema.Checker,
 		}
 	}
 	skip := func(c *config.Cluster) bool { return c.Type == "management" && same[c.Region.Name] }
-	bd = append(bd, checker.CheckClustersExcept(base, skip)...)
-	hd = append(hd, checker.CheckClustersExcept(head, skip)...)
+	bd, hd = checkBeside(checker, base, head, skip, bd, hd)
 	rest := checker.CheckAWSAndFleets(skip, base, head)
 	bd, hd = append(bd, rest[0]...), append(hd, rest[1]...)
 	letGoOfMerged(base, head)
@@ -249,30 +248,41 @@ func letGoOfMerged(base, head *config.Fleet) {
 func pairWhole(baseDocs *config.Documents, head *config.Fleet, checker *schema.Checker, bd, hd diag.Diagnostics) *Pair {
 	base, ds := config.BuildBeside(baseDocs, head)
 	bd = append(bd, ds...)
-	// The base shares the effective configs of most clusters with the
-	// head. A check's findings and defaults are a function of the
-	// config alone: a head cluster whose config the base's check
-	// passed takes the base's, defaults merged, and is not checked
-	// again; one that failed is, and reports on the head's side too.
-	shared := make(map[*config.Value]*config.Cluster, len(base.Clusters))
-	for _, c := range base.Clusters {
-		if c.Effective != nil && !c.Partial {
-			shared[c.Effective] = c
-		}
-	}
-	bd = append(bd, checker.CheckClusters(base)...)
-	checked := make(map[*config.Cluster]bool, len(head.Clusters))
-	for _, c := range head.Clusters {
-		if b := shared[c.Effective]; b != nil && !b.Partial && !c.Partial {
-			c.Effective = b.Effective
-			checked[c] = true
-		}
-	}
-	hd = append(hd, checker.CheckClustersExcept(head, func(c *config.Cluster) bool { return checked[c] })...)
+	bd, hd = checkBeside(checker, base, head, nil, bd, hd)
 	rest := checker.CheckAWSAndFleets(nil, base, head)
 	bd, hd = append(bd, rest[0]...), append(hd, rest[1]...)
 	letGoOfMerged(base, head)
 	return &Pair{Base: base, Head: head, BaseDiags: bd.Sorted(), HeadDiags: hd.Sorted(), Unchanged: map[string]bool{}, UnchangedRegions: map[string]bool{}}
+}
+
+// checkBeside checks the clusters of base and then those of head that skip
+// (nil: none) does not name, adding each side's diagnostics to bd and hd.
+// The base shares the effective configs of most clusters with the head
+// (config.BuildBeside). A check's findings and defaults are a function of
+// the config alone: a head cluster whose config the base's check passed
+// takes the base's, the schema's defaults in, and is not checked again
+// (its config digested, its defaults built and merged a second time); one
+// that failed is, and reports on the head's side too. Shared, the checked
+// config also tells later readers that the two sides' are one
+// (diff.skippedWaves reads it once).
+func checkBeside(checker *schema.Checker, base, head *config.Fleet, skip func(*config.Cluster) bool, bd, hd diag.Diagnostics) (diag.Diagnostics, diag.Diagnostics) {
+	skipped := func(c *config.Cluster) bool { return skip != nil && skip(c) }
+	shared := make(map[*config.Value]*config.Cluster, len(base.Clusters))
+	for _, c := range base.Clusters {
+		if c.Effective != nil && !c.Partial && !skipped(c) {
+			shared[c.Effective] = c
+		}
+	}
+	bd = append(bd, checker.CheckClustersExcept(base, skip)...)
+	taken := make(map[*config.Cluster]bool, len(head.Clusters))
+	for _, c := range head.Clusters {
+		if b := shared[c.Effective]; b != nil && !b.Partial && !c.Partial && !skipped(c) {
+			c.Effective = b.Effective
+			taken[c] = true
+		}
+	}
+	hd = append(hd, checker.CheckClustersExcept(head, func(c *config.Cluster) bool { return skipped(c) || taken[c] })...)
+	return bd, hd
 }
 
 // fileHashes are the documents of docs that hold a value, by file.

@@ -550,3 +550,91 @@ func TestLettingGoOfMergedKeepsTheDigest(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckBesideIsCheckingAlone holds checkBeside, where a head cluster
+// made of the very config of a base cluster that passed its check takes
+// the base's checked config, to checking each side's clusters on its own
+// (CheckClustersExcept): the same diagnostics on each side,
+// word for word, the same clusters failed and the same checked configs
+// (the schema's defaults in). Each invalid case is paired after the valid
+// fleet, before it, and before itself with one cluster file changed (so
+// that the head shares the base's failed clusters), with no cluster
+// skipped and with the management clusters skipped.
+func TestCheckBesideIsCheckingAlone(t *testing.T) {
+	load := func(checker *schema.Checker, baseFS, headFS fstest.MapFS) (base, head *config.Fleet) {
+		t.Helper()
+		headDocs, _ := config.Parse(headFS, "config")
+		baseDocs, _ := config.ParseReusing(blobFS{baseFS}, "config", checker.DecodeOptions(), headDocs)
+		checker.CheckLayers(headDocs)
+		checker.CheckLayers(baseDocs)
+		head, _ = config.Build(headDocs)
+		base, _ = config.BuildBeside(baseDocs, head)
+		return base, head
+	}
+	state := func(f *config.Fleet) string {
+		var b strings.Builder
+		for _, c := range f.Clusters {
+			fmt.Fprintf(&b, "%s failed %v", c.ID(), c.Partial)
+			if c.Effective != nil {
+				fmt.Fprintf(&b, " %x", config.HashWithOrigins(c.Effective))
+			}
+			b.WriteString("\n")
+		}
+		return b.String()
+	}
+	checker := newChecker(t)
+	skips := map[string]func(*config.Cluster) bool{"none": nil, "management": func(c *config.Cluster) bool { return c.Type == "management" }}
+	taken := 0
+	for _, bc := range besideCases(t) {
+		if bc.path == "" {
+			continue
+		}
+		touched := fstest.MapFS{}
+		var first string
+		for name, f := range bc.fsys {
+			touched[name] = f
+			if strings.HasPrefix(name, "config/clusters/") && (first == "" || name < first) {
+				first = name
+			}
+		}
+		touched[first] = &fstest.MapFile{Data: append(append([]byte(nil), bc.fsys[first].Data...), "\n# touched\n"...)}
+		for _, pair := range []struct {
+			name       string
+			base, head fstest.MapFS
+		}{{"after the valid fleet", baseFleet(t), bc.fsys}, {"before the valid fleet", bc.fsys, baseFleet(t)}, {"after itself", bc.fsys, touched}} {
+			for skipName, skip := range skips {
+				how := fmt.Sprintf("%s %s, skipping %s", bc.path, pair.name, skipName)
+				base, head := load(checker, pair.base, pair.head)
+				bd, hd := fleet.CheckBeside(checker, base, head, skip, nil, nil)
+				for _, c := range head.Clusters {
+					for _, b := range base.Clusters {
+						if c.Effective != nil && c.Effective == b.Effective {
+							taken++
+						}
+					}
+				}
+				// The checker's results are a function of each config
+				// alone: one checker serves every check.
+				base2, head2 := load(checker, pair.base, pair.head)
+				bd2 := checker.CheckClustersExcept(base2, skip)
+				hd2 := checker.CheckClustersExcept(head2, skip)
+				for _, s := range []struct {
+					what      string
+					got, want string
+				}{
+					{"base diagnostics", fmt.Sprint(bd.Sorted()), fmt.Sprint(bd2.Sorted())},
+					{"head diagnostics", fmt.Sprint(hd.Sorted()), fmt.Sprint(hd2.Sorted())},
+					{"base clusters", state(base), state(base2)},
+					{"head clusters", state(head), state(head2)},
+				} {
+					if d := cmp.Diff(s.want, s.got); d != "" {
+						t.Errorf("%s: %s (-alone +beside):\n%s", how, s.what, d)
+					}
+				}
+			}
+		}
+	}
+	if taken == 0 {
+		t.Error("no head cluster took its base's checked config")
+	}
+}

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 108 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "789017c842f27e09950a3161399543f96ee8e1746c6c93c5f4a016eaf9d39999"
+const sourceDigest = "5b92e2122a5c000a835d24cefbb86b800891efeea617d22f2c434ad992e53ba3"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
