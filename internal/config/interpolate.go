@@ -24,7 +24,7 @@ func Interpolate(v *Value, vars map[string]string) (*Value, diag.Diagnostics) {
 // environment, or a cluster name that every region repeats.
 func interpolateShared(v *Value, vars map[string]string, shared *interpolated) (*Value, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	out := interpolate(v, vars, &diags, shared)
+	out, _ := interpolate(v, vars, &diags, shared)
 	return out, diags
 }
 
@@ -135,26 +135,38 @@ type changedChild struct {
 // are equal, and the key of one is a few bytes a child, not every string
 // under it (at 19,215 clusters, keys made of the strings beneath spent a
 // fifth of the effective configs' CPU hashing them).
-func interpolate(v *Value, vars map[string]string, diags *diag.Diagnostics, shared *interpolated) *Value {
+//
+// A value that names both ${region} and ${cluster}, or holds one that
+// does, is one cluster's own (own): no other cluster of a fleet makes it,
+// so it is made without being looked up in shared or kept there (an
+// account's name and e-mail, its buckets, and every map above them).
+func interpolate(v *Value, vars map[string]string, diags *diag.Diagnostics, shared *interpolated) (out *Value, own bool) {
 	switch v.Kind {
 	case String:
 		if !strings.Contains(v.Str, "${") {
-			return v
+			return v, false
 		}
-		s, err := expand(v.Str, vars)
+		var region, cluster bool
+		s, err := expand(v.Str, vars, func(name string) {
+			region, cluster = region || name == "region", cluster || name == "cluster"
+		})
 		if err != nil {
 			*diags = append(*diags, diag.Errorf(v.Origin.Pos, err.detail, "%s", err.summary))
-			return v
+			return v, false
 		}
-		return shared.share(v, s, func() *Value {
+		build := func() *Value {
 			out := *v
 			out.Str = s
 			out.Template = v.Str
 			return &out
-		})
+		}
+		if region && cluster {
+			return build(), true
+		}
+		return shared.share(v, s, build), false
 	case Map, List:
 		if shared != nil && shared.plain[v] {
-			return v
+			return v, false
 		}
 		n := len(v.Fields)
 		child := func(i int) *Value { return v.Fields[i].Value }
@@ -165,15 +177,21 @@ func interpolate(v *Value, vars map[string]string, diags *diag.Diagnostics, shar
 		var sig []byte
 		for i := 0; i < n; i++ {
 			c := child(i)
-			if nv := interpolate(c, vars, diags, shared); nv != c {
-				changed = append(changed, changedChild{i, nv})
+			nv, ownChild := interpolate(c, vars, diags, shared)
+			if nv == c {
+				continue
+			}
+			changed = append(changed, changedChild{i, nv})
+			// An own child's address is no signature: its parent is
+			// its cluster's own too, and keeps none.
+			if own = own || ownChild; !own {
 				sig = appendSig(sig, i, nv)
 			}
 		}
 		if changed == nil {
-			return v
+			return v, false
 		}
-		return shared.share(v, string(sig), func() *Value {
+		build := func() *Value {
 			out := *v
 			if v.Kind == Map {
 				out.Fields = append([]Field(nil), v.Fields...)
@@ -187,9 +205,13 @@ func interpolate(v *Value, vars map[string]string, diags *diag.Diagnostics, shar
 				}
 			}
 			return &out
-		})
+		}
+		if own {
+			return build(), true
+		}
+		return shared.share(v, string(sig), build), false
 	}
-	return v
+	return v, false
 }
 
 // appendSig adds changed child i, now c, to its parent's signature: its
@@ -205,7 +227,7 @@ func appendSig(sig []byte, i int, c *Value) []byte {
 type expandError struct{ summary, detail string }
 
 // expand performs the substitution on one string.
-func expand(s string, vars map[string]string) (string, *expandError) {
+func expand(s string, vars map[string]string, used func(name string)) (string, *expandError) {
 	var b strings.Builder
 	for {
 		i := strings.Index(s, "${")
@@ -229,6 +251,7 @@ func expand(s string, vars map[string]string) (string, *expandError) {
 		if !ok {
 			return "", &expandError{"undefined variable ${" + name + "}", fmt.Sprintf("Use one of %s, or write $${ for a literal ${.", varList(vars))}
 		}
+		used(name)
 		b.WriteString(val)
 		s = s[i+end+1:]
 	}

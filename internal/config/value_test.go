@@ -49,6 +49,7 @@ split: {a: "${a}", b: "${b}"}
 list: ["${region}", fixed]
 plain: {a: 1, b: [x, y]}
 escaped: {a: [x, "$${region}"]}
+own: {name: "${region}-${cluster}", ou: "/${region}"}
 bad: ${nope}
 `)
 	vars := []map[string]string{
@@ -71,9 +72,24 @@ bad: ${nope}
 }
 
 // checkShares interpolates v with each of vars through shared, and checks
-// the results as TestInterpolationShares says.
+// the results as TestInterpolationShares says; and that a value naming
+// both ${region} and ${cluster}, a cluster's own, is not kept in shared,
+// nor the map that holds it, while its sibling naming the region alone is.
 func checkShares(t *testing.T, v *Value, vars []map[string]string, shared *interpolated) {
 	t.Helper()
+	defer func() {
+		t.Helper()
+		kept := map[*Value]bool{}
+		for i := range shared.shards {
+			for k := range shared.shards[i].m {
+				kept[k.from] = true
+			}
+		}
+		own := v.Get("own")
+		if kept[own] || kept[own.Get("name")] || !kept[own.Get("ou")] {
+			t.Errorf("kept in shared: the own map %v, its own name %v, its ou %v (want false, false, true)", kept[own], kept[own.Get("name")], kept[own.Get("ou")])
+		}
+	}()
 	var outs []*Value
 	for _, vs := range vars {
 		alone, aloneDiags := Interpolate(v, vs)

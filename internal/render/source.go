@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 108 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "5b92e2122a5c000a835d24cefbb86b800891efeea617d22f2c434ad992e53ba3"
+const sourceDigest = "41f622a81fd105744aef48d02657c8aa4a1407455649c5e54c0f3ffafc1318aa"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
