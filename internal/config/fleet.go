@@ -97,8 +97,9 @@ func (c *Cluster) MergedDigest(hashOf func(*Value) [32]byte) [32]byte {
 // schema's defaults made Effective another. Merged then holds the top of
 // each config a second time, read for its digest alone: at 19,215
 // clusters, some 37 MiB of a review of every cluster. Call it once
-// nothing builds a fleet beside f (BuildBeside takes the layers' configs)
-// and nothing else reads f's clusters.
+// nothing else reads f's clusters and nothing will build a fleet beside
+// f: BuildBeside takes the layers' configs, and shares none of one that
+// let go of them.
 func (f *Fleet) LetGoOfMerged(hashOf func(*Value) [32]byte) {
 	par.Do(len(f.Clusters), func(i int) {
 		c := f.Clusters[i]

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 108 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "41f622a81fd105744aef48d02657c8aa4a1407455649c5e54c0f3ffafc1318aa"
+const sourceDigest = "8531c43f63ce5f5aaf083eb25f4f04f0425c8303262ba2ea89b0463e903f8d03"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
