@@ -121,15 +121,15 @@ $(KUBE_APISERVER):
 kube-apiserver: $(KUBE_APISERVER) ## build the Kubernetes API server the tests judge rendered objects by (tools/kube-apiserver)
 	@command -v etcd >/dev/null || { echo "no etcd: apt-get install etcd-server" >&2; exit 1; }
 
-# internal/e2e takes most of make test's time (some 15 minutes alone, 19
-# beside the rest), much of it waiting on Terraform and on the aws
+# internal/e2e takes most of make test's time (12.5 minutes alone, 16.6
+# beside the rest, at 0ccaacc), much of it waiting on Terraform and on the aws
 # provider's fixed delays (each bootstrap's S3 lifecycle configurations
 # alone: 55 s), so it starts first, as soon as its
 # IAM judge is installed, and the rest (the builds too) runs beside it
 # (scripts/beside prints its output when it ends): in go test's package
 # order it started a minute in and the conformance suites, image/ and
 # render --check ran after it, some two minutes more. The rest runs at a
-# lower priority (nice): it ends some five minutes before the suite, so
+# lower priority (nice): it ends some three to five minutes before the suite, so
 # the suite, the longer side, goes first where both want a core (make
 # test 1,102 and 1,141 s in two runs, against 1,145-1,218 s in three
 # without: within the spread of single runs). More of the suite's own tests

@@ -3,7 +3,9 @@
 # time, none to what it answers. Each is applied only where moto has the
 # shape it was written for; the names of those applied are written to
 # applied.txt beside this file, which Start reads. Anything unexpected
-# leaves moto as installed.
+# leaves moto as installed. Being sitecustomize, it hides one that the
+# Python installation may have (pyenv's, which moto_server runs under
+# here, has none).
 #
 # Measured on one fault test of internal/e2e (a central and three regional
 # pipeline runs, ~1,800 requests): moto_server took 18.9 s of CPU without
