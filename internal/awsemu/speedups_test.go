@@ -47,7 +47,7 @@ func start(t *testing.T) *awsemu.Emulator {
 	t.Helper()
 	e, err := awsemu.Start(context.Background(), "")
 	if err != nil {
-		t.Skipf("no moto_server: %v", err) // TestStartWarmStop fails on CI without it
+		t.Skipf("no moto_server: %v", err) // TestStartWarmStop fails without it
 	}
 	t.Cleanup(func() { _ = e.Stop() })
 	return e
