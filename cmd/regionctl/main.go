@@ -5,6 +5,10 @@ package main
 import (
 	"os"
 
+	// Advises the heap for huge pages before the other packages are
+	// initialised (see there).
+	_ "github.com/regionctl/regionctl/internal/hugeheap/atstart"
+
 	"github.com/regionctl/regionctl/internal/cli"
 )
 

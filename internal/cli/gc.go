@@ -48,22 +48,27 @@ func TuneGC() {
 
 // reviewHeap readies a review's heap: it grows into transparent huge
 // pages where the kernel gives them only on request (hugeheap.Advise, once
-// a process), and to five times the live data between collections
-// (GOGC=400) unless the user set GOGC. A review touches some 250 MiB of
-// fresh heap at 2,200 clusters, and the advice took 30-40 ms of CPU off a
-// one-sector review there (21 interleaved runs); with it, GOGC=400 took
-// 0.53 s against 0.64 s for 200 off a cold one-sector affected and 0.65
-// against 0.71 s off its render --diff (five interleaved runs). A cold
-// render of every cluster, which writes the whole tree, ran no faster with
-// the advice and varied more on this project's virtual machines, whose
-// host hands a 2 MiB page over a fault at a time, so other commands do
-// without.
+// a process, for its first 512 MiB; every command's start advised 128 MiB,
+// package hugeheap/atstart), and to five times the live data between
+// collections (GOGC=400) unless the user set GOGC. A review touches some
+// 250 MiB of fresh heap at 2,200 clusters, and the advice took 30-40 ms of
+// CPU off a one-sector review there (21 interleaved runs); with it,
+// GOGC=400 took 0.53 s against 0.64 s for 200 off a cold one-sector
+// affected and 0.65 against 0.71 s off its render --diff (five
+// interleaved runs).
 func (a *app) reviewHeap() {
 	a.gcPercent(400)
 	adviseHeap()
 }
 
-var adviseHeap = sync.OnceFunc(func() { hugeheap.Advise(hugeheap.Size) })
+// adviseHeap advises the review's heap with no collection started while
+// Advise holds its blocks: one would only keep them to its end, and Advise
+// runs one whole collection to give them back.
+var adviseHeap = sync.OnceFunc(func() {
+	old := debug.SetGCPercent(-1)
+	hugeheap.Advise(hugeheap.Size)
+	debug.SetGCPercent(old)
+})
 
 // settleHeap stops the collections GOGC asks for once a render has
 // rendered every cluster (unless the user set GOGC): what is left (the

@@ -2,15 +2,10 @@ package hugeheap
 
 import (
 	"cmp"
-	"os"
 	"runtime"
-	"runtime/debug"
 	"slices"
-	"strconv"
-	"strings"
+	"syscall"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 const (
@@ -25,24 +20,20 @@ const (
 // kernel gives huge pages without advice or never, when GODEBUG has
 // disablethp=1, when the kernel counts every mapping against a commit
 // limit (vm.overcommit_memory 2: the blocks could fail the process before
-// it did anything), or when the heap's limit (GOMEMLIMIT) leaves no room for
-// the blocks. It takes a few milliseconds (the blocks are never touched;
-// one collection gives them back), and is meant to be called once, first
-// thing in main.
+// it did anything), or when GOMEMLIMIT leaves no room for the blocks. It
+// takes a few milliseconds (the blocks are never touched; one collection
+// gives them back), and is meant to be called once, while the program
+// starts (package atstart): it reads the heap's limit from GOMEMLIMIT, as
+// the runtime does at start, not from the runtime, so that it needs no
+// package the runtime initialises late.
 func Advise(size int) []Range {
-	if disabled(os.Getenv("GODEBUG")) || !asksOnly(readSetting(thpDir+"enabled")) || strict(readSetting("/proc/sys/vm/overcommit_memory")) {
-		return nil
-	}
-	if limit := debug.SetMemoryLimit(-1); limit < int64(size)+int64(size)/4 {
+	if disabled(getenv("GODEBUG")) || !asksOnly(readSetting(thpDir+"enabled")) || strict(readSetting("/proc/sys/vm/overcommit_memory")) || limited(getenv("GOMEMLIMIT"), int64(size)+int64(size)/4) {
 		return nil
 	}
 	huge := uintptr(2 << 20)
-	if n, err := strconv.ParseUint(strings.TrimSpace(readSetting(thpDir+"hpage_pmd_size")), 10, 64); err == nil && n > 0 && n&(n-1) == 0 {
+	if n, ok := parseUint(trim(readSetting(thpDir + "hpage_pmd_size"))); ok && n > 0 && n&(n-1) == 0 {
 		huge = uintptr(n)
 	}
-	// No collection runs while the blocks are held: one in progress
-	// would keep them (memory allocated during a cycle survives it).
-	old := debug.SetGCPercent(-1)
 	blocks := make([][]byte, size/block)
 	for i := range blocks {
 		blocks[i] = make([]byte, block)
@@ -61,13 +52,15 @@ func Advise(size int) []Range {
 		// The range spans several blocks, each its own allocation, so it
 		// is passed by address (blocks keeps them, and the heap does not
 		// move): a slice over it is what -race's pointer checks refuse.
-		if _, _, errno := unix.Syscall(unix.SYS_MADVISE, beg, end-beg, unix.MADV_HUGEPAGE); errno == 0 {
+		if _, _, errno := syscall.Syscall(syscall.SYS_MADVISE, beg, end-beg, syscall.MADV_HUGEPAGE); errno == 0 {
 			advised = append(advised, Range{beg, end})
 		}
 	}
 	runtime.KeepAlive(blocks)
 	clear(blocks)
-	debug.SetGCPercent(old)
+	// A collection that was under way while the blocks were taken keeps
+	// them (what is allocated during a cycle survives it); GC finishes
+	// that one and runs a whole cycle after it, which frees them.
 	runtime.GC()
 	return advised
 }
@@ -86,4 +79,25 @@ func runs(blocks [][]byte) [][][]byte {
 		}
 	}
 	return out
+}
+
+func getenv(name string) string {
+	v, _ := syscall.Getenv(name)
+	return v
+}
+
+// readSetting reads a short file of the kernel's settings ("" when it
+// cannot: no advice then).
+func readSetting(name string) string {
+	fd, err := syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return ""
+	}
+	defer syscall.Close(fd)
+	var buf [256]byte
+	n, err := syscall.Read(fd, buf[:])
+	if err != nil || n <= 0 {
+		return ""
+	}
+	return string(buf[:n])
 }

@@ -1,14 +1,13 @@
 package hugeheap
 
 import (
-	"bufio"
-	"os"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/regionctl/regionctl/internal/hugeheap/smaps"
 )
 
 // TestAdviseMarksTheHeap is judged by the kernel: /proc/self/smaps lists
@@ -38,17 +37,13 @@ func TestAdviseMarksTheHeap(t *testing.T) {
 	if grew := int64(after.HeapInuse) - int64(before.HeapInuse); grew > 2*block {
 		t.Errorf("the heap in use grew by %d bytes: the blocks were kept", grew)
 	}
-	maps := readSmaps(t)
+	maps, err := smaps.Read()
+	if err != nil {
+		t.Skipf("no /proc/self/smaps: %v", err)
+	}
 	for _, r := range got {
-		for at := r.Start; at < r.End; {
-			m, ok := mappingAt(maps, at)
-			if !ok {
-				t.Fatalf("%#x (advised %#x-%#x) is in no mapping", at, r.Start, r.End)
-			}
-			if !m.flags["hg"] {
-				t.Errorf("mapping %#x-%#x, holding advised %#x-%#x, lacks the hg flag (flags %v)", m.start, m.end, r.Start, r.End, m.flags)
-			}
-			at = m.end
+		if why := smaps.Flagged(maps, r.Start, r.End, "hg"); why != "" {
+			t.Error(why)
 		}
 	}
 }
@@ -58,14 +53,13 @@ func TestAdviseLeavesATightLimitAlone(t *testing.T) {
 		t.Skipf("the kernel does not give huge pages on request only here (%q): Advise does nothing", strings.TrimSpace(s))
 	}
 	const size = 64 << 20
-	old := debug.SetMemoryLimit(size + size/8)
-	defer debug.SetMemoryLimit(old)
+	t.Setenv("GOMEMLIMIT", strconv.Itoa(size+size/8))
 	if got := Advise(size); got != nil {
-		t.Errorf("under a heap limit of %d bytes, Advise took %d bytes of blocks and advised %v", size+size/8, size, got)
+		t.Errorf("under GOMEMLIMIT=%d, Advise took %d bytes of blocks and advised %v", size+size/8, size, got)
 	}
-	debug.SetMemoryLimit(2 * size)
+	t.Setenv("GOMEMLIMIT", "128MiB")
 	if got := Advise(size); got == nil {
-		t.Errorf("under a heap limit of %d bytes, Advise advised nothing", 2*size)
+		t.Errorf("under GOMEMLIMIT=128MiB, Advise advised nothing")
 	}
 }
 
@@ -94,54 +88,4 @@ func TestRunsGroupAdjacentBlocks(t *testing.T) {
 	if len(sizes) != 2 || sizes[0]+sizes[1] != 5 || (sizes[0] != 4 && sizes[1] != 4) {
 		t.Errorf("runs of %v blocks, want one of 4 and one of 1", sizes)
 	}
-}
-
-type mapping struct {
-	start, end uintptr
-	flags      map[string]bool
-}
-
-// readSmaps reads this process's mappings and their VmFlags.
-func readSmaps(t *testing.T) []mapping {
-	t.Helper()
-	f, err := os.Open("/proc/self/smaps")
-	if err != nil {
-		t.Skipf("no /proc/self/smaps: %v", err)
-	}
-	defer f.Close()
-	var out []mapping
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if rest, ok := strings.CutPrefix(line, "VmFlags:"); ok && len(out) > 0 {
-			for _, fl := range strings.Fields(rest) {
-				out[len(out)-1].flags[fl] = true
-			}
-			continue
-		}
-		field, _, _ := strings.Cut(line, " ")
-		lo, hi, ok := strings.Cut(field, "-")
-		if !ok {
-			continue
-		}
-		a, err1 := strconv.ParseUint(lo, 16, 64)
-		b, err2 := strconv.ParseUint(hi, 16, 64)
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		out = append(out, mapping{uintptr(a), uintptr(b), map[string]bool{}})
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func mappingAt(maps []mapping, at uintptr) (mapping, bool) {
-	for _, m := range maps {
-		if m.start <= at && at < m.end {
-			return m, true
-		}
-	}
-	return mapping{}, false
 }

@@ -13,4 +13,8 @@
 // memory the kernel backs with 2 MiB pages, a fault for each. The runtime
 // zeroes each span it hands out from there again (the blocks were handed
 // out once), which is where the kernel's zeroing of a 2 MiB page lands.
+//
+// Advise runs once, while the program starts (package atstart), so that
+// the heap its packages' initialisation allocates is advised too, for
+// every command; it imports only what the runtime initialises first.
 package hugeheap

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const atstart = "github.com/regionctl/regionctl/internal/hugeheap/atstart"
+
+// TestAtStartComesFirst holds package atstart where it is useful: before
+// the packages whose initialisation allocates, so that their heap grows
+// into the memory it advised. The runtime judges the order: this test
+// binary (main's imports and the testing package) runs again with
+// GODEBUG=inittrace=1, which reports each package's initialisation in the
+// order it ran, with the bytes it allocated.
+func TestAtStartComesFirst(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	seen, before, total := false, 0, 0
+	var heavy []string
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		// init <package> @<t> ms, <clock> ms clock, <bytes> bytes, <allocs> allocs
+		if len(f) != 11 || f[0] != "init" || f[8] != "bytes," {
+			continue
+		}
+		if f[1] == atstart {
+			seen = true
+			continue // its blocks, given back
+		}
+		n, err := strconv.Atoi(f[7])
+		if err != nil {
+			t.Fatalf("inittrace line %q: %v", line, err)
+		}
+		total += n
+		if seen {
+			continue
+		}
+		before += n
+		for _, p := range []string{"github.com/aws/", "k8s.io/", "sigs.k8s.io/", "cuelang.org/", "helm.sh/", "github.com/santhosh-tekuri/", "google.golang.org/"} {
+			if strings.HasPrefix(f[1], p) {
+				heavy = append(heavy, f[1])
+			}
+		}
+	}
+	if !seen {
+		t.Fatalf("the runtime reported no initialisation of %s:\n%s", atstart, out)
+	}
+	if total < 1<<20 {
+		t.Fatalf("the runtime reported %d bytes allocated by initialisation in all: is inittrace's format still read right?\n%s", total, out)
+	}
+	if len(heavy) > 0 {
+		t.Errorf("initialised before %s: %v", atstart, heavy)
+	}
+	if before*100 > total {
+		t.Errorf("%d of %d bytes of initialisation were allocated before %s ran (over 1%%)", before, total, atstart)
+	}
+	t.Logf("%d of %d bytes of initialisation allocated before %s", before, total, atstart)
+}
