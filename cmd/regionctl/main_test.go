@@ -64,3 +64,18 @@ func TestAtStartComesFirst(t *testing.T) {
 	}
 	t.Logf("%d of %d bytes of initialisation allocated before %s", before, total, atstart)
 }
+
+// TestStartsUnderAnAddressSpaceLimit is judged by the kernel: this test
+// binary, which links what regionctl links, starts under a limit of its
+// address space (ulimit -v 1200000, some 1.1 GiB) without the heap's
+// advice, and the advice's blocks failed it before main there ("out of
+// memory: cannot allocate 4194304-byte block"). It must start.
+func TestStartsUnderAnAddressSpaceLimit(t *testing.T) {
+	if _, err := os.Stat("/proc/self/limits"); err != nil {
+		t.Skip("no rlimits to set here")
+	}
+	cmd := exec.Command("sh", "-c", `ulimit -v 1200000 && exec "$0" -test.run='^$'`, os.Args[0])
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("under ulimit -v 1200000 the program did not start: %v\n%.600s", err, out)
+	}
+}

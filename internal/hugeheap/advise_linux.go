@@ -20,14 +20,15 @@ const (
 // kernel gives huge pages without advice or never, when GODEBUG has
 // disablethp=1, when the kernel counts every mapping against a commit
 // limit (vm.overcommit_memory 2: the blocks could fail the process before
-// it did anything), or when GOMEMLIMIT leaves no room for the blocks. It
+// it did anything), when the process's address space or data segment has
+// a limit (bounded), or when GOMEMLIMIT leaves no room for the blocks. It
 // takes a few milliseconds (the blocks are never touched; one collection
 // gives them back), and is meant to be called once, while the program
 // starts (package atstart): it reads the heap's limit from GOMEMLIMIT, as
 // the runtime does at start, not from the runtime, so that it needs no
 // package the runtime initialises late.
 func Advise(size int) []Range {
-	if disabled(getenv("GODEBUG")) || !asksOnly(readSetting(thpDir+"enabled")) || strict(readSetting("/proc/sys/vm/overcommit_memory")) || limited(getenv("GOMEMLIMIT"), int64(size)+int64(size)/4) {
+	if disabled(getenv("GODEBUG")) || !asksOnly(readSetting(thpDir+"enabled")) || strict(readSetting("/proc/sys/vm/overcommit_memory")) || bounded() || limited(getenv("GOMEMLIMIT"), int64(size)+int64(size)/4) {
 		return nil
 	}
 	huge := uintptr(2 << 20)
@@ -79,6 +80,22 @@ func runs(blocks [][]byte) [][][]byte {
 		}
 	}
 	return out
+}
+
+// bounded says whether the process's address space or data segment has a
+// limit (RLIMIT_AS, RLIMIT_DATA: ulimit -v, -d). The blocks are mapped
+// before they are given back, so under such a limit they could fail the
+// process at start where it runs without them: under ulimit -v 1200000 or
+// -d 200000, regionctl version did (TestStartsUnderAnAddressSpaceLimit in
+// cmd/regionctl, TestLimitedDataSegmentStarts in atstart).
+func bounded() bool {
+	for _, res := range []int{syscall.RLIMIT_AS, syscall.RLIMIT_DATA} {
+		var r syscall.Rlimit
+		if err := syscall.Getrlimit(res, &r); err != nil || r.Cur != ^uint64(0) {
+			return true
+		}
+	}
+	return false
 }
 
 func getenv(name string) string {

@@ -1,7 +1,9 @@
 package atstart
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
@@ -42,5 +44,31 @@ func TestAdvisedAtStart(t *testing.T) {
 		if why := smaps.Flagged(maps, r.Start, r.End, "hg"); why != "" {
 			t.Error(why)
 		}
+	}
+}
+
+// TestLimitedDataSegmentStarts is judged by the kernel: under a limit of
+// the data segment (ulimit -d) that this test binary runs under without
+// the advice, the blocks the advice maps failed it before main ("fatal
+// error: runtime: out of memory"). The test binary runs again under the
+// limit, and must start and advise nothing. cmd/regionctl's tests hold
+// the address space's limit (ulimit -v) the same way, on a binary the
+// size of regionctl.
+func TestLimitedDataSegmentStarts(t *testing.T) {
+	if os.Getenv("ATSTART_REPORT") != "" {
+		fmt.Println("advised", len(Advised))
+		return
+	}
+	if _, err := os.Stat("/proc/self/limits"); err != nil {
+		t.Skip("no rlimits to set here")
+	}
+	cmd := exec.Command("sh", "-c", `ulimit -d 200000 && exec "$0" -test.run='^TestLimitedDataSegmentStarts$'`, os.Args[0])
+	cmd.Env = append(os.Environ(), "ATSTART_REPORT=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("under ulimit -d 200000 the program did not start: %v\n%.600s", err, out)
+	}
+	if !strings.Contains(string(out), "advised 0\n") {
+		t.Errorf("under ulimit -d 200000 the start advised: %q", out)
 	}
 }
