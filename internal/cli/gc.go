@@ -34,9 +34,12 @@ const MemoryLimit = 800 << 20
 // pages, each a fault: against GOGC=400, 200 takes 8 % off a cold render
 // of every cluster (tmpfs, three interleaved runs: 1.78 against 1.94 s,
 // 58,000 page faults against 86,000) and 6 % off a cold validate (five:
-// 0.60 against 0.64 s). A review's heap grows into huge pages instead
-// (reviewHeap), where 400 is the faster. cmd/regionctl and the benchmarks
-// call it.
+// 0.60 against 0.64 s). Those runs predate hugeheap/atstart, which has
+// every command's first 128 MiB grow into huge pages: since, a cold
+// validate took 0.34 s at 400 against 0.35 s at 200 (five interleaved
+// runs) at a peak of 185 against 160 MiB, so 200 stays. A review's heap
+// grows into huge pages further (reviewHeap), where 400 is the faster.
+// cmd/regionctl and the benchmarks call it.
 func TuneGC() {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(200)

@@ -17,7 +17,7 @@ const StartSize = 128 << 20
 type Range struct{ Start, End uintptr }
 
 // This file and the Linux one import only what the runtime initialises
-// first (runtime, syscall, unsafe, slices): Advise runs while the program's
+// first (runtime, syscall, unsafe, slices, cmp): Advise runs while the program's
 // packages are initialised (package atstart), before most of them, and a
 // package it imported would be initialised before it. So the settings are
 // read here without strings, strconv or os.
