@@ -1,12 +1,63 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
 )
+
+// mainBegins is what TestMain writes to stderr first when
+// TestNoCollectionBeforeMain runs the test binary again: the
+// collections the runtime reports before it came before main.
+const mainBegins = "regionctl test: main begins"
+
+func TestMain(m *testing.M) {
+	if os.Getenv("REGIONCTL_MAIN_BEGINS") != "" {
+		fmt.Fprintln(os.Stderr, mainBegins)
+		return
+	}
+	// A test binary has no main to set the collector's pace (cli.TuneGC):
+	// package atstart left it off.
+	debug.SetGCPercent(100)
+	os.Exit(m.Run())
+}
+
+// TestNoCollectionBeforeMain is judged by the runtime: this test binary,
+// which initialises what regionctl does, runs again with
+// GODEBUG=gctrace=1, and every collection it reports before main is one
+// a caller forced (hugeheap.Advise collects the blocks it gave back): none
+// started by the heap's growth, which package atstart turns off until
+// main. Without it the runtime reported seven, five of them while the
+// advice took its blocks.
+func TestNoCollectionBeforeMain(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "GODEBUG=gctrace=1", "REGIONCTL_MAIN_BEGINS=1")
+	var env []string
+	for _, kv := range cmd.Env {
+		if !strings.HasPrefix(kv, "GOGC=") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	before, found := strings.CutSuffix(strings.SplitAfter(string(out), mainBegins)[0], mainBegins)
+	if !found {
+		t.Fatalf("the test binary did not reach main:\n%s", out)
+	}
+	for _, line := range strings.Split(before, "\n") {
+		// gc <n> @<t>s <p>%: ... [(forced)]
+		if strings.HasPrefix(line, "gc ") && !strings.HasSuffix(line, "(forced)") {
+			t.Errorf("a collection before main that no caller forced: %s", line)
+		}
+	}
+}
 
 const atstart = "github.com/regionctl/regionctl/internal/hugeheap/atstart"
 

@@ -5,12 +5,57 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
 	"github.com/regionctl/regionctl/internal/hugeheap"
 	"github.com/regionctl/regionctl/internal/hugeheap/smaps"
 )
+
+// gcAtStart is the collector's pace (GOGC's percent) as the package
+// initialisation left it, before TestMain puts the default back: a test
+// binary has no main to call cli.TuneGC.
+var gcAtStart int
+
+func TestMain(m *testing.M) {
+	gcAtStart = debug.SetGCPercent(100)
+	if os.Getenv("ATSTART_GC") != "" {
+		fmt.Println("gc percent at start", gcAtStart)
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// TestCollectorOffUntilMain is judged by the runtime, which reports the
+// pace it had (debug.SetGCPercent's answer): off as the start leaves it,
+// unless GOGC sets the pace, which the start leaves alone.
+func TestCollectorOffUntilMain(t *testing.T) {
+	for _, c := range []struct{ gogc, want string }{{"", "-1"}, {"50", "50"}, {"off", "-1"}, {"300", "300"}} {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(withoutGOGC(os.Environ()), "ATSTART_GC=1")
+		if c.gogc != "" {
+			cmd.Env = append(cmd.Env, "GOGC="+c.gogc)
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("GOGC=%q: %v\n%s", c.gogc, err, out)
+		}
+		if got := strings.TrimSpace(string(out)); got != "gc percent at start "+c.want {
+			t.Errorf("GOGC=%q: the runtime reports %q, want the pace %s", c.gogc, got, c.want)
+		}
+	}
+}
+
+func withoutGOGC(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "GOGC=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
 
 // TestAdvisedAtStart is judged by the kernel: the runs this test binary's
 // start advised hold the advice in /proc/self/smaps, and the blocks taken
