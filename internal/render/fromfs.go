@@ -57,6 +57,11 @@ type Pair struct {
 	// Trusted is the base's index.json when trust gave it: written by
 	// this renderer.
 	Trusted *Index
+	// SameChains names the regions, not in UnchangedRegions, whose
+	// identity chain is the same on both sides (sameChains): with the
+	// base's side taken from what it committed, neither side lists their
+	// files, which the head checks and does not render.
+	SameChains map[string]bool
 	// BaseRendered says why a review that would have taken the base from
 	// its committed deploy/ rendered it ("" when it did not, or was not
 	// asked to take it: a whole review).
@@ -140,6 +145,9 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 		if i == 0 && alike != nil {
 			o.Unchanged, o.UnchangedRegions = alike, alikeRegions
 		}
+		if i == 1 {
+			o.SameChains = p.SameChains
+		}
 		return p.renderSide(f, diags, i, o, streams)
 	}
 	baseIDs := map[string]bool{}
@@ -149,7 +157,10 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 		}
 	}
 	if trusted != nil && !p.BaseDiags.HasErrors() && trusted.lists(baseIDs) {
-		p.BaseOut = CommittedOutput(trusted, p.Unchanged, p.UnchangedRegions)
+		if !p.HeadDiags.HasErrors() {
+			p.SameChains = sameChains(p.Base, p.Head, p.UnchangedRegions, sideInputs(opts, charts, chartValues, pipelines, p.Base, p.Head))
+		}
+		p.BaseOut = CommittedOutput(trusted, p.Unchanged, union(p.UnchangedRegions, p.SameChains))
 	} else {
 		p.BaseOut = render(p.Base, &p.BaseDiags, 0)
 		if incremental {
@@ -164,6 +175,79 @@ func FromFSPair(baseFS, headFS fs.FS, head *fleet.Parsed, checker *schema.Checke
 		p.BaseOut, p.BaseAlike = withAlike(p.BaseOut, p.HeadOut), len(alike)
 	}
 	return p, nil
+}
+
+// sameChains names the regions outside skip (the review's
+// UnchangedRegions) whose identity chain the two sides make alike though
+// some of their clusters changed, as a change to a sector's EKS settings
+// leaves its regions' chains: nil when the sides' fleet inputs differ
+// (inputs, sideInputs': a chain's Terraform variables are checked against
+// the roots, its Tekton installation made of the gitops settings) or
+// either side's chains do not check. A region's files are made of its
+// chain, its name and its sector's (regionInputs, the key the cache keeps
+// them by) and the fleet inputs, so the base's committed files are the
+// head's: the head still builds and checks its chain (regionChains, in
+// Render), and renders neither its IAM documents nor its installation.
+func sameChains(base, head *config.Fleet, skip map[string]bool, inputs [2]string) map[string]bool {
+	if inputs[0] != inputs[1] {
+		return nil
+	}
+	var chains [2]map[string]*chainRegion
+	sectors := [2]map[string]string{{}, {}}
+	for i, f := range []*config.Fleet{base, head} {
+		var ds diag.Diagnostics
+		if chains[i], ds = regionChains(f, skip); ds.HasErrors() {
+			return nil
+		}
+		for _, reg := range f.Regions {
+			if reg.Sector != nil {
+				sectors[i][reg.Name] = reg.Sector.Name
+			}
+		}
+	}
+	var same map[string]bool
+	for name, h := range chains[1] {
+		b := chains[0][name]
+		if b == nil || b.Unchanged || h.Unchanged || sectors[0][name] != sectors[1][name] {
+			continue
+		}
+		if (regionInputs{Region: name, Sector: sectors[0][name], Chain: b}).key() == (regionInputs{Region: name, Sector: sectors[1][name], Chain: h}).key() {
+			if same == nil {
+				same = map[string]bool{}
+			}
+			same[name] = true
+		}
+	}
+	return same
+}
+
+// sideInputs digests each side's fleet inputs (FleetInputs), as a
+// review's identities make them.
+func sideInputs(opts Options, charts [2][]string, chartValues [2]map[string]*argocd.ChartValues, pipelines [2]tekton.Pipelines, base, head *config.Fleet) [2]string {
+	tfc, err := rootsChecker(opts.Roots)
+	if err != nil {
+		return [2]string{"base", "head"}
+	}
+	var out [2]string
+	for i, f := range []*config.Fleet{base, head} {
+		out[i] = FleetInputs{Charts: charts[i], ChartValues: chartDigests(chartValues[i]), Pipelines: pipelines[i].Signature(), Roots: tfc.Signature(), GitOps: GitOpsDigest(f)}.Digest()
+	}
+	return out
+}
+
+// union is the names of a and b; a itself when b is empty.
+func union(a, b map[string]bool) map[string]bool {
+	if len(b) == 0 {
+		return a
+	}
+	out := make(map[string]bool, len(a)+len(b))
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
 }
 
 // withAlike is the base's render with the files the head's render gives
@@ -371,14 +455,16 @@ func (x *Index) Owners() map[string]string {
 func CommittedOutput(idx *Index, unchanged, unchangedRegions map[string]bool) *Output {
 	owner := idx.Owners()
 	var skipped map[string]bool
-	if len(unchanged) > 0 {
+	if len(unchanged) > 0 || len(unchangedRegions) > 0 {
 		skipped = map[string]bool{}
 		for _, c := range idx.Clusters {
 			if unchanged[c.ID] {
 				skipped[c.ID] = true
-				if unchangedRegions[c.Region] {
-					skipped[c.Region] = true
-				}
+			}
+		}
+		for _, r := range idx.Regions {
+			if unchangedRegions[r.Name] {
+				skipped[r.Name] = true
 			}
 		}
 	}

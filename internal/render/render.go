@@ -67,6 +67,11 @@ type Options struct {
 	// need not have been checked then). A region's chain is made of all its
 	// clusters, so a region not named here is rendered whole.
 	UnchangedRegions map[string]bool
+	// SameChains names regions whose chains are built and checked but not
+	// rendered (Output.Unchanged names them): a review's regions whose
+	// chain is the same on both sides (sameChains), the base's committed
+	// files standing for theirs.
+	SameChains map[string]bool
 	// Sink, when set, is handed each region's and cluster's files as soon
 	// as they are rendered (from several goroutines at once), and the
 	// Output keeps only their paths and owners: a fleet's files need not
@@ -142,6 +147,11 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 	if diags.HasErrors() {
 		return nil, diags
 	}
+	for name := range opts.SameChains {
+		if cr := chains[name]; cr != nil {
+			cr.Unchanged = true
+		}
+	}
 	// The regions' files and the clusters' are made at once: the end of
 	// the regions' (the central files, the installations, their hashes)
 	// runs on one core, which the clusters' workers then share.
@@ -187,9 +197,13 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 }
 
 // unchangedOf names what a render left out: the clusters of skip and the
-// regions whose chains it did not render; nil when skip is empty.
+// regions whose chains it did not render; nil when it left out nothing.
 func unchangedOf(skip map[string]bool, chains map[string]*chainRegion) map[string]bool {
-	if len(skip) == 0 {
+	left := len(skip) > 0
+	for _, cr := range chains {
+		left = left || cr.Unchanged
+	}
+	if !left {
 		return nil
 	}
 	skipped := map[string]bool{}

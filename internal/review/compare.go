@@ -45,7 +45,7 @@ func compare(repo *gitbase.Repo, e *ends, o Options, l *loaded, d *committedDepl
 	// wrote lets go of both before the comparison, its peak (19,215
 	// clusters: some 55 MB of live heap).
 	d.index, d.owners = nil, nil
-	if len(pair.Unchanged) > 0 && o.Drift {
+	if (len(pair.Unchanged) > 0 || len(pair.SameChains) > 0) && o.Drift {
 		baseSide.Committed = d.hashes
 		baseSide.Index = pair.Trusted
 	}

@@ -103,6 +103,19 @@ func matchCases() []matchCase {
 			r.render()
 			r.Edit(mc, `"node_max": 6`, `"node_max": 60`)
 		}},
+		{name: "hand edit of a region's IAM document beside a sector change", head: "HEAD", drift: "production/eu-west-1/iam/minting-role-policy.json", change: func(r *reviewRepo) {
+			// prod-2's change leaves eu-west-1's chain as it was: its
+			// files are left out of the review, and still held to the
+			// base's.
+			r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
+			r.render()
+			const f = "deploy/production/eu-west-1/iam/minting-role-policy.json"
+			r.Write(f, strings.Replace(r.Read(f), "{", "{ ", 1))
+		}},
+		{name: "region's chain change", head: "HEAD", change: func(r *reviewRepo) {
+			r.Write("config/regions/eu-west-1.yaml", r.Read("config/regions/eu-west-1.yaml")+"etcd_backup:\n  retention_days: 40\n")
+			r.render()
+		}},
 		{name: "cluster added", head: "HEAD", change: func(r *reviewRepo) {
 			r.Write("config/clusters/us-east-1/mc02.yaml", "type: management\n")
 			r.render()
@@ -290,8 +303,8 @@ func (tc matchCase) check(t *testing.T) {
 	if tc.drift != "" && !slices.Contains(inc.report.Drift, tc.drift) {
 		t.Errorf("the review finds %v drifted, not %s", inc.report.Drift, tc.drift)
 	}
-	if tc.whole && len(inc.leftOut) != 0 {
-		t.Errorf("left out %d clusters though every cluster's inputs changed", len(inc.leftOut))
+	if n := clustersIn(inc.leftOut); tc.whole && n != 0 {
+		t.Errorf("left out %d clusters though every cluster's inputs changed", n)
 	}
 	if tc.renderer != "" {
 		tc.checkAnotherRenderer(t, r, base, full, inc)
@@ -302,6 +315,66 @@ func (tc matchCase) check(t *testing.T) {
 	}
 	if !tc.whole && len(inc.leftOut) == 0 {
 		t.Error("the incremental review rendered every cluster")
+	}
+}
+
+// clustersIn counts the clusters among owners (a cluster's ID holds a
+// slash, a region's name none).
+func clustersIn(owners map[string]bool) int {
+	n := 0
+	for owner := range owners {
+		if strings.Contains(owner, "/") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestSameChainsLeftOut: a review whose base's side is what it committed
+// leaves out, on both sides, the files of the regions whose identity chain
+// the change leaves as it was (render.Pair.SameChains), though their
+// clusters changed: a sector's EKS settings. A change to what a chain is
+// made of (the DR account's retention, in the region's own file) or to
+// the fleet's inputs (the gitops repository) leaves none out. What such a
+// review reports is the full review's (TestIncrementalReviewMatchesFull,
+// whose cases hold these changes and a hand edit of a left-out region's
+// file).
+func TestSameChainsLeftOut(t *testing.T) {
+	const region = "eu-west-1" // prod-2's one region
+	cases := []struct {
+		name     string
+		change   func(r *reviewRepo)
+		leftOut  bool
+		regionIn string // a file of the region the head must hold when not left out
+	}{
+		{"sector's EKS settings", func(r *reviewRepo) {
+			r.Edit("config/sectors/prod-2.yaml", "max_update: 50%", "max_update: 50%\neks:\n  node_max: 16")
+		}, true, ""},
+		{"region's DR retention", func(r *reviewRepo) {
+			r.Write("config/regions/eu-west-1.yaml", r.Read("config/regions/eu-west-1.yaml")+"etcd_backup:\n  retention_days: 40\n")
+		}, false, "production/eu-west-1/terraform/central-bootstrap.tfvars.json"},
+		{"gitops repository", func(r *reviewRepo) {
+			r.Edit("config/global/defaults.yaml", "repo_url: https://git.example.com/fleet.git", "repo_url: https://git.example.com/other/fleet.git")
+		}, false, "production/eu-west-1/tekton/install/triggers.yaml"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tc := matchCase{name: c.name, head: "HEAD", change: func(r *reviewRepo) { c.change(r); r.render() }}
+			r, base := tc.prepare(t)
+			inc := tc.review(t, r, base, testRenderer, false, false, false)
+			if inc.leftOut[region] != c.leftOut {
+				t.Errorf("%s left out: %v, want %v", region, inc.leftOut[region], c.leftOut)
+			}
+			for p := range inc.files {
+				if c.leftOut && strings.HasPrefix(p, "production/"+region+"/") && !strings.Contains(p, "/effective/") && !strings.Contains(p, "/argocd/") &&
+					(strings.Contains(p, "/iam/") || strings.Contains(p, "/tekton/install/") || strings.HasSuffix(p, "central-bootstrap.tfvars.json")) {
+					t.Errorf("the head holds %s of a region left out", p)
+				}
+			}
+			if c.regionIn != "" && len(inc.report.Files) > 0 && !slices.ContainsFunc(inc.report.Files, func(f diff.FileDiff) bool { return f.Path == c.regionIn }) {
+				t.Errorf("the review does not show %s changed: %v", c.regionIn, inc.report.Files)
+			}
+		})
 	}
 }
 
@@ -318,12 +391,7 @@ func (tc matchCase) checkAnotherRenderer(t *testing.T, r *reviewRepo, base strin
 	if tc.whole != (inc.alike == 0) {
 		t.Errorf("the base's render left %d clusters to the head's", inc.alike)
 	}
-	own := 0
-	for owner := range tc.review(t, r, base, testRenderer, false, false, false).leftOut {
-		if strings.Contains(owner, "/") { // a cluster's ID, not a region's name
-			own++
-		}
-	}
+	own := clustersIn(tc.review(t, r, base, testRenderer, false, false, false).leftOut)
 	if inc.alike != own {
 		t.Errorf("the base's render left %d clusters to the head's; the base's renderer leaves out %d", inc.alike, own)
 	}
