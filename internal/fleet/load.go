@@ -160,7 +160,8 @@ type Pair struct {
 
 // Identity gives a side's clusters their input identity (render's
 // ClusterInput): side 0 is the base, 1 the head, f that side's fleet as
-// built (before the schema's defaults).
+// built (before the schema's defaults). The function it returns is called
+// from several goroutines at once, once for each cluster.
 type Identity func(side int, f *config.Fleet) func(*config.Cluster) string
 
 // LoadPair loads base and the head (parsed, by Parse) for a review and
@@ -297,14 +298,22 @@ func fileHashes(docs *config.Documents) map[string][32]byte {
 }
 
 // inputs is each cluster's input identity by ID (id's), of the clusters
-// built whole.
+// built whole, taken on every core: id digests each cluster's config (its
+// answers for a config the two sides share are remembered), some 10 ms of
+// one core at 2,200 clusters. id is called for each cluster once, from
+// several goroutines.
 func inputs(f *config.Fleet, id func(*config.Cluster) string) map[string]string {
-	m := make(map[string]string, len(f.Clusters))
-	for _, c := range f.Clusters {
-		if c.Partial || c.Effective == nil {
-			continue
+	ids := make([]string, len(f.Clusters))
+	par.Do(len(f.Clusters), func(i int) {
+		if c := f.Clusters[i]; !c.Partial && c.Effective != nil {
+			ids[i] = id(c)
 		}
-		m[c.ID()] = id(c)
+	})
+	m := make(map[string]string, len(f.Clusters))
+	for i, c := range f.Clusters {
+		if ids[i] != "" {
+			m[c.ID()] = ids[i]
+		}
 	}
 	return m
 }
