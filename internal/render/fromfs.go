@@ -12,6 +12,7 @@ import (
 	"github.com/regionctl/regionctl/internal/fleet"
 	"github.com/regionctl/regionctl/internal/render/argocd"
 	"github.com/regionctl/regionctl/internal/render/tekton"
+	"github.com/regionctl/regionctl/internal/render/tfvars"
 	"github.com/regionctl/regionctl/internal/schema"
 )
 
@@ -221,18 +222,20 @@ func sameChains(base, head *config.Fleet, skip map[string]bool, inputs [2]string
 	return same
 }
 
-// sideInputs digests each side's fleet inputs (FleetInputs), as a
-// review's identities make them.
+// sideInputs digests each side's fleet inputs (sideDigest).
 func sideInputs(opts Options, charts [2][]string, chartValues [2]map[string]*argocd.ChartValues, pipelines [2]tekton.Pipelines, base, head *config.Fleet) [2]string {
 	tfc, err := rootsChecker(opts.Roots)
 	if err != nil {
 		return [2]string{"base", "head"}
 	}
-	var out [2]string
-	for i, f := range []*config.Fleet{base, head} {
-		out[i] = FleetInputs{Charts: charts[i], ChartValues: chartDigests(chartValues[i]), Pipelines: pipelines[i].Signature(), Roots: tfc.Signature(), GitOps: GitOpsDigest(f)}.Digest()
-	}
-	return out
+	return [2]string{sideDigest(tfc, charts, chartValues, pipelines, 0, base), sideDigest(tfc, charts, chartValues, pipelines, 1, head)}
+}
+
+// sideDigest digests side i's fleet inputs (FleetInputs: its charts,
+// their values, its Pipelines, the roots, f's gitops settings), for a
+// review's identities and sameChains alike.
+func sideDigest(tfc *tfvars.Checker, charts [2][]string, chartValues [2]map[string]*argocd.ChartValues, pipelines [2]tekton.Pipelines, i int, f *config.Fleet) string {
+	return FleetInputs{Charts: charts[i], ChartValues: chartDigests(chartValues[i]), Pipelines: pipelines[i].Signature(), Roots: tfc.Signature(), GitOps: GitOpsDigest(f)}.Digest()
 }
 
 // union is the names of a and b; a itself when b is empty.
@@ -362,8 +365,7 @@ func identities(opts Options, charts [2][]string, chartValues [2]map[string]*arg
 	}
 	hashOf := config.RememberingHashWithOrigins()
 	return func(side int, f *config.Fleet) func(*config.Cluster) string {
-		w := FleetInputs{Charts: charts[side], ChartValues: chartDigests(chartValues[side]), Pipelines: pipelines[side].Signature(), Roots: tfc.Signature(), GitOps: GitOpsDigest(f)}
-		digest := w.Digest()
+		digest := sideDigest(tfc, charts, chartValues, pipelines, side, f)
 		return func(c *config.Cluster) string { return ClusterInput(digest, c, hashOf) }
 	}, nil
 }

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 108 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "0522bffb924e7dbc958a254786fefd0d071f1705c86e5c711b61a065fc57c5eb"
+const sourceDigest = "e9af00bc5365279738ba54fcdc193f37ace4b7067d34076f0c3d9a230d72c44d"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
