@@ -213,15 +213,7 @@ func TestByteStable(t *testing.T) {
 // in memory, cold writes a new tree to a temp dir, unchanged re-renders
 // over an unchanged one (nothing is written).
 func BenchmarkRender(b *testing.B) {
-	fsys := fleetgen.Generate(fleetgen.Options{Sectors: 5, RegionsPerSector: 40, ClustersPerRegion: 11}).FS()
-	c, err := schema.New(schema.Options{Version: "bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	f, diags := fleet.Load(fsys, "config", c)
-	if diags.HasErrors() {
-		b.Fatal(diags)
-	}
+	f := generatedFleet(b, benchFleet)
 	base := render.Options{Renderer: "bench", Charts: fleetgen.Charts, Pipelines: repoPipelines(b)}
 	b.Run("only", func(b *testing.B) {
 		for b.Loop() {

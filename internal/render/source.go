@@ -2,9 +2,9 @@
 
 package render
 
-// sourceDigest is the SHA-256 of the 108 files the renderer is built from
+// sourceDigest is the SHA-256 of the 110 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "e9af00bc5365279738ba54fcdc193f37ace4b7067d34076f0c3d9a230d72c44d"
+const sourceDigest = "fa76e3bf07806368566dadc55e0b66d5b60347c4f62ea938bb2219d27cccde08"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -31,8 +31,15 @@ import (
 // tests hold the two equal.
 func direct(j []byte) ([]byte, bool) {
 	w := writers.Get().(*writer)
+	return w.document(w.parse(j))
+}
+
+// document writes the tree w holds when built is true and the tree is a
+// mapping, and returns a copy of its YAML, or false when the library must
+// write it; and puts w back for the next document.
+func (w *writer) document(built bool) ([]byte, bool) {
 	w.out = append(w.out[:0], Marker...)
-	ok := w.parse(j) && w.nodes[0].kind == '{'
+	ok := built && len(w.nodes) > 0 && w.nodes[0].kind == '{'
 	if ok {
 		if w.nodes[0].n == 0 {
 			w.out = append(w.out, "{}\n"...)
@@ -45,8 +52,8 @@ func direct(j []byte) ([]byte, bool) {
 		out = bytes.Clone(w.out) // a buffer of the file's size
 	}
 	if cap(w.out) <= 1<<20 && cap(w.nodes) <= 1<<16 {
-		// The nodes' strings are pieces of this document's text: a kept
-		// writer must not keep the text alive.
+		// The nodes' strings are pieces of this document's text, or the
+		// values' own: a kept writer must not keep them alive.
 		clear(w.nodes)
 		w.nodes, w.order = w.nodes[:0], w.order[:0]
 		writers.Put(w)
@@ -247,10 +254,12 @@ func (w *writer) mapping(at int32, col int) bool {
 		w.order = append(w.order, m)
 	}
 	members := w.order[lo:]
-	// keyOrder, as the library writer sorts: byte order, then stably by
-	// keyLess.
-	slices.SortFunc(members, func(a, b int32) int { return strings.Compare(w.nodes[a].key, w.nodes[b].key) })
-	slices.SortStableFunc(members, func(a, b int32) int { return keyCompare(w.nodes[a].key, w.nodes[b].key) })
+	if !w.inPlainKeyOrder(members) {
+		// keyOrder, as the library writer sorts: byte order, then stably
+		// by keyLess.
+		slices.SortFunc(members, func(a, b int32) int { return strings.Compare(w.nodes[a].key, w.nodes[b].key) })
+		slices.SortStableFunc(members, func(a, b int32) int { return keyCompare(w.nodes[a].key, w.nodes[b].key) })
+	}
 	defer func() { w.order = w.order[:lo] }()
 	for i, m := range members {
 		key := w.nodes[m].key
@@ -284,6 +293,25 @@ func (w *writer) mapping(at int32, col int) bool {
 		}
 		w.out = append(w.out, ' ')
 		if !w.scalar(m, col+len(k)+2, col+2) {
+			return false
+		}
+	}
+	return true
+}
+
+// inPlainKeyOrder reports members whose keys hold no digit and nothing
+// past ASCII and already stand in keyOrder, each before the next: the
+// sorts would leave them as they are. On such keys plainKeyCompare is a
+// total order (bytes compared one by one, a letter after any other
+// character) and equal only for equal keys, so the byte sort then the
+// stable keyLess sort give the one order it gives. A struct's JSON
+// fields come in the order its type declares them, which for most of the
+// render's types is this order already; a key twice fails it, and the
+// sorts place the two for the check that refuses them.
+func (w *writer) inPlainKeyOrder(members []int32) bool {
+	for i := 1; i < len(members); i++ {
+		c, ok := plainKeyCompare(w.nodes[members[i-1]].key, w.nodes[members[i]].key)
+		if !ok || c >= 0 {
 			return false
 		}
 	}

@@ -129,3 +129,95 @@ func TestYAMLIsMarshalsText(t *testing.T) {
 		t.Errorf("after a refusal: %q, %v", got, err)
 	}
 }
+
+// built is a Document of a function, for the tree's own tests.
+type built func(t *Tree)
+
+func (b built) BuildYAML(t *Tree) { b(t) }
+
+// TestTreeDeclinesWhatItCannotMirror: a tree holding anything whose JSON
+// text the direct writer does not read back as it was (a float, a string
+// that is not UTF-8, a type of its own encoding) or left unbalanced is
+// not written, and YAML encodes the document by its JSON.
+func TestTreeDeclinesWhatItCannotMirror(t *testing.T) {
+	for name, b := range map[string]built{
+		"float":           func(t *Tree) { t.Value("x", 1.5) },
+		"float in a list": func(t *Tree) { t.Value("x", []any{"a", 2.0}) },
+		"not UTF-8":       func(t *Tree) { t.Str("x", "a\xff") },
+		"not UTF-8 value": func(t *Tree) { t.Value("x", map[string]any{"k": "a\xff"}) },
+		"a float Number":  func(t *Tree) { t.Value("x", json.Number("1.5")) },
+		"other type":      func(t *Tree) { t.Value("x", struct{ A int }{1}) },
+		"left open":       func(t *Tree) { t.Map("x") },
+		"closed twice":    func(t *Tree) { t.End(); t.End() },
+	} {
+		if out, ok := Built(b); ok {
+			t.Errorf("%s: built\n%s", name, out)
+		}
+	}
+	for name, b := range map[string]built{
+		"scalars": func(t *Tree) {
+			t.Str("s", "x")
+			t.Int("i", -3)
+			t.Bool("b", true)
+			t.Null("n")
+			t.Value("v", map[string]any{"z": []any{json.Number("7"), nil, false}, "a": map[string]string{"k": "on"}})
+			t.Strs("l", nil)
+			t.Strs("e", []string{})
+			t.StrMap("m", map[string]string{})
+		},
+		"empty": func(t *Tree) {},
+	} {
+		want, err := ViaJSON(b.asJSON(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := Built(b)
+		if !ok || string(got) != string(want) {
+			t.Errorf("%s: built (%v)\n%s\nits JSON gives\n%s", name, ok, got, want)
+		}
+	}
+}
+
+// asJSON is what b built, as generic values for its JSON encoding.
+func (b built) asJSON(t *testing.T) any {
+	m := map[string]any{}
+	var tr Tree
+	tr.w = &writer{}
+	tr.Map("")
+	b(&tr)
+	tr.End()
+	if tr.spoil {
+		t.Fatal("spoiled")
+	}
+	var val func(at int32) any
+	val = func(at int32) any {
+		n := tr.w.nodes[at]
+		switch n.kind {
+		case '{':
+			out := map[string]any{}
+			for c := at + 1; c < n.end; c = tr.w.nodes[c].end {
+				out[tr.w.nodes[c].key] = val(c)
+			}
+			return out
+		case '[':
+			out := []any{}
+			for c := at + 1; c < n.end; c = tr.w.nodes[c].end {
+				out = append(out, val(c))
+			}
+			return out
+		case '"':
+			return n.text
+		case '0':
+			return json.Number(n.text)
+		case 't':
+			return true
+		case 'f':
+			return false
+		}
+		return nil
+	}
+	for k, v := range val(0).(map[string]any) {
+		m[k] = v
+	}
+	return m
+}
