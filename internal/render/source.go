@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 110 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "fa76e3bf07806368566dadc55e0b66d5b60347c4f62ea938bb2219d27cccde08"
+const sourceDigest = "340c04c9d113cee2ef8b6b9bfef43568c645c6d10eb996b1bad1a7ed048ddeac"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

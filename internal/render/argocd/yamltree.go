@@ -4,11 +4,13 @@ import "github.com/regionctl/regionctl/internal/render/encode"
 
 // The per-cluster documents (PerClusterDocs) build their own YAML trees
 // (encode.Document): each method adds the members its type's JSON
-// encoding gives, in its fields' order, leaving out what omitempty
-// leaves out (an empty string, slice or map, a nil pointer) and writing
-// null for a nil slice or map that it does not. A struct field without
-// omitempty is always written. TestTreesMatchJSON holds every method to
-// the JSON encoding, field by field, on documents filled at random.
+// encoding gives, leaving out what omitempty leaves out (an empty
+// string, slice or map, a nil pointer) and writing null for a nil slice
+// or map that it does not; a struct field without omitempty is always
+// written. They add a mapping's members in the order the YAML lists them
+// (letters after other characters, then by byte), which spares the
+// writer its sort. TestTreesMatchJSON holds every method to the JSON
+// encoding, field by field, on documents filled at random.
 
 func (a *Application) BuildYAML(t *encode.Tree) {
 	t.Str("apiVersion", a.APIVersion)
@@ -22,17 +24,20 @@ func (a *Application) BuildYAML(t *encode.Tree) {
 }
 
 func (m *AppMeta) build(t *encode.Tree) {
-	t.Str("name", m.Name)
-	t.Str("namespace", m.Namespace)
-	if len(m.Labels) > 0 {
-		t.StrMap("labels", m.Labels)
-	}
 	if len(m.Finalizers) > 0 {
 		t.Strs("finalizers", m.Finalizers)
 	}
+	if len(m.Labels) > 0 {
+		t.StrMap("labels", m.Labels)
+	}
+	t.Str("name", m.Name)
+	t.Str("namespace", m.Namespace)
 }
 
 func (s *AppSpec) build(t *encode.Tree) {
+	t.Map("destination")
+	s.Destination.build(t)
+	t.End()
 	t.Str("project", s.Project)
 	if s.Source != nil {
 		t.Map("source")
@@ -48,25 +53,19 @@ func (s *AppSpec) build(t *encode.Tree) {
 		}
 		t.End()
 	}
-	t.Map("destination")
-	s.Destination.build(t)
-	t.End()
 	t.Map("syncPolicy")
 	s.SyncPolicy.build(t)
 	t.End()
 }
 
 func (s *Source) build(t *encode.Tree) {
-	t.Str("repoURL", s.RepoURL)
 	if s.Chart != "" {
 		t.Str("chart", s.Chart)
 	}
-	if s.Path != "" {
-		t.Str("path", s.Path)
-	}
-	t.Str("targetRevision", s.TargetRevision)
-	if s.Ref != "" {
-		t.Str("ref", s.Ref)
+	if d := s.Directory; d != nil {
+		t.Map("directory")
+		t.Bool("recurse", d.Recurse)
+		t.End()
 	}
 	if h := s.Helm; h != nil {
 		t.Map("helm")
@@ -81,21 +80,24 @@ func (s *Source) build(t *encode.Tree) {
 		}
 		t.End()
 	}
-	if d := s.Directory; d != nil {
-		t.Map("directory")
-		t.Bool("recurse", d.Recurse)
-		t.End()
+	if s.Path != "" {
+		t.Str("path", s.Path)
 	}
+	if s.Ref != "" {
+		t.Str("ref", s.Ref)
+	}
+	t.Str("repoURL", s.RepoURL)
+	t.Str("targetRevision", s.TargetRevision)
 }
 
 func (d *Destination) build(t *encode.Tree) {
-	if d.Server != "" {
-		t.Str("server", d.Server)
-	}
 	if d.Name != "" {
 		t.Str("name", d.Name)
 	}
 	t.Str("namespace", d.Namespace)
+	if d.Server != "" {
+		t.Str("server", d.Server)
+	}
 }
 
 func (p *SyncPolicy) build(t *encode.Tree) {
@@ -104,9 +106,6 @@ func (p *SyncPolicy) build(t *encode.Tree) {
 		t.Bool("prune", a.Prune)
 		t.Bool("selfHeal", a.SelfHeal)
 		t.End()
-	}
-	if len(p.SyncOptions) > 0 {
-		t.Strs("syncOptions", p.SyncOptions)
 	}
 	if m := p.ManagedNamespaceMetadata; m != nil {
 		t.Map("managedNamespaceMetadata")
@@ -117,7 +116,6 @@ func (p *SyncPolicy) build(t *encode.Tree) {
 	}
 	if r := p.Retry; r != nil {
 		t.Map("retry")
-		t.Int("limit", r.Limit)
 		if b := r.Backoff; b != nil {
 			t.Map("backoff")
 			t.Str("duration", b.Duration)
@@ -125,7 +123,11 @@ func (p *SyncPolicy) build(t *encode.Tree) {
 			t.Str("maxDuration", b.MaxDuration)
 			t.End()
 		}
+		t.Int("limit", r.Limit)
 		t.End()
+	}
+	if len(p.SyncOptions) > 0 {
+		t.Strs("syncOptions", p.SyncOptions)
 	}
 }
 
@@ -134,32 +136,19 @@ func (p *AppProject) BuildYAML(t *encode.Tree) {
 	t.Str("kind", p.Kind)
 	t.Map("metadata")
 	m := &p.Metadata
-	t.Str("name", m.Name)
-	if m.Namespace != "" {
-		t.Str("namespace", m.Namespace)
+	if len(m.Annotations) > 0 {
+		t.StrMap("annotations", m.Annotations)
 	}
 	if len(m.Labels) > 0 {
 		t.StrMap("labels", m.Labels)
 	}
-	if len(m.Annotations) > 0 {
-		t.StrMap("annotations", m.Annotations)
+	t.Str("name", m.Name)
+	if m.Namespace != "" {
+		t.Str("namespace", m.Namespace)
 	}
 	t.End()
 	t.Map("spec")
 	s := &p.Spec
-	t.Str("description", s.Description)
-	t.Strs("sourceRepos", s.SourceRepos)
-	if s.Destinations == nil {
-		t.Null("destinations")
-	} else {
-		t.Seq("destinations")
-		for i := range s.Destinations {
-			t.Map("")
-			s.Destinations[i].build(t)
-			t.End()
-		}
-		t.End()
-	}
 	if s.ClusterResourceWhitelist == nil {
 		t.Null("clusterResourceWhitelist")
 	} else {
@@ -172,10 +161,23 @@ func (p *AppProject) BuildYAML(t *encode.Tree) {
 		}
 		t.End()
 	}
+	t.Str("description", s.Description)
+	if s.Destinations == nil {
+		t.Null("destinations")
+	} else {
+		t.Seq("destinations")
+		for i := range s.Destinations {
+			t.Map("")
+			s.Destinations[i].build(t)
+			t.End()
+		}
+		t.End()
+	}
 	if o := s.OrphanedResources; o != nil {
 		t.Map("orphanedResources")
 		t.Bool("warn", o.Warn)
 		t.End()
 	}
+	t.Strs("sourceRepos", s.SourceRepos)
 	t.End()
 }

@@ -250,11 +250,18 @@ func (p *parser) str() (string, bool) {
 // indented by the caller).
 func (w *writer) mapping(at int32, col int) bool {
 	lo := len(w.order)
+	plain := true
 	for m := at + 1; m < w.nodes[at].end; m = w.nodes[m].end {
 		w.order = append(w.order, m)
+		plain = plain && plainKey(w.nodes[m].key)
 	}
 	members := w.order[lo:]
-	if !w.inPlainKeyOrder(members) {
+	switch {
+	case plain:
+		if !w.inPlainOrder(members) {
+			slices.SortFunc(members, func(a, b int32) int { return plainOrder(w.nodes[a].key, w.nodes[b].key) })
+		}
+	default:
 		// keyOrder, as the library writer sorts: byte order, then stably
 		// by keyLess.
 		slices.SortFunc(members, func(a, b int32) int { return strings.Compare(w.nodes[a].key, w.nodes[b].key) })
@@ -299,19 +306,15 @@ func (w *writer) mapping(at int32, col int) bool {
 	return true
 }
 
-// inPlainKeyOrder reports members whose keys hold no digit and nothing
-// past ASCII and already stand in keyOrder, each before the next: the
-// sorts would leave them as they are. On such keys plainKeyCompare is a
-// total order (bytes compared one by one, a letter after any other
-// character) and equal only for equal keys, so the byte sort then the
-// stable keyLess sort give the one order it gives. A struct's JSON
-// fields come in the order its type declares them, which for most of the
-// render's types is this order already; a key twice fails it, and the
-// sorts place the two for the check that refuses them.
-func (w *writer) inPlainKeyOrder(members []int32) bool {
+// inPlainOrder reports members of plain keys (plainKey) that already
+// stand in keyOrder, each before the next, which the sort would leave as
+// they are. A struct's JSON fields come in the order its type declares
+// them, and a Document's in the order it adds them: in this order, for
+// the render's own types. A key twice fails it, and the sort places the
+// two for the check that refuses them.
+func (w *writer) inPlainOrder(members []int32) bool {
 	for i := 1; i < len(members); i++ {
-		c, ok := plainKeyCompare(w.nodes[members[i-1]].key, w.nodes[members[i]].key)
-		if !ok || c >= 0 {
+		if plainOrder(w.nodes[members[i-1]].key, w.nodes[members[i]].key) >= 0 {
 			return false
 		}
 	}
@@ -594,40 +597,50 @@ func keyCompare(a, b string) int {
 	return 0
 }
 
-// plainKeyCompare is keyLess's order of a and b when neither holds a digit
-// or a byte past ASCII (ok false otherwise): at the first byte they differ
-// in, a letter comes after any other character and two letters, or two
-// others, go by byte; a key comes after its prefixes.
+// plainKeyCompare is keyLess's order of a and b when both are plain keys
+// (plainKey; ok false otherwise).
 func plainKeyCompare(a, b string) (int, bool) {
+	if !plainKey(a) || !plainKey(b) {
+		return 0, false
+	}
+	return plainOrder(a, b), true
+}
+
+// plainKey is a key of ASCII without digits: nearly every key a render
+// writes (apiVersion, cluster_name, argocd.argoproj.io/sync-wave).
+func plainKey(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || c >= '0' && c <= '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainOrder is keyLess's order of two plain keys: at the first byte they
+// differ in, a letter comes after any other character and two letters, or
+// two others, go by byte; a key comes after its prefixes. It is a total
+// order (a lexicographic one, of a ranking of the bytes), equal only for
+// equal keys: the library's two sorts give plain keys its one order, which
+// one sort by it gives too.
+func plainOrder(a, b string) int {
 	n := min(len(a), len(b))
 	i := 0
-	for ; i < n && a[i] == b[i]; i++ {
-		if !plainKeyByte(a[i]) {
-			return 0, false
-		}
-	}
-	for _, s := range [2]string{a[i:], b[i:]} {
-		for j := 0; j < len(s); j++ {
-			if !plainKeyByte(s[j]) {
-				return 0, false
-			}
-		}
+	for i < n && a[i] == b[i] {
+		i++
 	}
 	if i == n {
-		return cmp.Compare(len(a), len(b)), true
+		return cmp.Compare(len(a), len(b))
 	}
 	al, bl := asciiLetter(a[i]), asciiLetter(b[i])
 	if al != bl {
 		if bl {
-			return -1, true
+			return -1
 		}
-		return 1, true
+		return 1
 	}
-	return cmp.Compare(a[i], b[i]), true
+	return cmp.Compare(a[i], b[i])
 }
-
-// plainKeyByte is an ASCII byte other than a digit.
-func plainKeyByte(c byte) bool { return c < 0x80 && (c < '0' || c > '9') }
 
 func asciiLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
