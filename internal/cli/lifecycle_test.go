@@ -238,6 +238,47 @@ func TestInputEditedDuringTheRenderIsRendered(t *testing.T) {
 	}
 }
 
+// TestOutputEditedBeforeTheRecordIsRendered: a render's record holds the
+// files it wrote, too recent to prove anything by their time, to the sums
+// it took of them as it rendered them (every cluster's and region's, and
+// the fleet-wide files'), not to what it reads back: a same-size edit of a
+// just-written cluster file that keeps its time, made before the record
+// is taken, is never vouched for, and the render after renders over it.
+func TestOutputEditedBeforeTheRecordIsRendered(t *testing.T) {
+	for _, rel := range []string{"production/us-east-1/effective/mc01.yaml", "production/us-east-1/iam/minting-role-policy.json", "index.json"} {
+		t.Run(rel, func(t *testing.T) {
+			r, run := agedGolden(t)
+			file := filepath.Join(r.Dir, "deploy", filepath.FromSlash(rel))
+			beforeRecord = func() {
+				fi, err := os.Stat(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := os.ReadFile(file)
+				if i := strings.Index(string(b), "regionctl"); i >= 0 {
+					b[i] = 'R' // same size, in a comment or a string
+				} else {
+					b[len(b)-2] ^= 0x20
+				}
+				if err := os.WriteFile(file, b, fi.Mode()); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chtimes(file, fi.ModTime(), fi.ModTime()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			defer func() { beforeRecord = nil }()
+			if code, out := run("render"); code != 0 || !strings.Contains(out, "added") {
+				t.Fatalf("render: exit %d\n%s", code, out)
+			}
+			beforeRecord = nil
+			if code, out := run("render"); code != 0 || strings.Contains(out, "by size and time") || !strings.Contains(out, "changed "+rel) {
+				t.Errorf("a file edited after the render wrote it, before its record, was trusted: exit %d\n%s", code, out)
+			}
+		})
+	}
+}
+
 // TestPipelinesRefuseDrift: a pipeline applies only what the config of its
 // commit renders: with a file of deploy/ edited by hand, it refuses before
 // any step, naming the file, and reaches for no cloud at all.

@@ -100,7 +100,8 @@ func TestStatsAreTheTrees(t *testing.T) {
 // handed (and no earlier Put), the SHA-256 of that file as it is on disk
 // after Finish (crypto/sha256 over os.ReadFile: the judge), whether
 // Finish wrote it or found it as it was; render --check's Compare gives
-// them for a clean tree. Files Put before Finish are not in them.
+// them for a clean tree. Files Put before Finish are in them when the
+// render handed their sums (Artifact.Sum), and not otherwise.
 func TestSumsAreTheLastFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "deploy")
 	check := func(what string, s *Stream, want []string) {
@@ -123,16 +124,23 @@ func TestSumsAreTheLastFiles(t *testing.T) {
 			t.Errorf("%s: summed files (-want +got):\n%s", what, diff)
 		}
 	}
-	finish := func(what string, s *Stream, out *render.Output, put int) {
+	finish := func(what string, s *Stream, out *render.Output, put int, summed bool) {
 		t.Helper()
 		defer s.Abort()
-		if err := s.Put(out.Artifacts[:put]); err != nil {
+		first := append([]render.Artifact(nil), out.Artifacts[:put]...)
+		var want []string
+		for i := range first {
+			if summed {
+				first[i].Sum, first[i].Summed = sha256.Sum256(first[i].Bytes), true
+				want = append(want, first[i].Path)
+			}
+		}
+		if err := s.Put(first); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.Finish(out); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		var want []string
 		for _, a := range out.Artifacts[put:] {
 			want = append(want, a.Path)
 		}
@@ -145,15 +153,22 @@ func TestSumsAreTheLastFiles(t *testing.T) {
 		}
 		return s
 	}
-	finish("first write", begin(), output(v1), 0)
+	finish("first write", begin(), output(v1), 0, false)
 	out := output(withChange(v1))
-	finish("two files put first", begin(), out, 2)
-	finish("clean", begin(), out, 0)
+	finish("two files put first", begin(), out, 2, false)
+	finish("two files put first with their sums", begin(), output(v1), 2, true)
+	finish("changed, put with their sums", begin(), out, len(out.Artifacts)-1, true)
+	finish("clean", begin(), out, 0, false)
 	c, err := Compare(OS{}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	finish("compared clean", c, out, 1)
+	finish("compared clean", c, out, 1, false)
+	c, err = Compare(OS{}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finish("compared clean, put with their sums", c, out, 2, true)
 }
 
 // withChange is files with one of them changed.

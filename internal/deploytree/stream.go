@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -51,8 +52,8 @@ type Stream struct {
 	shut  bool               // no directory opens again; the last user closes it
 	put   map[string]bool
 	stats map[string]fswalk.Stat
-	// sums are the SHA-256 sums (hex) of the files Finish was handed, by
-	// path (Sums).
+	// sums are the SHA-256 sums (hex) of the files put with the render's
+	// sum and of those Finish was handed, by path (Sums).
 	sums map[string]string
 	ch   Changes
 	err  error
@@ -121,6 +122,7 @@ func (s *Stream) read() error {
 	}
 	s.made, s.put, s.open = map[string]bool{}, map[string]bool{}, map[string]*handle{}
 	s.stats = make(map[string]fswalk.Stat, len(files))
+	s.sums = map[string]string{}
 	return nil
 }
 
@@ -139,12 +141,14 @@ func (s *Stream) Stats() map[string]fswalk.Stat {
 	return s.stats
 }
 
-// Sums are the SHA-256 sums (in hex) of the files Finish was handed (the
-// render's last: index.json and the fleet-wide files), by slash-separated
-// path, taken from their bytes as they were written or compared: a record
-// finds these files too recently written to trust by their time alone and
-// needs their content's hash, which it need not read back. Only after a
-// Finish that returned no error and wrote the tree or found it clean.
+// Sums are the SHA-256 sums (in hex) of the files Put with the render's
+// sum (Artifact.Sum: every cluster's and region's, in a render) and of
+// those Finish was handed (index.json and the fleet-wide files), by
+// slash-separated path relative to the tree, as they were written or
+// compared: a record finds the files written last too recent to trust by
+// their time alone and needs their content's hash, which it need not read
+// back. Only after a Finish that returned no error and wrote the tree or
+// found it clean.
 func (s *Stream) Sums() map[string]string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -190,7 +194,7 @@ func (s *Stream) putOne(a render.Artifact) error {
 		}
 		if bytes.Equal(b, a.Bytes) {
 			s.record(&s.ch.Unchanged, a.Path)
-			s.stat(a.Path, st)
+			s.stat(a, st)
 			return nil
 		}
 		s.record(&s.ch.Changed, a.Path)
@@ -200,27 +204,36 @@ func (s *Stream) putOne(a render.Artifact) error {
 	if s.compare {
 		return nil
 	}
-	return s.write(a.Path, a.Bytes)
+	return s.write(a)
 }
 
-// write creates p in the staging tree with data.
-func (s *Stream) write(p string, data []byte) error {
-	h, err := s.dirOf(p)
+// write creates a's file in the staging tree.
+func (s *Stream) write(a render.Artifact) error {
+	h, err := s.dirOf(a.Path)
 	if err != nil {
-		return s.fail(fmt.Errorf("writing %s: %w", p, err))
+		return s.fail(fmt.Errorf("writing %s: %w", a.Path, err))
 	}
-	st, err := h.dir.WriteFile(path.Base(p), data)
+	st, err := h.dir.WriteFile(path.Base(a.Path), a.Bytes)
 	s.letGo(h)
 	if err != nil {
-		return s.fail(fmt.Errorf("writing %s: %w", p, err))
+		return s.fail(fmt.Errorf("writing %s: %w", a.Path, err))
 	}
-	s.stat(p, st)
+	s.stat(a, st)
 	return nil
 }
 
-func (s *Stream) stat(p string, st fswalk.Stat) {
+// stat keeps the size and time of a's file as written or found, and its
+// sum when the render took one (Sums).
+func (s *Stream) stat(a render.Artifact, st fswalk.Stat) {
+	var sum string
+	if a.Summed {
+		sum = hex.EncodeToString(a.Sum[:])
+	}
 	s.mu.Lock()
-	s.stats[p] = st
+	s.stats[a.Path] = st
+	if sum != "" {
+		s.sums[a.Path] = sum
+	}
 	s.mu.Unlock()
 }
 
@@ -394,7 +407,7 @@ func (s *Stream) Finish(out *render.Output) (ch *Changes, err error) {
 	}
 	s.mu.Lock()
 	s.done = true
-	s.sums = sums
+	maps.Copy(s.sums, sums)
 	c := s.ch
 	s.mu.Unlock()
 	s.sortOut(&c, rendered)
@@ -464,7 +477,10 @@ func (s *Stream) sortOut(c *Changes, rendered map[string]bool) {
 func sumsOf(arts []render.Artifact) map[string]string {
 	sums := make(map[string]string, len(arts))
 	for _, a := range arts {
-		sum := sha256.Sum256(a.Bytes)
+		sum := a.Sum
+		if !a.Summed {
+			sum = sha256.Sum256(a.Bytes)
+		}
 		sums[a.Path] = hex.EncodeToString(sum[:])
 	}
 	return sums
@@ -512,7 +528,7 @@ func (s *Stream) linkUnchanged(paths []string) error {
 			if err != nil {
 				return s.fail(fmt.Errorf("writing %s: %w", p, err))
 			}
-			if err := s.write(p, b); err != nil {
+			if err := s.write(render.Artifact{Path: p, Bytes: b}); err != nil {
 				return err
 			}
 		}

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -26,6 +27,12 @@ type Artifact struct {
 	Path  string // relative to deploy/, slash-separated
 	Bytes []byte
 	Owner string // "region/cluster", "region", or "" for fleet-wide files
+	// Sum is the SHA-256 of Bytes when Summed: the render takes it for
+	// the hash of a cluster's or region's files (index.json), and the
+	// writer of deploy/ keeps it for the render's record, which then
+	// need not read the file back.
+	Sum    [sha256.Size]byte
+	Summed bool
 }
 
 // Options configure a render.
@@ -277,6 +284,7 @@ func (r *renderer) regionFiles(f *config.Fleet, chains map[string]*chainRegion, 
 	for i, reg := range f.Regions {
 		diags = append(diags, perRegionDiags[i]...)
 		own := append(append([]Artifact(nil), perRegion[i]...), regional[reg.Name]...)
+		sumAll(own)
 		hashes[reg.Name] = hashSorted(own)
 		arts = append(arts, sink.take(own)...)
 	}
@@ -388,10 +396,14 @@ func (r *renderer) cluster(c *config.Cluster) (arts []Artifact, diags diag.Diagn
 	key, input := r.clusterKey(c)
 	if r.opts.Cache == nil && r.opts.Memo == nil {
 		arts, diags := r.held(r.renderCluster(c))
+		sumAll(arts)
 		return arts, diags, input, hashSorted(arts)
 	}
 	arts, diags = r.cached(key, func() ([]Artifact, diag.Diagnostics) { return r.held(r.renderCluster(c)) })
 	if r.opts.Memo == nil || diags.HasErrors() {
+		// Without the memo these are this render's own (made or read
+		// from the cache): their sums may be kept on them.
+		sumAll(arts)
 		return arts, diags, input, hashSorted(arts)
 	}
 	if known, ok := r.opts.Memo.hashes.Load(key); ok {
@@ -405,8 +417,18 @@ func (r *renderer) cluster(c *config.Cluster) (arts []Artifact, diags diag.Diagn
 // hashSorted is hashFiles of arts in path order, as index.json lists them.
 func hashSorted(arts []Artifact) string {
 	sorted := append([]Artifact(nil), arts...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
+	slices.SortFunc(sorted, func(a, b Artifact) int { return strings.Compare(a.Path, b.Path) })
 	return hashFiles(sorted)
+}
+
+// sumAll takes the SHA-256 of each of arts that has none, kept on it: arts
+// must be the caller's own, not a memo's that another render reads.
+func sumAll(arts []Artifact) {
+	for i := range arts {
+		if !arts[i].Summed {
+			arts[i].Sum, arts[i].Summed = sha256.Sum256(arts[i].Bytes), true
+		}
+	}
 }
 
 // cached returns the artifacts stored under key (in this run's memo, then
@@ -491,12 +513,20 @@ func (r *renderer) renderCluster(c *config.Cluster) ([]Artifact, diag.Diagnostic
 	return arts, nil
 }
 
-// hashFiles digests paths and contents of arts.
+// hashFiles digests arts: each one's path, size and SHA-256, so that the
+// files are read once, for their own sums (Sum, taken here for any
+// without one).
 func hashFiles(arts []Artifact) string {
 	h := sha256.New()
+	var b []byte
 	for _, a := range arts {
-		fmt.Fprintf(h, "%s\x00%d\x00", a.Path, len(a.Bytes))
-		h.Write(a.Bytes)
+		sum := a.Sum
+		if !a.Summed {
+			sum = sha256.Sum256(a.Bytes)
+		}
+		b = append(append(b[:0], a.Path...), 0)
+		b = append(strconv.AppendInt(b, int64(len(a.Bytes)), 10), 0)
+		h.Write(append(b, sum[:]...))
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

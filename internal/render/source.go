@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 110 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "340c04c9d113cee2ef8b6b9bfef43568c645c6d10eb996b1bad1a7ed048ddeac"
+const sourceDigest = "7f86767c09bcb0bde53349499d8f84ece20e3394164f2415ce6241058530bb4e"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

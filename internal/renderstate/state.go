@@ -177,7 +177,8 @@ func fsClock(dir string) (time.Duration, error) {
 // snapshot for their time to prove anything are hashed, so that the
 // render right after one that wrote files need not render again; known
 // holds the hashes (hex SHA-256) of such files the caller wrote or read
-// as now has them, by path, which are not read again.
+// as now has them, by path relative to written (as deploytree's Sums give
+// them), which are not read again.
 func Record(path, root, renderer string, rendered int, began, snapped time.Time, now Snapshot, written string, known map[string]string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
@@ -201,7 +202,7 @@ func Record(path, root, renderer string, rendered int, began, snapped time.Time,
 		if f.MTime < racyFrom {
 			continue
 		}
-		sum, ok := known[p]
+		sum, ok := known[p[len(prefix):]]
 		if !ok {
 			var err error
 			if sum, err = hashFile(root, p, f); err != nil {
