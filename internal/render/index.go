@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
@@ -180,9 +181,9 @@ func MarshalIndex(idx *Index) ([]byte, error) {
 	w.field("sectors", true)
 	list(w, idx.Sectors, func(s IndexSector) { w.value(s) })
 	w.field("regions", true)
-	list(w, idx.Regions, func(r IndexRegion) { w.value(r) })
+	list(w, idx.Regions, w.region)
 	w.field("clusters", true)
-	list(w, idx.Clusters, func(c IndexCluster) { w.value(c) })
+	list(w, idx.Clusters, w.cluster)
 	w.field("files", true)
 	list(w, idx.Files, w.str)
 	w.buf = append(w.buf, "\n}\n"...)
@@ -243,6 +244,82 @@ func (w *indexWriter) str(s string) {
 	w.buf = append(w.buf, '"')
 	w.buf = append(w.buf, s...)
 	w.buf = append(w.buf, '"')
+}
+
+// region writes r as value does, without the library's reflection.
+func (w *indexWriter) region(r IndexRegion) {
+	w.member("name", false)
+	w.str(r.Name)
+	w.member("sector", true)
+	w.str(r.Sector)
+	w.member("environment", true)
+	w.str(r.Environment)
+	w.member("hash", true)
+	w.str(r.Hash)
+	w.member("files", true)
+	w.strs(r.Files)
+	w.buf = append(w.buf, "\n    }"...)
+}
+
+// cluster writes c as value does, without the library's reflection: its
+// 2,200 entries took a fortieth of a cold render, on one core at its end.
+func (w *indexWriter) cluster(c IndexCluster) {
+	w.member("id", false)
+	w.str(c.ID)
+	w.member("region", true)
+	w.str(c.Region)
+	w.member("name", true)
+	w.str(c.Name)
+	w.member("type", true)
+	w.str(c.Type)
+	w.member("sector", true)
+	w.str(c.Sector)
+	w.member("environment", true)
+	w.str(c.Environment)
+	w.member("delete", true)
+	w.buf = strconv.AppendBool(w.buf, c.Delete)
+	w.member("delete_pipeline", true)
+	w.buf = strconv.AppendBool(w.buf, c.DeletePipeline)
+	w.member("input", true)
+	w.str(c.Input)
+	w.member("hash", true)
+	w.str(c.Hash)
+	w.member("files", true)
+	w.strs(c.Files)
+	w.buf = append(w.buf, "\n    }"...)
+}
+
+// member starts a member of an object in a top-level list (opening the
+// object for the first).
+func (w *indexWriter) member(name string, more bool) {
+	if more {
+		w.buf = append(w.buf, ",\n      \""...)
+	} else {
+		w.buf = append(w.buf, "{\n      \""...)
+	}
+	w.buf = append(w.buf, name...)
+	w.buf = append(w.buf, "\": "...)
+}
+
+// strs writes a list of strings in an object of a top-level list: null
+// when nil, [] when empty.
+func (w *indexWriter) strs(l []string) {
+	switch {
+	case l == nil:
+		w.buf = append(w.buf, "null"...)
+		return
+	case len(l) == 0:
+		w.buf = append(w.buf, "[]"...)
+		return
+	}
+	w.buf = append(w.buf, "[\n        "...)
+	for i, s := range l {
+		if i > 0 {
+			w.buf = append(w.buf, ",\n        "...)
+		}
+		w.str(s)
+	}
+	w.buf = append(w.buf, "\n      ]"...)
 }
 
 // value writes v as the library does two levels in.

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"path"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -187,7 +186,7 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 		return nil, diags
 	}
 	arts, _ = r.held(arts, nil) // the central and installation files
-	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
+	slices.SortFunc(arts, byPath)
 	idx := buildIndex(f, arts, opts.Renderer, inputs, hashes, regionHashes)
 	if opts.NoIndexBytes {
 		arts = append(arts, Artifact{Path: IndexPath})
@@ -199,7 +198,10 @@ func Render(f *config.Fleet, opts Options) (*Output, diag.Diagnostics) {
 		index, _ := r.held([]Artifact{{Path: IndexPath, Bytes: b}}, nil)
 		arts = append(arts, index...)
 	}
-	sort.Slice(arts, func(i, j int) bool { return arts[i].Path < arts[j].Path })
+	// The index joins files in path order: one pass places it.
+	for i := len(arts) - 1; i > 0 && byPath(arts[i-1], arts[i]) > 0; i-- {
+		arts[i-1], arts[i] = arts[i], arts[i-1]
+	}
 	return &Output{Artifacts: arts, Index: idx, Unchanged: unchangedOf(opts.Unchanged, chains)}, diags
 }
 
@@ -417,9 +419,12 @@ func (r *renderer) cluster(c *config.Cluster) (arts []Artifact, diags diag.Diagn
 // hashSorted is hashFiles of arts in path order, as index.json lists them.
 func hashSorted(arts []Artifact) string {
 	sorted := append([]Artifact(nil), arts...)
-	slices.SortFunc(sorted, func(a, b Artifact) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(sorted, byPath)
 	return hashFiles(sorted)
 }
+
+// byPath orders artifacts by path, as deploy/ and index.json list them.
+func byPath(a, b Artifact) int { return strings.Compare(a.Path, b.Path) }
 
 // sumAll takes the SHA-256 of each of arts that has none, kept on it: arts
 // must be the caller's own, not a memo's that another render reads.

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 110 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "7f86767c09bcb0bde53349499d8f84ece20e3394164f2415ce6241058530bb4e"
+const sourceDigest = "4a23971d114b14904751400975943d3b41fe8deb7e8fb4fd18c74ece6fa35651"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
