@@ -2,9 +2,9 @@
 
 package render
 
-// sourceDigest is the SHA-256 of the 110 files the renderer is built from
+// sourceDigest is the SHA-256 of the 111 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "4a23971d114b14904751400975943d3b41fe8deb7e8fb4fd18c74ece6fa35651"
+const sourceDigest = "ecda180550e8e8849e0962a7f30cd5931a037fa7663f91939f29867a7cac364e"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -149,30 +149,18 @@ func (p *AppProject) BuildYAML(t *encode.Tree) {
 	t.End()
 	t.Map("spec")
 	s := &p.Spec
-	if s.ClusterResourceWhitelist == nil {
-		t.Null("clusterResourceWhitelist")
-	} else {
-		t.Seq("clusterResourceWhitelist")
-		for _, gk := range s.ClusterResourceWhitelist {
-			t.Map("")
-			t.Str("group", gk.Group)
-			t.Str("kind", gk.Kind)
-			t.End()
-		}
+	encode.List(t, "clusterResourceWhitelist", s.ClusterResourceWhitelist, func(gk GroupKind) {
+		t.Map("")
+		t.Str("group", gk.Group)
+		t.Str("kind", gk.Kind)
 		t.End()
-	}
+	})
 	t.Str("description", s.Description)
-	if s.Destinations == nil {
-		t.Null("destinations")
-	} else {
-		t.Seq("destinations")
-		for i := range s.Destinations {
-			t.Map("")
-			s.Destinations[i].build(t)
-			t.End()
-		}
+	encode.List(t, "destinations", s.Destinations, func(d Destination) {
+		t.Map("")
+		d.build(t)
 		t.End()
-	}
+	})
 	if o := s.OrphanedResources; o != nil {
 		t.Map("orphanedResources")
 		t.Bool("warn", o.Warn)

@@ -98,13 +98,19 @@ func (t *Tree) Null(key string) { t.add('n', key, "") }
 
 // Strs adds a []string as JSON encodes one: null when nil.
 func (t *Tree) Strs(key string, l []string) {
+	List(t, key, l, func(s string) { t.Str("", s) })
+}
+
+// List adds a slice as JSON encodes one, each item by add: null when
+// nil.
+func List[T any](t *Tree, key string, l []T, add func(T)) {
 	if l == nil {
 		t.Null(key)
 		return
 	}
 	t.Seq(key)
-	for _, s := range l {
-		t.Str("", s)
+	for _, e := range l {
+		add(e)
 	}
 	t.End()
 }
@@ -124,8 +130,8 @@ func (t *Tree) StrMap(key string, m map[string]string) {
 }
 
 // Value adds a generic value as JSON encodes it: maps of strings to
-// values, slices of values, strings, booleans, integers, json.Number
-// integers and nil. Anything else (a float, whose JSON text the writer
+// values or strings, slices of values, strings or such maps, strings,
+// booleans, integers, json.Number integers and nil. Anything else (a float, whose JSON text the writer
 // leaves to the library anyway; a type with its own encoding) spoils the
 // tree.
 func (t *Tree) Value(key string, v any) {
@@ -156,21 +162,28 @@ func (t *Tree) Value(key string, v any) {
 		}
 		t.End()
 	case []any:
-		if x == nil {
-			t.Null(key)
-			return
-		}
-		t.Seq(key)
-		for _, e := range x {
-			t.Value("", e)
-		}
-		t.End()
+		List(t, key, x, func(e any) { t.Value("", e) })
 	case map[string]string:
 		t.StrMap(key, x)
 	case []string:
 		t.Strs(key, x)
+	case []map[string]any:
+		List(t, key, x, func(e map[string]any) { t.Value("", e) })
+	case []map[string]string:
+		List(t, key, x, func(e map[string]string) { t.StrMap("", e) })
 	default:
 		t.spoil = true
+	}
+}
+
+// members is a generic mapping as a Document: YAML builds the tree of a
+// map[string]any itself (Value), and takes its JSON path only for what
+// Value declines.
+type members map[string]any
+
+func (m members) BuildYAML(t *Tree) {
+	for k, v := range m {
+		t.Value(k, v)
 	}
 }
 
