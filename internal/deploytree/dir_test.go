@@ -3,7 +3,6 @@ package deploytree
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -114,8 +113,8 @@ func TestSumsAreTheLastFiles(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", what, err)
 			}
-			if h := sha256.Sum256(b); hex.EncodeToString(h[:]) != sum {
-				t.Errorf("%s: the sum of %s is %s, the file's %x", what, p, sum, h)
+			if h := sha256.Sum256(b); h != sum {
+				t.Errorf("%s: the sum of %s is %x, the file's %x", what, p, sum, h)
 			}
 		}
 		sort.Strings(paths)

@@ -3,9 +3,7 @@ package deploytree
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -51,11 +49,12 @@ type Stream struct {
 	open  map[string]*handle // those open, by path ("." the top)
 	shut  bool               // no directory opens again; the last user closes it
 	put   map[string]bool
-	stats map[string]fswalk.Stat
-	// sums are the SHA-256 sums (hex) of the files put with the render's
-	// sum and of those Finish was handed, by path (Sums).
-	sums map[string]string
-	ch   Changes
+	// written are the files written or found as they were, in the order
+	// they were: Stats and Sums make their maps of them once, at the end.
+	written []writtenFile
+	stats   map[string]fswalk.Stat
+	sums    map[string][sha256.Size]byte
+	ch      Changes
 	err  error
 	done bool
 }
@@ -121,8 +120,6 @@ func (s *Stream) read() error {
 		s.onDisk[f] = true
 	}
 	s.made, s.put, s.open = map[string]bool{}, map[string]bool{}, map[string]*handle{}
-	s.stats = make(map[string]fswalk.Stat, len(files))
-	s.sums = map[string]string{}
 	return nil
 }
 
@@ -138,21 +135,55 @@ func (s *Stream) Index() *render.Index { return s.old }
 func (s *Stream) Stats() map[string]fswalk.Stat {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.maps()
 	return s.stats
 }
 
-// Sums are the SHA-256 sums (in hex) of the files Put with the render's
-// sum (Artifact.Sum: every cluster's and region's, in a render) and of
-// those Finish was handed (index.json and the fleet-wide files), by
+// Sums are the SHA-256 sums of the files Put with the render's sum
+// (Artifact.Sum: every cluster's and region's, in a render) and of those
+// Finish was handed (index.json and the fleet-wide files), by
 // slash-separated path relative to the tree, as they were written or
 // compared: a record finds the files written last too recent to trust by
 // their time alone and needs their content's hash, which it need not read
 // back. Only after a Finish that returned no error and wrote the tree or
 // found it clean.
-func (s *Stream) Sums() map[string]string {
+func (s *Stream) Sums() map[string][sha256.Size]byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.maps()
 	return s.sums
+}
+
+// writtenFile is a file as the Stream wrote or found it.
+type writtenFile struct {
+	path   string
+	stat   fswalk.Stat
+	sum    [sha256.Size]byte
+	summed bool
+}
+
+// maps makes Stats' and Sums' maps of written, once, each at its size:
+// kept as the files came, in maps under the lock, they grew step by step
+// while the render's workers waited on each other (some 30 ms of a cold
+// render of 25,000 files). s.mu is held.
+func (s *Stream) maps() {
+	if s.stats != nil {
+		return
+	}
+	n := 0
+	for _, w := range s.written {
+		if w.summed {
+			n++
+		}
+	}
+	s.stats = make(map[string]fswalk.Stat, len(s.written))
+	s.sums = make(map[string][sha256.Size]byte, n)
+	for _, w := range s.written {
+		s.stats[w.path] = w.stat
+		if w.summed {
+			s.sums[w.path] = w.sum
+		}
+	}
 }
 
 // Put takes rendered files: each is compared with the file at dir, and
@@ -225,15 +256,8 @@ func (s *Stream) write(a render.Artifact) error {
 // stat keeps the size and time of a's file as written or found, and its
 // sum when the render took one (Sums).
 func (s *Stream) stat(a render.Artifact, st fswalk.Stat) {
-	var sum string
-	if a.Summed {
-		sum = hex.EncodeToString(a.Sum[:])
-	}
 	s.mu.Lock()
-	s.stats[a.Path] = st
-	if sum != "" {
-		s.sums[a.Path] = sum
-	}
+	s.written = append(s.written, writtenFile{a.Path, st, a.Sum, a.Summed})
 	s.mu.Unlock()
 }
 
@@ -397,17 +421,16 @@ func (s *Stream) Finish(out *render.Output) (ch *Changes, err error) {
 		}
 	}
 	s.mu.Unlock()
-	var sums map[string]string
-	var hashing sync.WaitGroup
-	hashing.Go(func() { sums = sumsOf(rest) })
-	err = s.putAll(rest)
-	hashing.Wait()
-	if err != nil {
+	for i := range rest {
+		if !rest[i].Summed {
+			rest[i].Sum, rest[i].Summed = sha256.Sum256(rest[i].Bytes), true
+		}
+	}
+	if err = s.putAll(rest); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	s.done = true
-	maps.Copy(s.sums, sums)
 	c := s.ch
 	s.mu.Unlock()
 	s.sortOut(&c, rendered)
@@ -471,19 +494,6 @@ func (s *Stream) sortOut(c *Changes, rendered map[string]bool) {
 	for _, l := range [][]string{c.Added, c.Changed, c.Removed, c.Foreign, c.Unchanged} {
 		sort.Strings(l)
 	}
-}
-
-// sumsOf is the SHA-256 sum (hex) of each of arts' bytes, by path (Sums).
-func sumsOf(arts []render.Artifact) map[string]string {
-	sums := make(map[string]string, len(arts))
-	for _, a := range arts {
-		sum := a.Sum
-		if !a.Summed {
-			sum = sha256.Sum256(a.Bytes)
-		}
-		sums[a.Path] = hex.EncodeToString(sum[:])
-	}
-	return sums
 }
 
 // Abort removes the staging tree and releases dir, which is as it was.

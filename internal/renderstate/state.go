@@ -7,6 +7,7 @@ package renderstate
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -176,10 +177,10 @@ func fsClock(dir string) (time.Duration, error) {
 // next render renders. Files of written modified too close to the
 // snapshot for their time to prove anything are hashed, so that the
 // render right after one that wrote files need not render again; known
-// holds the hashes (hex SHA-256) of such files the caller wrote or read
+// holds the SHA-256 sums of such files the caller wrote or read
 // as now has them, by path relative to written (as deploytree's Sums give
 // them), which are not read again.
-func Record(path, root, renderer string, rendered int, began, snapped time.Time, now Snapshot, written string, known map[string]string) error {
+func Record(path, root, renderer string, rendered int, began, snapped time.Time, now Snapshot, written string, known map[string][sha256.Size]byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -202,8 +203,10 @@ func Record(path, root, renderer string, rendered int, began, snapped time.Time,
 		if f.MTime < racyFrom {
 			continue
 		}
-		sum, ok := known[p[len(prefix):]]
-		if !ok {
+		var sum string
+		if k, ok := known[p[len(prefix):]]; ok {
+			sum = hex.EncodeToString(k[:])
+		} else {
 			var err error
 			if sum, err = hashFile(root, p, f); err != nil {
 				return err

@@ -126,7 +126,7 @@ func TestKnownHashesAreWhatWasWritten(t *testing.T) {
 	os.Chtimes(output, now, now)
 	written, _ := os.ReadFile(output)
 	sum := sha256.Sum256(written)
-	known := map[string]string{"a.json": hex.EncodeToString(sum[:])} // by path in deploy/
+	known := map[string][sha256.Size]byte{"a.json": sum} // by path in deploy/
 	snap := take(t, root)
 	os.WriteFile(output, []byte(`{"a":2}`+"\n"), 0o644) // after the write, before the record
 	os.Chtimes(output, now, now)
@@ -135,8 +135,8 @@ func TestKnownHashesAreWhatWasWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := Load(path)
-	if got := st.Hashes["deploy/a.json"]; got != known["a.json"] {
-		t.Errorf("recorded hash %s, want the written file's %s", got, known["a.json"])
+	if got := st.Hashes["deploy/a.json"]; got != hex.EncodeToString(sum[:]) {
+		t.Errorf("recorded hash %s, want the written file's %x", got, sum)
 	}
 	if st.Unchanged("r1", root, take(t, root)) {
 		t.Error("an edit made between the write and the record was trusted")
