@@ -55,8 +55,8 @@ type Stream struct {
 	stats   map[string]fswalk.Stat
 	sums    map[string][sha256.Size]byte
 	ch      Changes
-	err  error
-	done bool
+	err     error
+	done    bool
 }
 
 // handle is an open directory of the staging tree, shared by the writers

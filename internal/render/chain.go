@@ -364,9 +364,15 @@ func iamFiles(dir string, at diag.Pos, region string, files []chainFile) ([]Arti
 				"%s of %s is public by S3's definition", f.name, region)}
 		}
 	}
+	encoded := make([][]byte, len(files))
 	var over []string
-	for _, f := range files {
-		if _, problem := iam.CheckQuota(path.Join("deploy", dir, "iam", f.name), f.doc); problem != "" {
+	for i, f := range files {
+		b, err := tfvars.MarshalJSON(f.doc)
+		if err != nil {
+			return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode %s of %s", f.name, region)}
+		}
+		encoded[i] = b
+		if _, problem := iam.CheckQuotaEncoded(path.Join("deploy", dir, "iam", f.name), f.doc, b); problem != "" {
 			over = append(over, problem)
 		}
 	}
@@ -375,11 +381,8 @@ func iamFiles(dir string, at diag.Pos, region string, files []chainFile) ([]Arti
 			"IAM documents of %s are over AWS's size limits", region)}
 	}
 	var arts []Artifact
-	for _, f := range files {
-		b, err := tfvars.MarshalJSON(f.doc)
-		if err != nil {
-			return nil, diag.Diagnostics{diag.Errorf(at, err.Error(), "cannot encode %s of %s", f.name, region)}
-		}
+	for i, f := range files {
+		b := encoded[i]
 		// What Parse would say of the file, without reading it back:
 		// TestEveryRegionDocumentReadsBack holds the two to each other
 		// for every document a region renders.

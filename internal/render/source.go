@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 111 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "ecda180550e8e8849e0962a7f30cd5931a037fa7663f91939f29867a7cac364e"
+const sourceDigest = "16ab1bc8e87c41033e75907a9737519623b3190353c90f825fece9e984f377f7"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

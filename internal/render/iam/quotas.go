@@ -1,6 +1,7 @@
 package iam
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -76,13 +77,59 @@ func Size(doc Document) (int, error) {
 	return size, err
 }
 
+// SizeEncoded is Size of the document whose JSON is b as deploy/ holds it
+// (indented, HTML left as it is: tfvars.MarshalJSON), counted from b
+// without encoding the document again: its text outside strings without
+// white space. False when b holds what the two encodings write
+// differently (<, > and &, which only json.Marshal escapes), for Size to
+// count. TestSizeEncodedIsSize (tfvars) holds the two together on every
+// document a region renders.
+func SizeEncoded(b []byte) (int, bool) {
+	if bytes.ContainsAny(b, "<>&") {
+		return 0, false
+	}
+	compact := make([]byte, 0, len(b))
+	in, escaped := false, false
+	for _, c := range b {
+		switch {
+		case in:
+			compact = append(compact, c)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				in = false
+			}
+		case c == ' ' || c == '\n' || c == '\t' || c == '\r':
+		default:
+			compact = append(compact, c)
+			in = c == '"'
+		}
+	}
+	return iampolicy.SubstitutedRunes(compact, widestPlaceholders), true
+}
+
 // CheckQuota says how doc, installed as file, stands against its quota:
 // a problem when it is over.
 func CheckQuota(file string, doc Document) (size int, problem string) {
+	return CheckQuotaEncoded(file, doc, nil)
+}
+
+// CheckQuotaEncoded is CheckQuota of doc, whose JSON as deploy/ holds it
+// is b (when not nil), sized from b where it can be (SizeEncoded).
+func CheckQuotaEncoded(file string, doc Document, b []byte) (size int, problem string) {
 	q := QuotaOf(file)
-	size, err := Size(doc)
-	if err != nil {
-		return 0, fmt.Sprintf("%s: %v", file, err)
+	size, ok := 0, false
+	if b != nil {
+		size, ok = SizeEncoded(b)
+	}
+	if !ok {
+		var err error
+		if size, err = Size(doc); err != nil {
+			return 0, fmt.Sprintf("%s: %v", file, err)
+		}
 	}
 	if size > q.Limit {
 		return size, fmt.Sprintf("%s is %d characters installed, over AWS's limit of %d for a %s (%s)", file, size, q.Limit, q.Kind, q.Source)
