@@ -346,7 +346,19 @@ func (w *compiled) stringPasses(p []string, v string) (ok, known bool) {
 	if r == nil {
 		return false, false
 	}
-	return r.passes(v), true
+	k := stringVerdict{r, v}
+	if ok, seen := w.stringOK[k]; seen {
+		return ok, true
+	}
+	ok = r.passes(v)
+	w.stringOK[k] = ok
+	return ok, true
+}
+
+// stringVerdict keys a string field's rule and a string.
+type stringVerdict struct {
+	rule *patterns
+	s    string
 }
 
 // patterns are a string field's rule when it is =~ and !~ alone.

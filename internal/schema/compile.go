@@ -38,6 +38,10 @@ type compiled struct {
 	// rulesAt memoises the patterns #Settings gives a string field
 	// (stringRule); nil for a field of another rule.
 	rulesAt map[string]*patterns
+	// stringOK memoises the verdict of a string field's patterns on a
+	// string (stringPasses): a region's names and buckets come back in
+	// each of its clusters.
+	stringOK map[stringVerdict]bool
 	// layerDecided are the top-level keys #Cluster adds nothing to.
 	layerDecided map[string]bool
 	// declaredAt memoises declared: the fields #Cluster declares at a path.
@@ -132,6 +136,7 @@ func (s *source) compile() (*compiled, error) {
 		inSettings:  map[string]bool{},
 		leafOK:      map[string]bool{},
 		rulesAt:     map[string]*patterns{},
+		stringOK:    map[stringVerdict]bool{},
 		defaultJSON: map[string]json.RawMessage{},
 	}
 	var decided []string
