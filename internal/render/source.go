@@ -2,9 +2,9 @@
 
 package render
 
-// sourceDigest is the SHA-256 of the 111 files the renderer is built from
+// sourceDigest is the SHA-256 of the 112 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "16ab1bc8e87c41033e75907a9737519623b3190353c90f825fece9e984f377f7"
+const sourceDigest = "4ab95774ff25cf117a4d3428b91e62e77191351788c12bf5877f42adda4fc29b"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

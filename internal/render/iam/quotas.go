@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/regionctl/regionctl/internal/iampolicy"
 	"github.com/regionctl/regionctl/internal/render/encode"
@@ -88,7 +89,9 @@ func SizeEncoded(b []byte) (int, bool) {
 	if bytes.ContainsAny(b, "<>&") {
 		return 0, false
 	}
-	compact := make([]byte, 0, len(b))
+	buf := compacts.Get().(*[]byte)
+	defer compacts.Put(buf)
+	compact := (*buf)[:0]
 	in, escaped := false, false
 	for _, c := range b {
 		switch {
@@ -108,8 +111,13 @@ func SizeEncoded(b []byte) (int, bool) {
 			in = c == '"'
 		}
 	}
+	*buf = compact
 	return iampolicy.SubstitutedRunes(compact, widestPlaceholders), true
 }
+
+// compacts hold the compacted text SizeEncoded counts, from one document
+// to the next.
+var compacts = sync.Pool{New: func() any { return new([]byte) }}
 
 // CheckQuota says how doc, installed as file, stands against its quota:
 // a problem when it is over.

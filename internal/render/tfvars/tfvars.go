@@ -135,8 +135,12 @@ func Encode(vars Vars) ([]byte, error) {
 	return MarshalJSON(out)
 }
 
-// MarshalJSON encodes v the way every JSON file of deploy/ is written.
+// MarshalJSON encodes v the way every JSON file of deploy/ is written: a
+// generic value directly (direct), anything else by the encoder.
 func MarshalJSON(v any) ([]byte, error) {
+	if b, ok := direct(v); ok {
+		return b, nil
+	}
 	return encoders.Encode(v, func(j []byte) ([]byte, error) { return bytes.Clone(j), nil })
 }
 

@@ -1,0 +1,140 @@
+package tfvars
+
+import (
+	"slices"
+	"strconv"
+	"sync"
+)
+
+// direct writes what MarshalJSON writes for a generic value (maps of
+// strings to values, lists, strings, booleans, integers, nil): the
+// encoder's layout (two-space indent, keys sorted, {} and [] for empty
+// collections, null for nil ones), without its reflection. A scalar's
+// JSON does not depend on where it stands, so anything but a plain string
+// (printable ASCII without a quote or backslash) or an integer is written
+// by the encoder itself, alone; a value of another type (a struct, a
+// float in a list) is reported as not handled, for the encoder to write
+// whole. TestDirectIsTheEncoders holds the two equal.
+func direct(v any) ([]byte, bool) {
+	d := directs.Get().(*directWriter)
+	d.out = d.out[:0]
+	ok := d.value(v, 0)
+	var out []byte
+	if ok {
+		out = append(append(make([]byte, 0, len(d.out)+1), d.out...), '\n')
+	}
+	if cap(d.out) <= 1<<20 {
+		directs.Put(d)
+	}
+	return out, ok
+}
+
+var directs = sync.Pool{New: func() any { return &directWriter{out: make([]byte, 0, 4096)} }}
+
+type directWriter struct {
+	out  []byte
+	keys []string
+}
+
+func (d *directWriter) newline(depth int) {
+	d.out = append(d.out, '\n')
+	for range depth {
+		d.out = append(d.out, ' ', ' ')
+	}
+}
+
+func (d *directWriter) value(v any, depth int) bool {
+	switch x := v.(type) {
+	case nil:
+		d.out = append(d.out, "null"...)
+	case string:
+		return d.str(x)
+	case bool:
+		d.out = strconv.AppendBool(d.out, x)
+	case int:
+		d.out = strconv.AppendInt(d.out, int64(x), 10)
+	case int64:
+		d.out = strconv.AppendInt(d.out, x, 10)
+	case map[string]any:
+		if x == nil {
+			d.out = append(d.out, "null"...)
+			return true
+		}
+		if len(x) == 0 {
+			d.out = append(d.out, "{}"...)
+			return true
+		}
+		lo := len(d.keys)
+		for k := range x {
+			d.keys = append(d.keys, k)
+		}
+		keys := d.keys[lo:]
+		slices.Sort(keys)
+		defer func() { d.keys = d.keys[:lo] }()
+		d.out = append(d.out, '{')
+		for i, k := range keys {
+			if i > 0 {
+				d.out = append(d.out, ',')
+			}
+			d.newline(depth + 1)
+			if !d.str(k) {
+				return false
+			}
+			d.out = append(d.out, ':', ' ')
+			if !d.value(x[k], depth+1) {
+				return false
+			}
+		}
+		d.newline(depth)
+		d.out = append(d.out, '}')
+	case []any:
+		return list(d, x, depth)
+	case []string:
+		return list(d, x, depth)
+	default:
+		return false
+	}
+	return true
+}
+
+// list writes a list as the encoder does.
+func list[T any](d *directWriter, l []T, depth int) bool {
+	switch {
+	case l == nil:
+		d.out = append(d.out, "null"...)
+		return true
+	case len(l) == 0:
+		d.out = append(d.out, "[]"...)
+		return true
+	}
+	d.out = append(d.out, '[')
+	for i, e := range l {
+		if i > 0 {
+			d.out = append(d.out, ',')
+		}
+		d.newline(depth + 1)
+		if !d.value(e, depth+1) {
+			return false
+		}
+	}
+	d.newline(depth)
+	d.out = append(d.out, ']')
+	return true
+}
+
+// str writes a string: a plain one in quotes, any other as the encoder
+// writes it alone.
+func (d *directWriter) str(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			b, err := encoders.Encode(s, func(j []byte) ([]byte, error) { return append(d.out, j[:len(j)-1]...), nil })
+			if err != nil {
+				return false
+			}
+			d.out = b
+			return true
+		}
+	}
+	d.out = append(append(append(d.out, '"'), s...), '"')
+	return true
+}
