@@ -56,32 +56,56 @@ func reach(c *config.Cluster, comps []argocd.Component, arts []Artifact, topolog
 		diags = append(diags, diag.Errorf(leaf.Origin.Pos, "A versioned value must change what runs: "+where+". Remove it, or make the component it belongs to run here (runs_on, enabled).",
 			"%s: %s %s reaches nothing %s deploys", c.ID(), key, leaf.Scalar(), c.ID()))
 	}
-	c.Effective.Walk("", func(p string, leaf *config.Value) {
-		if leaf.Kind != config.String {
-			return
+	for _, k := range sinksOf(c, running, topology) {
+		files := componentFiles(k.component)
+		if k.component == "" {
+			files = [][]byte{byPath[path.Join(dir, "terraform", c.Name+".tfvars.json")]}
 		}
-		parts := strings.Split(p, ".")
-		switch {
-		case p == "eks.version":
-			check(p, leaf, [][]byte{byPath[path.Join(dir, "terraform", c.Name+".tfvars.json")]}, RolloutSinks[p])
-		case p == "hypershift.operator_image":
-			if c.Type != "management" {
-				return // regional clusters run no HyperShift operator
-			}
-			check(p, leaf, componentFiles("hypershift-operator"), RolloutSinks[p])
-		case len(parts) == 3 && parts[0] == "components" && (parts[2] == "chart_revision" || parts[2] == "image"):
-			if !running[parts[1]] {
-				return // not a component of this cluster
-			}
-			// The central topology carries the revision in the cluster
-			// Secret; the values file holds the image.
-			if topology == argocd.Central && parts[2] == "chart_revision" {
-				return
-			}
-			check(p, leaf, componentFiles(parts[1]), RolloutSinks["components.*."+parts[2]])
-		default:
-			return
-		}
-	})
+		check(k.key, k.leaf, files, RolloutSinks[k.sink])
+	}
 	return diags
+}
+
+// sink is a versioned value of a cluster and where it must show up: in
+// its component's files, or the cluster's Terraform variables (component
+// "").
+type sink struct {
+	key, sink, component string
+	leaf                 *config.Value
+}
+
+// sinksOf are c's versioned values that must reach what it deploys, in
+// the order a walk of its config meets them (keys sorted): each running
+// component's chart_revision (not in the central topology, whose cluster
+// Secret carries it) and image, then eks.version, then
+// hypershift.operator_image on a management cluster. They are looked up,
+// not found by walking every leaf (a path string and its split for each
+// took some 2 % of a cold render); a key holding a dot is none of them,
+// as a walk's dotted path would have more parts. TestSinksAreTheWalks
+// holds the two together.
+func sinksOf(c *config.Cluster, running map[string]bool, topology string) []sink {
+	var out []sink
+	str := func(v *config.Value) bool { return v != nil && v.Kind == config.String }
+	if comps := c.Effective.Get("components"); comps != nil && comps.Kind == config.Map {
+		for _, f := range comps.Fields {
+			if !running[f.Key] || strings.Contains(f.Key, ".") {
+				continue // not a component of this cluster
+			}
+			for _, k := range [...]string{"chart_revision", "image"} {
+				if topology == argocd.Central && k == "chart_revision" {
+					continue
+				}
+				if leaf := f.Value.Get(k); str(leaf) {
+					out = append(out, sink{"components." + f.Key + "." + k, "components.*." + k, f.Key, leaf})
+				}
+			}
+		}
+	}
+	if leaf := c.Effective.Lookup("eks", "version"); str(leaf) {
+		out = append(out, sink{"eks.version", "eks.version", "", leaf})
+	}
+	if leaf := c.Effective.Lookup("hypershift", "operator_image"); str(leaf) && c.Type == "management" {
+		out = append(out, sink{"hypershift.operator_image", "hypershift.operator_image", "hypershift-operator", leaf})
+	}
+	return out
 }

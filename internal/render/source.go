@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 112 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "4ab95774ff25cf117a4d3428b91e62e77191351788c12bf5877f42adda4fc29b"
+const sourceDigest = "96babf9a79e29c2ed23a7ac96e32e92d2f5b444208b63be35332b50dd40e70d6"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
