@@ -1,12 +1,14 @@
 package schema
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -579,35 +581,125 @@ const sharedLeafJSON = 32
 
 // defaultsTree builds the config tree of the schema's defaults. Its maps
 // are each cluster's own (a merge takes most of them apart); short values
-// are shared between clusters.
+// are shared between clusters. The tree is what merging each default, as
+// a map nesting its value under its path, into the others in turn gives
+// (mergedDefaults); built at once where it can be (treeOf), since each
+// of those merges copied the maps above it.
 func (c *Checker) defaultsTree(ds []defaultValue) *config.Value {
+	leaves := make([]placedDefault, 0, len(ds))
+	for i, d := range ds {
+		if v := c.defaultLeaf(d); v != nil {
+			leaves = append(leaves, placedDefault{d, v, i})
+		}
+	}
+	if t, ok := treeOf(leaves); ok {
+		return t
+	}
+	return mergedDefaults(leaves)
+}
+
+// placedDefault is a default with its value, and its place among the
+// defaults (later ones merge over earlier ones).
+type placedDefault struct {
+	defaultValue
+	value *config.Value
+	order int
+}
+
+// defaultLeaf is d's value as a config tree (shared between clusters when
+// short), or nil when it does not parse.
+func (c *Checker) defaultLeaf(d defaultValue) *config.Value {
+	o := config.Origin{Layer: config.LayerSchema, Pos: d.Pos}
+	var k leafKey
+	shared := len(d.JSON) <= sharedLeafJSON
+	if shared {
+		k = leafKey{json: string(d.JSON), pos: d.Pos}
+		if l, ok := c.leaves.Load(k); ok {
+			return l.(*config.Value)
+		}
+	}
+	var raw any
+	if err := json.Unmarshal(d.JSON, &raw); err != nil {
+		return nil
+	}
+	v := config.FromInterface(raw, o)
+	if shared {
+		l, _ := c.leaves.LoadOrStore(k, v)
+		v = l.(*config.Value)
+	}
+	return v
+}
+
+// mergedDefaults merges each default, as a map nesting its value under
+// its path, over the ones before it.
+func mergedDefaults(ds []placedDefault) *config.Value {
 	var root *config.Value
 	for _, d := range ds {
 		o := config.Origin{Layer: config.LayerSchema, Pos: d.Pos}
-		var v *config.Value
-		var k leafKey
-		shared := len(d.JSON) <= sharedLeafJSON
-		if shared {
-			k = leafKey{json: string(d.JSON), pos: d.Pos}
-			if l, ok := c.leaves.Load(k); ok {
-				v = l.(*config.Value)
-			}
-		}
-		if v == nil {
-			var raw any
-			if err := json.Unmarshal(d.JSON, &raw); err != nil {
-				continue
-			}
-			v = config.FromInterface(raw, o)
-			if shared {
-				l, _ := c.leaves.LoadOrStore(k, v)
-				v = l.(*config.Value)
-			}
-		}
+		v := d.value
 		for i := len(d.Path) - 1; i >= 0; i-- {
 			v = config.NewMap(o, []config.Field{{Key: d.Path[i], KeyPos: d.Pos, Value: v}})
 		}
 		root = config.Merge(root, v)
 	}
 	return root
+}
+
+// treeOf builds what mergedDefaults gives, at once, for defaults whose
+// paths are set, distinct, none inside another's value, with no null in
+// their values (a merge drops nulls): each map takes the origin, and each
+// key the position, of the last default under it, as each merge gives
+// the upper side's. False for any other defaults, which mergedDefaults
+// merges. TestDefaultsTreeIsTheMerges holds the two together.
+func treeOf(ds []placedDefault) (*config.Value, bool) {
+	if len(ds) == 0 {
+		return nil, true
+	}
+	for _, d := range ds {
+		if len(d.Path) == 0 || bytes.Contains(d.JSON, []byte("null")) {
+			return nil, false
+		}
+	}
+	sorted := slices.Clone(ds)
+	slices.SortStableFunc(sorted, func(a, b placedDefault) int { return slices.Compare(a.Path, b.Path) })
+	return treeAt(sorted, 0)
+}
+
+// treeAt builds the map of ds (sorted by path, sharing their first depth
+// keys) at depth.
+func treeAt(ds []placedDefault, depth int) (*config.Value, bool) {
+	last := ds[0]
+	var fields []config.Field
+	for i := 0; i < len(ds); {
+		key := ds[i].Path[depth]
+		j := i + 1
+		for j < len(ds) && ds[j].Path[depth] == key {
+			j++
+		}
+		group := ds[i:j]
+		under := group[0]
+		for _, d := range group {
+			if d.order > under.order {
+				under = d
+			}
+		}
+		if under.order > last.order {
+			last = under
+		}
+		var v *config.Value
+		switch {
+		case len(group) == 1 && len(group[0].Path) == depth+1:
+			v = group[0].value
+		case len(group[0].Path) == depth+1:
+			return nil, false // a default inside another's value, or set twice
+		default:
+			var ok bool
+			if v, ok = treeAt(group, depth+1); !ok {
+				return nil, false
+			}
+		}
+		fields = append(fields, config.Field{Key: key, KeyPos: under.Pos, Value: v})
+		i = j
+	}
+	return &config.Value{Kind: config.Map, Origin: config.Origin{Layer: config.LayerSchema, Pos: last.Pos}, Fields: fields}, true
 }
