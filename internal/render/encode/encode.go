@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"sync"
 
 	yamlv2 "go.yaml.in/yaml/v2"
@@ -25,7 +26,9 @@ func YAML(v any) ([]byte, error) {
 	var d Document
 	switch x := v.(type) {
 	case Document:
-		d = x
+		if rv := reflect.ValueOf(x); rv.Kind() != reflect.Pointer || !rv.IsNil() {
+			d = x // a nil pointer's JSON is null, no mapping
+		}
 	case map[string]any:
 		if x != nil { // JSON's null is no mapping
 			d = members(x)

@@ -221,3 +221,19 @@ func (b built) asJSON(t *testing.T) any {
 	}
 	return m
 }
+
+// docPointer is a Document that is a pointer, for the nil case.
+type docPointer struct{ A string }
+
+func (d *docPointer) BuildYAML(t *Tree) { t.Str("A", d.A) }
+
+// TestNilDocumentIsNull: a nil pointer that is a Document is encoded by its
+// JSON (null), not asked for its tree.
+func TestNilDocumentIsNull(t *testing.T) {
+	var d *docPointer
+	got, err := YAML(d)
+	want, werr := ViaJSON(d)
+	if err != nil || werr != nil || string(got) != string(want) {
+		t.Errorf("YAML of a nil Document: %q (%v), its JSON gives %q (%v)", got, err, want, werr)
+	}
+}
