@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 112 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "9e7473637f2946c9462e0c8df64c08912fdfc8aeafcaad5cb4fb0ffcaa3910c9"
+const sourceDigest = "3e80c46f606802c4944ab3eb849680db2d581ae8978058b5ec71c750bcd0fd03"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
