@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 112 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "3e80c46f606802c4944ab3eb849680db2d581ae8978058b5ec71c750bcd0fd03"
+const sourceDigest = "f3597e2dcc29cd97164f5fa86ac0651099cbd150f3e275d85cc18b6e3d998f1b"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.
