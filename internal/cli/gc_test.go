@@ -34,6 +34,7 @@ func TestMemoryProfiledOnlyWhenAsked(t *testing.T) {
 		{[]string{"--memprofile", "m.out", "render"}, runtime.MemProfileRate},
 		{[]string{"validate", "--memprofile=m.out"}, runtime.MemProfileRate},
 		{[]string{"explain", "--", "--memprofile"}, 0},
+		{[]string{"-test.run", "^$", "-test.memprofile=m.out"}, runtime.MemProfileRate},
 	} {
 		if got := memProfileRate(c.args); got != c.want {
 			t.Errorf("%q: rate %d, want %d", c.args, got, c.want)
