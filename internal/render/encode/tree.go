@@ -118,22 +118,28 @@ func List[T any](t *Tree, key string, l []T, add func(T)) {
 // StrMap adds a map[string]string as JSON encodes one: null when nil.
 // Its order is the writer's to make.
 func (t *Tree) StrMap(key string, m map[string]string) {
+	mapping(t, key, m, t.Str)
+}
+
+// mapping adds a map as JSON encodes one, each member by add: null when
+// nil. Its order is the writer's to make.
+func mapping[V any](t *Tree, key string, m map[string]V, add func(k string, v V)) {
 	if m == nil {
 		t.Null(key)
 		return
 	}
 	t.Map(key)
 	for k, v := range m {
-		t.Str(k, v)
+		add(k, v)
 	}
 	t.End()
 }
 
 // Value adds a generic value as JSON encodes it: maps of strings to
 // values or strings, slices of values, strings or such maps, strings,
-// booleans, integers, json.Number integers and nil. Anything else (a float, whose JSON text the writer
-// leaves to the library anyway; a type with its own encoding) spoils the
-// tree.
+// booleans, integers, json.Number integers and nil. Anything else (a
+// float, whose JSON text the writer leaves to the library anyway; a type
+// with its own encoding) spoils the tree.
 func (t *Tree) Value(key string, v any) {
 	switch x := v.(type) {
 	case nil:
@@ -152,15 +158,7 @@ func (t *Tree) Value(key string, v any) {
 		}
 		t.add('0', key, string(x))
 	case map[string]any:
-		if x == nil {
-			t.Null(key)
-			return
-		}
-		t.Map(key)
-		for k, e := range x {
-			t.Value(k, e)
-		}
-		t.End()
+		mapping(t, key, x, t.Value)
 	case []any:
 		List(t, key, x, func(e any) { t.Value("", e) })
 	case map[string]string:
