@@ -9,6 +9,7 @@ import (
 
 	"github.com/regionctl/regionctl/internal/config"
 	"github.com/regionctl/regionctl/internal/diag"
+	"github.com/regionctl/regionctl/internal/render/tfvars"
 )
 
 // Index is deploy/index.json: the fleet in rollout order and the files
@@ -236,19 +237,8 @@ func list[T any](w *indexWriter, xs []T, each func(T)) {
 	w.buf = append(w.buf, "\n  ]"...)
 }
 
-// str writes s as a JSON string: as it is when it needs no escape (the
-// paths, names and hashes of an index), else as the library quotes it.
-func (w *indexWriter) str(s string) {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			w.value(s)
-			return
-		}
-	}
-	w.buf = append(w.buf, '"')
-	w.buf = append(w.buf, s...)
-	w.buf = append(w.buf, '"')
-}
+// str writes s as a JSON string, as every JSON file of deploy/ does.
+func (w *indexWriter) str(s string) { w.buf = tfvars.AppendString(w.buf, s) }
 
 // region writes r as value does, without the library's reflection.
 func (w *indexWriter) region(r IndexRegion) {

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 112 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "f3597e2dcc29cd97164f5fa86ac0651099cbd150f3e275d85cc18b6e3d998f1b"
+const sourceDigest = "21c2a71149b340e02223bb2c4044c9b8a68e120f9ae644beee290ab2d1738d18"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

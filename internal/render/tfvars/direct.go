@@ -122,19 +122,22 @@ func list[T any](d *directWriter, l []T, depth int) bool {
 	return true
 }
 
-// str writes a string: a plain one in quotes, any other as the encoder
-// writes it alone.
+// str writes a string as the encoder does.
 func (d *directWriter) str(s string) bool {
+	d.out = AppendString(d.out, s)
+	return true
+}
+
+// AppendString appends s as every JSON file of deploy/ writes a string
+// (MarshalJSON): a plain one (printable ASCII without a quote or a
+// backslash, as paths, names and hashes are) in quotes, any other as the
+// encoder writes it alone, which a string's JSON, wherever it stands, is.
+func AppendString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			b, err := encoders.Encode(s, func(j []byte) ([]byte, error) { return append(d.out, j[:len(j)-1]...), nil })
-			if err != nil {
-				return false
-			}
-			d.out = b
-			return true
+			out, _ := encoders.Encode(s, func(j []byte) ([]byte, error) { return append(b, j[:len(j)-1]...), nil })
+			return out // a string always encodes
 		}
 	}
-	d.out = append(append(append(d.out, '"'), s...), '"')
-	return true
+	return append(append(append(b, '"'), s...), '"')
 }
