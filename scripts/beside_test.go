@@ -92,3 +92,38 @@ func TestBesideEndsTheBackgroundOnTermination(t *testing.T) {
 		t.Error("the background command ran to its end after the script was terminated")
 	}
 }
+
+// TestBesideEndsWithWhatFailed: a failing side's go test failures are
+// named again at the end, after output that would bury them (CI shows a
+// log's end): the failing tests, the first one's messages, its package;
+// a side that passed gets no such account.
+func TestBesideEndsWithWhatFailed(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "go-test.log")
+	text := "--- FAIL: TestBootstrap (1.20s)\n    boot_test.go:12: terraform apply: exit 1\n--- FAIL: TestResume (0.50s)\n    --- FAIL: TestResume/sub (0.10s)\n        resume_test.go:3: not resumed\nFAIL\nFAIL\texample.com/e2e\t462.293s\n"
+	if err := os.WriteFile(log, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	goTest := "cat " + log + `; for i in $(seq 200); do echo "SDK WARN noise $i"; done; exit 1`
+	code, out, errOut := beside(t, goTest, "--", "true")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s%s", code, out, errOut)
+	}
+	end := errOut[strings.Index(errOut, "failed (exit 1)"):]
+	for _, want := range []string{
+		"packages: example.com/e2e",
+		"tests (3): TestBootstrap, TestResume, TestResume/sub",
+		"--- FAIL: TestBootstrap (1.20s)\n    boot_test.go:12: terraform apply: exit 1\n",
+	} {
+		if !strings.Contains(end, want) {
+			t.Errorf("the end of the error output does not hold %q:\n%s", want, end)
+		}
+	}
+	if strings.Contains(end, "not resumed") {
+		t.Errorf("the account of the first failure ran into the next:\n%s", end)
+	}
+	// The foreground's failures too, and nothing for a side that passed.
+	code, _, errOut = beside(t, "true", "--", "sh", "-c", `echo "panic: test timed out after 40m0s"; echo "goroutine 1"; exit 1`)
+	if code != 1 || !strings.Contains(errOut, "a panic:\npanic: test timed out after 40m0s\ngoroutine 1") || strings.Contains(errOut, "output of true") {
+		t.Errorf("exit %d, want 1, the foreground's panic and no account of the background:\n%s", code, errOut)
+	}
+}

@@ -30,6 +30,7 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/regionctl/regionctl/internal/par"
 )
@@ -318,9 +319,13 @@ func send(ctx context.Context, req *http.Request, body []byte, creds aws.Credent
 // with static credentials, retrying no answer: only a request whose
 // connection broke (moto resets a kept-alive connection now and then under
 // load) is sent again, so a denial or an error is seen as it was given.
+// The SDK's own log is dropped: what it warns of here (a broken
+// connection's unread body) the call's error says, and its default log,
+// standard error, buries a failing test's report under lines of it.
 func Config(endpoint, region string, creds aws.Credentials) aws.Config {
 	cfg, _ := config.LoadDefaultConfig(context.Background(), config.WithRegion(region), config.WithBaseEndpoint(endpoint),
 		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(creds.AccessKeyID, creds.SecretAccessKey, creds.SessionToken)),
+		config.WithLogger(logging.Nop{}),
 		config.WithRetryer(func() aws.Retryer {
 			return retry.NewStandard(func(o *retry.StandardOptions) {
 				o.MaxAttempts = 3

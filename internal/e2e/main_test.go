@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/organizations"
+	"github.com/aws/smithy-go/logging"
 	"github.com/hashicorp/terraform-exec/tfexec"
 
 	"github.com/regionctl/regionctl/internal/awsemu"
@@ -418,8 +419,13 @@ func (e *env) fault(root string, fail bool, sleep int, marker string) {
 
 // awsConfig reaches the emulator directly, not through the gate, for the
 // tests' own checks (moto's default credentials: the management account).
+// The SDK's log goes to the test's, not to standard error, where it would
+// stand between a failing test and its report.
 func (e *env) awsConfig() aws.Config {
 	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion("us-east-1"), config.WithBaseEndpoint(e.emu.URL),
+		config.WithLogger(logging.LoggerFunc(func(c logging.Classification, format string, v ...any) {
+			e.t.Logf("aws-sdk-go-v2 %s: %s", c, fmt.Sprintf(format, v...))
+		})),
 		config.WithCredentialsProvider(aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return aws.Credentials{AccessKeyID: awsemu.AccessKeyID, SecretAccessKey: awsemu.SecretAccessKey}, nil
 		})))
