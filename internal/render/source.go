@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 112 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "21c2a71149b340e02223bb2c4044c9b8a68e120f9ae644beee290ab2d1738d18"
+const sourceDigest = "80ebed837c4f1366d7762baffcf47d037b55e4479d26c2ddd3d52c49c26e9931"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

@@ -92,23 +92,35 @@ func SizeEncoded(b []byte) (int, bool) {
 	buf := compacts.Get().(*[]byte)
 	defer compacts.Put(buf)
 	compact := (*buf)[:0]
-	in, escaped := false, false
-	for _, c := range b {
-		switch {
-		case in:
-			compact = append(compact, c)
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				in = false
+	for i := 0; i < len(b); {
+		switch b[i] {
+		case ' ', '\n', '\t', '\r':
+			i++
+		case '"':
+			// The string whole, to its first quote after an even run of
+			// backslashes (or to the end).
+			j := i + 1
+			for {
+				k := bytes.IndexByte(b[j:], '"')
+				if k < 0 {
+					j = len(b)
+					break
+				}
+				j += k
+				escapes := 0
+				for m := j - 1; b[m] == '\\'; m-- {
+					escapes++
+				}
+				j++
+				if escapes%2 == 0 {
+					break
+				}
 			}
-		case c == ' ' || c == '\n' || c == '\t' || c == '\r':
+			compact = append(compact, b[i:j]...)
+			i = j
 		default:
-			compact = append(compact, c)
-			in = c == '"'
+			compact = append(compact, b[i])
+			i++
 		}
 	}
 	*buf = compact

@@ -1,9 +1,13 @@
 package tfvars
 
 import (
+	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
+
+	"github.com/regionctl/regionctl/internal/iampolicy"
 )
 
 // direct writes what MarshalJSON writes for a generic value (maps of
@@ -14,7 +18,9 @@ import (
 // (printable ASCII without a quote or backslash) or an integer is written
 // by the encoder itself, alone; a value of another type (a struct, a
 // float in a list) is reported as not handled, for the encoder to write
-// whole. TestDirectIsTheEncoders holds the two equal.
+// whole. An IAM policy document (iampolicy.Document) is written as the
+// encoder writes its struct (policy). TestDirectIsTheEncoders and
+// TestDirectPolicyIsTheEncoders hold the two equal.
 func direct(v any) ([]byte, bool) {
 	d := directs.Get().(*directWriter)
 	d.out = d.out[:0]
@@ -91,6 +97,8 @@ func (d *directWriter) value(v any, depth int) bool {
 		return list(d, x, depth)
 	case []string:
 		return list(d, x, depth)
+	case iampolicy.Document:
+		return d.policy(x, depth)
 	default:
 		return false
 	}
@@ -120,6 +128,149 @@ func list[T any](d *directWriter, l []T, depth int) bool {
 	d.newline(depth)
 	d.out = append(d.out, ']')
 	return true
+}
+
+// policy writes an IAM policy document as the encoder writes the struct:
+// its fields in their order under their JSON names, an omitempty one left
+// out when empty, a Principal as its MarshalJSON writes it. That method
+// writes by json.Marshal, which escapes <, > and & where the encoder
+// here does not: a principal holding one is left to the encoder.
+func (d *directWriter) policy(doc iampolicy.Document, depth int) bool {
+	d.out = append(d.out, '{')
+	d.field(depth, "Version", true)
+	d.str(doc.Version)
+	if doc.ID != "" {
+		d.field(depth, "Id", false)
+		d.str(doc.ID)
+	}
+	d.field(depth, "Statement", false)
+	switch {
+	case doc.Statement == nil:
+		d.out = append(d.out, "null"...)
+	case len(doc.Statement) == 0:
+		d.out = append(d.out, "[]"...)
+	default:
+		d.out = append(d.out, '[')
+		for i, st := range doc.Statement {
+			if i > 0 {
+				d.out = append(d.out, ',')
+			}
+			d.newline(depth + 2)
+			if !d.statement(st, depth+2) {
+				return false
+			}
+		}
+		d.newline(depth + 1)
+		d.out = append(d.out, ']')
+	}
+	d.newline(depth)
+	d.out = append(d.out, '}')
+	return true
+}
+
+func (d *directWriter) statement(st iampolicy.Statement, depth int) bool {
+	d.out = append(d.out, '{')
+	first := true
+	if st.Sid != "" {
+		d.field(depth, "Sid", first)
+		d.str(st.Sid)
+		first = false
+	}
+	d.field(depth, "Effect", first)
+	d.str(st.Effect)
+	if p := st.Principal; p != nil {
+		d.field(depth, "Principal", false)
+		if !d.principal(*p, depth+1) {
+			return false
+		}
+	}
+	for _, f := range [...]struct {
+		key  string
+		list iampolicy.Strings
+	}{{"Action", st.Action}, {"NotAction", st.NotAction}, {"Resource", st.Resource}, {"NotResource", st.NotResource}} {
+		if len(f.list) > 0 {
+			d.field(depth, f.key, false)
+			list(d, []string(f.list), depth+1)
+		}
+	}
+	if len(st.Condition) > 0 {
+		d.field(depth, "Condition", false)
+		d.conditions(st.Condition, depth+1)
+	}
+	d.newline(depth)
+	d.out = append(d.out, '}')
+	return true
+}
+
+func (d *directWriter) principal(p iampolicy.Principal, depth int) bool {
+	if p.Any {
+		d.out = append(d.out, `"*"`...)
+		return true
+	}
+	first := true
+	for _, f := range [...]struct {
+		key  string
+		list iampolicy.Strings
+	}{{"AWS", p.AWS}, {"Service", p.Service}, {"Federated", p.Federated}} {
+		if len(f.list) == 0 {
+			continue
+		}
+		for _, s := range f.list {
+			if strings.ContainsAny(s, "<>&") {
+				return false
+			}
+		}
+		if first {
+			d.out = append(d.out, '{')
+		}
+		d.field(depth, f.key, first)
+		list(d, []string(f.list), depth+1)
+		first = false
+	}
+	if first {
+		d.out = append(d.out, "{}"...)
+		return true
+	}
+	d.newline(depth)
+	d.out = append(d.out, '}')
+	return true
+}
+
+// conditions writes a statement's Condition, a map of maps of lists.
+func (d *directWriter) conditions(c map[string]map[string]iampolicy.Strings, depth int) {
+	d.out = append(d.out, '{')
+	for i, op := range slices.Sorted(maps.Keys(c)) {
+		d.field(depth, op, i == 0)
+		keys := c[op]
+		switch {
+		case keys == nil:
+			d.out = append(d.out, "null"...)
+			continue
+		case len(keys) == 0:
+			d.out = append(d.out, "{}"...)
+			continue
+		}
+		d.out = append(d.out, '{')
+		for j, k := range slices.Sorted(maps.Keys(keys)) {
+			d.field(depth+1, k, j == 0)
+			list(d, []string(keys[k]), depth+2)
+		}
+		d.newline(depth + 1)
+		d.out = append(d.out, '}')
+	}
+	d.newline(depth)
+	d.out = append(d.out, '}')
+}
+
+// field starts a member of the object at depth: a comma unless it is the
+// first, its line, its key.
+func (d *directWriter) field(depth int, key string, first bool) {
+	if !first {
+		d.out = append(d.out, ',')
+	}
+	d.newline(depth + 1)
+	d.str(key)
+	d.out = append(d.out, ':', ' ')
 }
 
 // str writes a string as the encoder does.
