@@ -373,6 +373,8 @@ func (w *writer) scalar(at int32, col, indent int) bool {
 		switch {
 		case f.style == 0:
 			return false
+		case f.style == styleLiteral:
+			w.literal(v.text, f.text, indent)
 		case f.text != "" && (col+len(f.text) <= bestWidth || strings.IndexByte(f.text, ' ') < 0):
 			// One line wherever it stands: the library breaks only at
 			// a space past its width.
@@ -459,6 +461,24 @@ func (w *writer) broken(s string, style byte, col, indent int) bool {
 	return true
 }
 
+// literal writes s as a literal block scalar under header ("|" or "|-",
+// as libraryForm found the library writes it): each line on a line of its
+// own at indent, an empty one without it, the last one's end left to the
+// caller.
+func (w *writer) literal(s, header string, indent int) {
+	w.out = append(w.out, header...)
+	if header == "|" {
+		s = s[:len(s)-1] // the one line break the header keeps
+	}
+	for line := range strings.SplitSeq(s, "\n") {
+		w.out = append(w.out, '\n')
+		if line != "" {
+			w.indent(indent)
+			w.out = append(w.out, line...)
+		}
+	}
+}
+
 // printableASCII reports strings of printable ASCII characters only: a
 // key with a line break in it is not a simple key to the library, and
 // broken lines are counted in bytes.
@@ -476,11 +496,14 @@ const (
 	stylePlain  = 'p'
 	styleSingle = 's'
 	styleDouble = 'd'
+	// styleLiteral is a literal block ("|" or "|-", the form's text) of
+	// printable ASCII lines.
+	styleLiteral = 'l'
 )
 
 // form is how the library writes a string: its style (0: a form the
-// direct writer does not write, such as a literal block), and its text
-// when that is one line at column 0.
+// direct writer does not write, such as a folded block), and its text
+// when that is one line at column 0 (a literal block's: its header).
 type form struct {
 	style byte
 	text  string
@@ -490,6 +513,9 @@ type form struct {
 func scalarForm(s string) form {
 	if plainSafe(s) {
 		return form{stylePlain, s}
+	}
+	if quotedSafe(s) {
+		return singleForm(s)
 	}
 	forms.mu.RLock()
 	f, ok := forms.m[s]
@@ -525,7 +551,9 @@ func libraryForm(s string) form {
 	}
 	var f form
 	switch b[0] {
-	case '|', '>', '!', '&', '*':
+	case '|':
+		return literalForm(s, b)
+	case '>', '!', '&', '*':
 		return form{}
 	case '\'':
 		f.style = styleSingle
@@ -538,6 +566,61 @@ func libraryForm(s string) form {
 		f.text = string(t)
 	}
 	return f
+}
+
+// literalForm is the form of s, which the library writes alone as the
+// literal block b: styleLiteral when s is lines of printable ASCII and b
+// is what literal writes of it at the library's indentation of a document's
+// scalar (2), so that where s stands only its indentation differs; no form
+// for a block whose header holds an indentation hint or keeps more than
+// one line break (which ends a document differently).
+func literalForm(s string, b []byte) form {
+	header, _, _ := bytes.Cut(b, []byte{'\n'})
+	if h := string(header); h != "|" && h != "|-" || !printableASCII(strings.ReplaceAll(s, "\n", "")) {
+		return form{}
+	}
+	w := writer{}
+	w.literal(s, string(header), 2)
+	if !bytes.Equal(append(w.out, '\n'), b) {
+		return form{}
+	}
+	return form{style: styleLiteral, text: string(header)}
+}
+
+// quotedSafe reports strings the library writes single-quoted for one
+// reason only: a colon before a space (": "), which no plain scalar holds
+// in block context, in text of plainSafe's alphabet that begins with a
+// letter and does not end in a space (such a string is no boolean, null or number to
+// the library's resolver, whatever its first letter, since none holds
+// ": "). Prose such as each cluster's AppProject description, different
+// in every cluster, so that memoising it asked the library once a cluster.
+// TestQuotedSafeIsTheLibrarys holds it to libraryForm.
+func quotedSafe(s string) bool {
+	if s == "" || !asciiLetter(s[0]) || s[len(s)-1] == ' ' || !strings.Contains(s, ": ") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9':
+		case strings.IndexByte("_./-=+@,()*: ", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// singleForm is the form of a quotedSafe string: single-quoted (it holds
+// no quote to double), its text when the library writes it on one line
+// from column 0 (broken, which places it as the library does, breaks it
+// nowhere).
+func singleForm(s string) form {
+	w := writer{}
+	w.broken(s, styleSingle, 0, 2)
+	if bytes.IndexByte(w.out, '\n') >= 0 {
+		return form{style: styleSingle}
+	}
+	return form{style: styleSingle, text: string(w.out)}
 }
 
 // plainSafe reports strings the library writes as they are: not empty;

@@ -56,6 +56,43 @@ func TestDirectWritesWhatTheLibraryWrites(t *testing.T) {
 	}
 }
 
+// TestDirectWritesLiteralBlocks: strings of lines the library writes as
+// literal blocks are written directly, as the library writes them, where
+// they stand (a mapping's value, a sequence's item, nested); the blocks
+// the writer does not place exactly are left to the library.
+func TestDirectWritesLiteralBlocks(t *testing.T) {
+	for _, d := range []string{
+		`{"patch":"$patch: delete\napiVersion: v1\nkind: Task\n","strip":"a\nb","gap":"a\n\n  b\n","deep":{"er":{"s":"x: 'y'\n- \"z\" #c\n"}},"list":["one\ntwo\n",{"k":"p\nq"},["r\ns"]],"long":"` + strings.Repeat("word ", 30) + `end\nend"}`,
+		`{"only":"a\n"}`,
+		`{"l":[{"m":[{"n":"deep\nlines\n"}]}]}`,
+	} {
+		want, err := fromJSON([]byte(d), library)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(want, []byte(": |")) {
+			t.Fatalf("%s: the library wrote no literal block:\n%s", d, want)
+		}
+		got, ok := directJSON([]byte(d))
+		if !ok || !bytes.Equal(got, want) {
+			t.Errorf("%s:\ndirect (%v):\n%s\nlibrary:\n%s", d, ok, got, want)
+		}
+	}
+	// An indentation hint and kept line breaks (|2-, |+) are the
+	// library's alone; a line ending in a space, a tab or a line that is
+	// not ASCII the library writes double-quoted.
+	for _, d := range []string{`{"a":" lead\nx"}`, `{"a":"x\n\n"}`, `{"a":"x \ny"}`, `{"a":"x\ty\nz"}`, `{"a":"é\nx"}`} {
+		want, err := fromJSON([]byte(d), library)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := directJSON([]byte(d))
+		if ok && (!bytes.Equal(got, want) || bytes.Contains(want, []byte(": |"))) {
+			t.Errorf("%s: written directly:\n%s\nlibrary:\n%s", d, got, want)
+		}
+	}
+}
+
 // The direct writer reads the JSON text itself: whatever it handles reads
 // as encoding/json decodes it (escapes, bytes that are not UTF-8, spaces,
 // a key given twice), and what is not one JSON document it leaves alone.
@@ -501,4 +538,46 @@ func retype(v any, rnd *rand.Rand) any {
 		}
 	}
 	return v
+}
+
+// TestQuotedSafeIsTheLibrarys: the form quotedSafe's strings are given
+// without the library is the library's, over 50,000 random strings of
+// words and punctuation with ": " in them, short and past the line's
+// width, and each cluster's AppProject description.
+func TestQuotedSafeIsTheLibrarys(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(9, 10))
+	const letters, others = "abcnoTtyYNfFO019_./-=+@,()*:", "#'\"?&!\t é"
+	strs := []string{"The platform components of staging/eu-west-1/mc01: this cluster only, their namespaces only, their chart sources only."}
+	for range 50000 {
+		var b strings.Builder
+		b.WriteByte("aTyonFZ"[rnd.IntN(7)])
+		for n := rnd.IntN(120); n > 0; n-- {
+			switch rnd.IntN(10) {
+			case 0:
+				b.WriteString(": ")
+			case 1:
+				b.WriteByte(' ')
+			case 2:
+				if rnd.IntN(50) == 0 {
+					b.WriteString(string([]rune(others)[rnd.IntN(len([]rune(others)))]))
+				}
+			default:
+				b.WriteByte(letters[rnd.IntN(len(letters))])
+			}
+		}
+		strs = append(strs, b.String())
+	}
+	safe := 0
+	for _, s := range strs {
+		if !quotedSafe(s) {
+			continue
+		}
+		safe++
+		if got, want := singleForm(s), libraryForm(s); got != want {
+			t.Fatalf("%q: %+v, the library's %+v", s, got, want)
+		}
+	}
+	if safe < 5000 {
+		t.Errorf("only %d of %d strings were quotedSafe", safe, len(strs))
+	}
 }
