@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 112 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "09c710e19d2066615ae559bec2a1993a7293e8791248a3bc9b5792f1c25b6871"
+const sourceDigest = "071df62e23ea86a7555a90c13dcf767681afb003b9007ff970e2eb701aedd0c4"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

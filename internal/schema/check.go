@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/errors"
@@ -618,16 +619,44 @@ func (c *Checker) defaultLeaf(d defaultValue) *config.Value {
 			return l.(*config.Value)
 		}
 	}
-	var raw any
-	if err := json.Unmarshal(d.JSON, &raw); err != nil {
-		return nil
+	var v *config.Value
+	if str, ok := plainJSONString(d.JSON); ok {
+		// Most values too long to share are names, plain JSON strings:
+		// read without the decoder.
+		v = config.FromInterface(str, o)
+	} else {
+		var raw any
+		if err := json.Unmarshal(d.JSON, &raw); err != nil {
+			return nil
+		}
+		v = config.FromInterface(raw, o)
 	}
-	v := config.FromInterface(raw, o)
 	if shared {
 		l, _ := c.leaves.LoadOrStore(k, v)
 		v = l.(*config.Value)
 	}
 	return v
+}
+
+// plainJSONString is the string the JSON text j is when j is a string
+// without escapes, control characters or bytes that are not UTF-8: its
+// text between the quotes, as encoding/json reads it. False for any other
+// text, for the decoder to read. TestPlainJSONStringIsTheDecoders holds
+// the two together.
+func plainJSONString(j []byte) (string, bool) {
+	if len(j) < 2 || j[0] != '"' || j[len(j)-1] != '"' {
+		return "", false
+	}
+	body := j[1 : len(j)-1]
+	for _, c := range body {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	if !utf8.Valid(body) {
+		return "", false
+	}
+	return string(body), true
 }
 
 // mergedDefaults merges each default, as a map nesting its value under
