@@ -170,150 +170,110 @@ func MarshalIndex(idx *Index) ([]byte, error) {
 			size += len(f) + 10
 		}
 	}
-	w := &indexWriter{buf: make([]byte, 0, size)}
+	w := &indexWriter{JSONWriter: tfvars.JSONWriter{Out: make([]byte, 0, size)}}
 	w.enc = json.NewEncoder(&w.elem)
 	w.enc.SetEscapeHTML(false)
 	w.enc.SetIndent("    ", "  ")
-	w.buf = append(w.buf, "{\n"...)
-	w.field("//", false)
-	w.str(idx.Marker)
-	w.field("generator", true)
-	w.str(idx.Generator)
+	w.Out = append(w.Out, '{')
+	w.Field(0, "//", true)
+	w.String(idx.Marker)
+	w.Field(0, "generator", false)
+	w.String(idx.Generator)
 	if idx.Renderer != "" {
-		w.field("renderer", true)
-		w.str(idx.Renderer)
+		w.Field(0, "renderer", false)
+		w.String(idx.Renderer)
 	}
-	w.field("sectors", true)
+	w.Field(0, "sectors", false)
 	list(w, idx.Sectors, func(s IndexSector) { w.value(s) })
-	w.field("regions", true)
+	w.Field(0, "regions", false)
 	list(w, idx.Regions, w.region)
-	w.field("clusters", true)
+	w.Field(0, "clusters", false)
 	list(w, idx.Clusters, w.cluster)
-	w.field("files", true)
-	list(w, idx.Files, w.str)
-	w.buf = append(w.buf, "\n}\n"...)
-	return w.buf, w.err
+	w.Field(0, "files", false)
+	w.Strings(idx.Files, 1)
+	w.Out = append(w.Out, "\n}\n"...)
+	return w.Out, w.err
 }
 
-// indexWriter writes index.json (MarshalIndex): buf is the file so far,
-// enc an encoder indenting values two levels in, as the file's lists hold
-// them, into elem.
+// indexWriter writes index.json (MarshalIndex) in the layout of every
+// JSON file of deploy/ (tfvars.JSONWriter), and with enc an encoder
+// indenting values two levels in, as the file's lists hold them, into
+// elem.
 type indexWriter struct {
-	buf  []byte
+	tfvars.JSONWriter
 	elem bytes.Buffer
 	enc  *json.Encoder
 	err  error
 }
 
-// field starts the top-level member name, after a comma when more is.
-func (w *indexWriter) field(name string, more bool) {
-	if more {
-		w.buf = append(w.buf, ",\n"...)
-	}
-	w.buf = append(w.buf, "  \""...)
-	w.buf = append(w.buf, name...)
-	w.buf = append(w.buf, "\": "...)
-}
-
-// list writes xs as the library writes a list in a top-level member: null
-// when nil, [] when empty.
+// list writes xs, a member of the top-level object: null when nil, []
+// when empty.
 func list[T any](w *indexWriter, xs []T, each func(T)) {
 	switch {
 	case xs == nil:
-		w.buf = append(w.buf, "null"...)
+		w.Out = append(w.Out, "null"...)
 		return
 	case len(xs) == 0:
-		w.buf = append(w.buf, "[]"...)
+		w.Out = append(w.Out, "[]"...)
 		return
 	}
-	w.buf = append(w.buf, "[\n"...)
+	w.Out = append(w.Out, '[')
 	for i, x := range xs {
 		if i > 0 {
-			w.buf = append(w.buf, ",\n"...)
+			w.Out = append(w.Out, ',')
 		}
-		w.buf = append(w.buf, "    "...)
+		w.Newline(2)
 		each(x)
 	}
-	w.buf = append(w.buf, "\n  ]"...)
+	w.Newline(1)
+	w.Out = append(w.Out, ']')
 }
-
-// str writes s as a JSON string, as every JSON file of deploy/ does.
-func (w *indexWriter) str(s string) { w.buf = tfvars.AppendString(w.buf, s) }
 
 // region writes r as value does, without the library's reflection.
 func (w *indexWriter) region(r IndexRegion) {
-	w.member("name", false)
-	w.str(r.Name)
-	w.member("sector", true)
-	w.str(r.Sector)
-	w.member("environment", true)
-	w.str(r.Environment)
-	w.member("hash", true)
-	w.str(r.Hash)
-	w.member("files", true)
-	w.strs(r.Files)
-	w.buf = append(w.buf, "\n    }"...)
+	w.Out = append(w.Out, '{')
+	w.Field(2, "name", true)
+	w.String(r.Name)
+	w.Field(2, "sector", false)
+	w.String(r.Sector)
+	w.Field(2, "environment", false)
+	w.String(r.Environment)
+	w.Field(2, "hash", false)
+	w.String(r.Hash)
+	w.Field(2, "files", false)
+	w.Strings(r.Files, 3)
+	w.Newline(2)
+	w.Out = append(w.Out, '}')
 }
 
 // cluster writes c as value does, without the library's reflection: its
 // 2,200 entries took a fortieth of a cold render, on one core at its end.
 func (w *indexWriter) cluster(c IndexCluster) {
-	w.member("id", false)
-	w.str(c.ID)
-	w.member("region", true)
-	w.str(c.Region)
-	w.member("name", true)
-	w.str(c.Name)
-	w.member("type", true)
-	w.str(c.Type)
-	w.member("sector", true)
-	w.str(c.Sector)
-	w.member("environment", true)
-	w.str(c.Environment)
-	w.member("delete", true)
-	w.buf = strconv.AppendBool(w.buf, c.Delete)
-	w.member("delete_pipeline", true)
-	w.buf = strconv.AppendBool(w.buf, c.DeletePipeline)
-	w.member("input", true)
-	w.str(c.Input)
-	w.member("hash", true)
-	w.str(c.Hash)
-	w.member("files", true)
-	w.strs(c.Files)
-	w.buf = append(w.buf, "\n    }"...)
-}
-
-// member starts a member of an object in a top-level list (opening the
-// object for the first).
-func (w *indexWriter) member(name string, more bool) {
-	if more {
-		w.buf = append(w.buf, ",\n      \""...)
-	} else {
-		w.buf = append(w.buf, "{\n      \""...)
-	}
-	w.buf = append(w.buf, name...)
-	w.buf = append(w.buf, "\": "...)
-}
-
-// strs writes a list of strings in an object of a top-level list: null
-// when nil, [] when empty.
-func (w *indexWriter) strs(l []string) {
-	switch {
-	case l == nil:
-		w.buf = append(w.buf, "null"...)
-		return
-	case len(l) == 0:
-		w.buf = append(w.buf, "[]"...)
-		return
-	}
-	w.buf = append(w.buf, "[\n        "...)
-	for i, s := range l {
-		if i > 0 {
-			w.buf = append(w.buf, ",\n        "...)
-		}
-		w.str(s)
-	}
-	w.buf = append(w.buf, "\n      ]"...)
+	w.Out = append(w.Out, '{')
+	w.Field(2, "id", true)
+	w.String(c.ID)
+	w.Field(2, "region", false)
+	w.String(c.Region)
+	w.Field(2, "name", false)
+	w.String(c.Name)
+	w.Field(2, "type", false)
+	w.String(c.Type)
+	w.Field(2, "sector", false)
+	w.String(c.Sector)
+	w.Field(2, "environment", false)
+	w.String(c.Environment)
+	w.Field(2, "delete", false)
+	w.Out = strconv.AppendBool(w.Out, c.Delete)
+	w.Field(2, "delete_pipeline", false)
+	w.Out = strconv.AppendBool(w.Out, c.DeletePipeline)
+	w.Field(2, "input", false)
+	w.String(c.Input)
+	w.Field(2, "hash", false)
+	w.String(c.Hash)
+	w.Field(2, "files", false)
+	w.Strings(c.Files, 3)
+	w.Newline(2)
+	w.Out = append(w.Out, '}')
 }
 
 // value writes v as the library does two levels in.
@@ -325,5 +285,5 @@ func (w *indexWriter) value(v any) {
 		}
 		return
 	}
-	w.buf = append(w.buf, bytes.TrimSuffix(w.elem.Bytes(), []byte("\n"))...)
+	w.Out = append(w.Out, bytes.TrimSuffix(w.elem.Bytes(), []byte("\n"))...)
 }

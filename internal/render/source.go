@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 112 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "071df62e23ea86a7555a90c13dcf767681afb003b9007ff970e2eb701aedd0c4"
+const sourceDigest = "6c931a6f02b0396d3b839461ee0e13d905dcde1639fb845d54993c75e72466fd"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

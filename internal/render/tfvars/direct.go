@@ -23,51 +23,44 @@ import (
 // TestDirectPolicyIsTheEncoders hold the two equal.
 func direct(v any) ([]byte, bool) {
 	d := directs.Get().(*directWriter)
-	d.out = d.out[:0]
+	d.Out = d.Out[:0]
 	ok := d.value(v, 0)
 	var out []byte
 	if ok {
-		out = append(append(make([]byte, 0, len(d.out)+1), d.out...), '\n')
+		out = append(append(make([]byte, 0, len(d.Out)+1), d.Out...), '\n')
 	}
-	if cap(d.out) <= 1<<20 {
+	if cap(d.Out) <= 1<<20 {
 		directs.Put(d)
 	}
 	return out, ok
 }
 
-var directs = sync.Pool{New: func() any { return &directWriter{out: make([]byte, 0, 4096)} }}
+var directs = sync.Pool{New: func() any { return &directWriter{JSONWriter: JSONWriter{Out: make([]byte, 0, 4096)}} }}
 
 type directWriter struct {
-	out  []byte
+	JSONWriter
 	keys []string
-}
-
-func (d *directWriter) newline(depth int) {
-	d.out = append(d.out, '\n')
-	for range depth {
-		d.out = append(d.out, ' ', ' ')
-	}
 }
 
 func (d *directWriter) value(v any, depth int) bool {
 	switch x := v.(type) {
 	case nil:
-		d.out = append(d.out, "null"...)
+		d.Out = append(d.Out, "null"...)
 	case string:
-		return d.str(x)
+		d.String(x)
 	case bool:
-		d.out = strconv.AppendBool(d.out, x)
+		d.Out = strconv.AppendBool(d.Out, x)
 	case int:
-		d.out = strconv.AppendInt(d.out, int64(x), 10)
+		d.Out = strconv.AppendInt(d.Out, int64(x), 10)
 	case int64:
-		d.out = strconv.AppendInt(d.out, x, 10)
+		d.Out = strconv.AppendInt(d.Out, x, 10)
 	case map[string]any:
 		if x == nil {
-			d.out = append(d.out, "null"...)
+			d.Out = append(d.Out, "null"...)
 			return true
 		}
 		if len(x) == 0 {
-			d.out = append(d.out, "{}"...)
+			d.Out = append(d.Out, "{}"...)
 			return true
 		}
 		lo := len(d.keys)
@@ -77,26 +70,19 @@ func (d *directWriter) value(v any, depth int) bool {
 		keys := d.keys[lo:]
 		slices.Sort(keys)
 		defer func() { d.keys = d.keys[:lo] }()
-		d.out = append(d.out, '{')
+		d.Out = append(d.Out, '{')
 		for i, k := range keys {
-			if i > 0 {
-				d.out = append(d.out, ',')
-			}
-			d.newline(depth + 1)
-			if !d.str(k) {
-				return false
-			}
-			d.out = append(d.out, ':', ' ')
+			d.Field(depth, k, i == 0)
 			if !d.value(x[k], depth+1) {
 				return false
 			}
 		}
-		d.newline(depth)
-		d.out = append(d.out, '}')
+		d.Newline(depth)
+		d.Out = append(d.Out, '}')
 	case []any:
-		return list(d, x, depth)
+		return d.list(x, depth)
 	case []string:
-		return list(d, x, depth)
+		d.Strings(x, depth)
 	case iampolicy.Document:
 		return d.policy(x, depth)
 	default:
@@ -106,27 +92,27 @@ func (d *directWriter) value(v any, depth int) bool {
 }
 
 // list writes a list as the encoder does.
-func list[T any](d *directWriter, l []T, depth int) bool {
+func (d *directWriter) list(l []any, depth int) bool {
 	switch {
 	case l == nil:
-		d.out = append(d.out, "null"...)
+		d.Out = append(d.Out, "null"...)
 		return true
 	case len(l) == 0:
-		d.out = append(d.out, "[]"...)
+		d.Out = append(d.Out, "[]"...)
 		return true
 	}
-	d.out = append(d.out, '[')
+	d.Out = append(d.Out, '[')
 	for i, e := range l {
 		if i > 0 {
-			d.out = append(d.out, ',')
+			d.Out = append(d.Out, ',')
 		}
-		d.newline(depth + 1)
+		d.Newline(depth + 1)
 		if !d.value(e, depth+1) {
 			return false
 		}
 	}
-	d.newline(depth)
-	d.out = append(d.out, ']')
+	d.Newline(depth)
+	d.Out = append(d.Out, ']')
 	return true
 }
 
@@ -136,50 +122,50 @@ func list[T any](d *directWriter, l []T, depth int) bool {
 // writes by json.Marshal, which escapes <, > and & where the encoder
 // here does not: a principal holding one is left to the encoder.
 func (d *directWriter) policy(doc iampolicy.Document, depth int) bool {
-	d.out = append(d.out, '{')
-	d.field(depth, "Version", true)
-	d.str(doc.Version)
+	d.Out = append(d.Out, '{')
+	d.Field(depth, "Version", true)
+	d.String(doc.Version)
 	if doc.ID != "" {
-		d.field(depth, "Id", false)
-		d.str(doc.ID)
+		d.Field(depth, "Id", false)
+		d.String(doc.ID)
 	}
-	d.field(depth, "Statement", false)
+	d.Field(depth, "Statement", false)
 	switch {
 	case doc.Statement == nil:
-		d.out = append(d.out, "null"...)
+		d.Out = append(d.Out, "null"...)
 	case len(doc.Statement) == 0:
-		d.out = append(d.out, "[]"...)
+		d.Out = append(d.Out, "[]"...)
 	default:
-		d.out = append(d.out, '[')
+		d.Out = append(d.Out, '[')
 		for i, st := range doc.Statement {
 			if i > 0 {
-				d.out = append(d.out, ',')
+				d.Out = append(d.Out, ',')
 			}
-			d.newline(depth + 2)
+			d.Newline(depth + 2)
 			if !d.statement(st, depth+2) {
 				return false
 			}
 		}
-		d.newline(depth + 1)
-		d.out = append(d.out, ']')
+		d.Newline(depth + 1)
+		d.Out = append(d.Out, ']')
 	}
-	d.newline(depth)
-	d.out = append(d.out, '}')
+	d.Newline(depth)
+	d.Out = append(d.Out, '}')
 	return true
 }
 
 func (d *directWriter) statement(st iampolicy.Statement, depth int) bool {
-	d.out = append(d.out, '{')
+	d.Out = append(d.Out, '{')
 	first := true
 	if st.Sid != "" {
-		d.field(depth, "Sid", first)
-		d.str(st.Sid)
+		d.Field(depth, "Sid", first)
+		d.String(st.Sid)
 		first = false
 	}
-	d.field(depth, "Effect", first)
-	d.str(st.Effect)
+	d.Field(depth, "Effect", first)
+	d.String(st.Effect)
 	if p := st.Principal; p != nil {
-		d.field(depth, "Principal", false)
+		d.Field(depth, "Principal", false)
 		if !d.principal(*p, depth+1) {
 			return false
 		}
@@ -189,22 +175,22 @@ func (d *directWriter) statement(st iampolicy.Statement, depth int) bool {
 		list iampolicy.Strings
 	}{{"Action", st.Action}, {"NotAction", st.NotAction}, {"Resource", st.Resource}, {"NotResource", st.NotResource}} {
 		if len(f.list) > 0 {
-			d.field(depth, f.key, false)
-			list(d, []string(f.list), depth+1)
+			d.Field(depth, f.key, false)
+			d.Strings(f.list, depth+1)
 		}
 	}
 	if len(st.Condition) > 0 {
-		d.field(depth, "Condition", false)
+		d.Field(depth, "Condition", false)
 		d.conditions(st.Condition, depth+1)
 	}
-	d.newline(depth)
-	d.out = append(d.out, '}')
+	d.Newline(depth)
+	d.Out = append(d.Out, '}')
 	return true
 }
 
 func (d *directWriter) principal(p iampolicy.Principal, depth int) bool {
 	if p.Any {
-		d.out = append(d.out, `"*"`...)
+		d.Out = append(d.Out, `"*"`...)
 		return true
 	}
 	first := true
@@ -221,62 +207,95 @@ func (d *directWriter) principal(p iampolicy.Principal, depth int) bool {
 			}
 		}
 		if first {
-			d.out = append(d.out, '{')
+			d.Out = append(d.Out, '{')
 		}
-		d.field(depth, f.key, first)
-		list(d, []string(f.list), depth+1)
+		d.Field(depth, f.key, first)
+		d.Strings(f.list, depth+1)
 		first = false
 	}
 	if first {
-		d.out = append(d.out, "{}"...)
+		d.Out = append(d.Out, "{}"...)
 		return true
 	}
-	d.newline(depth)
-	d.out = append(d.out, '}')
+	d.Newline(depth)
+	d.Out = append(d.Out, '}')
 	return true
 }
 
 // conditions writes a statement's Condition, a map of maps of lists.
 func (d *directWriter) conditions(c map[string]map[string]iampolicy.Strings, depth int) {
-	d.out = append(d.out, '{')
+	d.Out = append(d.Out, '{')
 	for i, op := range slices.Sorted(maps.Keys(c)) {
-		d.field(depth, op, i == 0)
+		d.Field(depth, op, i == 0)
 		keys := c[op]
 		switch {
 		case keys == nil:
-			d.out = append(d.out, "null"...)
+			d.Out = append(d.Out, "null"...)
 			continue
 		case len(keys) == 0:
-			d.out = append(d.out, "{}"...)
+			d.Out = append(d.Out, "{}"...)
 			continue
 		}
-		d.out = append(d.out, '{')
+		d.Out = append(d.Out, '{')
 		for j, k := range slices.Sorted(maps.Keys(keys)) {
-			d.field(depth+1, k, j == 0)
-			list(d, []string(keys[k]), depth+2)
+			d.Field(depth+1, k, j == 0)
+			d.Strings(keys[k], depth+2)
 		}
-		d.newline(depth + 1)
-		d.out = append(d.out, '}')
+		d.Newline(depth + 1)
+		d.Out = append(d.Out, '}')
 	}
-	d.newline(depth)
-	d.out = append(d.out, '}')
+	d.Newline(depth)
+	d.Out = append(d.Out, '}')
 }
 
-// field starts a member of the object at depth: a comma unless it is the
+// JSONWriter appends JSON in the layout of every JSON file of deploy/
+// (MarshalJSON's: two spaces a level, ": " after a key, {} and [] for
+// empty collections, null for nil ones): the pieces that the writers which
+// bypass the encoder share (direct, and index.json's in package render).
+type JSONWriter struct{ Out []byte }
+
+// Newline ends a line and indents the next to depth.
+func (w *JSONWriter) Newline(depth int) {
+	w.Out = append(w.Out, '\n')
+	for range depth {
+		w.Out = append(w.Out, ' ', ' ')
+	}
+}
+
+// Field starts a member of the object at depth: a comma unless it is the
 // first, its line, its key.
-func (d *directWriter) field(depth int, key string, first bool) {
+func (w *JSONWriter) Field(depth int, key string, first bool) {
 	if !first {
-		d.out = append(d.out, ',')
+		w.Out = append(w.Out, ',')
 	}
-	d.newline(depth + 1)
-	d.str(key)
-	d.out = append(d.out, ':', ' ')
+	w.Newline(depth + 1)
+	w.String(key)
+	w.Out = append(w.Out, ':', ' ')
 }
 
-// str writes a string as the encoder does.
-func (d *directWriter) str(s string) bool {
-	d.out = AppendString(d.out, s)
-	return true
+// String writes s (AppendString).
+func (w *JSONWriter) String(s string) { w.Out = AppendString(w.Out, s) }
+
+// Strings writes the list l standing at depth.
+func (w *JSONWriter) Strings(l []string, depth int) {
+	switch {
+	case l == nil:
+		w.Out = append(w.Out, "null"...)
+		return
+	case len(l) == 0:
+		w.Out = append(w.Out, "[]"...)
+		return
+	}
+	w.Out = append(w.Out, '[')
+	for i, e := range l {
+		if i > 0 {
+			w.Out = append(w.Out, ',')
+		}
+		w.Newline(depth + 1)
+		w.String(e)
+	}
+	w.Newline(depth)
+	w.Out = append(w.Out, ']')
 }
 
 // AppendString appends s as every JSON file of deploy/ writes a string
