@@ -206,27 +206,9 @@ type indexWriter struct {
 	err  error
 }
 
-// list writes xs, a member of the top-level object: null when nil, []
-// when empty.
+// list writes xs, a member of the top-level object.
 func list[T any](w *indexWriter, xs []T, each func(T)) {
-	switch {
-	case xs == nil:
-		w.Out = append(w.Out, "null"...)
-		return
-	case len(xs) == 0:
-		w.Out = append(w.Out, "[]"...)
-		return
-	}
-	w.Out = append(w.Out, '[')
-	for i, x := range xs {
-		if i > 0 {
-			w.Out = append(w.Out, ',')
-		}
-		w.Newline(2)
-		each(x)
-	}
-	w.Newline(1)
-	w.Out = append(w.Out, ']')
+	tfvars.List(&w.JSONWriter, xs, 1, func(x T) bool { each(x); return true })
 }
 
 // region writes r as value does, without the library's reflection.

@@ -4,7 +4,7 @@ package render
 
 // sourceDigest is the SHA-256 of the 112 files the renderer is built from
 // in this module (Go and embedded; tools/rendererdigest lists them).
-const sourceDigest = "6c931a6f02b0396d3b839461ee0e13d905dcde1639fb845d54993c75e72466fd"
+const sourceDigest = "3f2c216c12d8c2b8defbfb315095f1bb1c507469a8b094babb17f09409011c61"
 
 // sourceModules are the other modules the renderer's packages import: a
 // build's versions of them are part of its renderer's identity.

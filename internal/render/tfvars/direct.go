@@ -93,27 +93,7 @@ func (d *directWriter) value(v any, depth int) bool {
 
 // list writes a list as the encoder does.
 func (d *directWriter) list(l []any, depth int) bool {
-	switch {
-	case l == nil:
-		d.Out = append(d.Out, "null"...)
-		return true
-	case len(l) == 0:
-		d.Out = append(d.Out, "[]"...)
-		return true
-	}
-	d.Out = append(d.Out, '[')
-	for i, e := range l {
-		if i > 0 {
-			d.Out = append(d.Out, ',')
-		}
-		d.Newline(depth + 1)
-		if !d.value(e, depth+1) {
-			return false
-		}
-	}
-	d.Newline(depth)
-	d.Out = append(d.Out, ']')
-	return true
+	return List(&d.JSONWriter, l, depth, func(e any) bool { return d.value(e, depth+1) })
 }
 
 // policy writes an IAM policy document as the encoder writes the struct:
@@ -278,13 +258,20 @@ func (w *JSONWriter) String(s string) { w.Out = AppendString(w.Out, s) }
 
 // Strings writes the list l standing at depth.
 func (w *JSONWriter) Strings(l []string, depth int) {
+	List(w, l, depth, func(e string) bool { w.String(e); return true })
+}
+
+// List writes the list l standing at depth, each item by item on its own
+// line (false: it could not, and List stops): null when l is nil, []
+// when empty.
+func List[T any](w *JSONWriter, l []T, depth int, item func(T) bool) bool {
 	switch {
 	case l == nil:
 		w.Out = append(w.Out, "null"...)
-		return
+		return true
 	case len(l) == 0:
 		w.Out = append(w.Out, "[]"...)
-		return
+		return true
 	}
 	w.Out = append(w.Out, '[')
 	for i, e := range l {
@@ -292,10 +279,13 @@ func (w *JSONWriter) Strings(l []string, depth int) {
 			w.Out = append(w.Out, ',')
 		}
 		w.Newline(depth + 1)
-		w.String(e)
+		if !item(e) {
+			return false
+		}
 	}
 	w.Newline(depth)
 	w.Out = append(w.Out, ']')
+	return true
 }
 
 // AppendString appends s as every JSON file of deploy/ writes a string
